@@ -1,0 +1,268 @@
+//! The HTTP side: one `reqwest` client, requests to `…/chat/completions` and `…/models`,
+//! status and transport errors mapped to [`ModelError`], the idle timeout, and cancellation by
+//! drop (dropping the future drops the response, which closes its connection at once).
+
+use std::time::Duration;
+
+use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::{Response, Url};
+use tokio::time::{timeout_at, Instant};
+
+use crate::config::{shorten, ApiKey, ModelConfig};
+use crate::decode::{Completion, StreamDecoder, StreamDelta};
+use crate::error::{ErrorKind, ModelError};
+use crate::request::ChatRequest;
+use crate::{limits, wire, StreamLimits};
+
+/// A DeepSeek (or any OpenAI-compatible) chat client. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct DeepSeekClient {
+    http: reqwest::Client,
+    chat_url: Url,
+    models_url: Url,
+    model: String,
+    key: Option<ApiKey>,
+    limits: StreamLimits,
+}
+
+impl DeepSeekClient {
+    /// Validates the configuration. Plain `http://` is accepted only for loopback hosts, so a
+    /// key is never sent in clear over a network.
+    pub fn new(config: ModelConfig) -> Result<Self, ModelError> {
+        let base = Url::parse(config.base_url.trim_end_matches('/')).map_err(|e| {
+            ModelError::new(
+                ErrorKind::InvalidConfig,
+                format!("The model base URL \"{}\" is not a URL ({e}).", config.base_url),
+            )
+        })?;
+        match base.scheme() {
+            "https" => {}
+            "http" if is_loopback(&base) => {}
+            "http" => {
+                return Err(ModelError::new(
+                    ErrorKind::InvalidConfig,
+                    format!(
+                        "The model base URL \"{base}\" uses plain http to a host that is not this machine; use https so the API key is not sent in clear."
+                    ),
+                ))
+            }
+            other => {
+                return Err(ModelError::new(
+                    ErrorKind::InvalidConfig,
+                    format!("The model base URL must start with https:// (got \"{other}:\")."),
+                ))
+            }
+        }
+        if config.model.trim().is_empty() {
+            return Err(ModelError::new(
+                ErrorKind::InvalidConfig,
+                "No model name is configured.",
+            ));
+        }
+        let join = |tail: &str| {
+            Url::parse(&format!("{}/{tail}", base.as_str().trim_end_matches('/'))).map_err(|e| {
+                ModelError::new(ErrorKind::InvalidConfig, format!("Bad model URL: {e}"))
+            })
+        };
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.limits.connect_timeout)
+            .user_agent(concat!("wisp/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| {
+                ModelError::new(
+                    ErrorKind::InvalidConfig,
+                    format!("The HTTP client could not start: {e}"),
+                )
+            })?;
+        Ok(Self {
+            http,
+            chat_url: join("chat/completions")?,
+            models_url: join("models")?,
+            model: config.model,
+            key: config.api_key,
+            limits: config.limits,
+        })
+    }
+
+    /// The model every request names.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The models the account offers (`GET /models`).
+    pub async fn list_models(&self) -> Result<Vec<String>, ModelError> {
+        let deadline = Instant::now() + self.limits.idle_timeout;
+        let request = self.http.get(self.models_url.clone());
+        let response = self.send(request, deadline).await?;
+        let body = read_limited(response, limits::MAX_MODELS_BODY_BYTES, deadline).await?;
+        let list: wire::ModelList = serde_json::from_slice(&body)
+            .map_err(|e| ModelError::malformed(format_args!("model list: {e}")))?;
+        Ok(list.data.into_iter().map(|m| m.id).collect())
+    }
+
+    /// Ok when the account offers the configured model; otherwise a message naming what it
+    /// does offer.
+    pub async fn check_model(&self) -> Result<(), ModelError> {
+        let offered = self.list_models().await?;
+        if offered.iter().any(|m| m == &self.model) {
+            return Ok(());
+        }
+        Err(ModelError::new(
+            ErrorKind::ModelNotOffered,
+            format!(
+                "The configured model \"{}\" is not offered by this account. It offers: {}. Set DEEPSEEK_MODEL or choose one in settings.",
+                shorten(&self.model),
+                if offered.is_empty() { "nothing".to_owned() } else { shorten(&offered.join(", ")) }
+            ),
+        ))
+    }
+
+    /// Streams one chat completion. `on_delta` sees every piece as it lands; the result is the
+    /// aggregated answer. Dropping the returned future cancels the request and closes its stream.
+    pub async fn stream_chat<F>(
+        &self,
+        request: &ChatRequest,
+        mut on_delta: F,
+    ) -> Result<Completion, ModelError>
+    where
+        F: FnMut(StreamDelta<'_>),
+    {
+        let body = serde_json::to_vec(&wire::RequestBody::new(&self.model, request))
+            .map_err(|e| ModelError::new(ErrorKind::InvalidConfig, format!("request: {e}")))?;
+        let idle = self.limits.idle_timeout;
+        let mut deadline = Instant::now() + idle;
+        let http = self
+            .http
+            .post(self.chat_url.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .body(body);
+        let mut response = self.send(http, deadline).await?;
+        let mut decoder = StreamDecoder::new(&self.limits);
+        loop {
+            let piece = match timeout_at(deadline, response.chunk()).await {
+                Err(_) => return Err(ModelError::idle_timeout(idle)),
+                Ok(Err(e)) => {
+                    tracing::debug!(error = %e, "model stream broke");
+                    return Err(ModelError::stream_cut());
+                }
+                Ok(Ok(None)) => break,
+                Ok(Ok(Some(piece))) => piece,
+            };
+            let before = decoder.data_events();
+            decoder.feed(&piece, &mut on_delta)?;
+            if decoder.data_events() > before {
+                deadline = Instant::now() + idle;
+            }
+            if decoder.is_done() {
+                break;
+            }
+        }
+        let completion = decoder.finish()?;
+        tracing::debug!(
+            model = %self.model,
+            finish = ?completion.finish_reason,
+            tool_calls = completion.tool_calls.len(),
+            "model answer complete"
+        );
+        Ok(completion)
+    }
+
+    /// Sends with the key, waits for the status line until `deadline`, and turns an error
+    /// status into a [`ModelError`].
+    async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        deadline: Instant,
+    ) -> Result<Response, ModelError> {
+        let key = self.key.as_ref().ok_or_else(|| {
+            ModelError::new(
+                ErrorKind::MissingKey,
+                "No DeepSeek API key is set. Set DEEPSEEK_API_KEY (or add the key in settings), or start Wisp with --simulate.",
+            )
+        })?;
+        let mut auth = HeaderValue::try_from(format!("Bearer {}", key.expose())).map_err(|_| {
+            ModelError::new(ErrorKind::InvalidConfig, "The DeepSeek API key cannot be sent in a header.")
+        })?;
+        auth.set_sensitive(true);
+        let response = match timeout_at(deadline, request.header(AUTHORIZATION, auth).send()).await
+        {
+            Err(_) => return Err(ModelError::idle_timeout(self.limits.idle_timeout)),
+            Ok(Err(e)) => return Err(transport_error(&e)),
+            Ok(Ok(r)) => r,
+        };
+        let status = response.status().as_u16();
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(|s| Duration::from_secs(s).min(limits::MAX_RETRY_AFTER));
+        // The body only explains the status; failing to read it must not hide the status.
+        let body = read_limited(response, limits::MAX_ERROR_BODY_BYTES, deadline)
+            .await
+            .unwrap_or_default();
+        let said = match serde_json::from_slice::<wire::ErrorBody<'_>>(&body) {
+            Ok(b) => b.error.message.map(|m| m.into_owned()),
+            Err(_) => Some(String::from_utf8_lossy(&body).into_owned()),
+        }
+        .map(|m| shorten(&key.redact(m.trim())));
+        tracing::debug!(status, "model request refused");
+        Err(ModelError::from_status(status, said.as_deref(), retry_after))
+    }
+}
+
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+fn transport_error(e: &reqwest::Error) -> ModelError {
+    // The innermost cause is the one a person recognises ("Connection refused").
+    let mut cause: &dyn std::error::Error = e;
+    while let Some(next) = cause.source() {
+        cause = next;
+    }
+    let host = e
+        .url()
+        .map(|u| format!("{}", u.host_str().unwrap_or("?")))
+        .unwrap_or_default();
+    if e.is_connect() || e.is_timeout() {
+        ModelError::new(
+            ErrorKind::Connect,
+            format!("Could not connect to the model service at {host}: {cause}."),
+        )
+    } else {
+        ModelError::new(
+            ErrorKind::ConnectionLost,
+            format!("The connection to the model service at {host} broke before it answered: {cause}."),
+        )
+    }
+}
+
+async fn read_limited(
+    mut response: Response,
+    cap: usize,
+    deadline: Instant,
+) -> Result<Vec<u8>, ModelError> {
+    let mut body = Vec::new();
+    loop {
+        match timeout_at(deadline, response.chunk()).await {
+            Err(_) => return Err(ModelError::new(ErrorKind::IdleTimeout, "The model service stopped answering.")),
+            Ok(Err(_)) => return Err(ModelError::stream_cut()),
+            Ok(Ok(None)) => return Ok(body),
+            Ok(Ok(Some(piece))) => {
+                if body.len() + piece.len() > cap {
+                    return Err(ModelError::response_too_large(cap));
+                }
+                body.extend_from_slice(&piece);
+            }
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Typed errors of the adapter, each with a message a person can act on and a retry verdict.
+
+use std::time::Duration;
+
+/// What went wrong, as a closed set the run loop and the UI can branch on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// No API key is configured.
+    MissingKey,
+    /// The configuration cannot work (bad base URL, a key that cannot be sent in a header).
+    InvalidConfig,
+    /// 400: the request was malformed (DeepSeek also uses it for a missing reasoning
+    /// continuation and for unknown models).
+    BadRequest,
+    /// 401: the key was refused.
+    Unauthorized,
+    /// 402: the account has no balance left.
+    InsufficientBalance,
+    /// 422: a parameter was invalid.
+    InvalidParameters,
+    /// 429: too many requests; see [`ModelError::retry_after`].
+    RateLimited,
+    /// 500: the service failed internally.
+    ServerError,
+    /// 503: the service is overloaded.
+    ServerOverloaded,
+    /// Any other HTTP status.
+    UnexpectedStatus,
+    /// The configured model is not among the models the account offers.
+    ModelNotOffered,
+    /// The connection could not be opened (refused, DNS, TLS, connect timeout).
+    Connect,
+    /// The connection broke before an answer started.
+    ConnectionLost,
+    /// The answer stopped before `[DONE]` (connection closed or reset mid-stream).
+    StreamCut,
+    /// No data event arrived within the idle timeout (keep-alive comments do not count).
+    IdleTimeout,
+    /// A chunk was not the JSON it should be, or the chunks contradicted each other.
+    MalformedStream,
+    /// One event was larger than the per-event cap.
+    EventTooLarge,
+    /// The whole response was larger than the per-response cap.
+    ResponseTooLarge,
+    /// The provider reported an error inside the stream.
+    ProviderError,
+}
+
+/// An error of one model request.
+///
+/// `Display` is the sentence for a person: what happened and what to do. It never contains the
+/// API key: provider text is passed through [`crate::ApiKey::redact`] before it is kept.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct ModelError {
+    kind: ErrorKind,
+    status: Option<u16>,
+    message: String,
+    retry_after: Option<Duration>,
+}
+
+impl ModelError {
+    pub(crate) fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            status: None,
+            message: message.into(),
+            retry_after: None,
+        }
+    }
+
+    /// Which class of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The HTTP status, when the service answered with one.
+    pub fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    /// How long the service asked us to wait before trying again (`Retry-After`, capped at
+    /// [`crate::limits::MAX_RETRY_AFTER`]).
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+
+    /// Whether sending the same request again may succeed. Only the request is retried:
+    /// the run loop never re-executes a tool because of this.
+    pub fn retryable(&self) -> bool {
+        match self.kind {
+            ErrorKind::RateLimited
+            | ErrorKind::ServerError
+            | ErrorKind::ServerOverloaded
+            | ErrorKind::Connect
+            | ErrorKind::ConnectionLost
+            | ErrorKind::StreamCut
+            | ErrorKind::IdleTimeout => true,
+            ErrorKind::UnexpectedStatus => self.status.is_some_and(|s| s >= 500),
+            _ => false,
+        }
+    }
+
+    pub(crate) fn event_too_large(cap: usize) -> Self {
+        Self::new(
+            ErrorKind::EventTooLarge,
+            format!("The model service sent one stream event larger than {cap} bytes; the answer was abandoned."),
+        )
+    }
+
+    pub(crate) fn response_too_large(cap: usize) -> Self {
+        Self::new(
+            ErrorKind::ResponseTooLarge,
+            format!("The model's answer grew past {cap} bytes; it was abandoned."),
+        )
+    }
+
+    pub(crate) fn malformed(detail: impl std::fmt::Display) -> Self {
+        Self::new(
+            ErrorKind::MalformedStream,
+            format!("The model service sent a stream Wisp cannot read ({detail})."),
+        )
+    }
+
+    pub(crate) fn provider(message: &str) -> Self {
+        let message = crate::config::shorten(message);
+        Self::new(
+            ErrorKind::ProviderError,
+            format!("The model service reported an error while answering: \"{message}\""),
+        )
+    }
+
+    pub(crate) fn stream_cut() -> Self {
+        Self::new(
+            ErrorKind::StreamCut,
+            "The model's answer stopped before it was complete (the connection closed early); trying again usually helps.",
+        )
+    }
+
+    pub(crate) fn idle_timeout(idle: Duration) -> Self {
+        Self::new(
+            ErrorKind::IdleTimeout,
+            format!(
+                "The model service sent nothing for {} s; the request was given up.",
+                idle.as_secs_f64()
+            ),
+        )
+    }
+
+    /// An error answer from the service, from its status, its `Retry-After` and its own message
+    /// (already redacted and shortened).
+    pub(crate) fn from_status(
+        status: u16,
+        provider_message: Option<&str>,
+        retry_after: Option<Duration>,
+    ) -> Self {
+        let said = provider_message
+            .filter(|m| !m.is_empty())
+            .map(|m| format!(" The service said: \"{m}\""))
+            .unwrap_or_default();
+        let (kind, message) = match status {
+            400 => (
+                ErrorKind::BadRequest,
+                format!("The model service rejected the request as invalid (400).{said}"),
+            ),
+            401 => (
+                ErrorKind::Unauthorized,
+                format!("The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY or the key in settings.{said}"),
+            ),
+            402 => (
+                ErrorKind::InsufficientBalance,
+                format!("The DeepSeek account is out of balance (402). Top it up, then send the message again.{said}"),
+            ),
+            422 => (
+                ErrorKind::InvalidParameters,
+                format!("The model service rejected a request parameter (422).{said}"),
+            ),
+            429 => {
+                let wait = retry_after
+                    .map(|d| format!(" It asked to wait {} s.", d.as_secs()))
+                    .unwrap_or_default();
+                (
+                    ErrorKind::RateLimited,
+                    format!("The model service is rate limiting requests (429).{wait}{said}"),
+                )
+            }
+            500 => (
+                ErrorKind::ServerError,
+                format!("The model service had an internal error (500); trying again usually helps.{said}"),
+            ),
+            503 => (
+                ErrorKind::ServerOverloaded,
+                format!("The model service is overloaded (503); try again shortly.{said}"),
+            ),
+            other => (
+                ErrorKind::UnexpectedStatus,
+                format!("The model service answered with HTTP {other}.{said}"),
+            ),
+        };
+        Self {
+            kind,
+            status: Some(status),
+            message,
+            retry_after,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_map_to_kinds_and_retry_verdicts() {
+        let cases = [
+            (400, ErrorKind::BadRequest, false),
+            (401, ErrorKind::Unauthorized, false),
+            (402, ErrorKind::InsufficientBalance, false),
+            (422, ErrorKind::InvalidParameters, false),
+            (429, ErrorKind::RateLimited, true),
+            (500, ErrorKind::ServerError, true),
+            (503, ErrorKind::ServerOverloaded, true),
+            (502, ErrorKind::UnexpectedStatus, true),
+            (404, ErrorKind::UnexpectedStatus, false),
+        ];
+        for (status, kind, retryable) in cases {
+            let e = ModelError::from_status(status, Some("why"), None);
+            assert_eq!(e.kind(), kind, "{status}");
+            assert_eq!(e.retryable(), retryable, "{status}");
+            assert_eq!(e.status(), Some(status));
+            assert!(e.to_string().contains(&status.to_string()), "{e}");
+            assert!(e.to_string().contains("\"why\""), "{e}");
+        }
+    }
+
+    #[test]
+    fn rate_limit_message_names_the_wait() {
+        let e = ModelError::from_status(429, None, Some(Duration::from_secs(7)));
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(7)));
+        assert!(e.to_string().contains("wait 7 s"), "{e}");
+    }
+}

@@ -1,0 +1,349 @@
+//! The DeepSeek / OpenAI chat-completions wire format, and only it: request bodies built from
+//! [`crate::ChatRequest`] and the chunk shapes read from the stream. Nothing outside this module
+//! sees a field name of the wire.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::request::{ChatRequest, Message, Thinking, ToolChoice};
+
+#[derive(Serialize)]
+pub(crate) struct RequestBody<'a> {
+    model: &'a str,
+    messages: Vec<WireMessage<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<WireTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_choice: Option<serde_json::Value>,
+    stream: bool,
+    stream_options: StreamOptions,
+    thinking: WireThinking,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning_effort: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct WireThinking {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "role", rename_all = "lowercase")]
+enum WireMessage<'a> {
+    System {
+        content: &'a str,
+    },
+    User {
+        content: &'a str,
+    },
+    Assistant {
+        content: &'a str,
+        /// Always present when the message made tool calls, even when empty: DeepSeek answers
+        /// 400 when it is missing there. Left out otherwise (DeepSeek ignores it).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reasoning_content: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        tool_calls: Vec<WireToolCall<'a>>,
+    },
+    Tool {
+        tool_call_id: &'a str,
+        content: &'a str,
+    },
+}
+
+#[derive(Serialize)]
+struct WireToolCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunctionCall<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunctionCall<'a> {
+    name: &'a str,
+    arguments: &'a str,
+}
+
+#[derive(Serialize)]
+struct WireTool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: WireFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct WireFunction<'a> {
+    name: &'a str,
+    description: &'a str,
+    parameters: &'a serde_json::Value,
+}
+
+impl<'a> RequestBody<'a> {
+    pub(crate) fn new(model: &'a str, request: &'a ChatRequest) -> Self {
+        let messages = request.messages.iter().map(WireMessage::from).collect();
+        let tools: Vec<WireTool<'a>> = request
+            .tools
+            .iter()
+            .map(|t| WireTool {
+                kind: "function",
+                function: WireFunction {
+                    name: &t.name,
+                    description: &t.description,
+                    parameters: &t.parameters,
+                },
+            })
+            .collect();
+        let tool_choice = (!tools.is_empty()).then(|| match &request.tool_choice {
+            ToolChoice::Auto => serde_json::Value::from("auto"),
+            ToolChoice::None => serde_json::Value::from("none"),
+            ToolChoice::Required => serde_json::Value::from("required"),
+            ToolChoice::Function(name) => serde_json::json!({
+                "type": "function",
+                "function": { "name": name },
+            }),
+        });
+        let (thinking, reasoning_effort) = match request.thinking {
+            Thinking::Disabled => ("disabled", None),
+            Thinking::Enabled { effort } => ("enabled", effort.map(|e| e.as_str())),
+        };
+        Self {
+            model,
+            messages,
+            tools,
+            tool_choice,
+            stream: true,
+            stream_options: StreamOptions {
+                include_usage: true,
+            },
+            thinking: WireThinking { kind: thinking },
+            reasoning_effort,
+            max_tokens: request.max_tokens,
+        }
+    }
+}
+
+impl<'a> From<&'a Message> for WireMessage<'a> {
+    fn from(message: &'a Message) -> Self {
+        match message {
+            Message::System(content) => WireMessage::System { content },
+            Message::User(content) => WireMessage::User { content },
+            Message::Assistant(a) => {
+                let tool_calls: Vec<WireToolCall<'a>> = a
+                    .tool_calls()
+                    .iter()
+                    .map(|c| WireToolCall {
+                        id: &c.id,
+                        kind: "function",
+                        function: WireFunctionCall {
+                            name: &c.name,
+                            arguments: &c.arguments,
+                        },
+                    })
+                    .collect();
+                let reasoning_content =
+                    (!tool_calls.is_empty()).then(|| a.continuation().expose_private());
+                WireMessage::Assistant {
+                    content: a.content(),
+                    reasoning_content,
+                    tool_calls,
+                }
+            }
+            Message::Tool { call_id, content } => WireMessage::Tool {
+                tool_call_id: call_id,
+                content,
+            },
+        }
+    }
+}
+
+// ---- stream chunks ------------------------------------------------------------------------
+// Only the fields Wisp uses are named; serde skips the rest (id, object, created, logprobs…)
+// without allocating. Strings borrow from the event bytes unless they contain escapes.
+
+#[derive(Deserialize)]
+pub(crate) struct Chunk<'a> {
+    #[serde(borrow, default)]
+    pub(crate) choices: Vec<Choice<'a>>,
+    #[serde(default)]
+    pub(crate) usage: Option<WireUsage>,
+    #[serde(borrow, default)]
+    pub(crate) model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) error: Option<WireError<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Choice<'a> {
+    #[serde(default)]
+    pub(crate) index: u32,
+    #[serde(borrow, default)]
+    pub(crate) delta: Option<Delta<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct Delta<'a> {
+    #[serde(borrow, default)]
+    pub(crate) content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) reasoning_content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) tool_calls: Option<Vec<ToolCallDelta<'a>>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolCallDelta<'a> {
+    pub(crate) index: u32,
+    #[serde(borrow, default)]
+    pub(crate) id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) function: Option<FunctionDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct FunctionDelta<'a> {
+    #[serde(borrow, default)]
+    pub(crate) name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    pub(crate) arguments: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize, Default)]
+pub(crate) struct WireUsage {
+    #[serde(default)]
+    pub(crate) prompt_tokens: u64,
+    #[serde(default)]
+    pub(crate) completion_tokens: u64,
+    #[serde(default)]
+    pub(crate) total_tokens: u64,
+    #[serde(default)]
+    pub(crate) prompt_cache_hit_tokens: Option<u64>,
+    #[serde(default)]
+    pub(crate) prompt_cache_miss_tokens: Option<u64>,
+    #[serde(default)]
+    pub(crate) completion_tokens_details: Option<CompletionDetails>,
+    #[serde(default)]
+    pub(crate) prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize, Default)]
+pub(crate) struct CompletionDetails {
+    #[serde(default)]
+    pub(crate) reasoning_tokens: Option<u64>,
+}
+
+#[derive(Deserialize, Default)]
+pub(crate) struct PromptDetails {
+    #[serde(default)]
+    pub(crate) cached_tokens: Option<u64>,
+}
+
+/// `{"error": {"message": …}}`, in error bodies and (from some providers) inside a stream.
+#[derive(Deserialize)]
+pub(crate) struct WireError<'a> {
+    #[serde(borrow, default)]
+    pub(crate) message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ErrorBody<'a> {
+    #[serde(borrow)]
+    pub(crate) error: WireError<'a>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ModelList {
+    pub(crate) data: Vec<ModelEntry>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ModelEntry {
+    pub(crate) id: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{AssistantMessage, Continuation, ToolCall, ToolSpec};
+
+    fn body(request: &ChatRequest) -> serde_json::Value {
+        serde_json::to_value(RequestBody::new("m", request)).unwrap()
+    }
+
+    #[test]
+    fn assistant_tool_call_messages_always_carry_reasoning_even_empty() {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "files_list".into(),
+            arguments: "{}".into(),
+        };
+        let request = ChatRequest::new(vec![
+            Message::User("hi".into()),
+            Message::Assistant(AssistantMessage::with_tool_calls(
+                "",
+                vec![call.clone()],
+                Continuation::from_private("because".into()),
+            )),
+            Message::Tool {
+                call_id: "c1".into(),
+                content: "[]".into(),
+            },
+            Message::Assistant(AssistantMessage::with_tool_calls(
+                "",
+                vec![call],
+                Continuation::none(),
+            )),
+            Message::Assistant(AssistantMessage::text("done")),
+        ]);
+        let v = body(&request);
+        let m = &v["messages"];
+        assert_eq!(m[1]["reasoning_content"], "because");
+        assert_eq!(m[1]["tool_calls"][0]["function"]["name"], "files_list");
+        assert_eq!(m[2]["role"], "tool");
+        assert_eq!(m[2]["tool_call_id"], "c1");
+        assert_eq!(m[3]["reasoning_content"], "");
+        assert!(m[4].get("reasoning_content").is_none());
+        assert!(m[4].get("tool_calls").is_none());
+    }
+
+    #[test]
+    fn request_streams_with_usage_and_sends_tool_choice_only_with_tools() {
+        let mut request = ChatRequest::new(vec![Message::User("hi".into())]);
+        let v = body(&request);
+        assert_eq!(v["stream"], true);
+        assert_eq!(v["stream_options"]["include_usage"], true);
+        assert_eq!(v["thinking"]["type"], "enabled");
+        assert!(v.get("tool_choice").is_none());
+        assert!(v.get("tools").is_none());
+        assert!(v.get("reasoning_effort").is_none());
+
+        request.tools.push(ToolSpec {
+            name: "t".into(),
+            description: "d".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        });
+        request.tool_choice = ToolChoice::Function("t".into());
+        request.thinking = Thinking::Enabled {
+            effort: Some(crate::ReasoningEffort::Max),
+        };
+        let v = body(&request);
+        assert_eq!(v["tools"][0]["type"], "function");
+        assert_eq!(v["tools"][0]["function"]["parameters"]["type"], "object");
+        assert_eq!(v["tool_choice"]["function"]["name"], "t");
+        assert_eq!(v["reasoning_effort"], "max");
+
+        request.thinking = Thinking::Disabled;
+        assert_eq!(body(&request)["thinking"]["type"], "disabled");
+    }
+}

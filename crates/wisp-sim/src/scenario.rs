@@ -1,0 +1,414 @@
+//! The scripted answers: a pure function from a request's messages to the next reply.
+//!
+//! Stateless on purpose: the next answer follows from the marker in the latest user message and
+//! from the tool results already in the history after it, so a retried request gets the same
+//! answer and two sessions never disturb each other. Scenarios are rows of [`SCENARIOS`];
+//! later capabilities add rows.
+
+use serde_json::{json, Value};
+
+/// A string that every scripted reasoning contains, so tests can prove reasoning reaches the
+/// next model request and nothing else.
+pub const REASONING_CANARY: &str = "wisp-sim-reasoning-canary";
+
+/// The scripted answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// Reasoning, streamed first (empty when thinking is disabled).
+    pub reasoning: String,
+    /// The visible text.
+    pub content: String,
+    /// Tool calls, streamed interleaved by index.
+    pub tool_calls: Vec<SimCall>,
+}
+
+impl Reply {
+    /// `tool_calls` when the reply makes calls, `stop` otherwise.
+    pub fn finish_reason(&self) -> &'static str {
+        if self.tool_calls.is_empty() {
+            "stop"
+        } else {
+            "tool_calls"
+        }
+    }
+}
+
+/// One scripted tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SimCall {
+    /// Deterministic call ID.
+    pub id: String,
+    /// Function name.
+    pub name: String,
+    /// The argument text exactly as streamed (may be deliberately broken JSON).
+    pub arguments: String,
+}
+
+/// What a scenario script sees of the conversation.
+pub struct Turn<'a> {
+    /// The latest user message.
+    pub user_text: &'a str,
+    /// How many assistant tool-call rounds happened since that message.
+    pub step: usize,
+    /// Results of the latest round, in the order the calls were made.
+    pub results: Vec<ToolResult<'a>>,
+    id_prefix: String,
+}
+
+/// A tool result found in the history.
+pub struct ToolResult<'a> {
+    /// The tool that was called, when the history names it.
+    pub tool: &'a str,
+    /// The result text.
+    pub content: &'a str,
+}
+
+impl Turn<'_> {
+    fn call(&self, i: usize, name: &str, arguments: String) -> SimCall {
+        SimCall {
+            id: format!("{}_{}_{i}", self.id_prefix, self.step),
+            name: name.to_owned(),
+            arguments,
+        }
+    }
+}
+
+/// One row of the scenario table.
+pub struct Scenario {
+    /// The marker that selects it, e.g. `[demo:write]`.
+    pub marker: &'static str,
+    /// What it does, for documentation.
+    pub summary: &'static str,
+    script: fn(&Turn<'_>) -> (String, String, Vec<SimCall>),
+}
+
+/// Every scenario, selected by the first marker found in the latest user message.
+pub const SCENARIOS: &[Scenario] = &[
+    Scenario {
+        marker: "[demo:write]",
+        summary: "one files_write of wisp-demo.txt, then an answer reporting its result",
+        script: demo_write,
+    },
+    Scenario {
+        marker: "[demo:multi]",
+        summary: "files_list and files_read in one step, then an answer using both",
+        script: demo_multi,
+    },
+    Scenario {
+        marker: "[demo:escape]",
+        summary: "reads and writes outside the project (../, absolute, through a symlink), then a report of the refusals",
+        script: demo_escape,
+    },
+    Scenario {
+        marker: "[demo:invalid]",
+        summary: "files_write with a missing field, a wrong type and broken JSON, then a corrected call",
+        script: demo_invalid,
+    },
+    Scenario {
+        marker: "[demo:loop]",
+        summary: "a tool call at every step, so the host's step budget must stop the run",
+        script: demo_loop,
+    },
+];
+
+/// The reply to `messages` (the request's `messages` array). `thinking` says whether
+/// reasoning is produced.
+pub fn reply(messages: &[Value], thinking: bool) -> Reply {
+    let turn = read_turn(messages);
+    let scenario = SCENARIOS.iter().find(|s| turn.user_text.contains(s.marker));
+    let (reasoning, content, tool_calls) = match scenario {
+        Some(s) => (s.script)(&turn),
+        None => plain(&turn),
+    };
+    Reply {
+        reasoning: if thinking {
+            format!("{reasoning} ({REASONING_CANARY}:{}:{})", turn.id_prefix, turn.step)
+        } else {
+            String::new()
+        },
+        content,
+        tool_calls,
+    }
+}
+
+fn read_turn(messages: &[Value]) -> Turn<'_> {
+    let last_user = messages.iter().rposition(|m| role(m) == "user");
+    let user_text = last_user
+        .and_then(|i| text_of(&messages[i]))
+        .unwrap_or("");
+    let after = last_user.map_or(messages, |i| &messages[i + 1..]);
+    let step = after
+        .iter()
+        .filter(|m| role(m) == "assistant" && has_tool_calls(m))
+        .count();
+    // The latest round: tool messages after the last assistant message that made calls.
+    let mut results = Vec::new();
+    if let Some(a) = after.iter().rposition(|m| role(m) == "assistant" && has_tool_calls(m)) {
+        let calls = after[a]["tool_calls"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        for m in after[a + 1..].iter().filter(|m| role(m) == "tool") {
+            let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
+            let tool = calls
+                .iter()
+                .find(|c| c.get("id").and_then(Value::as_str) == Some(id))
+                .and_then(|c| c["function"]["name"].as_str())
+                .unwrap_or("");
+            results.push(ToolResult {
+                tool,
+                content: text_of(m).unwrap_or(""),
+            });
+        }
+    }
+    let users = messages.iter().filter(|m| role(m) == "user").count();
+    Turn {
+        user_text,
+        step,
+        results,
+        id_prefix: format!("call_{:08x}_{users}", fnv1a(user_text.as_bytes()) as u32),
+    }
+}
+
+fn role(m: &Value) -> &str {
+    m.get("role").and_then(Value::as_str).unwrap_or("")
+}
+
+fn has_tool_calls(m: &Value) -> bool {
+    m.get("tool_calls")
+        .and_then(Value::as_array)
+        .is_some_and(|c| !c.is_empty())
+}
+
+/// Message content as text: a string, or the text parts of a content array.
+fn text_of(m: &Value) -> Option<&str> {
+    match m.get("content")? {
+        Value::String(s) => Some(s),
+        Value::Array(parts) => parts.iter().find_map(|p| p.get("text")?.as_str()),
+        _ => None,
+    }
+}
+
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// What a tool result says, in one word, for scripted reports.
+fn outcome(content: &str) -> &'static str {
+    let lower = content.to_lowercase();
+    if lower.contains("rejected") {
+        "rejected"
+    } else if lower.contains("error") || lower.contains("refused") || lower.contains("denied") {
+        "failed"
+    } else {
+        "succeeded"
+    }
+}
+
+fn excerpt(content: &str) -> String {
+    let flat: String = content.chars().map(|c| if c == '\n' { ' ' } else { c }).collect();
+    let mut out: String = flat.chars().take(160).collect();
+    if flat.chars().count() > 160 {
+        out.push('…');
+    }
+    out
+}
+
+fn report(turn: &Turn<'_>) -> String {
+    turn.results
+        .iter()
+        .enumerate()
+        .map(|(i, r)| format!("\n{}. {} {}: {}", i + 1, r.tool, outcome(r.content), excerpt(r.content)))
+        .collect()
+}
+
+fn plain(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    (
+        "No scenario marker; answer plainly and say where the answer comes from.".to_owned(),
+        format!(
+            "这是 Wisp 模拟器的回答，没有调用任何真实模型。This answer comes from the Wisp simulator: no real model was called. \
+             Your message had {} characters. Try a marker such as [demo:write] or [demo:multi] to see tools at work.",
+            turn.user_text.chars().count()
+        ),
+        Vec::new(),
+    )
+}
+
+/// The text `[demo:write]` writes.
+pub const DEMO_WRITE_CONTENT: &str = "Hello from the Wisp simulator.\n你好，这是 Wisp 模拟器写的文件。\n";
+
+fn demo_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let args = json!({"path": "wisp-demo.txt", "content": DEMO_WRITE_CONTENT}).to_string();
+        return (
+            "The person wants a demo file. Write wisp-demo.txt at the project root.".to_owned(),
+            "我来写入 wisp-demo.txt。I will write wisp-demo.txt at the project root.".to_owned(),
+            vec![turn.call(0, "files_write", args)],
+        );
+    }
+    let said = match turn.results.first().map(|r| outcome(r.content)) {
+        Some("rejected") => "The write was rejected, so nothing was written. 写入被拒绝，未写任何内容。",
+        Some("failed") => "The write failed. 写入失败。",
+        Some(_) => "wisp-demo.txt was written. 已写入 wisp-demo.txt。",
+        None => "The write tool returned no result. 写入工具没有返回结果。",
+    };
+    (
+        "Report what the write tool returned.".to_owned(),
+        format!("{said}{}", report(turn)),
+        Vec::new(),
+    )
+}
+
+fn demo_multi(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        return (
+            "List the project root and read its README at the same time.".to_owned(),
+            "Looking at the project: listing the root and reading README.md.".to_owned(),
+            vec![
+                turn.call(0, "files_list", json!({"path": "."}).to_string()),
+                turn.call(1, "files_read", json!({"path": "README.md"}).to_string()),
+            ],
+        );
+    }
+    (
+        "Summarise both results.".to_owned(),
+        format!("Here is what the two tools returned 两个工具的结果：{}", report(turn)),
+        Vec::new(),
+    )
+}
+
+fn demo_escape(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let calls = vec![
+            turn.call(0, "files_read", json!({"path": "../outside.txt"}).to_string()),
+            turn.call(1, "files_read", json!({"path": "/etc/hostname"}).to_string()),
+            turn.call(2, "files_read", json!({"path": "link-out/secret.txt"}).to_string()),
+            turn.call(3, "files_write", json!({"path": "../wisp-escape.txt", "content": "must never be written"}).to_string()),
+            turn.call(4, "files_write", json!({"path": "/tmp/wisp-escape.txt", "content": "must never be written"}).to_string()),
+            turn.call(5, "files_write", json!({"path": "link-out/wisp-escape.txt", "content": "must never be written"}).to_string()),
+        ];
+        return (
+            "Probe paths outside the project: parent, absolute, and through a symlink.".to_owned(),
+            "Trying paths outside the project to show that they are refused.".to_owned(),
+            calls,
+        );
+    }
+    (
+        "Report every refusal.".to_owned(),
+        format!("Each attempt to reach outside the project 越界访问的结果：{}", report(turn)),
+        Vec::new(),
+    )
+}
+
+fn demo_invalid(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    match turn.step {
+        0 => (
+            "Send deliberately invalid write arguments.".to_owned(),
+            "Sending three malformed writes to show how they are answered.".to_owned(),
+            vec![
+                turn.call(0, "files_write", json!({"path": "wisp-invalid.txt"}).to_string()),
+                turn.call(1, "files_write", json!({"path": 42, "content": "wrong type"}).to_string()),
+                turn.call(2, "files_write", r#"{"path": "wisp-invalid.txt", "content": "#.to_owned()),
+            ],
+        ),
+        1 => (
+            "The errors explain what was wrong; send a corrected call.".to_owned(),
+            format!("Those were refused; sending a corrected write.{}", report(turn)),
+            vec![turn.call(
+                0,
+                "files_write",
+                json!({"path": "wisp-invalid.txt", "content": "Written after the arguments were corrected.\n"}).to_string(),
+            )],
+        ),
+        _ => (
+            "Report the corrected call.".to_owned(),
+            format!("The corrected write finished 更正后的写入：{}", report(turn)),
+            Vec::new(),
+        ),
+    }
+}
+
+fn demo_loop(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    (
+        "Keep looking; never finish.".to_owned(),
+        format!("Looking again (step {}).", turn.step + 1),
+        vec![turn.call(0, "files_list", json!({"path": "."}).to_string())],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assistant_with_calls(reply: &Reply) -> Value {
+        json!({
+            "role": "assistant",
+            "content": reply.content,
+            "reasoning_content": reply.reasoning,
+            "tool_calls": reply.tool_calls.iter().map(|c| json!({
+                "id": c.id, "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments}
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    #[test]
+    fn write_scenario_calls_then_reports_each_outcome() {
+        let mut history = vec![json!({"role": "user", "content": "[demo:write] go"})];
+        let first = reply(&history, true);
+        assert_eq!(first.tool_calls.len(), 1);
+        assert_eq!(first.tool_calls[0].name, "files_write");
+        assert!(first.reasoning.contains(REASONING_CANARY));
+        assert_eq!(first.finish_reason(), "tool_calls");
+        history.push(assistant_with_calls(&first));
+        for (result, expect) in [
+            ("{\"status\":\"rejected\"}", "rejected"),
+            ("error: parent missing", "failed"),
+            ("{\"written\":12}", "was written"),
+        ] {
+            let mut h = history.clone();
+            h.push(json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": result}));
+            let second = reply(&h, false);
+            assert!(second.tool_calls.is_empty());
+            assert!(second.reasoning.is_empty());
+            assert!(second.content.contains(expect), "{}", second.content);
+        }
+    }
+
+    #[test]
+    fn same_history_gives_same_reply_and_ids_differ_per_step_and_turn() {
+        let h1 = vec![json!({"role": "user", "content": "[demo:loop]"})];
+        assert_eq!(reply(&h1, true), reply(&h1, true));
+        let a = reply(&h1, true);
+        let mut h2 = h1.clone();
+        h2.push(assistant_with_calls(&a));
+        h2.push(json!({"role": "tool", "tool_call_id": a.tool_calls[0].id, "content": "[]"}));
+        let b = reply(&h2, true);
+        assert_ne!(a.tool_calls[0].id, b.tool_calls[0].id);
+        let mut h3 = h2.clone();
+        h3.push(json!({"role": "user", "content": "[demo:loop]"}));
+        assert_ne!(reply(&h3, true).tool_calls[0].id, a.tool_calls[0].id);
+    }
+
+    #[test]
+    fn invalid_scenario_sends_broken_arguments_then_a_correction() {
+        let h = vec![json!({"role": "user", "content": "[demo:invalid]"})];
+        let first = reply(&h, true);
+        assert_eq!(first.tool_calls.len(), 3);
+        assert!(serde_json::from_str::<Value>(&first.tool_calls[2].arguments).is_err());
+        let mut h2 = h.clone();
+        h2.push(assistant_with_calls(&first));
+        for c in &first.tool_calls {
+            h2.push(json!({"role": "tool", "tool_call_id": c.id, "content": "error: invalid arguments"}));
+        }
+        let second = reply(&h2, true);
+        let args: Value = serde_json::from_str(&second.tool_calls[0].arguments).unwrap();
+        assert_eq!(args["path"], "wisp-invalid.txt");
+    }
+
+    #[test]
+    fn no_marker_is_a_plain_answer_naming_the_simulator() {
+        let r = reply(&[json!({"role": "user", "content": "hello"})], true);
+        assert!(r.tool_calls.is_empty());
+        assert!(r.content.contains("Wisp simulator"));
+    }
+}

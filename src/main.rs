@@ -1,0 +1,102 @@
+//! `wisp`: the command line. It parses arguments and wires crates together; it has no logic
+//! of its own.
+
+// The binary is the one place that talks to the terminal.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+/// Wisp: a local host for AI agents that work on a project folder you authorize.
+#[derive(Parser)]
+#[command(name = "wisp", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the scripted DeepSeek-compatible server alone, for trying clients against it.
+    ///
+    /// It answers `POST /chat/completions` and `GET /models` like DeepSeek, with scripted
+    /// scenarios chosen by markers such as [demo:write] in the latest user message, and
+    /// failures chosen by [fault:NAME]. It never calls a real model.
+    Sim {
+        /// Port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Pause between stream events, in milliseconds.
+        #[arg(long, default_value_t = 15)]
+        pace_ms: u64,
+    },
+    /// Check the configured DeepSeek endpoint: list the models the account offers and say
+    /// whether the configured model is among them (reads DEEPSEEK_BASE_URL, DEEPSEEK_MODEL,
+    /// DEEPSEEK_API_KEY).
+    Models,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("WISP_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("wisp: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Sim { port, pace_ms } => sim(port, pace_ms).await,
+            Command::Models => models().await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wisp: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn sim(port: u16, pace_ms: u64) -> anyhow::Result<()> {
+    let config = wisp_sim::SimConfig {
+        pace: Duration::from_millis(pace_ms),
+        ..wisp_sim::SimConfig::default()
+    };
+    let sim = wisp_sim::SimServer::bind(SocketAddr::from(([127, 0, 0, 1], port)), config)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on 127.0.0.1:{port}: {e}"))?;
+    println!("Simulated DeepSeek API (no real model is called)");
+    println!("  DEEPSEEK_BASE_URL={}", sim.base_url());
+    println!("  DEEPSEEK_API_KEY={}", sim.api_key());
+    println!("Scenarios:");
+    for s in wisp_sim::scenario::SCENARIOS {
+        println!("  {:<16} {}", s.marker, s.summary);
+    }
+    println!("Press Ctrl-C to stop.");
+    tokio::signal::ctrl_c().await?;
+    Ok(())
+}
+
+async fn models() -> anyhow::Result<()> {
+    let client = wisp_model::DeepSeekClient::new(wisp_model::ModelConfig::from_env()?)?;
+    let offered = client.list_models().await?;
+    for m in &offered {
+        let mark = if m == client.model() { " (configured)" } else { "" };
+        println!("{m}{mark}");
+    }
+    client.check_model().await?;
+    Ok(())
+}
