@@ -1,0 +1,130 @@
+//! The simulator's HTTP surface, checked with a plain HTTP client.
+
+use serde_json::{json, Value};
+use wisp_sim::{Outcome, SimConfig, SimServer, FAULT_HEADER};
+
+async fn post(sim: &SimServer, key: &str, body: &Value) -> (u16, String) {
+    let r = reqwest::Client::new()
+        .post(format!("{}/chat/completions", sim.base_url()))
+        .bearer_auth(key)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+fn body(messages: Value, stream: bool) -> Value {
+    json!({"model": "deepseek-flash", "stream": stream, "messages": messages})
+}
+
+#[tokio::test]
+async fn a_wrong_key_gets_deepseeks_401_and_is_not_recorded() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (status, text) = post(&sim, "sk-not-the-key", &body(json!([{"role": "user", "content": "hi"}]), false)).await;
+    assert_eq!(status, 401);
+    let err: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(err["error"]["type"], "authentication_error");
+    let log = sim.requests();
+    assert_eq!(log.len(), 1);
+    assert!(log[0].header("authorization").is_none());
+    assert!(!format!("{log:?}").contains("sk-not-the-key"));
+}
+
+#[tokio::test]
+async fn the_same_request_gets_byte_identical_streams() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let b = body(json!([{"role": "user", "content": "[demo:multi] 你好"}]), true);
+    let (s1, t1) = post(&sim, sim.api_key(), &b).await;
+    let (s2, t2) = post(&sim, sim.api_key(), &b).await;
+    assert_eq!((s1, s2), (200, 200));
+    assert_eq!(t1, t2);
+    assert!(t1.ends_with("data: [DONE]\n\n"));
+    assert!(t1.contains(": keep-alive"));
+    assert!(sim.requests().iter().all(|r| r.outcome == Outcome::Completed));
+}
+
+#[tokio::test]
+async fn tool_calls_must_be_followed_by_their_results() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let call = json!({"id": "c1", "type": "function", "function": {"name": "files_list", "arguments": "{}"}});
+    let assistant = json!({"role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [call]});
+    let missing = body(json!([{"role": "user", "content": "hi"}, assistant, {"role": "user", "content": "again"}]), false);
+    let (status, text) = post(&sim, sim.api_key(), &missing).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("tool_call_id"), "{text}");
+    let orphan = body(json!([{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "r"}]), false);
+    assert_eq!(post(&sim, sim.api_key(), &orphan).await.0, 400);
+    let answered = body(json!([{"role": "user", "content": "hi"}, assistant, {"role": "tool", "tool_call_id": "c1", "content": "[]"}]), false);
+    assert_eq!(post(&sim, sim.api_key(), &answered).await.0, 200);
+}
+
+#[tokio::test]
+async fn thinking_mode_needs_reasoning_back_and_non_thinking_does_not() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let call = json!({"id": "c1", "type": "function", "function": {"name": "files_list", "arguments": "{}"}});
+    let messages = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "[]"}
+    ]);
+    let (status, text) = post(&sim, sim.api_key(), &body(messages.clone(), false)).await;
+    assert_eq!(status, 400);
+    assert!(text.contains("reasoning_content"), "{text}");
+    let mut off = body(messages, false);
+    off["thinking"] = json!({"type": "disabled"});
+    let (status, text) = post(&sim, sim.api_key(), &off).await;
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert!(answer["choices"][0]["message"].get("reasoning_content").is_none());
+}
+
+#[tokio::test]
+async fn malformed_requests_get_422_and_unknown_models_400() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let user = json!([{"role": "user", "content": "hi"}]);
+    let mut no_model = body(user.clone(), false);
+    no_model.as_object_mut().unwrap().remove("model");
+    assert_eq!(post(&sim, sim.api_key(), &no_model).await.0, 422);
+    let mut bad_tool = body(user.clone(), false);
+    bad_tool["tools"] = json!([{"type": "function", "function": {"name": "has space"}}]);
+    assert_eq!(post(&sim, sim.api_key(), &bad_tool).await.0, 400);
+    let mut bad_model = body(user, false);
+    bad_model["model"] = json!("gpt-nothing");
+    let (status, text) = post(&sim, sim.api_key(), &bad_model).await;
+    assert_eq!(status, 400);
+    assert!(text.contains("Model Not Exist"));
+}
+
+#[tokio::test]
+async fn a_fault_can_be_chosen_by_header() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let r = reqwest::Client::new()
+        .post(format!("{}/v1/chat/completions", sim.base_url()))
+        .bearer_auth(sim.api_key())
+        .header(FAULT_HEADER, "503")
+        .json(&body(json!([{"role": "user", "content": "hi"}]), false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 503);
+    assert_eq!(sim.requests()[0].header(FAULT_HEADER), Some("503"));
+}
+
+#[tokio::test]
+async fn models_are_listed_under_both_paths() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    for path in ["/models", "/v1/models"] {
+        let r: Value = reqwest::Client::new()
+            .get(format!("{}{path}", sim.base_url()))
+            .bearer_auth(sim.api_key())
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(r["object"], "list");
+        assert_eq!(r["data"][0]["id"], "deepseek-flash");
+    }
+}
