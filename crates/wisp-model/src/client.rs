@@ -205,7 +205,7 @@ impl DeepSeekClient {
             .await
             .unwrap_or_default();
         let said = match serde_json::from_slice::<wire::ErrorBody<'_>>(&body) {
-            Ok(b) => b.error.message.map(|m| m.into_owned()),
+            Ok(b) => b.error.message.map(|m| m.0.into_owned()),
             Err(_) => Some(String::from_utf8_lossy(&body).into_owned()),
         }
         .map(|m| shorten(&key.redact(m.trim())));

@@ -276,22 +276,22 @@ impl Aggregator {
             self.done = true;
             return Ok(());
         }
-        let chunk: wire::Chunk<'_> = serde_json::from_slice(data)
+        // Validating UTF-8 once for the whole event (fast for mostly-ASCII JSON) lets serde_json
+        // borrow strings without checking each one again.
+        let data = std::str::from_utf8(data)
+            .map_err(|e| ModelError::malformed(format_args!("chunk is not UTF-8: {e}")))?;
+        let chunk: wire::Chunk<'_> = serde_json::from_str(data)
             .map_err(|e| ModelError::malformed(format_args!("chunk is not valid JSON: {e}")))?;
         if let Some(err) = chunk.error {
             return Err(ModelError::provider(err.message.as_deref().unwrap_or("")));
         }
         if self.model.is_none() {
-            self.model = chunk.model.map(|m| m.into_owned());
+            self.model = chunk.model.map(|m| m.0.into_owned());
         }
         if let Some(usage) = chunk.usage {
             self.usage = Some(usage.into());
         }
-        for choice in chunk.choices {
-            // Wisp asks for one choice; another index would be someone else's answer.
-            if choice.index != 0 {
-                continue;
-            }
+        if let Some(choice) = chunk.choices.0 {
             if let Some(delta) = choice.delta {
                 if let Some(r) = delta.reasoning_content.filter(|r| !r.is_empty()) {
                     self.reasoning.push_str(&r);
@@ -339,8 +339,8 @@ impl Aggregator {
         let was_named = !call.name.is_empty();
         if let Some(id) = fragment.id.filter(|id| !id.is_empty()) {
             if call.id.is_empty() {
-                call.id = id.into_owned();
-            } else if call.id != id {
+                call.id = id.0.into_owned();
+            } else if call.id != *id {
                 return Err(ModelError::malformed(format_args!(
                     "tool call #{index} got a second id"
                 )));

@@ -170,16 +170,80 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
 // Only the fields Wisp uses are named; serde skips the rest (id, object, created, logprobs…)
 // without allocating. Strings borrow from the event bytes unless they contain escapes.
 
+/// A JSON string that borrows from the event bytes when it has no escapes. serde's own
+/// `Option<Cow<str>>` always allocates (serde#1497): one allocation per content piece on the
+/// hot path.
+pub(crate) struct Text<'a>(pub(crate) Cow<'a, str>);
+
+impl std::ops::Deref for Text<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = Text<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<Text<'a>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        deserializer.deserialize_str(Visit(std::marker::PhantomData))
+    }
+}
+
 #[derive(Deserialize)]
 pub(crate) struct Chunk<'a> {
     #[serde(borrow, default)]
-    pub(crate) choices: Vec<Choice<'a>>,
+    pub(crate) choices: FirstChoice<'a>,
     #[serde(default)]
     pub(crate) usage: Option<WireUsage>,
     #[serde(borrow, default)]
-    pub(crate) model: Option<Cow<'a, str>>,
+    pub(crate) model: Option<Text<'a>>,
     #[serde(borrow, default)]
     pub(crate) error: Option<WireError<'a>>,
+}
+
+/// The choice with index 0 of a `choices` array (Wisp asks for one choice; another index would
+/// be someone else's answer). Read without collecting the array: this is the hot path.
+#[derive(Default)]
+pub(crate) struct FirstChoice<'a>(pub(crate) Option<Choice<'a>>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for FirstChoice<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = FirstChoice<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of choices")
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+                let mut first = None;
+                while let Some(choice) = seq.next_element::<Choice<'a>>()? {
+                    if choice.index == 0 && first.is_none() {
+                        first = Some(choice);
+                    }
+                }
+                Ok(FirstChoice(first))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(FirstChoice(None))
+            }
+        }
+        deserializer.deserialize_any(Visit(std::marker::PhantomData))
+    }
 }
 
 #[derive(Deserialize)]
@@ -189,15 +253,15 @@ pub(crate) struct Choice<'a> {
     #[serde(borrow, default)]
     pub(crate) delta: Option<Delta<'a>>,
     #[serde(borrow, default)]
-    pub(crate) finish_reason: Option<Cow<'a, str>>,
+    pub(crate) finish_reason: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
 pub(crate) struct Delta<'a> {
     #[serde(borrow, default)]
-    pub(crate) content: Option<Cow<'a, str>>,
+    pub(crate) content: Option<Text<'a>>,
     #[serde(borrow, default)]
-    pub(crate) reasoning_content: Option<Cow<'a, str>>,
+    pub(crate) reasoning_content: Option<Text<'a>>,
     #[serde(borrow, default)]
     pub(crate) tool_calls: Option<Vec<ToolCallDelta<'a>>>,
 }
@@ -206,7 +270,7 @@ pub(crate) struct Delta<'a> {
 pub(crate) struct ToolCallDelta<'a> {
     pub(crate) index: u32,
     #[serde(borrow, default)]
-    pub(crate) id: Option<Cow<'a, str>>,
+    pub(crate) id: Option<Text<'a>>,
     #[serde(borrow, default)]
     pub(crate) function: Option<FunctionDelta<'a>>,
 }
@@ -214,9 +278,9 @@ pub(crate) struct ToolCallDelta<'a> {
 #[derive(Deserialize)]
 pub(crate) struct FunctionDelta<'a> {
     #[serde(borrow, default)]
-    pub(crate) name: Option<Cow<'a, str>>,
+    pub(crate) name: Option<Text<'a>>,
     #[serde(borrow, default)]
-    pub(crate) arguments: Option<Cow<'a, str>>,
+    pub(crate) arguments: Option<Text<'a>>,
 }
 
 #[derive(Deserialize, Default)]
@@ -253,7 +317,7 @@ pub(crate) struct PromptDetails {
 #[derive(Deserialize)]
 pub(crate) struct WireError<'a> {
     #[serde(borrow, default)]
-    pub(crate) message: Option<Cow<'a, str>>,
+    pub(crate) message: Option<Text<'a>>,
 }
 
 #[derive(Deserialize)]
