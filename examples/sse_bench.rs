@@ -46,12 +46,17 @@ fn run() -> Result<(), String> {
         return Ok(());
     }
     let Some(path) = args.first() else {
-        return Err("usage: sse_bench FILE [--compare-node] | sse_bench --generate FILE [EVENTS]".into());
+        return Err(
+            "usage: sse_bench FILE [--compare-node] | sse_bench --generate FILE [EVENTS]".into(),
+        );
     };
     let compare = args.iter().any(|a| a == "--compare-node");
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     // Caps sized to the file: the benchmark measures parsing, not the refusal of big input.
-    let limits = StreamLimits { max_response_bytes: bytes.len(), ..StreamLimits::default() };
+    let limits = StreamLimits {
+        max_response_bytes: bytes.len(),
+        ..StreamLimits::default()
+    };
 
     let reference = decode(&bytes, &[bytes.len()], &limits)?;
     let expected = fingerprint(&reference.0);
@@ -66,7 +71,9 @@ fn run() -> Result<(), String> {
         let (completion, n) = decode(&bytes, &cuts, &limits)?;
         let secs = start.elapsed().as_secs_f64();
         if fingerprint(&completion) != expected || n != events {
-            return Err(format!("iteration {i}: the aggregate differs from the whole-buffer pass"));
+            return Err(format!(
+                "iteration {i}: the aggregate differs from the whole-buffer pass"
+            ));
         }
         if i > 0 {
             // Iteration 0 warms caches and the allocator.
@@ -99,13 +106,18 @@ fn run() -> Result<(), String> {
 
 /// Feeds `bytes` cut into pieces of the given sizes; returns the completion and the number of
 /// data events (the `[DONE]` marker not counted).
-fn decode(bytes: &[u8], sizes: &[usize], limits: &StreamLimits) -> Result<(Completion, u64), String> {
+fn decode(
+    bytes: &[u8],
+    sizes: &[usize],
+    limits: &StreamLimits,
+) -> Result<(Completion, u64), String> {
     let mut d = StreamDecoder::new(limits);
     let mut at = 0;
     let mut sink = |_: wisp_model::StreamDelta<'_>| {};
     for &n in sizes {
         let end = (at + n).min(bytes.len());
-        d.feed(&bytes[at..end], &mut sink).map_err(|e| e.to_string())?;
+        d.feed(&bytes[at..end], &mut sink)
+            .map_err(|e| e.to_string())?;
         at = end;
     }
     let events = d.data_events().saturating_sub(1);
@@ -113,7 +125,14 @@ fn decode(bytes: &[u8], sizes: &[usize], limits: &StreamLimits) -> Result<(Compl
 }
 
 fn fingerprint(c: &Completion) -> String {
-    format!("{}|{:?}|{:?}|{:?}|{}", c.text, c.tool_calls, c.finish_reason, c.usage, c.continuation.expose_private().len())
+    format!(
+        "{}|{:?}|{:?}|{:?}|{}",
+        c.text,
+        c.tool_calls,
+        c.finish_reason,
+        c.usage,
+        c.continuation.expose_private().len()
+    )
 }
 
 /// Slice sizes between 512 and 8192 bytes covering `len`, from a small xorshift generator.
@@ -147,14 +166,23 @@ fn node_reference(path: &str) -> Result<Reference, String> {
         .map_err(|e| format!("cannot run node: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
-        return Err(format!("node reference failed: {text}{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "node reference failed: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let field = |name: &str| -> Result<f64, String> {
         let key = format!("\"{name}\":");
-        let start = text.find(&key).ok_or_else(|| format!("no {name} in {text}"))? + key.len();
+        let start = text
+            .find(&key)
+            .ok_or_else(|| format!("no {name} in {text}"))?
+            + key.len();
         let rest = &text[start..];
         let end = rest.find([',', '}']).unwrap_or(rest.len());
-        rest[..end].trim().parse().map_err(|_| format!("bad {name} in {text}"))
+        rest[..end]
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad {name} in {text}"))
     };
     Ok(Reference {
         chunks_per_s: field("chunks_per_s")?,
@@ -167,7 +195,16 @@ fn node_reference(path: &str) -> Result<Reference, String> {
 /// 10th event a tool-argument fragment (two calls, interleaved), a keep-alive comment every
 /// 997 events, the finish chunk with usage, then `[DONE]`.
 fn generate(events: usize) -> String {
-    const WORDS: [&str; 8] = ["Hello", " world", "，你好", "世界", " stream", "ing ", "数据", " ok."];
+    const WORDS: [&str; 8] = [
+        "Hello",
+        " world",
+        "，你好",
+        "世界",
+        " stream",
+        "ing ",
+        "数据",
+        " ok.",
+    ];
     let head = "{\"id\":\"chatcmpl-bench-0001\",\"object\":\"chat.completion.chunk\",\"created\":1764460800,\"model\":\"deepseek-flash\",\"system_fingerprint\":\"fp_bench\",\"choices\":[{\"index\":0,\"delta\":";
     let tail = ",\"logprobs\":null,\"finish_reason\":null}]}";
     let mut out = String::with_capacity(events * 230);

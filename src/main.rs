@@ -94,7 +94,11 @@ async fn models() -> anyhow::Result<()> {
     let client = wisp_model::DeepSeekClient::new(wisp_model::ModelConfig::from_env()?)?;
     let offered = client.list_models().await?;
     for m in &offered {
-        let mark = if m == client.model() { " (configured)" } else { "" };
+        let mark = if m == client.model() {
+            " (configured)"
+        } else {
+            ""
+        };
         println!("{m}{mark}");
     }
     client.check_model().await?;

@@ -4,15 +4,15 @@
 
 use std::time::Duration;
 
-use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use reqwest::{Response, Url};
-use tokio::time::{timeout_at, Instant};
+use tokio::time::{Instant, timeout_at};
 
-use crate::config::{shorten, ApiKey, ModelConfig};
+use crate::config::{ApiKey, ModelConfig, shorten};
 use crate::decode::{Completion, StreamDecoder, StreamDelta};
 use crate::error::{ErrorKind, ModelError};
 use crate::request::ChatRequest;
-use crate::{limits, wire, StreamLimits};
+use crate::{StreamLimits, limits, wire};
 
 /// A DeepSeek (or any OpenAI-compatible) chat client. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -32,7 +32,10 @@ impl DeepSeekClient {
         let base = Url::parse(config.base_url.trim_end_matches('/')).map_err(|e| {
             ModelError::new(
                 ErrorKind::InvalidConfig,
-                format!("The model base URL \"{}\" is not a URL ({e}).", config.base_url),
+                format!(
+                    "The model base URL \"{}\" is not a URL ({e}).",
+                    config.base_url
+                ),
             )
         })?;
         match base.scheme() {
@@ -44,13 +47,13 @@ impl DeepSeekClient {
                     format!(
                         "The model base URL \"{base}\" uses plain http to a host that is not this machine; use https so the API key is not sent in clear."
                     ),
-                ))
+                ));
             }
             other => {
                 return Err(ModelError::new(
                     ErrorKind::InvalidConfig,
                     format!("The model base URL must start with https:// (got \"{other}:\")."),
-                ))
+                ));
             }
         }
         if config.model.trim().is_empty() {
@@ -112,7 +115,11 @@ impl DeepSeekClient {
             format!(
                 "The configured model \"{}\" is not offered by this account. It offers: {}. Set DEEPSEEK_MODEL or choose one in settings.",
                 shorten(&self.model),
-                if offered.is_empty() { "nothing".to_owned() } else { shorten(&offered.join(", ")) }
+                if offered.is_empty() {
+                    "nothing".to_owned()
+                } else {
+                    shorten(&offered.join(", "))
+                }
             ),
         ))
     }
@@ -181,7 +188,10 @@ impl DeepSeekClient {
             )
         })?;
         let mut auth = HeaderValue::try_from(format!("Bearer {}", key.expose())).map_err(|_| {
-            ModelError::new(ErrorKind::InvalidConfig, "The DeepSeek API key cannot be sent in a header.")
+            ModelError::new(
+                ErrorKind::InvalidConfig,
+                "The DeepSeek API key cannot be sent in a header.",
+            )
         })?;
         auth.set_sensitive(true);
         let response = match timeout_at(deadline, request.header(AUTHORIZATION, auth).send()).await
@@ -210,7 +220,11 @@ impl DeepSeekClient {
         }
         .map(|m| shorten(&key.redact(m.trim())));
         tracing::debug!(status, "model request refused");
-        Err(ModelError::from_status(status, said.as_deref(), retry_after))
+        Err(ModelError::from_status(
+            status,
+            said.as_deref(),
+            retry_after,
+        ))
     }
 }
 
@@ -231,7 +245,7 @@ fn transport_error(e: &reqwest::Error) -> ModelError {
     }
     let host = e
         .url()
-        .map(|u| format!("{}", u.host_str().unwrap_or("?")))
+        .map(|u| u.host_str().unwrap_or("?").to_owned())
         .unwrap_or_default();
     if e.is_connect() || e.is_timeout() {
         ModelError::new(
@@ -241,7 +255,9 @@ fn transport_error(e: &reqwest::Error) -> ModelError {
     } else {
         ModelError::new(
             ErrorKind::ConnectionLost,
-            format!("The connection to the model service at {host} broke before it answered: {cause}."),
+            format!(
+                "The connection to the model service at {host} broke before it answered: {cause}."
+            ),
         )
     }
 }
@@ -254,7 +270,12 @@ async fn read_limited(
     let mut body = Vec::new();
     loop {
         match timeout_at(deadline, response.chunk()).await {
-            Err(_) => return Err(ModelError::new(ErrorKind::IdleTimeout, "The model service stopped answering.")),
+            Err(_) => {
+                return Err(ModelError::new(
+                    ErrorKind::IdleTimeout,
+                    "The model service stopped answering.",
+                ));
+            }
             Ok(Err(_)) => return Err(ModelError::stream_cut()),
             Ok(Ok(None)) => return Ok(body),
             Ok(Ok(Some(piece))) => {

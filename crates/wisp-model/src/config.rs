@@ -168,7 +168,10 @@ mod tests {
     fn key_is_hidden_from_debug_and_errors() {
         let key = ApiKey::new("sk-secret-123").unwrap();
         assert!(!format!("{key:?}").contains("sk-secret"));
-        assert_eq!(key.redact("bad key sk-secret-123!"), "bad key [redacted key]!");
+        assert_eq!(
+            key.redact("bad key sk-secret-123!"),
+            "bad key [redacted key]!"
+        );
         let err = ApiKey::new("sk-with space").unwrap_err();
         assert!(!err.to_string().contains("sk-with"));
         assert_eq!(err.kind(), ErrorKind::InvalidConfig);
@@ -178,7 +181,10 @@ mod tests {
     fn provider_messages_are_shortened_and_stripped_of_control_characters() {
         let long = "x".repeat(limits::MAX_PROVIDER_MESSAGE_CHARS + 5);
         let short = shorten(&long);
-        assert_eq!(short.chars().count(), limits::MAX_PROVIDER_MESSAGE_CHARS + 1);
+        assert_eq!(
+            short.chars().count(),
+            limits::MAX_PROVIDER_MESSAGE_CHARS + 1
+        );
         assert_eq!(shorten("a\nb\u{1b}[31mc"), "ab[31mc");
     }
 }

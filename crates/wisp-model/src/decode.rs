@@ -4,11 +4,11 @@
 //! This is the whole hot path of an answer; the HTTP client only moves bytes into it, and the
 //! `sse_bench` example drives it directly.
 
+use crate::StreamLimits;
 use crate::error::ModelError;
 use crate::request::{AssistantMessage, Continuation, ToolCall};
 use crate::sse::{SseItem, SseParser};
 use crate::wire;
-use crate::StreamLimits;
 
 /// Something that just arrived, for live display. Reasoning is reported by size only: its text
 /// stays inside the [`Completion`]'s private continuation.

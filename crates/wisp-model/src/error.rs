@@ -105,7 +105,9 @@ impl ModelError {
     pub(crate) fn event_too_large(cap: usize) -> Self {
         Self::new(
             ErrorKind::EventTooLarge,
-            format!("The model service sent one stream event larger than {cap} bytes; the answer was abandoned."),
+            format!(
+                "The model service sent one stream event larger than {cap} bytes; the answer was abandoned."
+            ),
         )
     }
 
@@ -166,11 +168,15 @@ impl ModelError {
             ),
             401 => (
                 ErrorKind::Unauthorized,
-                format!("The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY or the key in settings.{said}"),
+                format!(
+                    "The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY or the key in settings.{said}"
+                ),
             ),
             402 => (
                 ErrorKind::InsufficientBalance,
-                format!("The DeepSeek account is out of balance (402). Top it up, then send the message again.{said}"),
+                format!(
+                    "The DeepSeek account is out of balance (402). Top it up, then send the message again.{said}"
+                ),
             ),
             422 => (
                 ErrorKind::InvalidParameters,
@@ -187,7 +193,9 @@ impl ModelError {
             }
             500 => (
                 ErrorKind::ServerError,
-                format!("The model service had an internal error (500); trying again usually helps.{said}"),
+                format!(
+                    "The model service had an internal error (500); trying again usually helps.{said}"
+                ),
             ),
             503 => (
                 ErrorKind::ServerOverloaded,

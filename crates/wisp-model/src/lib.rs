@@ -39,8 +39,8 @@ mod wire;
 
 pub use client::DeepSeekClient;
 pub use config::{
-    ApiKey, ModelConfig, StreamLimits, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_API_KEY, ENV_BASE_URL,
-    ENV_MODEL,
+    ApiKey, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ModelConfig,
+    StreamLimits,
 };
 pub use decode::{Completion, FinishReason, StreamDecoder, StreamDelta, Usage};
 pub use error::{ErrorKind, ModelError};

@@ -231,9 +231,12 @@ mod tests {
 
     #[test]
     fn comments_are_reported_and_other_fields_ignored() {
-        let got =
-            parse_in_pieces(b": keep-alive\nevent: x\nid: 7\nretry: 10\ndata: d\n\n", &[], 100)
-                .unwrap();
+        let got = parse_in_pieces(
+            b": keep-alive\nevent: x\nid: 7\nretry: 10\ndata: d\n\n",
+            &[],
+            100,
+        )
+        .unwrap();
         assert_eq!(got, vec![Got::Comment, data("d")]);
     }
 
@@ -247,8 +250,14 @@ mod tests {
     fn an_unfinished_event_at_the_end_is_dropped_except_done() {
         assert_eq!(parse_in_pieces(b"data: {\"a\"", &[], 100).unwrap(), vec![]);
         assert_eq!(parse_in_pieces(b"data: x\n", &[], 100).unwrap(), vec![]);
-        assert_eq!(parse_in_pieces(b"data: [DONE]", &[], 100).unwrap(), vec![data("[DONE]")]);
-        assert_eq!(parse_in_pieces(b"data: [DONE]\n", &[], 100).unwrap(), vec![data("[DONE]")]);
+        assert_eq!(
+            parse_in_pieces(b"data: [DONE]", &[], 100).unwrap(),
+            vec![data("[DONE]")]
+        );
+        assert_eq!(
+            parse_in_pieces(b"data: [DONE]\n", &[], 100).unwrap(),
+            vec![data("[DONE]")]
+        );
     }
 
     #[test]
@@ -264,7 +273,12 @@ mod tests {
         assert_eq!(err.kind(), crate::ErrorKind::EventTooLarge);
         // Events that each fit pass however many there are: the cap is per event.
         let many = at.repeat(50);
-        assert_eq!(parse_in_pieces(many.as_bytes(), &[5, 99], 16).unwrap().len(), 50);
+        assert_eq!(
+            parse_in_pieces(many.as_bytes(), &[5, 99], 16)
+                .unwrap()
+                .len(),
+            50
+        );
         // Two data lines that are each small but together too large.
         let joined = format!("data: {}\ndata: {}\n\n", "x".repeat(4), "y".repeat(4));
         let err = parse_in_pieces(joined.as_bytes(), &[], 16).unwrap_err();

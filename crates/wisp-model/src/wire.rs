@@ -229,7 +229,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for FirstChoice<'a> {
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an array of choices")
             }
-            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: S,
+            ) -> Result<Self::Value, S::Error> {
                 let mut first = None;
                 while let Some(choice) = seq.next_element::<Choice<'a>>()? {
                     if choice.index == 0 && first.is_none() {

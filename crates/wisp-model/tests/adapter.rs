@@ -8,7 +8,7 @@ use wisp_model::{
     ApiKey, AssistantMessage, ChatRequest, Continuation, DeepSeekClient, ErrorKind, FinishReason,
     Message, ModelConfig, ModelError, ReasoningEffort, StreamDelta, Thinking, ToolSpec,
 };
-use wisp_sim::{Outcome, SimConfig, SimServer, REASONING_CANARY};
+use wisp_sim::{Outcome, REASONING_CANARY, SimConfig, SimServer};
 
 async fn sim() -> SimServer {
     SimServer::start(SimConfig::default()).await.unwrap()
@@ -69,7 +69,10 @@ async fn a_plain_answer_streams_with_usage_and_private_reasoning() {
     assert_eq!(reasoning_seen, c.continuation.expose_private().len());
     let usage = c.usage.unwrap();
     assert!(usage.prompt_tokens > 0 && usage.reasoning_tokens > 0);
-    assert_eq!(usage.cache_hit_tokens + usage.cache_miss_tokens, usage.prompt_tokens);
+    assert_eq!(
+        usage.cache_hit_tokens + usage.cache_miss_tokens,
+        usage.prompt_tokens
+    );
     let sent = &sim.chat_requests()[0];
     assert_eq!(sent.body["stream"], true);
     assert_eq!(sent.body["stream_options"]["include_usage"], true);
@@ -101,16 +104,29 @@ async fn two_calls_then_results_continue_with_reasoning_sent_back() {
     }
     let second = client.stream_chat(&req, |_| {}).await.unwrap();
     assert_eq!(second.finish_reason, FinishReason::Stop);
-    assert!(second.text.contains("result of files_list") && second.text.contains("result of files_read"));
+    assert!(
+        second.text.contains("result of files_list")
+            && second.text.contains("result of files_read")
+    );
 
     let sent = sim.chat_requests();
     let messages = sent[1].body["messages"].as_array().unwrap();
     let assistant = &messages[2];
     assert_eq!(assistant["role"], "assistant");
-    assert!(assistant["reasoning_content"].as_str().unwrap().contains(REASONING_CANARY));
+    assert!(
+        assistant["reasoning_content"]
+            .as_str()
+            .unwrap()
+            .contains(REASONING_CANARY)
+    );
     assert_eq!(assistant["tool_calls"].as_array().unwrap().len(), 2);
     // Every tool call is followed by its result.
-    for (i, call) in assistant["tool_calls"].as_array().unwrap().iter().enumerate() {
+    for (i, call) in assistant["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
         assert_eq!(messages[3 + i]["role"], "tool");
         assert_eq!(messages[3 + i]["tool_call_id"], call["id"]);
     }
@@ -140,10 +156,22 @@ async fn the_simulator_refuses_a_tool_call_message_without_reasoning_like_deepse
     assert!(text.contains("reasoning_content"), "{text}");
 
     // The adapter sends the field even when the continuation is empty, so it is accepted.
-    let call = wisp_model::ToolCall { id: "c".into(), name: "files_list".into(), arguments: "{}".into() };
+    let call = wisp_model::ToolCall {
+        id: "c".into(),
+        name: "files_list".into(),
+        arguments: "{}".into(),
+    };
     let mut req = request("hi");
-    req.messages.push(Message::Assistant(AssistantMessage::with_tool_calls("", vec![call], Continuation::none())));
-    req.messages.push(Message::Tool { call_id: "c".into(), content: "[]".into() });
+    req.messages
+        .push(Message::Assistant(AssistantMessage::with_tool_calls(
+            "",
+            vec![call],
+            Continuation::none(),
+        )));
+    req.messages.push(Message::Tool {
+        call_id: "c".into(),
+        content: "[]".into(),
+    });
     client(&sim).stream_chat(&req, |_| {}).await.unwrap();
 }
 
@@ -155,7 +183,9 @@ async fn thinking_off_and_effort_are_sent_as_deepseek_expects() {
     req.thinking = Thinking::Disabled;
     let c = client.stream_chat(&req, |_| {}).await.unwrap();
     assert!(c.continuation.is_empty());
-    req.thinking = Thinking::Enabled { effort: Some(ReasoningEffort::Max) };
+    req.thinking = Thinking::Enabled {
+        effort: Some(ReasoningEffort::Max),
+    };
     client.stream_chat(&req, |_| {}).await.unwrap();
     let sent = sim.chat_requests();
     assert_eq!(sent[0].body["thinking"]["type"], "disabled");
@@ -175,7 +205,10 @@ async fn models_are_listed_and_an_unoffered_model_is_named_clearly() {
     let client = DeepSeekClient::new(config).unwrap();
     let e = client.check_model().await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ModelNotOffered);
-    assert!(e.to_string().contains("deepseek-imaginary") && e.to_string().contains("deepseek-flash"), "{e}");
+    assert!(
+        e.to_string().contains("deepseek-imaginary") && e.to_string().contains("deepseek-flash"),
+        "{e}"
+    );
     // Sending anyway gets DeepSeek's own 400.
     let e = ask(&client, "hi").await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::BadRequest);
@@ -186,7 +219,9 @@ async fn models_are_listed_and_an_unoffered_model_is_named_clearly() {
 
 async fn fails_with(marker: &str, kind: ErrorKind, retryable: bool) -> ModelError {
     let sim = sim().await;
-    let e = ask(&client(&sim), &format!("hello {marker}")).await.unwrap_err();
+    let e = ask(&client(&sim), &format!("hello {marker}"))
+        .await
+        .unwrap_err();
     assert_eq!(e.kind(), kind, "{marker}: {e}");
     assert_eq!(e.retryable(), retryable, "{marker}");
     e
@@ -258,10 +293,16 @@ async fn a_500_once_then_the_same_request_succeeds() {
 #[tokio::test]
 async fn a_refused_connection_is_a_connect_error() {
     // Bind, learn the port, close: nothing listens there now.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let mut config = ModelConfig::new(Some(ApiKey::new("sk-x").unwrap()));
     config.base_url = format!("http://127.0.0.1:{port}");
-    let e = ask(&DeepSeekClient::new(config).unwrap(), "hi").await.unwrap_err();
+    let e = ask(&DeepSeekClient::new(config).unwrap(), "hi")
+        .await
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Connect, "{e}");
     assert!(e.retryable());
     assert!(e.to_string().contains("127.0.0.1"), "{e}");
@@ -283,8 +324,13 @@ async fn a_connection_reset_before_the_answer_is_retryable() {
     });
     let mut config = ModelConfig::new(Some(ApiKey::new("sk-x").unwrap()));
     config.base_url = format!("http://{addr}");
-    let e = ask(&DeepSeekClient::new(config).unwrap(), "hi").await.unwrap_err();
-    assert!(matches!(e.kind(), ErrorKind::ConnectionLost | ErrorKind::Connect), "{e}");
+    let e = ask(&DeepSeekClient::new(config).unwrap(), "hi")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(e.kind(), ErrorKind::ConnectionLost | ErrorKind::Connect),
+        "{e}"
+    );
     assert!(e.retryable());
 }
 
@@ -319,7 +365,9 @@ async fn the_response_cap_stops_a_long_answer() {
     let sim = sim().await;
     let mut config = config_for(&sim);
     config.limits.max_response_bytes = 2_000;
-    let e = ask(&DeepSeekClient::new(config).unwrap(), "hello").await.unwrap_err();
+    let e = ask(&DeepSeekClient::new(config).unwrap(), "hello")
+        .await
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ResponseTooLarge);
 }
 
@@ -338,7 +386,9 @@ async fn keep_alives_do_not_reset_the_idle_timeout() {
 #[tokio::test]
 async fn a_keep_alive_flood_does_not_disturb_the_answer() {
     let sim = sim().await;
-    let c = ask(&client(&sim), "[demo:multi] [fault:keepalive-flood]").await.unwrap();
+    let c = ask(&client(&sim), "[demo:multi] [fault:keepalive-flood]")
+        .await
+        .unwrap();
     assert_eq!(c.tool_calls.len(), 2);
 }
 
@@ -347,7 +397,9 @@ async fn a_missing_key_is_a_clear_error_and_nothing_is_sent() {
     let sim = sim().await;
     let mut config = config_for(&sim);
     config.api_key = None;
-    let e = ask(&DeepSeekClient::new(config).unwrap(), "hi").await.unwrap_err();
+    let e = ask(&DeepSeekClient::new(config).unwrap(), "hi")
+        .await
+        .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::MissingKey);
     assert!(e.to_string().contains("DEEPSEEK_API_KEY"), "{e}");
     assert!(sim.requests().is_empty());
@@ -361,8 +413,16 @@ async fn plain_http_is_refused_for_hosts_other_than_this_machine() {
     assert_eq!(e.kind(), ErrorKind::InvalidConfig);
     assert!(e.to_string().contains("https"), "{e}");
     config.base_url = "ftp://127.0.0.1".into();
-    assert_eq!(DeepSeekClient::new(config.clone()).unwrap_err().kind(), ErrorKind::InvalidConfig);
-    for ok in ["http://localhost:1", "http://[::1]:1", "https://api.deepseek.com/", "http://127.0.0.2:9/v1"] {
+    assert_eq!(
+        DeepSeekClient::new(config.clone()).unwrap_err().kind(),
+        ErrorKind::InvalidConfig
+    );
+    for ok in [
+        "http://localhost:1",
+        "http://[::1]:1",
+        "https://api.deepseek.com/",
+        "http://127.0.0.2:9/v1",
+    ] {
         config.base_url = ok.into();
         DeepSeekClient::new(config.clone()).unwrap();
     }
@@ -373,7 +433,9 @@ async fn a_base_url_with_a_path_prefix_is_honoured() {
     let sim = sim().await;
     let mut config = config_for(&sim);
     config.base_url = format!("{}/v1/", sim.base_url());
-    ask(&DeepSeekClient::new(config).unwrap(), "hi").await.unwrap();
+    ask(&DeepSeekClient::new(config).unwrap(), "hi")
+        .await
+        .unwrap();
     assert_eq!(sim.chat_requests()[0].path, "/v1/chat/completions");
 }
 
@@ -403,7 +465,10 @@ async fn cancelling_closes_the_stream_at_once() {
             break;
         }
         assert_eq!(outcome, Outcome::Streaming);
-        assert!(tokio::time::Instant::now() < deadline, "the stream was not closed");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the stream was not closed"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

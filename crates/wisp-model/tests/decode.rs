@@ -7,7 +7,10 @@ use wisp_model::{
 
 const INTERLEAVED: &[u8] = include_bytes!("fixtures/interleaved_calls.sse");
 
-fn decode_pieces(pieces: &[&[u8]], limits: &StreamLimits) -> Result<Completion, wisp_model::ModelError> {
+fn decode_pieces(
+    pieces: &[&[u8]],
+    limits: &StreamLimits,
+) -> Result<Completion, wisp_model::ModelError> {
     let mut d = StreamDecoder::new(limits);
     for p in pieces {
         d.feed(p, &mut |_| {})?;
@@ -36,7 +39,9 @@ fn chunk(delta: &str) -> String {
 }
 
 fn finish(reason: &str) -> String {
-    format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"{reason}\"}}]}}\n\ndata: [DONE]\n\n")
+    format!(
+        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"{reason}\"}}]}}\n\ndata: [DONE]\n\n"
+    )
 }
 
 #[test]
@@ -50,12 +55,24 @@ fn interleaved_calls_are_assembled_by_index() {
     assert_eq!(c.tool_calls[0].arguments, r#"{"path": "源码/"}"#);
     assert_eq!(c.tool_calls[1].id, "call_b");
     assert_eq!(c.tool_calls[1].name, "files_read");
-    assert_eq!(c.tool_calls[1].arguments, r#"{"path": "README.md", "length": 4096}"#);
-    assert_eq!(c.continuation.expose_private(), "先看看目录，then read the README.");
+    assert_eq!(
+        c.tool_calls[1].arguments,
+        r#"{"path": "README.md", "length": 4096}"#
+    );
+    assert_eq!(
+        c.continuation.expose_private(),
+        "先看看目录，then read the README."
+    );
     assert_eq!(c.model.as_deref(), Some("deepseek-flash"));
     let u = c.usage.unwrap();
-    assert_eq!((u.prompt_tokens, u.completion_tokens, u.total_tokens), (1200, 80, 1280));
-    assert_eq!((u.cache_hit_tokens, u.cache_miss_tokens, u.reasoning_tokens), (1024, 176, 30));
+    assert_eq!(
+        (u.prompt_tokens, u.completion_tokens, u.total_tokens),
+        (1200, 80, 1280)
+    );
+    assert_eq!(
+        (u.cache_hit_tokens, u.cache_miss_tokens, u.reasoning_tokens),
+        (1024, 176, 30)
+    );
 }
 
 #[test]
@@ -67,7 +84,10 @@ fn a_cut_at_every_byte_offset_gives_the_same_result() {
         assert_eq!(got, whole, "cut at byte {cut}");
     }
     let bytes: Vec<&[u8]> = INTERLEAVED.chunks(1).collect();
-    assert_eq!(summary(&decode_pieces(&bytes, &StreamLimits::default()).unwrap()), whole);
+    assert_eq!(
+        summary(&decode_pieces(&bytes, &StreamLimits::default()).unwrap()),
+        whole
+    );
 }
 
 #[test]
@@ -104,16 +124,27 @@ fn deltas_report_content_and_calls_but_only_the_size_of_reasoning() {
     let c = d.finish().unwrap();
     assert_eq!(text, c.text);
     assert_eq!(reasoning_bytes, c.continuation.expose_private().len());
-    assert_eq!(started, vec![(0, "files_list".to_owned()), (1, "files_read".to_owned())]);
-    assert_eq!(arg_bytes, c.tool_calls.iter().map(|t| t.arguments.len()).sum::<usize>());
+    assert_eq!(
+        started,
+        vec![(0, "files_list".to_owned()), (1, "files_read".to_owned())]
+    );
+    assert_eq!(
+        arg_bytes,
+        c.tool_calls
+            .iter()
+            .map(|t| t.arguments.len())
+            .sum::<usize>()
+    );
 }
 
 #[test]
 fn keep_alive_comments_count_as_no_data() {
     let mut d = StreamDecoder::new(&StreamLimits::default());
-    d.feed(b": keep-alive\n\n: keep-alive\n\n", &mut |_| {}).unwrap();
+    d.feed(b": keep-alive\n\n: keep-alive\n\n", &mut |_| {})
+        .unwrap();
     assert_eq!(d.data_events(), 0);
-    d.feed(chunk(r#"{"content":"a"}"#).as_bytes(), &mut |_| {}).unwrap();
+    d.feed(chunk(r#"{"content":"a"}"#).as_bytes(), &mut |_| {})
+        .unwrap();
     assert_eq!(d.data_events(), 1);
 }
 
@@ -124,19 +155,26 @@ fn every_finish_reason_is_understood() {
         ("length", FinishReason::Length),
         ("content_filter", FinishReason::ContentFilter),
         ("tool_calls", FinishReason::ToolCalls),
-        ("insufficient_system_resource", FinishReason::InsufficientSystemResource),
+        (
+            "insufficient_system_resource",
+            FinishReason::InsufficientSystemResource,
+        ),
         ("something_new", FinishReason::Other("something_new".into())),
     ] {
         let c = decode(finish(wire).as_bytes()).unwrap();
         assert_eq!(c.finish_reason, expect);
     }
-    assert_eq!(decode(b"data: [DONE]\n\n").unwrap().finish_reason, FinishReason::Unspecified);
+    assert_eq!(
+        decode(b"data: [DONE]\n\n").unwrap().finish_reason,
+        FinishReason::Unspecified
+    );
 }
 
 #[test]
 fn invalid_argument_json_stays_raw() {
-    let stream = chunk(r#"{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"files_write","arguments":"{\"path\": "}}]}"#)
-        + &finish("tool_calls");
+    let stream = chunk(
+        r#"{"tool_calls":[{"index":0,"id":"c","type":"function","function":{"name":"files_write","arguments":"{\"path\": "}}]}"#,
+    ) + &finish("tool_calls");
     let c = decode(stream.as_bytes()).unwrap();
     assert_eq!(c.tool_calls[0].arguments, r#"{"path": "#);
 }
@@ -154,7 +192,8 @@ fn a_stream_without_done_is_cut_and_retryable() {
 
 #[test]
 fn malformed_chunk_json_is_a_clear_error() {
-    let stream = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}\n\n".to_owned() + &finish("stop");
+    let stream = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}\n\n".to_owned()
+        + &finish("stop");
     let e = decode(stream.as_bytes()).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::MalformedStream);
     assert!(!e.retryable());
@@ -163,12 +202,19 @@ fn malformed_chunk_json_is_a_clear_error() {
 
 #[test]
 fn a_tool_call_without_id_or_with_two_ids_is_malformed() {
-    let no_id = chunk(r#"{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{}"}}]}"#) + &finish("tool_calls");
-    assert_eq!(decode(no_id.as_bytes()).unwrap_err().kind(), ErrorKind::MalformedStream);
+    let no_id = chunk(r#"{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{}"}}]}"#)
+        + &finish("tool_calls");
+    assert_eq!(
+        decode(no_id.as_bytes()).unwrap_err().kind(),
+        ErrorKind::MalformedStream
+    );
     let two_ids = chunk(r#"{"tool_calls":[{"index":0,"id":"a","function":{"name":"f"}}]}"#)
         + &chunk(r#"{"tool_calls":[{"index":0,"id":"b","function":{"arguments":"{}"}}]}"#)
         + &finish("tool_calls");
-    assert_eq!(decode(two_ids.as_bytes()).unwrap_err().kind(), ErrorKind::MalformedStream);
+    assert_eq!(
+        decode(two_ids.as_bytes()).unwrap_err().kind(),
+        ErrorKind::MalformedStream
+    );
 }
 
 #[test]
@@ -188,15 +234,25 @@ fn other_choices_are_ignored() {
 #[test]
 fn escaped_strings_decode() {
     let stream = chunk(r#"{"content":"line\n\"quoted\" \u4f60\ud83d\ude00"}"#) + &finish("stop");
-    assert_eq!(decode(stream.as_bytes()).unwrap().text, "line\n\"quoted\" 你😀");
+    assert_eq!(
+        decode(stream.as_bytes()).unwrap().text,
+        "line\n\"quoted\" 你😀"
+    );
 }
 
 #[test]
 fn response_cap_holds_at_the_limit_and_fails_one_byte_past() {
-    let limits = |max| StreamLimits { max_response_bytes: max, ..StreamLimits::default() };
+    let limits = |max| StreamLimits {
+        max_response_bytes: max,
+        ..StreamLimits::default()
+    };
     let len = INTERLEAVED.len();
     assert!(decode_pieces(&[INTERLEAVED], &limits(len)).is_ok());
-    let e = decode_pieces(&INTERLEAVED.chunks(100).collect::<Vec<_>>(), &limits(len - 1)).unwrap_err();
+    let e = decode_pieces(
+        &INTERLEAVED.chunks(100).collect::<Vec<_>>(),
+        &limits(len - 1),
+    )
+    .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ResponseTooLarge);
 }
 
@@ -205,7 +261,10 @@ fn event_cap_holds_at_the_limit_and_fails_one_byte_past() {
     let event = chunk(r#"{"content":"0123456789"}"#);
     let line_len = event.trim_end().len();
     let stream = event.clone() + &finish("stop");
-    let limits = |max| StreamLimits { max_event_bytes: max, ..StreamLimits::default() };
+    let limits = |max| StreamLimits {
+        max_event_bytes: max,
+        ..StreamLimits::default()
+    };
     assert!(decode_pieces(&[stream.as_bytes()], &limits(line_len)).is_ok());
     let e = decode_pieces(&[stream.as_bytes()], &limits(line_len - 1)).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::EventTooLarge);
@@ -213,15 +272,24 @@ fn event_cap_holds_at_the_limit_and_fails_one_byte_past() {
 
 #[test]
 fn bytes_after_done_are_not_part_of_the_answer() {
-    let stream = chunk(r#"{"content":"a"}"#) + &finish("stop") + &chunk(r#"{"content":"late"}"#) + "garbage";
+    let stream =
+        chunk(r#"{"content":"a"}"#) + &finish("stop") + &chunk(r#"{"content":"late"}"#) + "garbage";
     assert_eq!(decode(stream.as_bytes()).unwrap().text, "a");
 }
 
 #[test]
 fn the_next_request_carries_the_reasoning_of_a_tool_call_answer() {
     let c = decode(INTERLEAVED).unwrap();
-    let Message::Assistant(m) = Message::Assistant(c.to_message()) else { unreachable!() };
+    let Message::Assistant(m) = Message::Assistant(c.to_message()) else {
+        unreachable!()
+    };
     assert_eq!(m.tool_calls().len(), 2);
-    assert_eq!(m.continuation().expose_private(), c.continuation.expose_private());
-    assert!(!format!("{m:?}").contains("先看看"), "Debug must not show reasoning");
+    assert_eq!(
+        m.continuation().expose_private(),
+        c.continuation.expose_private()
+    );
+    assert!(
+        !format!("{m:?}").contains("先看看"),
+        "Debug must not show reasoning"
+    );
 }

@@ -73,7 +73,10 @@ mod tests {
         assert_eq!(Fault::parse("402"), Some(Fault::Status(402)));
         assert_eq!(Fault::parse("418"), None);
         assert_eq!(Fault::parse("402-once"), None);
-        assert_eq!(Fault::from_marker("hi [fault:stall] there"), Some(Fault::Stall));
+        assert_eq!(
+            Fault::from_marker("hi [fault:stall] there"),
+            Some(Fault::Stall)
+        );
         assert_eq!(Fault::from_marker("hi [fault:stall"), None);
     }
 }

@@ -31,16 +31,16 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::Router;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-pub use fault::{Fault, FAULT_HEADER};
+pub use fault::{FAULT_HEADER, Fault};
 pub use scenario::REASONING_CANARY;
 
 /// How the simulator behaves.
@@ -224,11 +224,22 @@ fn error_response(status: u16, kind: &str, message: &str) -> Response {
 }
 
 /// Records the request; `None` when the key is right, otherwise the 401 to send.
-fn admit(shared: &Shared, method: &Method, uri: &Uri, headers: &HeaderMap, body: Value) -> (usize, Option<Response>) {
+fn admit(
+    shared: &Shared,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Value,
+) -> (usize, Option<Response>) {
     let kept = headers
         .iter()
         .filter(|(n, _)| *n != header::AUTHORIZATION && *n != header::COOKIE)
-        .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .map(|(n, v)| {
+            (
+                n.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
         .collect();
     let mut log = shared.log();
     let seq = log.len();
@@ -247,14 +258,26 @@ fn admit(shared: &Shared, method: &Method, uri: &Uri, headers: &HeaderMap, body:
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or("");
     if presented != shared.config.api_key {
-        let tail: String = presented.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
+        let tail: String = presented
+            .chars()
+            .rev()
+            .take(4)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         let msg = format!("Authentication Fails, Your api key: ****{tail} is invalid");
         return (seq, Some(error_response(401, "authentication_error", &msg)));
     }
     (seq, None)
 }
 
-async fn models(State(shared): State<Arc<Shared>>, method: Method, uri: Uri, headers: HeaderMap) -> Response {
+async fn models(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
     if let (_, Some(refused)) = admit(&shared, &method, &uri, &headers, Value::Null) {
         return refused;
     }
@@ -284,11 +307,17 @@ async fn chat(
         return refused;
     }
     let Ok(body) = parsed else {
-        return error_response(422, "invalid_request_error", "Failed to deserialize the JSON body");
+        return error_response(
+            422,
+            "invalid_request_error",
+            "Failed to deserialize the JSON body",
+        );
     };
     let request = match validate::check(&body, &shared.config.models) {
         Ok(r) => r,
-        Err(refusal) => return error_response(refusal.status, "invalid_request_error", &refusal.message),
+        Err(refusal) => {
+            return error_response(refusal.status, "invalid_request_error", &refusal.message);
+        }
     };
     let latest_user = request
         .messages
@@ -307,7 +336,11 @@ async fn chat(
         Some(Fault::Status(code)) => return status_fault(code),
         Some(Fault::StatusOnce(code)) => {
             let key = scenario::fnv1a(&raw) ^ u64::from(code);
-            let first = shared.fired_once.lock().unwrap_or_else(|e| e.into_inner()).insert(key);
+            let first = shared
+                .fired_once
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key);
             if first {
                 return status_fault(code);
             }
@@ -318,7 +351,8 @@ async fn chat(
     let id = format!("chatcmpl-sim-{:016x}", scenario::fnv1a(&raw));
     let usage = stream::usage(raw.len(), &reply);
     if !request.stream {
-        return axum::Json(stream::completion_body(&id, request.model, &reply, usage)).into_response();
+        return axum::Json(stream::completion_body(&id, request.model, &reply, usage))
+            .into_response();
     }
     let events = stream::sse_events(&id, request.model, &reply, usage);
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(16);
@@ -375,7 +409,9 @@ async fn produce(
         if is_data && data_sent == 3 {
             match fault {
                 Some(Fault::Disconnect) => {
-                    let _ = tx.send(Err(std::io::Error::other("simulated disconnect"))).await;
+                    let _ = tx
+                        .send(Err(std::io::Error::other("simulated disconnect")))
+                        .await;
                     shared.set_outcome(seq, Outcome::Faulted);
                     return;
                 }
@@ -384,7 +420,9 @@ async fn produce(
                     return;
                 }
                 Some(Fault::Malformed) => {
-                    if !send(Bytes::from_static(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}\n\n")).await {
+                    let broken =
+                        b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}\n\n";
+                    if !send(Bytes::from_static(broken)).await {
                         return shared.set_outcome(seq, Outcome::ClientGone);
                     }
                 }
@@ -395,7 +433,10 @@ async fn produce(
                     return;
                 }
                 Some(Fault::HugeEvent) => {
-                    let huge = format!("data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}}}}]}}\n\n", "x".repeat(2 * 1024 * 1024));
+                    let huge = format!(
+                        "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{}\"}}}}]}}\n\n",
+                        "x".repeat(2 * 1024 * 1024)
+                    );
                     if !send(Bytes::from(huge)).await {
                         return shared.set_outcome(seq, Outcome::ClientGone);
                     }

@@ -5,7 +5,7 @@
 //! answer and two sessions never disturb each other. Scenarios are rows of [`SCENARIOS`];
 //! later capabilities add rows.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 /// A string that every scripted reasoning contains, so tests can prove reasoning reaches the
 /// next model request and nothing else.
@@ -122,7 +122,10 @@ pub fn reply(messages: &[Value], thinking: bool) -> Reply {
     };
     Reply {
         reasoning: if thinking {
-            format!("{reasoning} ({REASONING_CANARY}:{}:{})", turn.id_prefix, turn.step)
+            format!(
+                "{reasoning} ({REASONING_CANARY}:{}:{})",
+                turn.id_prefix, turn.step
+            )
         } else {
             String::new()
         },
@@ -133,9 +136,7 @@ pub fn reply(messages: &[Value], thinking: bool) -> Reply {
 
 fn read_turn(messages: &[Value]) -> Turn<'_> {
     let last_user = messages.iter().rposition(|m| role(m) == "user");
-    let user_text = last_user
-        .and_then(|i| text_of(&messages[i]))
-        .unwrap_or("");
+    let user_text = last_user.and_then(|i| text_of(&messages[i])).unwrap_or("");
     let after = last_user.map_or(messages, |i| &messages[i + 1..]);
     let step = after
         .iter()
@@ -143,8 +144,14 @@ fn read_turn(messages: &[Value]) -> Turn<'_> {
         .count();
     // The latest round: tool messages after the last assistant message that made calls.
     let mut results = Vec::new();
-    if let Some(a) = after.iter().rposition(|m| role(m) == "assistant" && has_tool_calls(m)) {
-        let calls = after[a]["tool_calls"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    if let Some(a) = after
+        .iter()
+        .rposition(|m| role(m) == "assistant" && has_tool_calls(m))
+    {
+        let calls = after[a]["tool_calls"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         for m in after[a + 1..].iter().filter(|m| role(m) == "tool") {
             let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
             let tool = calls
@@ -205,7 +212,10 @@ fn outcome(content: &str) -> &'static str {
 }
 
 fn excerpt(content: &str) -> String {
-    let flat: String = content.chars().map(|c| if c == '\n' { ' ' } else { c }).collect();
+    let flat: String = content
+        .chars()
+        .map(|c| if c == '\n' { ' ' } else { c })
+        .collect();
     let mut out: String = flat.chars().take(160).collect();
     if flat.chars().count() > 160 {
         out.push('…');
@@ -217,7 +227,15 @@ fn report(turn: &Turn<'_>) -> String {
     turn.results
         .iter()
         .enumerate()
-        .map(|(i, r)| format!("\n{}. {} {}: {}", i + 1, r.tool, outcome(r.content), excerpt(r.content)))
+        .map(|(i, r)| {
+            format!(
+                "\n{}. {} {}: {}",
+                i + 1,
+                r.tool,
+                outcome(r.content),
+                excerpt(r.content)
+            )
+        })
         .collect()
 }
 
@@ -234,7 +252,8 @@ fn plain(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
 }
 
 /// The text `[demo:write]` writes.
-pub const DEMO_WRITE_CONTENT: &str = "Hello from the Wisp simulator.\n你好，这是 Wisp 模拟器写的文件。\n";
+pub const DEMO_WRITE_CONTENT: &str =
+    "Hello from the Wisp simulator.\n你好，这是 Wisp 模拟器写的文件。\n";
 
 fn demo_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     if turn.step == 0 {
@@ -246,7 +265,9 @@ fn demo_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
         );
     }
     let said = match turn.results.first().map(|r| outcome(r.content)) {
-        Some("rejected") => "The write was rejected, so nothing was written. 写入被拒绝，未写任何内容。",
+        Some("rejected") => {
+            "The write was rejected, so nothing was written. 写入被拒绝，未写任何内容。"
+        }
         Some("failed") => "The write failed. 写入失败。",
         Some(_) => "wisp-demo.txt was written. 已写入 wisp-demo.txt。",
         None => "The write tool returned no result. 写入工具没有返回结果。",
@@ -271,7 +292,10 @@ fn demo_multi(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     }
     (
         "Summarise both results.".to_owned(),
-        format!("Here is what the two tools returned 两个工具的结果：{}", report(turn)),
+        format!(
+            "Here is what the two tools returned 两个工具的结果：{}",
+            report(turn)
+        ),
         Vec::new(),
     )
 }
@@ -279,12 +303,39 @@ fn demo_multi(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
 fn demo_escape(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     if turn.step == 0 {
         let calls = vec![
-            turn.call(0, "files_read", json!({"path": "../outside.txt"}).to_string()),
-            turn.call(1, "files_read", json!({"path": "/etc/hostname"}).to_string()),
-            turn.call(2, "files_read", json!({"path": "link-out/secret.txt"}).to_string()),
-            turn.call(3, "files_write", json!({"path": "../wisp-escape.txt", "content": "must never be written"}).to_string()),
-            turn.call(4, "files_write", json!({"path": "/tmp/wisp-escape.txt", "content": "must never be written"}).to_string()),
-            turn.call(5, "files_write", json!({"path": "link-out/wisp-escape.txt", "content": "must never be written"}).to_string()),
+            turn.call(
+                0,
+                "files_read",
+                json!({"path": "../outside.txt"}).to_string(),
+            ),
+            turn.call(
+                1,
+                "files_read",
+                json!({"path": "/etc/hostname"}).to_string(),
+            ),
+            turn.call(
+                2,
+                "files_read",
+                json!({"path": "link-out/secret.txt"}).to_string(),
+            ),
+            turn.call(
+                3,
+                "files_write",
+                json!({"path": "../wisp-escape.txt", "content": "must never be written"})
+                    .to_string(),
+            ),
+            turn.call(
+                4,
+                "files_write",
+                json!({"path": "/tmp/wisp-escape.txt", "content": "must never be written"})
+                    .to_string(),
+            ),
+            turn.call(
+                5,
+                "files_write",
+                json!({"path": "link-out/wisp-escape.txt", "content": "must never be written"})
+                    .to_string(),
+            ),
         ];
         return (
             "Probe paths outside the project: parent, absolute, and through a symlink.".to_owned(),
@@ -294,7 +345,10 @@ fn demo_escape(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     }
     (
         "Report every refusal.".to_owned(),
-        format!("Each attempt to reach outside the project 越界访问的结果：{}", report(turn)),
+        format!(
+            "Each attempt to reach outside the project 越界访问的结果：{}",
+            report(turn)
+        ),
         Vec::new(),
     )
 }
@@ -366,7 +420,9 @@ mod tests {
             ("{\"written\":12}", "was written"),
         ] {
             let mut h = history.clone();
-            h.push(json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": result}));
+            h.push(
+                json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": result}),
+            );
             let second = reply(&h, false);
             assert!(second.tool_calls.is_empty());
             assert!(second.reasoning.is_empty());

@@ -2,7 +2,7 @@
 //! content in small pieces, tool-call fragments interleaved by index, keep-alive comments,
 //! usage on the last chunk, `[DONE]`) and the body of a non-streamed one.
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
 use crate::scenario::Reply;
 
@@ -18,7 +18,11 @@ pub(crate) fn usage(request_bytes: usize, reply: &Reply) -> Value {
     let hit = prompt / 2 / 64 * 64;
     let reasoning = (reply.reasoning.chars().count() / 3) as u64;
     let visible = reply.content.chars().count()
-        + reply.tool_calls.iter().map(|c| c.arguments.len() + c.name.len()).sum::<usize>();
+        + reply
+            .tool_calls
+            .iter()
+            .map(|c| c.arguments.len() + c.name.len())
+            .sum::<usize>();
     let completion = reasoning + (visible / 3) as u64 + 1;
     json!({
         "prompt_tokens": prompt,
@@ -64,7 +68,11 @@ pub(crate) fn sse_events(id: &str, model: &str, reply: &Reply, usage: Value) -> 
         format!("data: {c}\n\n")
     };
     let mut events = vec![": keep-alive\n\n".to_owned()];
-    events.push(chunk(json!({"role": "assistant", "content": ""}), Value::Null, None));
+    events.push(chunk(
+        json!({"role": "assistant", "content": ""}),
+        Value::Null,
+        None,
+    ));
     for p in pieces(&reply.reasoning) {
         events.push(chunk(json!({"reasoning_content": p}), Value::Null, None));
     }
@@ -80,7 +88,11 @@ pub(crate) fn sse_events(id: &str, model: &str, reply: &Reply, usage: Value) -> 
             None,
         ));
     }
-    let arg_pieces: Vec<Vec<&str>> = reply.tool_calls.iter().map(|c| pieces(&c.arguments)).collect();
+    let arg_pieces: Vec<Vec<&str>> = reply
+        .tool_calls
+        .iter()
+        .map(|c| pieces(&c.arguments))
+        .collect();
     let rounds = arg_pieces.iter().map(Vec::len).max().unwrap_or(0);
     for round in 0..rounds {
         for (i, call_pieces) in arg_pieces.iter().enumerate() {
@@ -93,7 +105,11 @@ pub(crate) fn sse_events(id: &str, model: &str, reply: &Reply, usage: Value) -> 
             }
         }
     }
-    events.push(chunk(json!({"content": ""}), json!(reply.finish_reason()), Some(&usage)));
+    events.push(chunk(
+        json!({"content": ""}),
+        json!(reply.finish_reason()),
+        Some(&usage),
+    ));
     events.push("data: [DONE]\n\n".to_owned());
     // A keep-alive now and then, as DeepSeek sends while it works.
     let mut with_keepalives = Vec::with_capacity(events.len() + events.len() / 7);
@@ -116,8 +132,10 @@ pub(crate) fn completion_body(id: &str, model: &str, reply: &Reply, usage: Value
         message["tool_calls"] = reply
             .tool_calls
             .iter()
-            .map(|c| json!({"id": c.id, "type": "function",
-                            "function": {"name": c.name, "arguments": c.arguments}}))
+            .map(|c| {
+                json!({"id": c.id, "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments}})
+            })
             .collect();
     }
     json!({
@@ -160,8 +178,16 @@ mod tests {
             reasoning: "think".into(),
             content: "hi".into(),
             tool_calls: vec![
-                SimCall { id: "a".into(), name: "files_list".into(), arguments: "{\"path\":\".\"}".into() },
-                SimCall { id: "b".into(), name: "files_read".into(), arguments: "{\"path\":\"README.md\"}".into() },
+                SimCall {
+                    id: "a".into(),
+                    name: "files_list".into(),
+                    arguments: "{\"path\":\".\"}".into(),
+                },
+                SimCall {
+                    id: "b".into(),
+                    name: "files_read".into(),
+                    arguments: "{\"path\":\"README.md\"}".into(),
+                },
             ],
         };
         let events = sse_events("id", "m", &reply, json!({"prompt_tokens": 1}));
@@ -177,7 +203,10 @@ mod tests {
             .filter_map(|c| c["choices"][0]["delta"]["tool_calls"][0]["index"].as_u64())
             .collect();
         // Both calls start, then their argument pieces alternate.
-        assert!(indexes.windows(2).filter(|w| w[0] != w[1]).count() >= 3, "{indexes:?}");
+        assert!(
+            indexes.windows(2).filter(|w| w[0] != w[1]).count() >= 3,
+            "{indexes:?}"
+        );
         let last = data.last().unwrap();
         assert_eq!(last["choices"][0]["finish_reason"], "tool_calls");
         assert_eq!(last["usage"]["prompt_tokens"], 1);

@@ -25,10 +25,12 @@ pub(crate) struct Checked<'a> {
 }
 
 pub(crate) fn check<'a>(body: &'a Value, offered: &[String]) -> Result<Checked<'a>, Refusal> {
-    let model = body
-        .get("model")
-        .and_then(Value::as_str)
-        .ok_or_else(|| refuse(422, "Failed to deserialize the JSON body into the target type: missing field `model`"))?;
+    let model = body.get("model").and_then(Value::as_str).ok_or_else(|| {
+        refuse(
+            422,
+            "Failed to deserialize the JSON body into the target type: missing field `model`",
+        )
+    })?;
     if !offered.iter().any(|m| m == model) {
         return Err(refuse(400, "Model Not Exist"));
     }
@@ -49,7 +51,12 @@ pub(crate) fn check<'a>(body: &'a Value, offered: &[String]) -> Result<Checked<'
         Some(t) => match t.get("type").and_then(Value::as_str) {
             Some("enabled") => true,
             Some("disabled") => false,
-            _ => return Err(refuse(422, "thinking.type: expected `enabled` or `disabled`")),
+            _ => {
+                return Err(refuse(
+                    422,
+                    "thinking.type: expected `enabled` or `disabled`",
+                ));
+            }
         },
     };
     if let Some(effort) = body.get("reasoning_effort") {
@@ -80,14 +87,23 @@ fn check_tools(tools: Option<&Value>) -> Result<(), Refusal> {
         let name = t["function"]["name"].as_str().unwrap_or("");
         let valid = !name.is_empty()
             && name.len() <= 64
-            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
         if !valid {
-            return Err(refuse(400, format!("Invalid 'tools[{i}].function.name': must match ^[a-zA-Z0-9_-]{{1,64}}$")));
+            return Err(refuse(
+                400,
+                format!("Invalid 'tools[{i}].function.name': must match ^[a-zA-Z0-9_-]{{1,64}}$"),
+            ));
         }
-        if let Some(p) = t["function"].get("parameters") {
-            if !p.is_object() {
-                return Err(refuse(422, format!("tools[{i}].function.parameters: expected an object")));
-            }
+        if t["function"]
+            .get("parameters")
+            .is_some_and(|p| !p.is_object())
+        {
+            return Err(refuse(
+                422,
+                format!("tools[{i}].function.parameters: expected an object"),
+            ));
         }
     }
     Ok(())
@@ -103,28 +119,54 @@ fn check_sequence(messages: &[Value], thinking: bool) -> Result<(), Refusal> {
             "tool" => {
                 let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
                 let Some(pos) = open.iter().position(|o| *o == id) else {
-                    return Err(refuse(400, format!("messages[{i}]: Messages with role 'tool' must be a response to a preceding message with 'tool_calls'")));
+                    return Err(refuse(
+                        400,
+                        format!(
+                            "messages[{i}]: Messages with role 'tool' must be a response to a preceding message with 'tool_calls'"
+                        ),
+                    ));
                 };
                 open.remove(pos);
                 continue;
             }
             "system" | "user" | "assistant" => {}
             other => {
-                return Err(refuse(422, format!("messages[{i}].role: unknown variant `{other}`")));
+                return Err(refuse(
+                    422,
+                    format!("messages[{i}].role: unknown variant `{other}`"),
+                ));
             }
         }
         if !open.is_empty() {
-            return Err(refuse(400, format!("messages[{i}]: An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)")));
+            return Err(refuse(
+                400,
+                format!(
+                    "messages[{i}]: An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)"
+                ),
+            ));
         }
-        if role == "assistant" {
-            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array).filter(|c| !c.is_empty()) {
+        if role == "assistant"
+            && let Some(calls) = m
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .filter(|c| !c.is_empty())
+        {
+            {
                 if thinking && !m.get("reasoning_content").is_some_and(Value::is_string) {
-                    return Err(refuse(400, "The `reasoning_content` in the thinking mode must be passed back to the API."));
+                    return Err(refuse(
+                        400,
+                        "The `reasoning_content` in the thinking mode must be passed back to the API.",
+                    ));
                 }
                 for c in calls {
                     let id = c.get("id").and_then(Value::as_str).unwrap_or("");
                     if id.is_empty() || c["function"]["name"].as_str().is_none() {
-                        return Err(refuse(422, format!("messages[{i}].tool_calls: each call needs an id and a function name")));
+                        return Err(refuse(
+                            422,
+                            format!(
+                                "messages[{i}].tool_calls: each call needs an id and a function name"
+                            ),
+                        ));
                     }
                     open.push(id);
                 }
@@ -132,7 +174,10 @@ fn check_sequence(messages: &[Value], thinking: bool) -> Result<(), Refusal> {
         }
     }
     if !open.is_empty() {
-        return Err(refuse(400, "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)"));
+        return Err(refuse(
+            400,
+            "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)",
+        ));
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The simulator's HTTP surface, checked with a plain HTTP client.
 
-use serde_json::{json, Value};
-use wisp_sim::{Outcome, SimConfig, SimServer, FAULT_HEADER};
+use serde_json::{Value, json};
+use wisp_sim::{FAULT_HEADER, Outcome, SimConfig, SimServer};
 
 async fn post(sim: &SimServer, key: &str, body: &Value) -> (u16, String) {
     let r = reqwest::Client::new()
@@ -21,7 +21,12 @@ fn body(messages: Value, stream: bool) -> Value {
 #[tokio::test]
 async fn a_wrong_key_gets_deepseeks_401_and_is_not_recorded() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
-    let (status, text) = post(&sim, "sk-not-the-key", &body(json!([{"role": "user", "content": "hi"}]), false)).await;
+    let (status, text) = post(
+        &sim,
+        "sk-not-the-key",
+        &body(json!([{"role": "user", "content": "hi"}]), false),
+    )
+    .await;
     assert_eq!(status, 401);
     let err: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(err["error"]["type"], "authentication_error");
@@ -34,28 +39,45 @@ async fn a_wrong_key_gets_deepseeks_401_and_is_not_recorded() {
 #[tokio::test]
 async fn the_same_request_gets_byte_identical_streams() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
-    let b = body(json!([{"role": "user", "content": "[demo:multi] 你好"}]), true);
+    let b = body(
+        json!([{"role": "user", "content": "[demo:multi] 你好"}]),
+        true,
+    );
     let (s1, t1) = post(&sim, sim.api_key(), &b).await;
     let (s2, t2) = post(&sim, sim.api_key(), &b).await;
     assert_eq!((s1, s2), (200, 200));
     assert_eq!(t1, t2);
     assert!(t1.ends_with("data: [DONE]\n\n"));
     assert!(t1.contains(": keep-alive"));
-    assert!(sim.requests().iter().all(|r| r.outcome == Outcome::Completed));
+    assert!(
+        sim.requests()
+            .iter()
+            .all(|r| r.outcome == Outcome::Completed)
+    );
 }
 
 #[tokio::test]
 async fn tool_calls_must_be_followed_by_their_results() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
     let call = json!({"id": "c1", "type": "function", "function": {"name": "files_list", "arguments": "{}"}});
-    let assistant = json!({"role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [call]});
-    let missing = body(json!([{"role": "user", "content": "hi"}, assistant, {"role": "user", "content": "again"}]), false);
+    let assistant =
+        json!({"role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [call]});
+    let missing = body(
+        json!([{"role": "user", "content": "hi"}, assistant, {"role": "user", "content": "again"}]),
+        false,
+    );
     let (status, text) = post(&sim, sim.api_key(), &missing).await;
     assert_eq!(status, 400, "{text}");
     assert!(text.contains("tool_call_id"), "{text}");
-    let orphan = body(json!([{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "r"}]), false);
+    let orphan = body(
+        json!([{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "x", "content": "r"}]),
+        false,
+    );
     assert_eq!(post(&sim, sim.api_key(), &orphan).await.0, 400);
-    let answered = body(json!([{"role": "user", "content": "hi"}, assistant, {"role": "tool", "tool_call_id": "c1", "content": "[]"}]), false);
+    let answered = body(
+        json!([{"role": "user", "content": "hi"}, assistant, {"role": "tool", "tool_call_id": "c1", "content": "[]"}]),
+        false,
+    );
     assert_eq!(post(&sim, sim.api_key(), &answered).await.0, 200);
 }
 
@@ -76,7 +98,11 @@ async fn thinking_mode_needs_reasoning_back_and_non_thinking_does_not() {
     let (status, text) = post(&sim, sim.api_key(), &off).await;
     assert_eq!(status, 200, "{text}");
     let answer: Value = serde_json::from_str(&text).unwrap();
-    assert!(answer["choices"][0]["message"].get("reasoning_content").is_none());
+    assert!(
+        answer["choices"][0]["message"]
+            .get("reasoning_content")
+            .is_none()
+    );
 }
 
 #[tokio::test]

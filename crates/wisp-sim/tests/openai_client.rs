@@ -28,11 +28,21 @@ async fn the_official_openai_client_works_against_the_simulator() {
     .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "openai client failed:\n{stdout}\n{stderr}");
+    assert!(
+        output.status.success(),
+        "openai client failed:\n{stdout}\n{stderr}"
+    );
     let line: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(line["ok"], true);
     assert_eq!(
         line["passed"],
-        serde_json::json!(["models", "non-stream", "stream", "stream-helper", "auth", "retry"])
+        serde_json::json!([
+            "models",
+            "non-stream",
+            "stream",
+            "stream-helper",
+            "auth",
+            "retry"
+        ])
     );
 }
