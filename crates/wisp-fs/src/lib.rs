@@ -1,0 +1,449 @@
+//! Sandboxed file tools for one authorized root: `files_list`, `files_read`, `files_write`.
+//!
+//! Every access goes through a `cap_std::fs::Dir` handle of the root, so on Linux the kernel
+//! (`openat2` with `RESOLVE_BENEATH`) refuses `..`, absolute paths and symlinks that lead out —
+//! also when a path is swapped between approval and execution (APPR-06 decision). Paths are
+//! additionally checked as text first, only to give a clear message.
+//!
+//! Writes are prepared (validated) before approval and re-validated at execution, then done
+//! atomically: a temp file in the same directory, fsync, rename (DEC-02). A write never goes
+//! through a symlink and never creates parent directories.
+//!
+//! This crate knows nothing of approvals, runs or HTTP; it never prints.
+
+pub mod limits;
+
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Component, Path, PathBuf};
+
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, OpenOptions};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// Why a file operation was refused or failed. `Display` is the message for the model and the
+/// person: short, specific, actionable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FsError {
+    /// The class.
+    pub kind: FsErrorKind,
+    /// The sentence.
+    pub message: String,
+}
+
+/// Classes of [`FsError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FsErrorKind {
+    /// The path is malformed (empty, too long, NUL).
+    InvalidPath,
+    /// The path leads outside the authorized root.
+    OutsideRoot,
+    /// Nothing there.
+    NotFound,
+    /// Expected a directory.
+    NotADirectory,
+    /// Expected a file.
+    IsADirectory,
+    /// A symlink where a write would go through it.
+    Symlink,
+    /// Not UTF-8 text.
+    Binary,
+    /// Over a limit.
+    TooLarge,
+    /// The target changed between approval and execution.
+    Changed,
+    /// Anything else the OS reported.
+    Io,
+}
+
+impl std::fmt::Display for FsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FsError {}
+
+fn err(kind: FsErrorKind, message: impl Into<String>) -> FsError {
+    FsError {
+        kind,
+        message: message.into(),
+    }
+}
+
+fn io_err(path: &str, e: &std::io::Error) -> FsError {
+    use std::io::ErrorKind as K;
+    match e.kind() {
+        K::NotFound => err(FsErrorKind::NotFound, format!("{path}: no such file or directory")),
+        K::PermissionDenied => {
+            // cap-std reports an escape attempt as PermissionDenied.
+            err(
+                FsErrorKind::OutsideRoot,
+                format!("{path}: refused, the path leads outside the authorized project folder"),
+            )
+        }
+        K::NotADirectory => err(FsErrorKind::NotADirectory, format!("{path}: a part of the path is not a directory")),
+        K::IsADirectory => err(FsErrorKind::IsADirectory, format!("{path}: is a directory")),
+        _ => err(FsErrorKind::Io, format!("{path}: {e}")),
+    }
+}
+
+/// A path argument checked as text: relative, no `..`, no NUL, not too long. `.` and empty
+/// mean the root.
+fn check_path(path: &str) -> Result<PathBuf, FsError> {
+    if path.len() > limits::MAX_PATH_BYTES {
+        return Err(err(FsErrorKind::InvalidPath, format!("path longer than {} bytes", limits::MAX_PATH_BYTES)));
+    }
+    if path.contains('\0') {
+        return Err(err(FsErrorKind::InvalidPath, "path contains a NUL byte"));
+    }
+    let p = Path::new(path);
+    let mut clean = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(n) => clean.push(n),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                return Err(err(
+                    FsErrorKind::OutsideRoot,
+                    format!("{path}: refused, '..' is not allowed; paths are relative to the project folder"),
+                ));
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(err(
+                    FsErrorKind::OutsideRoot,
+                    format!("{path}: refused, absolute paths are not allowed; paths are relative to the project folder"),
+                ));
+            }
+        }
+    }
+    Ok(clean)
+}
+
+/// One directory entry of `files_list`.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Entry {
+    /// File name.
+    pub name: String,
+    /// `file`, `dir`, `symlink` or `other`. Symlinks are listed, never followed.
+    pub kind: &'static str,
+    /// Size in bytes (files only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// Result of `files_list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Listing {
+    /// The listed directory, relative to the root.
+    pub path: String,
+    /// Entries sorted by name; hidden entries included.
+    pub entries: Vec<Entry>,
+    /// Whether entries were left out because of the cap.
+    pub truncated: bool,
+    /// How many entries the directory has in all.
+    pub total: usize,
+    /// Entries left out and why (names that are not UTF-8).
+    pub skipped: Vec<String>,
+}
+
+/// Result of `files_read`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReadText {
+    /// The file, relative to the root.
+    pub path: String,
+    /// The text from `offset`.
+    pub content: String,
+    /// Byte offset of `content` in the file.
+    pub offset: u64,
+    /// The file's size.
+    pub size: u64,
+    /// Whether more of the file follows (read again from `nextOffset`).
+    pub partial: bool,
+    /// Where the next part starts, when partial.
+    #[serde(rename = "nextOffset", skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+}
+
+/// What a target was when a write was prepared: execution refuses if it is something else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TargetState {
+    /// Nothing there: the write creates the file.
+    Absent,
+    /// A regular file with this identity and version. Inode numbers are reused at once after a
+    /// delete, so size and modification time are part of it (APPR-04: any detected change).
+    File {
+        /// Device.
+        dev: u64,
+        /// Inode.
+        ino: u64,
+        /// Size in bytes.
+        len: u64,
+        /// Modification time, nanoseconds since the epoch.
+        mtime_ns: i128,
+    },
+}
+
+/// A validated write, ready for approval.
+#[derive(Debug, Clone)]
+pub struct WritePlan {
+    /// The path as given (normalised).
+    pub path: String,
+    /// The exact content.
+    pub content: String,
+    /// What the target was when prepared.
+    pub target: TargetState,
+}
+
+/// Result of an executed write.
+#[derive(Debug, Clone, Serialize)]
+pub struct Written {
+    /// The file, relative to the root.
+    pub path: String,
+    /// Bytes written.
+    pub bytes: usize,
+    /// Whether the file was new.
+    pub created: bool,
+    /// SHA-256 (hex) of the content now on disk.
+    pub sha256: String,
+}
+
+/// An authorized root and its directory handle.
+#[derive(Debug)]
+pub struct Sandbox {
+    root: PathBuf,
+    dir: Dir,
+}
+
+impl Sandbox {
+    /// Opens the root. It must be an existing directory.
+    pub fn open(root: &Path) -> Result<Self, FsError> {
+        let shown = root.display().to_string();
+        let canonical = std::fs::canonicalize(root).map_err(|e| io_err(&shown, &e))?;
+        if !canonical.is_dir() {
+            return Err(err(FsErrorKind::NotADirectory, format!("{shown} is not a directory")));
+        }
+        let dir = Dir::open_ambient_dir(&canonical, ambient_authority()).map_err(|e| io_err(&shown, &e))?;
+        Ok(Self { root: canonical, dir })
+    }
+
+    /// The canonical root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `files_list {path}`.
+    pub fn list(&self, path: &str) -> Result<Listing, FsError> {
+        let rel = check_path(path)?;
+        let shown = display(&rel);
+        let dir = if rel.as_os_str().is_empty() {
+            self.dir.try_clone().map_err(|e| io_err(&shown, &e))?
+        } else {
+            self.dir.open_dir(&rel).map_err(|e| io_err(&shown, &e))?
+        };
+        let mut entries = Vec::new();
+        let mut skipped = Vec::new();
+        for entry in dir.entries().map_err(|e| io_err(&shown, &e))? {
+            let entry = entry.map_err(|e| io_err(&shown, &e))?;
+            let Ok(name) = entry.file_name().into_string() else {
+                skipped.push("an entry whose name is not UTF-8".to_owned());
+                continue;
+            };
+            let ft = entry.file_type().map_err(|e| io_err(&shown, &e))?;
+            let (kind, size) = if ft.is_symlink() {
+                ("symlink", None)
+            } else if ft.is_dir() {
+                ("dir", None)
+            } else if ft.is_file() {
+                ("file", entry.metadata().ok().map(|m| m.len()))
+            } else {
+                ("other", None)
+            };
+            entries.push(Entry { name, kind, size });
+        }
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        let total = entries.len();
+        let truncated = total > limits::MAX_LIST_ENTRIES;
+        entries.truncate(limits::MAX_LIST_ENTRIES);
+        Ok(Listing {
+            path: shown,
+            entries,
+            truncated,
+            total,
+            skipped,
+        })
+    }
+
+    /// `files_read {path, offset?, length?}`: UTF-8 text, at most
+    /// [`limits::MAX_READ_BYTES`] per call.
+    pub fn read(&self, path: &str, offset: Option<u64>, length: Option<u64>) -> Result<ReadText, FsError> {
+        let rel = check_path(path)?;
+        let shown = display(&rel);
+        if rel.as_os_str().is_empty() {
+            return Err(err(FsErrorKind::IsADirectory, ". is the project folder; use files_list"));
+        }
+        let mut file = self.dir.open(&rel).map_err(|e| io_err(&shown, &e))?;
+        let meta = file.metadata().map_err(|e| io_err(&shown, &e))?;
+        if meta.is_dir() {
+            return Err(err(FsErrorKind::IsADirectory, format!("{shown}: is a directory; use files_list")));
+        }
+        let size = meta.len();
+        let mut sniff = vec![0u8; limits::BINARY_SNIFF_BYTES.min(size as usize)];
+        file.read_exact(&mut sniff).map_err(|e| io_err(&shown, &e))?;
+        if sniff.contains(&0) {
+            return Err(err(FsErrorKind::Binary, format!("{shown}: binary file ({size} bytes); only UTF-8 text can be read")));
+        }
+        let offset = offset.unwrap_or(0);
+        if offset > size {
+            return Err(err(FsErrorKind::InvalidPath, format!("{shown}: offset {offset} is past the end ({size} bytes)")));
+        }
+        let want = length.unwrap_or(u64::MAX).min(limits::MAX_READ_BYTES as u64).min(size - offset) as usize;
+        file.seek(SeekFrom::Start(offset)).map_err(|e| io_err(&shown, &e))?;
+        let mut buf = vec![0u8; want];
+        file.read_exact(&mut buf).map_err(|e| io_err(&shown, &e))?;
+        if offset > 0 && buf.first().is_some_and(|b| (0x80..0xC0).contains(b)) {
+            return Err(err(FsErrorKind::InvalidPath, format!("{shown}: offset {offset} is inside a character")));
+        }
+        // A part may end inside a character: stop before it, the next part starts there.
+        let text_len = match std::str::from_utf8(&buf) {
+            Ok(_) => buf.len(),
+            Err(e) if e.error_len().is_none() && offset + want as u64 != size => e.valid_up_to(),
+            Err(_) => {
+                return Err(err(FsErrorKind::Binary, format!("{shown}: not UTF-8 text; only UTF-8 text can be read")));
+            }
+        };
+        buf.truncate(text_len);
+        let end = offset + text_len as u64;
+        let content = String::from_utf8(buf)
+            .map_err(|_| err(FsErrorKind::Binary, format!("{shown}: not UTF-8 text")))?;
+        Ok(ReadText {
+            path: shown,
+            content,
+            offset,
+            size,
+            partial: end < size,
+            next_offset: (end < size).then_some(end),
+        })
+    }
+
+    /// Validates `files_write {path, content}` before approval: inside the root, parent exists,
+    /// target is not a directory or symlink, content within the cap.
+    pub fn prepare_write(&self, path: &str, content: String) -> Result<WritePlan, FsError> {
+        if content.len() > limits::MAX_WRITE_BYTES {
+            return Err(err(
+                FsErrorKind::TooLarge,
+                format!("content is {} bytes; files_write takes at most {}", content.len(), limits::MAX_WRITE_BYTES),
+            ));
+        }
+        let rel = check_path(path)?;
+        let shown = display(&rel);
+        let target = self.inspect_target(&rel, &shown)?;
+        Ok(WritePlan {
+            path: shown,
+            content,
+            target,
+        })
+    }
+
+    /// Executes an approved write: re-validates everything [`Sandbox::prepare_write`] checked,
+    /// refuses if the target changed, then writes atomically.
+    pub fn write(&self, plan: &WritePlan) -> Result<Written, FsError> {
+        let rel = check_path(&plan.path)?;
+        let now = self.inspect_target(&rel, &plan.path)?;
+        if now != plan.target {
+            return Err(err(
+                FsErrorKind::Changed,
+                format!("{}: the file changed after it was approved; nothing was written", plan.path),
+            ));
+        }
+        let (parent, name) = split(&rel);
+        let parent_dir = match parent {
+            Some(p) => self.dir.open_dir(p).map_err(|e| io_err(&plan.path, &e))?,
+            None => self.dir.try_clone().map_err(|e| io_err(&plan.path, &e))?,
+        };
+        let temp = temp_name(name);
+        let mut file = parent_dir
+            .open_with(&temp, OpenOptions::new().write(true).create_new(true))
+            .map_err(|e| io_err(&plan.path, &e))?;
+        let result = (|| {
+            file.write_all(plan.content.as_bytes())?;
+            file.sync_all()?;
+            drop(file);
+            parent_dir.rename(&temp, &parent_dir, name)?;
+            // The rename itself is durable once the directory is synced.
+            parent_dir.open(".").and_then(|d| d.sync_all())
+        })();
+        if let Err(e) = result {
+            let _ = parent_dir.remove_file(&temp);
+            return Err(io_err(&plan.path, &e));
+        }
+        Ok(Written {
+            path: plan.path.clone(),
+            bytes: plan.content.len(),
+            created: plan.target == TargetState::Absent,
+            sha256: hex::encode(Sha256::digest(plan.content.as_bytes())),
+        })
+    }
+
+    fn inspect_target(&self, rel: &Path, shown: &str) -> Result<TargetState, FsError> {
+        let (parent, _) = split(rel);
+        if rel.as_os_str().is_empty() {
+            return Err(err(FsErrorKind::IsADirectory, "the project folder itself cannot be written"));
+        }
+        if let Some(p) = parent {
+            let meta = self.dir.metadata(p).map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => err(
+                    FsErrorKind::NotFound,
+                    format!("{shown}: the parent folder {} does not exist; files_write does not create folders", display(p)),
+                ),
+                _ => io_err(shown, &e),
+            })?;
+            if !meta.is_dir() {
+                return Err(err(FsErrorKind::NotADirectory, format!("{shown}: {} is not a folder", display(p))));
+            }
+        }
+        match self.dir.symlink_metadata(rel) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(TargetState::Absent),
+            Err(e) => Err(io_err(shown, &e)),
+            Ok(m) if m.file_type().is_symlink() => Err(err(
+                FsErrorKind::Symlink,
+                format!("{shown}: is a symbolic link; files_write never writes through links"),
+            )),
+            Ok(m) if m.is_dir() => Err(err(FsErrorKind::IsADirectory, format!("{shown}: is a directory"))),
+            Ok(m) if m.is_file() => {
+                use cap_std::fs::MetadataExt;
+                Ok(TargetState::File {
+                    dev: m.dev(),
+                    ino: m.ino(),
+                    len: m.len(),
+                    mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+                })
+            }
+            Ok(_) => Err(err(FsErrorKind::Io, format!("{shown}: not a regular file"))),
+        }
+    }
+}
+
+fn split(rel: &Path) -> (Option<&Path>, &Path) {
+    let name = rel.file_name().map(Path::new).unwrap_or(rel);
+    let parent = rel.parent().filter(|p| !p.as_os_str().is_empty());
+    (parent, name)
+}
+
+fn temp_name(name: &Path) -> PathBuf {
+    let mut bytes = [0u8; 8];
+    // A collision only makes create_new fail, which is reported; it never overwrites.
+    let _ = getrandom::fill(&mut bytes);
+    PathBuf::from(format!(".{}.wisp-tmp-{}", name.display(), hex::encode(bytes)))
+}
+
+fn display(rel: &Path) -> String {
+    if rel.as_os_str().is_empty() {
+        ".".to_owned()
+    } else {
+        rel.display().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests;
