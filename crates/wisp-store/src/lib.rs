@@ -1,0 +1,628 @@
+//! Wisp's SQLite store (WAL): projects, sessions, runs, steps, tool calls, approvals, the
+//! append-only event log with a per-session sequence, and private continuations in a table of
+//! their own.
+//!
+//! Reads return `wisp-protocol` types; SQL stays in this crate. Reasoning is written by
+//! [`Store::put_continuation`] and read only by [`Store::model_history`]: no query that builds
+//! an API answer or an event touches `private_continuations`.
+//!
+//! WAL with `synchronous = NORMAL` survives the Host being killed at any point (a committed
+//! transaction is in the log; an uncommitted one is rolled back on open). This crate never
+//! prints and holds no async state: callers keep each call short.
+
+mod migrations;
+
+use std::path::Path;
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::Value;
+use wisp_protocol as p;
+
+/// A store error. The message names what failed; SQL text and data never appear in it.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A stored value could not be read back.
+    #[error("database holds an unreadable {0}")]
+    Corrupt(&'static str),
+    /// The database is newer than this build.
+    #[error("the database was written by a newer Wisp (schema {found}, this build knows {known})")]
+    TooNew {
+        /// Schema in the file.
+        found: i64,
+        /// Schema this build knows.
+        known: i64,
+    },
+}
+
+type Result<T> = std::result::Result<T, StoreError>;
+
+/// A run of the model history of a session, for building the next request.
+#[derive(Debug, Clone)]
+pub struct HistoryRun {
+    /// The user message.
+    pub text: String,
+    /// The rounds, in order.
+    pub steps: Vec<HistoryStep>,
+    /// The final answer, when there was one.
+    pub final_text: Option<String>,
+}
+
+/// One round of [`HistoryRun`].
+#[derive(Debug, Clone)]
+pub struct HistoryStep {
+    /// Visible text.
+    pub text: String,
+    /// Private reasoning of the round.
+    pub reasoning: String,
+    /// (call ID, tool, raw arguments, result) of every call that has a result.
+    pub calls: Vec<(String, String, String, Option<String>)>,
+}
+
+/// A stored approval.
+#[derive(Debug, Clone)]
+pub struct StoredApproval {
+    /// ID.
+    pub id: String,
+    /// Session it belongs to.
+    pub session_id: String,
+    /// Run it belongs to.
+    pub run_id: String,
+    /// The call.
+    pub call_id: String,
+    /// Digest of the canonical arguments.
+    pub digest: String,
+    /// State.
+    pub state: p::ApprovalState,
+}
+
+/// The database.
+pub struct Store {
+    conn: Mutex<Connection>,
+}
+
+/// A wire name of a serde enum (`awaiting_approval`).
+fn name<T: serde::Serialize>(v: T) -> String {
+    match serde_json::to_value(v) {
+        Ok(Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(s: &str, what: &'static str) -> Result<T> {
+    serde_json::from_value(Value::String(s.to_owned())).map_err(|_| StoreError::Corrupt(what))
+}
+
+impl Store {
+    /// Opens (creating if needed) and migrates the database at `path`.
+    pub fn open(path: &Path) -> Result<Self> {
+        let conn = Connection::open(path)?;
+        Self::setup(conn)
+    }
+
+    /// An in-memory database (tests).
+    pub fn open_in_memory() -> Result<Self> {
+        Self::setup(Connection::open_in_memory()?)
+    }
+
+    fn setup(mut conn: Connection) -> Result<Self> {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrate(&mut conn)?;
+        Ok(Self { conn: Mutex::new(conn) })
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave a transaction half-applied: SQLite rolls
+        // back an unfinished one. The connection itself is still usable.
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The schema version.
+    pub fn schema_version(&self) -> Result<i64> {
+        Ok(self.conn().query_row("PRAGMA user_version", [], |r| r.get(0))?)
+    }
+
+    /// Closes cleanly: checkpoints the WAL into the main file.
+    pub fn close(&self) -> Result<()> {
+        self.conn().execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+        Ok(())
+    }
+
+    // ---- projects ------------------------------------------------------------------------
+
+    /// Adds a project, or returns the existing one with the same root.
+    pub fn upsert_project(&self, id: &str, root: &str, at: i64) -> Result<p::Project> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO projects (id, root, created_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT(root) DO UPDATE SET revoked_at = NULL",
+            params![id, root, at],
+        )?;
+        Ok(conn.query_row(
+            "SELECT id, root, created_at FROM projects WHERE root = ?1",
+            [root],
+            |r| Ok(p::Project { id: r.get(0)?, root: r.get(1)?, created_at: r.get(2)? }),
+        )?)
+    }
+
+    /// Every project that is not revoked, oldest first.
+    pub fn projects(&self) -> Result<Vec<p::Project>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT id, root, created_at FROM projects WHERE revoked_at IS NULL ORDER BY created_at, id",
+        )?;
+        let rows = stmt.query_map([], |r| Ok(p::Project { id: r.get(0)?, root: r.get(1)?, created_at: r.get(2)? }))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// One project, if it exists and is not revoked.
+    pub fn project(&self, id: &str) -> Result<Option<p::Project>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id, root, created_at FROM projects WHERE id = ?1 AND revoked_at IS NULL",
+                [id],
+                |r| Ok(p::Project { id: r.get(0)?, root: r.get(1)?, created_at: r.get(2)? }),
+            )
+            .optional()?)
+    }
+
+    // ---- sessions ------------------------------------------------------------------------
+
+    /// Adds a session.
+    pub fn insert_session(&self, id: &str, project_id: Option<&str>, title: &str, at: i64) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO sessions (id, project_id, title, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![id, project_id, title, at],
+        )?;
+        Ok(())
+    }
+
+    /// One session (without `active_run_id`, which is the runtime's to fill in).
+    pub fn session(&self, id: &str) -> Result<Option<p::Session>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT s.id, s.project_id, p.root, s.title, s.created_at FROM sessions s
+                 LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL WHERE s.id = ?1",
+                [id],
+                session_row,
+            )
+            .optional()?)
+    }
+
+    /// Every session, newest first.
+    pub fn sessions(&self) -> Result<Vec<p::Session>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT s.id, s.project_id, p.root, s.title, s.created_at FROM sessions s
+             LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL
+             ORDER BY s.created_at DESC, s.id DESC",
+        )?;
+        let rows = stmt.query_map([], session_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    // ---- runs ----------------------------------------------------------------------------
+
+    /// Adds a run in `running` state.
+    pub fn insert_run(&self, id: &str, session_id: &str, text: &str, mode: p::Mode, at: i64) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO runs (id, session_id, ordinal, text, status, mode, created_at)
+             VALUES (?1, ?2, (SELECT COALESCE(MAX(ordinal), 0) + 1 FROM runs WHERE session_id = ?2), ?3, 'running', ?4, ?5)",
+            params![id, session_id, text, name(mode), at],
+        )?;
+        Ok(())
+    }
+
+    /// Sets a run's status while it is in flight.
+    pub fn set_run_status(&self, id: &str, status: p::RunStatus) -> Result<()> {
+        self.conn().execute("UPDATE runs SET status = ?2 WHERE id = ?1", params![id, name(status)])?;
+        Ok(())
+    }
+
+    /// Ends a run.
+    pub fn finish_run(
+        &self,
+        id: &str,
+        status: p::RunStatus,
+        final_text: Option<&str>,
+        error: Option<&p::RunError>,
+        usage: &p::Usage,
+        at: i64,
+    ) -> Result<()> {
+        let usage = serde_json::to_string(usage).map_err(|_| StoreError::Corrupt("usage"))?;
+        self.conn().execute(
+            "UPDATE runs SET status = ?2, final_text = ?3, error_kind = ?4, error_message = ?5, usage = ?6, ended_at = ?7
+             WHERE id = ?1",
+            params![id, name(status), final_text, error.map(|e| &e.kind), error.map(|e| &e.message), usage, at],
+        )?;
+        Ok(())
+    }
+
+    /// Runs left `running` or `awaiting_approval` (the Host stopped under them) become
+    /// `interrupted`, their unfinished calls `cancelled`, and every pending approval `void`.
+    /// Returns (session, run) of each interrupted run. Nothing is replayed (RUN-11).
+    pub fn interrupt_unfinished(&self, at: i64) -> Result<Vec<(String, String)>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let runs: Vec<(String, String)> = {
+            let mut stmt = tx.prepare("SELECT session_id, id FROM runs WHERE status IN ('running', 'awaiting_approval')")?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        tx.execute(
+            "UPDATE runs SET status = 'interrupted', ended_at = ?1 WHERE status IN ('running', 'awaiting_approval')",
+            [at],
+        )?;
+        tx.execute(
+            "UPDATE tool_calls SET status = 'cancelled' WHERE status IN ('pending', 'awaiting_approval', 'running')",
+            [],
+        )?;
+        tx.execute("UPDATE approvals SET state = 'void', decided_at = ?1 WHERE state = 'pending'", [at])?;
+        tx.commit()?;
+        Ok(runs)
+    }
+
+    /// One run with its steps, calls and approvals.
+    pub fn run(&self, id: &str) -> Result<Option<p::Run>> {
+        let conn = self.conn();
+        let Some(mut run) = conn
+            .query_row(
+                "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at
+                 FROM runs WHERE id = ?1",
+                [id],
+                run_row,
+            )
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        fill_run(&conn, &mut run)?;
+        Ok(Some(run.into_run()?))
+    }
+
+    /// A page of a session's runs, newest first. `cursor` is the `nextCursor` of the previous
+    /// page.
+    pub fn runs_page(&self, session_id: &str, cursor: Option<i64>, limit: u32) -> Result<(Vec<p::Run>, Option<i64>)> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, ordinal
+             FROM runs WHERE session_id = ?1 AND ordinal < ?2 ORDER BY ordinal DESC LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![session_id, cursor.unwrap_or(i64::MAX), i64::from(limit) + 1], |r| {
+            Ok((run_row(r)?, r.get::<_, i64>(11)?))
+        })?;
+        let mut rows: Vec<(RawRun, i64)> = rows.collect::<rusqlite::Result<_>>()?;
+        let next = if rows.len() > limit as usize {
+            rows.truncate(limit as usize);
+            rows.last().map(|(_, ordinal)| *ordinal)
+        } else {
+            None
+        };
+        let mut out = Vec::with_capacity(rows.len());
+        for (mut raw, _) in rows {
+            fill_run(&conn, &mut raw)?;
+            out.push(raw.into_run()?);
+        }
+        Ok((out, next))
+    }
+
+    /// What the model must be sent of a session's earlier runs: user messages, rounds with
+    /// their calls, results and private reasoning, final answers. Runs without a final answer
+    /// contribute the calls that got results, so the model knows what already happened.
+    pub fn model_history(&self, session_id: &str, before_run: &str) -> Result<Vec<HistoryRun>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT id, text, final_text FROM runs WHERE session_id = ?1 AND id != ?2 ORDER BY ordinal",
+        )?;
+        let runs: Vec<(String, String, Option<String>)> =
+            stmt.query_map(params![session_id, before_run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+        let mut out = Vec::with_capacity(runs.len());
+        for (run_id, text, final_text) in runs {
+            let mut steps_stmt = conn.prepare(
+                "SELECT s.idx, s.text, COALESCE(c.reasoning, '') FROM steps s
+                 LEFT JOIN private_continuations c ON c.run_id = s.run_id AND c.step = s.idx
+                 WHERE s.run_id = ?1 ORDER BY s.idx",
+            )?;
+            let steps: Vec<(i64, String, String)> = steps_stmt
+                .query_map([&run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            let mut calls_stmt = conn.prepare(
+                "SELECT call_id, tool, arguments, result FROM tool_calls WHERE run_id = ?1 AND step = ?2 ORDER BY position",
+            )?;
+            let mut history_steps = Vec::new();
+            for (idx, text, reasoning) in steps {
+                let calls = calls_stmt
+                    .query_map(params![&run_id, idx], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
+                history_steps.push(HistoryStep { text, reasoning, calls });
+            }
+            out.push(HistoryRun { text, steps: history_steps, final_text });
+        }
+        Ok(out)
+    }
+
+    // ---- steps, calls, continuations -----------------------------------------------------
+
+    /// Records a finished model round, its calls (status `pending`) and its private
+    /// reasoning, in one transaction.
+    pub fn insert_step(
+        &self,
+        run_id: &str,
+        idx: u32,
+        text: &str,
+        calls: &[(String, String, String)],
+        reasoning: &str,
+    ) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute("INSERT INTO steps (run_id, idx, text) VALUES (?1, ?2, ?3)", params![run_id, idx, text])?;
+        for (pos, (call_id, tool, args)) in calls.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO tool_calls (run_id, step, position, call_id, tool, arguments, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending')",
+                params![run_id, idx, pos as i64, call_id, tool, args],
+            )?;
+        }
+        if !reasoning.is_empty() {
+            tx.execute(
+                "INSERT INTO private_continuations (run_id, step, reasoning) VALUES (?1, ?2, ?3)",
+                params![run_id, idx, reasoning],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Sets a call's status and (when given) its result.
+    pub fn set_call(&self, run_id: &str, call_id: &str, status: p::ToolCallStatus, result: Option<&str>) -> Result<()> {
+        self.conn().execute(
+            "UPDATE tool_calls SET status = ?3, result = COALESCE(?4, result) WHERE run_id = ?1 AND call_id = ?2",
+            params![run_id, call_id, name(status), result],
+        )?;
+        Ok(())
+    }
+
+    /// The reasoning of every round of a run, for tests of privacy and for restarts.
+    pub fn continuations(&self, run_id: &str) -> Result<Vec<(u32, String)>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare("SELECT step, reasoning FROM private_continuations WHERE run_id = ?1 ORDER BY step")?;
+        let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    // ---- approvals -----------------------------------------------------------------------
+
+    /// Adds a pending approval.
+    #[allow(clippy::too_many_arguments)]
+    pub fn insert_approval(
+        &self,
+        id: &str,
+        session_id: &str,
+        run_id: &str,
+        call_id: &str,
+        tool: &str,
+        canonical_arguments: &str,
+        digest: &str,
+        at: i64,
+    ) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO approvals (id, session_id, run_id, call_id, tool, arguments, digest, state, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8)",
+            params![id, session_id, run_id, call_id, tool, canonical_arguments, digest, at],
+        )?;
+        Ok(())
+    }
+
+    /// Moves a pending approval to `state`. Returns false when it was not pending (the caller
+    /// lost a race or it was already used): the transition happens at most once.
+    pub fn resolve_approval(&self, id: &str, state: p::ApprovalState, at: i64) -> Result<bool> {
+        let n = self.conn().execute(
+            "UPDATE approvals SET state = ?2, decided_at = ?3 WHERE id = ?1 AND state = 'pending'",
+            params![id, name(state), at],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// One approval.
+    pub fn approval(&self, id: &str) -> Result<Option<StoredApproval>> {
+        let row = self
+            .conn()
+            .query_row(
+                "SELECT id, session_id, run_id, call_id, digest, state FROM approvals WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get::<_, String>(5)?)),
+            )
+            .optional()?;
+        row.map(|(id, session_id, run_id, call_id, digest, state)| {
+            Ok(StoredApproval { id, session_id, run_id, call_id, digest, state: parse(&state, "approval state")? })
+        })
+        .transpose()
+    }
+
+    // ---- events --------------------------------------------------------------------------
+
+    /// Appends an event, assigning the session's next sequence number.
+    pub fn append_event(&self, session_id: &str, run_id: Option<&str>, at: i64, kind: &p::EventKind) -> Result<p::Event> {
+        let body = serde_json::to_string(kind).map_err(|_| StoreError::Corrupt("event"))?;
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let seq: i64 = tx.query_row(
+            "UPDATE sessions SET next_seq = next_seq + 1 WHERE id = ?1 RETURNING next_seq - 1",
+            [session_id],
+            |r| r.get(0),
+        )?;
+        tx.execute(
+            "INSERT INTO events (session_id, seq, run_id, at, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![session_id, seq, run_id, at, body],
+        )?;
+        tx.commit()?;
+        Ok(p::Event { seq: seq as u64, session_id: session_id.to_owned(), run_id: run_id.map(str::to_owned), at, kind: kind.clone() })
+    }
+
+    /// Events of a session after `after`, oldest first, at most `limit`.
+    pub fn events_after(&self, session_id: &str, after: u64, limit: u32) -> Result<Vec<p::Event>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT seq, run_id, at, body FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+        )?;
+        let rows = stmt.query_map(params![session_id, after as i64, limit], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, run_id, at, body) = row?;
+            let kind: p::EventKind = serde_json::from_str(&body).map_err(|_| StoreError::Corrupt("event"))?;
+            out.push(p::Event { seq: seq as u64, session_id: session_id.to_owned(), run_id, at, kind });
+        }
+        Ok(out)
+    }
+}
+
+fn migrate(conn: &mut Connection) -> Result<()> {
+    let known = migrations::MIGRATIONS.len() as i64;
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if found > known {
+        return Err(StoreError::TooNew { found, known });
+    }
+    for (i, sql) in migrations::MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Applies only the first `n` migrations (tests of upgrading an old database).
+#[doc(hidden)]
+pub fn create_at_version(path: &Path, n: usize) -> Result<()> {
+    let mut conn = Connection::open(path)?;
+    for (i, sql) in migrations::MIGRATIONS.iter().enumerate().take(n) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", i as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<p::Session> {
+    Ok(p::Session {
+        id: r.get(0)?,
+        project_id: r.get(1)?,
+        root: r.get(2)?,
+        title: r.get(3)?,
+        created_at: r.get(4)?,
+        active_run_id: None,
+    })
+}
+
+struct RawRun {
+    id: String,
+    session_id: String,
+    text: String,
+    status: String,
+    mode: String,
+    final_text: Option<String>,
+    error_kind: Option<String>,
+    error_message: Option<String>,
+    usage: String,
+    created_at: i64,
+    ended_at: Option<i64>,
+    steps: Vec<p::Step>,
+}
+
+fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
+    Ok(RawRun {
+        id: r.get(0)?,
+        session_id: r.get(1)?,
+        text: r.get(2)?,
+        status: r.get(3)?,
+        mode: r.get(4)?,
+        final_text: r.get(5)?,
+        error_kind: r.get(6)?,
+        error_message: r.get(7)?,
+        usage: r.get(8)?,
+        created_at: r.get(9)?,
+        ended_at: r.get(10)?,
+        steps: Vec::new(),
+    })
+}
+
+impl RawRun {
+    fn into_run(self) -> Result<p::Run> {
+        Ok(p::Run {
+            id: self.id,
+            session_id: self.session_id,
+            text: self.text,
+            status: parse(&self.status, "run status")?,
+            mode: parse(&self.mode, "run mode")?,
+            steps: self.steps,
+            final_text: self.final_text,
+            error: match (self.error_kind, self.error_message) {
+                (Some(kind), Some(message)) => Some(p::RunError { kind, message }),
+                _ => None,
+            },
+            usage: serde_json::from_str(&self.usage).unwrap_or_default(),
+            created_at: self.created_at,
+            ended_at: self.ended_at,
+        })
+    }
+}
+
+fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
+    let mut steps_stmt = conn.prepare("SELECT idx, text FROM steps WHERE run_id = ?1 ORDER BY idx")?;
+    let steps: Vec<(u32, String)> =
+        steps_stmt.query_map([&run.id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    let mut calls_stmt = conn.prepare(
+        "SELECT c.call_id, c.tool, c.arguments, c.status, c.result, a.id, a.state, a.digest, a.arguments
+         FROM tool_calls c LEFT JOIN approvals a ON a.run_id = c.run_id AND a.call_id = c.call_id
+         WHERE c.run_id = ?1 AND c.step = ?2 ORDER BY c.position",
+    )?;
+    for (idx, text) in steps {
+        let rows = calls_stmt.query_map(params![&run.id, idx], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, Option<String>>(4)?,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, Option<String>>(6)?,
+                r.get::<_, Option<String>>(7)?,
+                r.get::<_, Option<String>>(8)?,
+            ))
+        })?;
+        let mut tool_calls = Vec::new();
+        for row in rows {
+            let (call_id, tool, args, status, result, a_id, a_state, a_digest, a_args) = row?;
+            let approval = match (a_id, a_state, a_digest) {
+                (Some(id), Some(state), Some(digest)) => Some(p::Approval {
+                    id,
+                    state: parse(&state, "approval state")?,
+                    digest,
+                    arguments: a_args.and_then(|a| serde_json::from_str(&a).ok()).unwrap_or(Value::Null),
+                }),
+                _ => None,
+            };
+            tool_calls.push(p::ToolCall {
+                call_id,
+                tool,
+                arguments: serde_json::from_str(&args).unwrap_or(Value::String(args)),
+                status: parse(&status, "call status")?,
+                result,
+                approval,
+            });
+        }
+        run.steps.push(p::Step { index: idx, text, tool_calls });
+    }
+    Ok(())
+}

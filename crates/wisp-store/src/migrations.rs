@@ -1,0 +1,85 @@
+//! Numbered schema migrations. `PRAGMA user_version` is the number of the last one applied;
+//! a migration is never edited once released, only followed by a new one.
+
+/// Each entry is applied once, in order, in its own transaction.
+pub(crate) const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    r#"
+    CREATE TABLE projects (
+        id TEXT PRIMARY KEY,
+        root TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL
+    );
+    CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        project_id TEXT REFERENCES projects(id),
+        title TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        next_seq INTEGER NOT NULL DEFAULT 1
+    );
+    CREATE TABLE runs (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        ordinal INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        status TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        final_text TEXT,
+        error_kind TEXT,
+        error_message TEXT,
+        usage TEXT NOT NULL DEFAULT '{}',
+        created_at INTEGER NOT NULL,
+        ended_at INTEGER,
+        UNIQUE (session_id, ordinal)
+    );
+    CREATE TABLE steps (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        idx INTEGER NOT NULL,
+        text TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (run_id, idx)
+    );
+    CREATE TABLE tool_calls (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        step INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        status TEXT NOT NULL,
+        result TEXT,
+        PRIMARY KEY (run_id, step, position)
+    );
+    CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        arguments TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        decided_at INTEGER
+    );
+    CREATE TABLE events (
+        session_id TEXT NOT NULL REFERENCES sessions(id),
+        seq INTEGER NOT NULL,
+        run_id TEXT,
+        at INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    );
+    -- Reasoning and other provider continuation data: never joined into anything the API returns.
+    CREATE TABLE private_continuations (
+        run_id TEXT NOT NULL REFERENCES runs(id),
+        step INTEGER NOT NULL,
+        reasoning TEXT NOT NULL,
+        PRIMARY KEY (run_id, step)
+    );
+    "#,
+    // 2: authorizations can be revoked (DEC-03) without deleting the sessions that used them.
+    r#"
+    ALTER TABLE projects ADD COLUMN revoked_at INTEGER;
+    CREATE INDEX approvals_by_run ON approvals(run_id);
+    "#,
+];
