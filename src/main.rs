@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+mod serve;
+
 /// Wisp: a local host for AI agents that work on a project folder you authorize.
 #[derive(Parser)]
 #[command(name = "wisp", version, about, long_about = None)]
@@ -20,6 +22,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Start the Host: the local API and UI on 127.0.0.1, with the project folder authorized.
+    ///
+    /// Prints the UI's URL (it carries the per-launch token) and opens it. Without --simulate
+    /// the model is DeepSeek, configured by DEEPSEEK_BASE_URL, DEEPSEEK_MODEL and
+    /// DEEPSEEK_API_KEY. WISP_TOKEN (32+ characters) fixes the token for scripts.
+    Serve(ServeArgs),
     /// Run the scripted DeepSeek-compatible server alone, for trying clients against it.
     ///
     /// It answers `POST /chat/completions` and `GET /models` like DeepSeek, with scripted
@@ -39,15 +47,36 @@ enum Command {
     Models,
 }
 
+/// `wisp serve` arguments.
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Use the built-in scripted DeepSeek-compatible server instead of a real model.
+    #[arg(long)]
+    simulate: bool,
+    /// Port on 127.0.0.1 (0 picks a free one).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+    /// Where the database and log live (default: $XDG_DATA_HOME/wisp or ~/.local/share/wisp).
+    #[arg(long)]
+    data_dir: Option<std::path::PathBuf>,
+    /// Do not open the browser.
+    #[arg(long)]
+    no_open: bool,
+    /// The project folder to authorize; new sessions start in it.
+    project_dir: Option<std::path::PathBuf>,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("WISP_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    if !matches!(cli.command, Command::Serve(_)) {
+        tracing_subscriber::fmt()
+            .with_env_filter(
+                tracing_subscriber::EnvFilter::try_from_env("WISP_LOG")
+                    .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            )
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -57,6 +86,7 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
+            Command::Serve(args) => serve::run(args).await,
             Command::Sim { port, pace_ms } => sim(port, pace_ms).await,
             Command::Models => models().await,
         }

@@ -74,7 +74,10 @@ fn err(kind: FsErrorKind, message: impl Into<String>) -> FsError {
 fn io_err(path: &str, e: &std::io::Error) -> FsError {
     use std::io::ErrorKind as K;
     match e.kind() {
-        K::NotFound => err(FsErrorKind::NotFound, format!("{path}: no such file or directory")),
+        K::NotFound => err(
+            FsErrorKind::NotFound,
+            format!("{path}: no such file or directory"),
+        ),
         K::PermissionDenied => {
             // cap-std reports an escape attempt as PermissionDenied.
             err(
@@ -82,7 +85,10 @@ fn io_err(path: &str, e: &std::io::Error) -> FsError {
                 format!("{path}: refused, the path leads outside the authorized project folder"),
             )
         }
-        K::NotADirectory => err(FsErrorKind::NotADirectory, format!("{path}: a part of the path is not a directory")),
+        K::NotADirectory => err(
+            FsErrorKind::NotADirectory,
+            format!("{path}: a part of the path is not a directory"),
+        ),
         K::IsADirectory => err(FsErrorKind::IsADirectory, format!("{path}: is a directory")),
         _ => err(FsErrorKind::Io, format!("{path}: {e}")),
     }
@@ -92,7 +98,10 @@ fn io_err(path: &str, e: &std::io::Error) -> FsError {
 /// mean the root.
 fn check_path(path: &str) -> Result<PathBuf, FsError> {
     if path.len() > limits::MAX_PATH_BYTES {
-        return Err(err(FsErrorKind::InvalidPath, format!("path longer than {} bytes", limits::MAX_PATH_BYTES)));
+        return Err(err(
+            FsErrorKind::InvalidPath,
+            format!("path longer than {} bytes", limits::MAX_PATH_BYTES),
+        ));
     }
     if path.contains('\0') {
         return Err(err(FsErrorKind::InvalidPath, "path contains a NUL byte"));
@@ -106,13 +115,17 @@ fn check_path(path: &str) -> Result<PathBuf, FsError> {
             Component::ParentDir => {
                 return Err(err(
                     FsErrorKind::OutsideRoot,
-                    format!("{path}: refused, '..' is not allowed; paths are relative to the project folder"),
+                    format!(
+                        "{path}: refused, '..' is not allowed; paths are relative to the project folder"
+                    ),
                 ));
             }
             Component::RootDir | Component::Prefix(_) => {
                 return Err(err(
                     FsErrorKind::OutsideRoot,
-                    format!("{path}: refused, absolute paths are not allowed; paths are relative to the project folder"),
+                    format!(
+                        "{path}: refused, absolute paths are not allowed; paths are relative to the project folder"
+                    ),
                 ));
             }
         }
@@ -221,10 +234,17 @@ impl Sandbox {
         let shown = root.display().to_string();
         let canonical = std::fs::canonicalize(root).map_err(|e| io_err(&shown, &e))?;
         if !canonical.is_dir() {
-            return Err(err(FsErrorKind::NotADirectory, format!("{shown} is not a directory")));
+            return Err(err(
+                FsErrorKind::NotADirectory,
+                format!("{shown} is not a directory"),
+            ));
         }
-        let dir = Dir::open_ambient_dir(&canonical, ambient_authority()).map_err(|e| io_err(&shown, &e))?;
-        Ok(Self { root: canonical, dir })
+        let dir = Dir::open_ambient_dir(&canonical, ambient_authority())
+            .map_err(|e| io_err(&shown, &e))?;
+        Ok(Self {
+            root: canonical,
+            dir,
+        })
     }
 
     /// The canonical root.
@@ -276,40 +296,68 @@ impl Sandbox {
 
     /// `files_read {path, offset?, length?}`: UTF-8 text, at most
     /// [`limits::MAX_READ_BYTES`] per call.
-    pub fn read(&self, path: &str, offset: Option<u64>, length: Option<u64>) -> Result<ReadText, FsError> {
+    pub fn read(
+        &self,
+        path: &str,
+        offset: Option<u64>,
+        length: Option<u64>,
+    ) -> Result<ReadText, FsError> {
         let rel = check_path(path)?;
         let shown = display(&rel);
         if rel.as_os_str().is_empty() {
-            return Err(err(FsErrorKind::IsADirectory, ". is the project folder; use files_list"));
+            return Err(err(
+                FsErrorKind::IsADirectory,
+                ". is the project folder; use files_list",
+            ));
         }
         let mut file = self.dir.open(&rel).map_err(|e| io_err(&shown, &e))?;
         let meta = file.metadata().map_err(|e| io_err(&shown, &e))?;
         if meta.is_dir() {
-            return Err(err(FsErrorKind::IsADirectory, format!("{shown}: is a directory; use files_list")));
+            return Err(err(
+                FsErrorKind::IsADirectory,
+                format!("{shown}: is a directory; use files_list"),
+            ));
         }
         let size = meta.len();
         let mut sniff = vec![0u8; limits::BINARY_SNIFF_BYTES.min(size as usize)];
-        file.read_exact(&mut sniff).map_err(|e| io_err(&shown, &e))?;
+        file.read_exact(&mut sniff)
+            .map_err(|e| io_err(&shown, &e))?;
         if sniff.contains(&0) {
-            return Err(err(FsErrorKind::Binary, format!("{shown}: binary file ({size} bytes); only UTF-8 text can be read")));
+            return Err(err(
+                FsErrorKind::Binary,
+                format!("{shown}: binary file ({size} bytes); only UTF-8 text can be read"),
+            ));
         }
         let offset = offset.unwrap_or(0);
         if offset > size {
-            return Err(err(FsErrorKind::InvalidPath, format!("{shown}: offset {offset} is past the end ({size} bytes)")));
+            return Err(err(
+                FsErrorKind::InvalidPath,
+                format!("{shown}: offset {offset} is past the end ({size} bytes)"),
+            ));
         }
-        let want = length.unwrap_or(u64::MAX).min(limits::MAX_READ_BYTES as u64).min(size - offset) as usize;
-        file.seek(SeekFrom::Start(offset)).map_err(|e| io_err(&shown, &e))?;
+        let want = length
+            .unwrap_or(u64::MAX)
+            .min(limits::MAX_READ_BYTES as u64)
+            .min(size - offset) as usize;
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| io_err(&shown, &e))?;
         let mut buf = vec![0u8; want];
         file.read_exact(&mut buf).map_err(|e| io_err(&shown, &e))?;
         if offset > 0 && buf.first().is_some_and(|b| (0x80..0xC0).contains(b)) {
-            return Err(err(FsErrorKind::InvalidPath, format!("{shown}: offset {offset} is inside a character")));
+            return Err(err(
+                FsErrorKind::InvalidPath,
+                format!("{shown}: offset {offset} is inside a character"),
+            ));
         }
         // A part may end inside a character: stop before it, the next part starts there.
         let text_len = match std::str::from_utf8(&buf) {
             Ok(_) => buf.len(),
             Err(e) if e.error_len().is_none() && offset + want as u64 != size => e.valid_up_to(),
             Err(_) => {
-                return Err(err(FsErrorKind::Binary, format!("{shown}: not UTF-8 text; only UTF-8 text can be read")));
+                return Err(err(
+                    FsErrorKind::Binary,
+                    format!("{shown}: not UTF-8 text; only UTF-8 text can be read"),
+                ));
             }
         };
         buf.truncate(text_len);
@@ -332,7 +380,11 @@ impl Sandbox {
         if content.len() > limits::MAX_WRITE_BYTES {
             return Err(err(
                 FsErrorKind::TooLarge,
-                format!("content is {} bytes; files_write takes at most {}", content.len(), limits::MAX_WRITE_BYTES),
+                format!(
+                    "content is {} bytes; files_write takes at most {}",
+                    content.len(),
+                    limits::MAX_WRITE_BYTES
+                ),
             ));
         }
         let rel = check_path(path)?;
@@ -353,7 +405,10 @@ impl Sandbox {
         if now != plan.target {
             return Err(err(
                 FsErrorKind::Changed,
-                format!("{}: the file changed after it was approved; nothing was written", plan.path),
+                format!(
+                    "{}: the file changed after it was approved; nothing was written",
+                    plan.path
+                ),
             ));
         }
         let (parent, name) = split(&rel);
@@ -388,7 +443,10 @@ impl Sandbox {
     fn inspect_target(&self, rel: &Path, shown: &str) -> Result<TargetState, FsError> {
         let (parent, _) = split(rel);
         if rel.as_os_str().is_empty() {
-            return Err(err(FsErrorKind::IsADirectory, "the project folder itself cannot be written"));
+            return Err(err(
+                FsErrorKind::IsADirectory,
+                "the project folder itself cannot be written",
+            ));
         }
         if let Some(p) = parent {
             let meta = self.dir.metadata(p).map_err(|e| match e.kind() {
@@ -399,7 +457,10 @@ impl Sandbox {
                 _ => io_err(shown, &e),
             })?;
             if !meta.is_dir() {
-                return Err(err(FsErrorKind::NotADirectory, format!("{shown}: {} is not a folder", display(p))));
+                return Err(err(
+                    FsErrorKind::NotADirectory,
+                    format!("{shown}: {} is not a folder", display(p)),
+                ));
             }
         }
         match self.dir.symlink_metadata(rel) {
@@ -409,7 +470,10 @@ impl Sandbox {
                 FsErrorKind::Symlink,
                 format!("{shown}: is a symbolic link; files_write never writes through links"),
             )),
-            Ok(m) if m.is_dir() => Err(err(FsErrorKind::IsADirectory, format!("{shown}: is a directory"))),
+            Ok(m) if m.is_dir() => Err(err(
+                FsErrorKind::IsADirectory,
+                format!("{shown}: is a directory"),
+            )),
             Ok(m) if m.is_file() => {
                 use cap_std::fs::MetadataExt;
                 Ok(TargetState::File {
@@ -434,7 +498,11 @@ fn temp_name(name: &Path) -> PathBuf {
     let mut bytes = [0u8; 8];
     // A collision only makes create_new fail, which is reported; it never overwrites.
     let _ = getrandom::fill(&mut bytes);
-    PathBuf::from(format!(".{}.wisp-tmp-{}", name.display(), hex::encode(bytes)))
+    PathBuf::from(format!(
+        ".{}.wisp-tmp-{}",
+        name.display(),
+        hex::encode(bytes)
+    ))
 }
 
 fn display(rel: &Path) -> String {

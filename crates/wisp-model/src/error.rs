@@ -102,6 +102,12 @@ impl ModelError {
         }
     }
 
+    /// The model cannot be used at all (its configuration was refused at start); `reason` is
+    /// the message that refusal gave.
+    pub fn unavailable(reason: &str) -> Self {
+        Self::new(ErrorKind::InvalidConfig, reason.to_owned())
+    }
+
     pub(crate) fn event_too_large(cap: usize) -> Self {
         Self::new(
             ErrorKind::EventTooLarge,

@@ -260,7 +260,11 @@ pub struct Event {
 
 /// What an event says. Reasoning never appears here.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 #[non_exhaustive]
 pub enum EventKind {
     /// A run started with this user message.

@@ -15,7 +15,7 @@ mod migrations;
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::Value;
 use wisp_protocol as p;
 
@@ -114,7 +114,9 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         migrate(&mut conn)?;
-        Ok(Self { conn: Mutex::new(conn) })
+        Ok(Self {
+            conn: Mutex::new(conn),
+        })
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {
@@ -125,12 +127,15 @@ impl Store {
 
     /// The schema version.
     pub fn schema_version(&self) -> Result<i64> {
-        Ok(self.conn().query_row("PRAGMA user_version", [], |r| r.get(0))?)
+        Ok(self
+            .conn()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 
     /// Closes cleanly: checkpoints the WAL into the main file.
     pub fn close(&self) -> Result<()> {
-        self.conn().execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+        self.conn()
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
         Ok(())
     }
 
@@ -147,7 +152,13 @@ impl Store {
         Ok(conn.query_row(
             "SELECT id, root, created_at FROM projects WHERE root = ?1",
             [root],
-            |r| Ok(p::Project { id: r.get(0)?, root: r.get(1)?, created_at: r.get(2)? }),
+            |r| {
+                Ok(p::Project {
+                    id: r.get(0)?,
+                    root: r.get(1)?,
+                    created_at: r.get(2)?,
+                })
+            },
         )?)
     }
 
@@ -157,7 +168,13 @@ impl Store {
         let mut stmt = conn.prepare(
             "SELECT id, root, created_at FROM projects WHERE revoked_at IS NULL ORDER BY created_at, id",
         )?;
-        let rows = stmt.query_map([], |r| Ok(p::Project { id: r.get(0)?, root: r.get(1)?, created_at: r.get(2)? }))?;
+        let rows = stmt.query_map([], |r| {
+            Ok(p::Project {
+                id: r.get(0)?,
+                root: r.get(1)?,
+                created_at: r.get(2)?,
+            })
+        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -168,7 +185,13 @@ impl Store {
             .query_row(
                 "SELECT id, root, created_at FROM projects WHERE id = ?1 AND revoked_at IS NULL",
                 [id],
-                |r| Ok(p::Project { id: r.get(0)?, root: r.get(1)?, created_at: r.get(2)? }),
+                |r| {
+                    Ok(p::Project {
+                        id: r.get(0)?,
+                        root: r.get(1)?,
+                        created_at: r.get(2)?,
+                    })
+                },
             )
             .optional()?)
     }
@@ -176,7 +199,13 @@ impl Store {
     // ---- sessions ------------------------------------------------------------------------
 
     /// Adds a session.
-    pub fn insert_session(&self, id: &str, project_id: Option<&str>, title: &str, at: i64) -> Result<()> {
+    pub fn insert_session(
+        &self,
+        id: &str,
+        project_id: Option<&str>,
+        title: &str,
+        at: i64,
+    ) -> Result<()> {
         self.conn().execute(
             "INSERT INTO sessions (id, project_id, title, created_at) VALUES (?1, ?2, ?3, ?4)",
             params![id, project_id, title, at],
@@ -212,7 +241,14 @@ impl Store {
     // ---- runs ----------------------------------------------------------------------------
 
     /// Adds a run in `running` state.
-    pub fn insert_run(&self, id: &str, session_id: &str, text: &str, mode: p::Mode, at: i64) -> Result<()> {
+    pub fn insert_run(
+        &self,
+        id: &str,
+        session_id: &str,
+        text: &str,
+        mode: p::Mode,
+        at: i64,
+    ) -> Result<()> {
         self.conn().execute(
             "INSERT INTO runs (id, session_id, ordinal, text, status, mode, created_at)
              VALUES (?1, ?2, (SELECT COALESCE(MAX(ordinal), 0) + 1 FROM runs WHERE session_id = ?2), ?3, 'running', ?4, ?5)",
@@ -223,7 +259,10 @@ impl Store {
 
     /// Sets a run's status while it is in flight.
     pub fn set_run_status(&self, id: &str, status: p::RunStatus) -> Result<()> {
-        self.conn().execute("UPDATE runs SET status = ?2 WHERE id = ?1", params![id, name(status)])?;
+        self.conn().execute(
+            "UPDATE runs SET status = ?2 WHERE id = ?1",
+            params![id, name(status)],
+        )?;
         Ok(())
     }
 
@@ -253,7 +292,9 @@ impl Store {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let runs: Vec<(String, String)> = {
-            let mut stmt = tx.prepare("SELECT session_id, id FROM runs WHERE status IN ('running', 'awaiting_approval')")?;
+            let mut stmt = tx.prepare(
+                "SELECT session_id, id FROM runs WHERE status IN ('running', 'awaiting_approval')",
+            )?;
             let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             rows.collect::<rusqlite::Result<_>>()?
         };
@@ -265,7 +306,10 @@ impl Store {
             "UPDATE tool_calls SET status = 'cancelled' WHERE status IN ('pending', 'awaiting_approval', 'running')",
             [],
         )?;
-        tx.execute("UPDATE approvals SET state = 'void', decided_at = ?1 WHERE state = 'pending'", [at])?;
+        tx.execute(
+            "UPDATE approvals SET state = 'void', decided_at = ?1 WHERE state = 'pending'",
+            [at],
+        )?;
         tx.commit()?;
         Ok(runs)
     }
@@ -290,15 +334,21 @@ impl Store {
 
     /// A page of a session's runs, newest first. `cursor` is the `nextCursor` of the previous
     /// page.
-    pub fn runs_page(&self, session_id: &str, cursor: Option<i64>, limit: u32) -> Result<(Vec<p::Run>, Option<i64>)> {
+    pub fn runs_page(
+        &self,
+        session_id: &str,
+        cursor: Option<i64>,
+        limit: u32,
+    ) -> Result<(Vec<p::Run>, Option<i64>)> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
             "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, ordinal
              FROM runs WHERE session_id = ?1 AND ordinal < ?2 ORDER BY ordinal DESC LIMIT ?3",
         )?;
-        let rows = stmt.query_map(params![session_id, cursor.unwrap_or(i64::MAX), i64::from(limit) + 1], |r| {
-            Ok((run_row(r)?, r.get::<_, i64>(11)?))
-        })?;
+        let rows = stmt.query_map(
+            params![session_id, cursor.unwrap_or(i64::MAX), i64::from(limit) + 1],
+            |r| Ok((run_row(r)?, r.get::<_, i64>(11)?)),
+        )?;
         let mut rows: Vec<(RawRun, i64)> = rows.collect::<rusqlite::Result<_>>()?;
         let next = if rows.len() > limit as usize {
             rows.truncate(limit as usize);
@@ -322,9 +372,11 @@ impl Store {
         let mut stmt = conn.prepare(
             "SELECT id, text, final_text FROM runs WHERE session_id = ?1 AND id != ?2 ORDER BY ordinal",
         )?;
-        let runs: Vec<(String, String, Option<String>)> =
-            stmt.query_map(params![session_id, before_run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-                .collect::<rusqlite::Result<_>>()?;
+        let runs: Vec<(String, String, Option<String>)> = stmt
+            .query_map(params![session_id, before_run], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
         let mut out = Vec::with_capacity(runs.len());
         for (run_id, text, final_text) in runs {
             let mut steps_stmt = conn.prepare(
@@ -341,11 +393,21 @@ impl Store {
             let mut history_steps = Vec::new();
             for (idx, text, reasoning) in steps {
                 let calls = calls_stmt
-                    .query_map(params![&run_id, idx], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                    .query_map(params![&run_id, idx], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                    })?
                     .collect::<rusqlite::Result<_>>()?;
-                history_steps.push(HistoryStep { text, reasoning, calls });
+                history_steps.push(HistoryStep {
+                    text,
+                    reasoning,
+                    calls,
+                });
             }
-            out.push(HistoryRun { text, steps: history_steps, final_text });
+            out.push(HistoryRun {
+                text,
+                steps: history_steps,
+                final_text,
+            });
         }
         Ok(out)
     }
@@ -364,7 +426,10 @@ impl Store {
     ) -> Result<()> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        tx.execute("INSERT INTO steps (run_id, idx, text) VALUES (?1, ?2, ?3)", params![run_id, idx, text])?;
+        tx.execute(
+            "INSERT INTO steps (run_id, idx, text) VALUES (?1, ?2, ?3)",
+            params![run_id, idx, text],
+        )?;
         for (pos, (call_id, tool, args)) in calls.iter().enumerate() {
             tx.execute(
                 "INSERT INTO tool_calls (run_id, step, position, call_id, tool, arguments, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending')",
@@ -382,7 +447,13 @@ impl Store {
     }
 
     /// Sets a call's status and (when given) its result.
-    pub fn set_call(&self, run_id: &str, call_id: &str, status: p::ToolCallStatus, result: Option<&str>) -> Result<()> {
+    pub fn set_call(
+        &self,
+        run_id: &str,
+        call_id: &str,
+        status: p::ToolCallStatus,
+        result: Option<&str>,
+    ) -> Result<()> {
         self.conn().execute(
             "UPDATE tool_calls SET status = ?3, result = COALESCE(?4, result) WHERE run_id = ?1 AND call_id = ?2",
             params![run_id, call_id, name(status), result],
@@ -393,7 +464,9 @@ impl Store {
     /// The reasoning of every round of a run, for tests of privacy and for restarts.
     pub fn continuations(&self, run_id: &str) -> Result<Vec<(u32, String)>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare("SELECT step, reasoning FROM private_continuations WHERE run_id = ?1 ORDER BY step")?;
+        let mut stmt = conn.prepare(
+            "SELECT step, reasoning FROM private_continuations WHERE run_id = ?1 ORDER BY step",
+        )?;
         let rows = stmt.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
@@ -442,7 +515,14 @@ impl Store {
             )
             .optional()?;
         row.map(|(id, session_id, run_id, call_id, digest, state)| {
-            Ok(StoredApproval { id, session_id, run_id, call_id, digest, state: parse(&state, "approval state")? })
+            Ok(StoredApproval {
+                id,
+                session_id,
+                run_id,
+                call_id,
+                digest,
+                state: parse(&state, "approval state")?,
+            })
         })
         .transpose()
     }
@@ -450,7 +530,13 @@ impl Store {
     // ---- events --------------------------------------------------------------------------
 
     /// Appends an event, assigning the session's next sequence number.
-    pub fn append_event(&self, session_id: &str, run_id: Option<&str>, at: i64, kind: &p::EventKind) -> Result<p::Event> {
+    pub fn append_event(
+        &self,
+        session_id: &str,
+        run_id: Option<&str>,
+        at: i64,
+        kind: &p::EventKind,
+    ) -> Result<p::Event> {
         let body = serde_json::to_string(kind).map_err(|_| StoreError::Corrupt("event"))?;
         let mut conn = self.conn();
         let tx = conn.transaction()?;
@@ -464,7 +550,13 @@ impl Store {
             params![session_id, seq, run_id, at, body],
         )?;
         tx.commit()?;
-        Ok(p::Event { seq: seq as u64, session_id: session_id.to_owned(), run_id: run_id.map(str::to_owned), at, kind: kind.clone() })
+        Ok(p::Event {
+            seq: seq as u64,
+            session_id: session_id.to_owned(),
+            run_id: run_id.map(str::to_owned),
+            at,
+            kind: kind.clone(),
+        })
     }
 
     /// Events of a session after `after`, oldest first, at most `limit`.
@@ -474,13 +566,25 @@ impl Store {
             "SELECT seq, run_id, at, body FROM events WHERE session_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
         )?;
         let rows = stmt.query_map(params![session_id, after as i64, limit], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?))
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, String>(3)?,
+            ))
         })?;
         let mut out = Vec::new();
         for row in rows {
             let (seq, run_id, at, body) = row?;
-            let kind: p::EventKind = serde_json::from_str(&body).map_err(|_| StoreError::Corrupt("event"))?;
-            out.push(p::Event { seq: seq as u64, session_id: session_id.to_owned(), run_id, at, kind });
+            let kind: p::EventKind =
+                serde_json::from_str(&body).map_err(|_| StoreError::Corrupt("event"))?;
+            out.push(p::Event {
+                seq: seq as u64,
+                session_id: session_id.to_owned(),
+                run_id,
+                at,
+                kind,
+            });
         }
         Ok(out)
     }
@@ -492,7 +596,11 @@ fn migrate(conn: &mut Connection) -> Result<()> {
     if found > known {
         return Err(StoreError::TooNew { found, known });
     }
-    for (i, sql) in migrations::MIGRATIONS.iter().enumerate().skip(found as usize) {
+    for (i, sql) in migrations::MIGRATIONS
+        .iter()
+        .enumerate()
+        .skip(found as usize)
+    {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
         tx.pragma_update(None, "user_version", i as i64 + 1)?;
@@ -579,9 +687,11 @@ impl RawRun {
 }
 
 fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
-    let mut steps_stmt = conn.prepare("SELECT idx, text FROM steps WHERE run_id = ?1 ORDER BY idx")?;
-    let steps: Vec<(u32, String)> =
-        steps_stmt.query_map([&run.id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?;
+    let mut steps_stmt =
+        conn.prepare("SELECT idx, text FROM steps WHERE run_id = ?1 ORDER BY idx")?;
+    let steps: Vec<(u32, String)> = steps_stmt
+        .query_map([&run.id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
     let mut calls_stmt = conn.prepare(
         "SELECT c.call_id, c.tool, c.arguments, c.status, c.result, a.id, a.state, a.digest, a.arguments
          FROM tool_calls c LEFT JOIN approvals a ON a.run_id = c.run_id AND a.call_id = c.call_id
@@ -609,7 +719,9 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
                     id,
                     state: parse(&state, "approval state")?,
                     digest,
-                    arguments: a_args.and_then(|a| serde_json::from_str(&a).ok()).unwrap_or(Value::Null),
+                    arguments: a_args
+                        .and_then(|a| serde_json::from_str(&a).ok())
+                        .unwrap_or(Value::Null),
                 }),
                 _ => None,
             };
@@ -622,7 +734,11 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
                 approval,
             });
         }
-        run.steps.push(p::Step { index: idx, text, tool_calls });
+        run.steps.push(p::Step {
+            index: idx,
+            text,
+            tool_calls,
+        });
     }
     Ok(())
 }

@@ -20,7 +20,10 @@ fn an_old_database_is_migrated_with_its_data_kept() {
     // Data written the way version 1 stored it, in plain SQL.
     rusqlite::Connection::open(&path)
         .unwrap()
-        .execute("INSERT INTO projects (id, root, created_at) VALUES ('p1', '/old/project', 1)", [])
+        .execute(
+            "INSERT INTO projects (id, root, created_at) VALUES ('p1', '/old/project', 1)",
+            [],
+        )
         .unwrap();
     let store = Store::open(&path).unwrap();
     assert_eq!(store.schema_version().unwrap(), 2);
@@ -38,11 +41,23 @@ fn events_get_a_per_session_sequence_and_replay_after_any_point() {
     s.insert_session("a", None, "A", 1).unwrap();
     s.insert_session("b", None, "B", 1).unwrap();
     for i in 0..3 {
-        let e = s.append_event("a", None, 10, &EventKind::StepStarted { step: i }).unwrap();
+        let e = s
+            .append_event("a", None, 10, &EventKind::StepStarted { step: i })
+            .unwrap();
         assert_eq!(e.seq, u64::from(i) + 1);
     }
-    assert_eq!(s.append_event("b", None, 10, &EventKind::StepStarted { step: 0 }).unwrap().seq, 1);
-    let after1: Vec<u64> = s.events_after("a", 1, 100).unwrap().iter().map(|e| e.seq).collect();
+    assert_eq!(
+        s.append_event("b", None, 10, &EventKind::StepStarted { step: 0 })
+            .unwrap()
+            .seq,
+        1
+    );
+    let after1: Vec<u64> = s
+        .events_after("a", 1, 100)
+        .unwrap()
+        .iter()
+        .map(|e| e.seq)
+        .collect();
     assert_eq!(after1, vec![2, 3]);
     assert_eq!(s.events_after("a", 0, 2).unwrap().len(), 2);
     assert_eq!(s.events_after("b", 0, 100).unwrap().len(), 1);
@@ -53,10 +68,20 @@ fn an_approval_is_resolved_at_most_once() {
     let (_d, s) = store();
     s.insert_session("a", None, "A", 1).unwrap();
     s.insert_run("r", "a", "hi", Mode::Simulation, 1).unwrap();
-    s.insert_approval("ap", "a", "r", "c1", "files_write", "{}", "d", 2).unwrap();
-    assert!(s.resolve_approval("ap", ApprovalState::Approved, 3).unwrap());
-    assert!(!s.resolve_approval("ap", ApprovalState::Rejected, 4).unwrap());
-    assert_eq!(s.approval("ap").unwrap().unwrap().state, ApprovalState::Approved);
+    s.insert_approval("ap", "a", "r", "c1", "files_write", "{}", "d", 2)
+        .unwrap();
+    assert!(
+        s.resolve_approval("ap", ApprovalState::Approved, 3)
+            .unwrap()
+    );
+    assert!(
+        !s.resolve_approval("ap", ApprovalState::Rejected, 4)
+            .unwrap()
+    );
+    assert_eq!(
+        s.approval("ap").unwrap().unwrap().state,
+        ApprovalState::Approved
+    );
 }
 
 #[test]
@@ -65,17 +90,37 @@ fn unfinished_runs_become_interrupted_and_pending_approvals_void() {
     s.insert_session("a", None, "A", 1).unwrap();
     s.insert_run("r1", "a", "one", Mode::Simulation, 1).unwrap();
     s.insert_run("r2", "a", "two", Mode::Simulation, 2).unwrap();
-    s.finish_run("r1", RunStatus::Completed, Some("done"), None, &Usage::default(), 3).unwrap();
+    s.finish_run(
+        "r1",
+        RunStatus::Completed,
+        Some("done"),
+        None,
+        &Usage::default(),
+        3,
+    )
+    .unwrap();
     s.set_run_status("r2", RunStatus::AwaitingApproval).unwrap();
-    s.insert_step("r2", 0, "", &[("c1".into(), "files_write".into(), "{}".into())], "why").unwrap();
-    s.set_call("r2", "c1", ToolCallStatus::AwaitingApproval, None).unwrap();
-    s.insert_approval("ap", "a", "r2", "c1", "files_write", "{}", "d", 2).unwrap();
+    s.insert_step(
+        "r2",
+        0,
+        "",
+        &[("c1".into(), "files_write".into(), "{}".into())],
+        "why",
+    )
+    .unwrap();
+    s.set_call("r2", "c1", ToolCallStatus::AwaitingApproval, None)
+        .unwrap();
+    s.insert_approval("ap", "a", "r2", "c1", "files_write", "{}", "d", 2)
+        .unwrap();
     let hit = s.interrupt_unfinished(9).unwrap();
     assert_eq!(hit, vec![("a".to_owned(), "r2".to_owned())]);
     let r2 = s.run("r2").unwrap().unwrap();
     assert_eq!(r2.status, RunStatus::Interrupted);
     assert_eq!(r2.steps[0].tool_calls[0].status, ToolCallStatus::Cancelled);
-    assert_eq!(r2.steps[0].tool_calls[0].approval.as_ref().unwrap().state, ApprovalState::Void);
+    assert_eq!(
+        r2.steps[0].tool_calls[0].approval.as_ref().unwrap().state,
+        ApprovalState::Void
+    );
     assert_eq!(s.run("r1").unwrap().unwrap().status, RunStatus::Completed);
 }
 
@@ -84,14 +129,24 @@ fn runs_page_newest_first_with_a_cursor() {
     let (_d, s) = store();
     s.insert_session("a", None, "A", 1).unwrap();
     for i in 0..5 {
-        s.insert_run(&format!("r{i}"), "a", "x", Mode::Live, i).unwrap();
+        s.insert_run(&format!("r{i}"), "a", "x", Mode::Live, i)
+            .unwrap();
     }
     let (page, next) = s.runs_page("a", None, 2).unwrap();
-    assert_eq!(page.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["r4", "r3"]);
+    assert_eq!(
+        page.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        ["r4", "r3"]
+    );
     let (page, next) = s.runs_page("a", next, 2).unwrap();
-    assert_eq!(page.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["r2", "r1"]);
+    assert_eq!(
+        page.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        ["r2", "r1"]
+    );
     let (page, next) = s.runs_page("a", next, 2).unwrap();
-    assert_eq!(page.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(), ["r0"]);
+    assert_eq!(
+        page.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        ["r0"]
+    );
     assert_eq!(next, None);
 }
 
@@ -100,9 +155,25 @@ fn reasoning_is_kept_apart_and_only_in_the_model_history() {
     let (_d, s) = store();
     s.insert_session("a", None, "A", 1).unwrap();
     s.insert_run("r1", "a", "one", Mode::Simulation, 1).unwrap();
-    s.insert_step("r1", 0, "looking", &[("c1".into(), "files_list".into(), "{}".into())], "SECRET-REASONING").unwrap();
-    s.set_call("r1", "c1", ToolCallStatus::Succeeded, Some("[]")).unwrap();
-    s.finish_run("r1", RunStatus::Completed, Some("done"), None, &Usage::default(), 2).unwrap();
+    s.insert_step(
+        "r1",
+        0,
+        "looking",
+        &[("c1".into(), "files_list".into(), "{}".into())],
+        "SECRET-REASONING",
+    )
+    .unwrap();
+    s.set_call("r1", "c1", ToolCallStatus::Succeeded, Some("[]"))
+        .unwrap();
+    s.finish_run(
+        "r1",
+        RunStatus::Completed,
+        Some("done"),
+        None,
+        &Usage::default(),
+        2,
+    )
+    .unwrap();
     let shown = serde_json::to_string(&s.run("r1").unwrap().unwrap()).unwrap();
     assert!(!shown.contains("SECRET-REASONING"), "{shown}");
     s.insert_run("r2", "a", "two", Mode::Simulation, 3).unwrap();

@@ -1,0 +1,593 @@
+//! Wisp's runtime: authorized projects, sessions, the run loop, approvals, the tool snapshot
+//! and the event log. The local API (`wisp-server`) is a thin shell over [`Host`].
+//!
+//! - One user message = one run ([`Host::start_run`]), one run at a time per session, driven by
+//!   its own task; sessions never see each other's events, approvals or tools.
+//! - Each run deep-copies its tool set at the start ([`tools::snapshot`]) and uses that copy for
+//!   every model request and for `tool_introspect`.
+//! - Calls run one at a time in the model's order; a call that changes files waits for an
+//!   approval bound to its canonical arguments' SHA-256, used once, void after cancel or
+//!   restart, and executes through one serial queue for the whole Host (APPR-05) after the
+//!   sandbox re-validates it.
+//! - Every transition is an event with a per-session sequence number, stored before it is
+//!   broadcast. Reasoning goes to the store's private table and back to the model, never into
+//!   events or answers.
+//!
+//! This crate never speaks HTTP and never writes SQL; it never prints.
+
+pub mod limits;
+mod run;
+pub mod tools;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tokio::sync::{broadcast, oneshot, watch};
+use wisp_fs::Sandbox;
+use wisp_model::DeepSeekClient;
+use wisp_protocol as p;
+use wisp_store::Store;
+
+/// Why a request to the runtime was refused. The server maps kinds to HTTP statuses.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct CoreError {
+    /// The class.
+    pub kind: CoreErrorKind,
+    /// What went wrong, for the caller.
+    pub message: String,
+}
+
+/// Classes of [`CoreError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoreErrorKind {
+    /// No such thing.
+    NotFound,
+    /// The request conflicts with the current state (a run in flight, an approval not pending,
+    /// a digest that differs).
+    Conflict,
+    /// The request itself is invalid.
+    Invalid,
+    /// Something inside failed (the database).
+    Internal,
+}
+
+fn fail(kind: CoreErrorKind, message: impl Into<String>) -> CoreError {
+    CoreError {
+        kind,
+        message: message.into(),
+    }
+}
+
+impl From<wisp_store::StoreError> for CoreError {
+    fn from(e: wisp_store::StoreError) -> Self {
+        tracing::error!(error = %e, "store failed");
+        fail(CoreErrorKind::Internal, "the database failed; see the log")
+    }
+}
+
+/// How the Host runs.
+#[derive(Debug, Clone)]
+pub struct HostConfig {
+    /// Simulation or live; recorded on every run.
+    pub mode: p::Mode,
+    /// Model rounds per run (RUN-05).
+    pub step_budget: u32,
+    /// Attempts per model request.
+    pub model_attempts: u32,
+    /// First retry pause.
+    pub retry_base_delay: Duration,
+}
+
+impl HostConfig {
+    /// Defaults for `mode`.
+    pub fn new(mode: p::Mode) -> Self {
+        Self {
+            mode,
+            step_budget: limits::DEFAULT_STEP_BUDGET,
+            model_attempts: limits::MODEL_ATTEMPTS,
+            retry_base_delay: limits::RETRY_BASE_DELAY,
+        }
+    }
+}
+
+/// The runtime. Cheap to clone.
+#[derive(Clone)]
+pub struct Host {
+    inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) store: Store,
+    /// `None` when the configuration cannot work; `model_problem` says why.
+    pub(crate) model: Option<DeepSeekClient>,
+    pub(crate) model_problem: Option<String>,
+    default_project: Mutex<Option<String>>,
+    pub(crate) config: HostConfig,
+    active: Mutex<HashMap<String, ActiveRun>>,
+    pub(crate) approvals: Mutex<HashMap<String, PendingApproval>>,
+    sandboxes: Mutex<HashMap<String, Arc<Sandbox>>>,
+    events: broadcast::Sender<p::Event>,
+    /// Every file-changing execution of the Host holds this (APPR-05).
+    pub(crate) change_queue: tokio::sync::Mutex<()>,
+    shutting_down: watch::Sender<bool>,
+}
+
+struct ActiveRun {
+    run_id: String,
+    cancel: watch::Sender<bool>,
+    done: watch::Receiver<bool>,
+}
+
+pub(crate) struct PendingApproval {
+    pub(crate) session_id: String,
+    pub(crate) run_id: String,
+    pub(crate) call_id: String,
+    pub(crate) digest: String,
+    pub(crate) decide: oneshot::Sender<p::Decision>,
+}
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A fresh random ID with a readable prefix (128 bits).
+pub(crate) fn new_id(prefix: &str) -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        // No entropy source means no safe IDs or tokens at all: stopping is the only honest move.
+        tracing::error!("the OS random source failed");
+        std::process::abort();
+    }
+    format!("{prefix}_{}", hex::encode(bytes))
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Host {
+    /// Starts the runtime on an opened store. Runs left unfinished by an earlier Host become
+    /// `interrupted` and their approvals `void`; nothing is replayed (RUN-11).
+    /// `model` is `None` when the model configuration cannot work; `model_problem` then says
+    /// why, and every run fails with that message instead of the Host refusing to start.
+    pub fn start(
+        store: Store,
+        model: Option<DeepSeekClient>,
+        model_problem: Option<String>,
+        config: HostConfig,
+    ) -> Result<Self, CoreError> {
+        let (events, _) = broadcast::channel(4096);
+        let (shutting_down, _) = watch::channel(false);
+        let host = Self {
+            inner: Arc::new(Inner {
+                store,
+                model,
+                model_problem,
+                default_project: Mutex::new(None),
+                config,
+                active: Mutex::new(HashMap::new()),
+                approvals: Mutex::new(HashMap::new()),
+                sandboxes: Mutex::new(HashMap::new()),
+                events,
+                change_queue: tokio::sync::Mutex::new(()),
+                shutting_down,
+            }),
+        };
+        host.interrupt_leftovers()?;
+        Ok(host)
+    }
+
+    fn interrupt_leftovers(&self) -> Result<(), CoreError> {
+        let at = now_ms();
+        for (session, run) in self.inner.store.interrupt_unfinished(at)? {
+            let kind = p::EventKind::RunFinished {
+                status: p::RunStatus::Interrupted,
+                final_text: None,
+                error: Some(p::RunError {
+                    kind: "interrupted".into(),
+                    message: "Wisp stopped while this run was unfinished. Nothing was replayed; send a new message to continue.".into(),
+                }),
+                usage: p::Usage::default(),
+            };
+            self.inner.emit(&session, Some(&run), kind);
+        }
+        Ok(())
+    }
+
+    /// `/api/health`.
+    pub fn health(&self) -> p::Health {
+        p::Health {
+            status: "ok".into(),
+            mode: self.inner.config.mode,
+            model_problem: self.inner.model_problem.clone(),
+        }
+    }
+
+    /// Authorizes a folder as a trusted project (DEC-03). It must be an existing directory.
+    pub fn add_project(&self, path: &str) -> Result<p::Project, CoreError> {
+        if path.trim().is_empty() {
+            return Err(fail(CoreErrorKind::Invalid, "path is empty"));
+        }
+        let path = Path::new(path);
+        if !path.is_absolute() {
+            return Err(fail(
+                CoreErrorKind::Invalid,
+                "give the folder's absolute path",
+            ));
+        }
+        let sandbox = Sandbox::open(path).map_err(|e| fail(CoreErrorKind::Invalid, e.message))?;
+        let root = sandbox.root().display().to_string();
+        let project = self
+            .inner
+            .store
+            .upsert_project(&new_id("p"), &root, now_ms())?;
+        lock(&self.inner.sandboxes).insert(project.id.clone(), Arc::new(sandbox));
+        Ok(project)
+    }
+
+    /// Makes `project_id` the project of sessions created without one (`wisp serve DIR`).
+    pub fn set_default_project(&self, project_id: &str) {
+        *lock(&self.inner.default_project) = Some(project_id.to_owned());
+    }
+
+    /// Authorized projects.
+    pub fn projects(&self) -> Result<Vec<p::Project>, CoreError> {
+        Ok(self.inner.store.projects()?)
+    }
+
+    /// Starts a session, in a project when given (it then inherits the project's root).
+    pub fn create_session(&self, mut request: p::CreateSession) -> Result<p::Session, CoreError> {
+        if request.project_id.is_none() {
+            request.project_id = lock(&self.inner.default_project).clone();
+        }
+        if let Some(pid) = &request.project_id
+            && self.inner.store.project(pid)?.is_none()
+        {
+            return Err(fail(
+                CoreErrorKind::NotFound,
+                format!("no authorized project {pid}"),
+            ));
+        }
+        let id = new_id("s");
+        let title = request
+            .title
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| "New session".into());
+        self.inner.store.insert_session(
+            &id,
+            request.project_id.as_deref(),
+            title.trim(),
+            now_ms(),
+        )?;
+        self.session(&id)
+    }
+
+    /// Every session, newest first.
+    pub fn sessions(&self) -> Result<Vec<p::Session>, CoreError> {
+        let mut sessions = self.inner.store.sessions()?;
+        let active = lock(&self.inner.active);
+        for s in &mut sessions {
+            s.active_run_id = active.get(&s.id).map(|a| a.run_id.clone());
+        }
+        Ok(sessions)
+    }
+
+    /// One session.
+    pub fn session(&self, id: &str) -> Result<p::Session, CoreError> {
+        let mut s = self
+            .inner
+            .store
+            .session(id)?
+            .ok_or_else(|| fail(CoreErrorKind::NotFound, format!("no session {id}")))?;
+        s.active_run_id = lock(&self.inner.active).get(id).map(|a| a.run_id.clone());
+        Ok(s)
+    }
+
+    /// The tools a new run of this session would get (`tool_introspect`'s answer).
+    pub fn session_tools(&self, session_id: &str) -> Result<Vec<p::ToolInfo>, CoreError> {
+        let session = self.session(session_id)?;
+        Ok(tools::snapshot(session.root.is_some()))
+    }
+
+    pub(crate) fn sandbox_for(
+        &self,
+        session: &p::Session,
+    ) -> Result<Option<Arc<Sandbox>>, CoreError> {
+        let (Some(pid), Some(root)) = (&session.project_id, &session.root) else {
+            return Ok(None);
+        };
+        if let Some(s) = lock(&self.inner.sandboxes).get(pid) {
+            return Ok(Some(s.clone()));
+        }
+        let sandbox = Arc::new(Sandbox::open(Path::new(root)).map_err(|e| {
+            fail(
+                CoreErrorKind::Invalid,
+                format!("the project folder cannot be opened: {e}"),
+            )
+        })?);
+        lock(&self.inner.sandboxes).insert(pid.clone(), sandbox.clone());
+        Ok(Some(sandbox))
+    }
+
+    /// Starts a run with the user's message. One active run per session: a second is a
+    /// conflict.
+    pub fn start_run(&self, session_id: &str, text: &str) -> Result<String, CoreError> {
+        if text.trim().is_empty() {
+            return Err(fail(CoreErrorKind::Invalid, "the message is empty"));
+        }
+        if text.chars().count() > limits::MAX_USER_TEXT_CHARS {
+            return Err(fail(
+                CoreErrorKind::Invalid,
+                format!(
+                    "the message is longer than {} characters",
+                    limits::MAX_USER_TEXT_CHARS
+                ),
+            ));
+        }
+        if *self.inner.shutting_down.borrow() {
+            return Err(fail(CoreErrorKind::Conflict, "Wisp is shutting down"));
+        }
+        let session = self.session(session_id)?;
+        let sandbox = self.sandbox_for(&session)?;
+        let run_id = new_id("r");
+        let (cancel, cancel_rx) = watch::channel(false);
+        let (done_tx, done) = watch::channel(false);
+        {
+            let mut active = lock(&self.inner.active);
+            if let Some(a) = active.get(session_id) {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    format!(
+                        "run {} is still in progress in this session; wait for it or cancel it",
+                        a.run_id
+                    ),
+                ));
+            }
+            self.inner.store.insert_run(
+                &run_id,
+                session_id,
+                text,
+                self.inner.config.mode,
+                now_ms(),
+            )?;
+            active.insert(
+                session_id.to_owned(),
+                ActiveRun {
+                    run_id: run_id.clone(),
+                    cancel,
+                    done,
+                },
+            );
+        }
+        self.inner.emit(
+            session_id,
+            Some(&run_id),
+            p::EventKind::RunStarted {
+                text: text.to_owned(),
+            },
+        );
+        let ctx = run::RunCtx {
+            host: self.clone(),
+            session_id: session_id.to_owned(),
+            run_id: run_id.clone(),
+            text: text.to_owned(),
+            tools: tools::snapshot(sandbox.is_some()),
+            sandbox,
+            cancel: cancel_rx,
+        };
+        let host = self.clone();
+        let span = tracing::info_span!("run", session = %session_id, run = %run_id);
+        let session_id = session_id.to_owned();
+        tokio::spawn(async move {
+            tracing::Instrument::instrument(run::drive(ctx), span).await;
+            let finished = lock(&host.inner.active).remove(&session_id);
+            if let Some(a) = finished {
+                let _ = done_tx.send(true);
+                drop(a);
+            }
+        });
+        Ok(run_id)
+    }
+
+    /// A run with its steps, calls and approvals.
+    pub fn run(&self, id: &str) -> Result<p::Run, CoreError> {
+        self.inner
+            .store
+            .run(id)?
+            .ok_or_else(|| fail(CoreErrorKind::NotFound, format!("no run {id}")))
+    }
+
+    /// A page of a session's runs, newest first.
+    pub fn runs_page(
+        &self,
+        session_id: &str,
+        cursor: Option<&str>,
+        limit: Option<u32>,
+    ) -> Result<p::RunPage, CoreError> {
+        self.session(session_id)?;
+        let cursor = match cursor.filter(|c| !c.is_empty()) {
+            Some(c) => Some(c.parse::<i64>().map_err(|_| {
+                fail(
+                    CoreErrorKind::Invalid,
+                    "cursor is not one this API gave out",
+                )
+            })?),
+            None => None,
+        };
+        let limit = limit.unwrap_or(20).clamp(1, limits::MAX_RUNS_PAGE);
+        let (runs, next) = self.inner.store.runs_page(session_id, cursor, limit)?;
+        Ok(p::RunPage {
+            runs,
+            next_cursor: next.map(|n| n.to_string()),
+        })
+    }
+
+    /// Cancels a run at any moment (streaming, waiting for approval, executing). It ends as
+    /// `cancelled`, which is never fed to the model as a tool error (RUN-06).
+    pub fn cancel_run(&self, run_id: &str) -> Result<(), CoreError> {
+        let run = self.run(run_id)?;
+        let active = lock(&self.inner.active);
+        match active.get(&run.session_id) {
+            Some(a) if a.run_id == run_id => {
+                let _ = a.cancel.send(true);
+                Ok(())
+            }
+            _ => Err(fail(
+                CoreErrorKind::Conflict,
+                format!(
+                    "run {run_id} is not in progress (it is {})",
+                    wire_name(run.status)
+                ),
+            )),
+        }
+    }
+
+    /// The person's decision on an approval. Refused (conflict) unless the approval is pending
+    /// in this Host, the digest matches, and (when named) the session matches: an approval is
+    /// used once and never survives cancel, completion or restart.
+    pub fn decide(&self, approval_id: &str, request: &p::Decide) -> Result<(), CoreError> {
+        let pending = {
+            let mut map = lock(&self.inner.approvals);
+            let Some(found) = map.get(approval_id) else {
+                drop(map);
+                return Err(match self.inner.store.approval(approval_id)? {
+                    Some(a) => fail(
+                        CoreErrorKind::Conflict,
+                        format!(
+                            "approval {approval_id} is no longer pending (it is {})",
+                            wire_name(a.state)
+                        ),
+                    ),
+                    None => fail(
+                        CoreErrorKind::NotFound,
+                        format!("no approval {approval_id}"),
+                    ),
+                });
+            };
+            if request
+                .session_id
+                .as_deref()
+                .is_some_and(|s| s != found.session_id)
+            {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    "this approval belongs to another session",
+                ));
+            }
+            if !constant_time_eq(found.digest.as_bytes(), request.digest.as_bytes()) {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    "the digest does not match the arguments awaiting approval; reload and decide again",
+                ));
+            }
+            map.remove(approval_id)
+                .ok_or_else(|| fail(CoreErrorKind::Conflict, "approval already decided"))?
+        };
+        let state = match request.decision {
+            p::Decision::Approve => p::ApprovalState::Approved,
+            p::Decision::Reject => p::ApprovalState::Rejected,
+        };
+        if !self
+            .inner
+            .store
+            .resolve_approval(approval_id, state, now_ms())?
+        {
+            return Err(fail(CoreErrorKind::Conflict, "approval already decided"));
+        }
+        self.inner.emit(
+            &pending.session_id,
+            Some(&pending.run_id),
+            p::EventKind::ApprovalResolved {
+                approval_id: approval_id.to_owned(),
+                call_id: pending.call_id.clone(),
+                state,
+            },
+        );
+        // The run may have been cancelled in between; then nothing executes.
+        let _ = pending.decide.send(request.decision);
+        Ok(())
+    }
+
+    /// Events of a session after `after`.
+    pub fn events_after(
+        &self,
+        session_id: &str,
+        after: u64,
+        limit: u32,
+    ) -> Result<Vec<p::Event>, CoreError> {
+        self.session(session_id)?;
+        Ok(self.inner.store.events_after(session_id, after, limit)?)
+    }
+
+    /// Live events of every session; subscribe before replaying so nothing falls between.
+    pub fn subscribe(&self) -> broadcast::Receiver<p::Event> {
+        self.inner.events.subscribe()
+    }
+
+    /// Stops taking runs, cancels those in flight and waits for them (bounded) so they end
+    /// cleanly, then marks anything still unfinished `interrupted` and checkpoints the store.
+    pub async fn shutdown(&self, grace: Duration) {
+        let _ = self.inner.shutting_down.send(true);
+        let waits: Vec<watch::Receiver<bool>> = {
+            let active = lock(&self.inner.active);
+            active
+                .values()
+                .map(|a| {
+                    let _ = a.cancel.send(true);
+                    a.done.clone()
+                })
+                .collect()
+        };
+        let all = async {
+            for mut w in waits {
+                let _ = w.wait_for(|d| *d).await;
+            }
+        };
+        let _ = tokio::time::timeout(grace, all).await;
+        if let Err(e) = self.interrupt_leftovers() {
+            tracing::error!(error = %e, "marking runs interrupted at shutdown failed");
+        }
+        if let Err(e) = self.inner.store.close() {
+            tracing::error!(error = %e, "closing the database failed");
+        }
+    }
+
+    /// The store (tests and the server's diagnostics).
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+}
+
+impl Inner {
+    /// Stores an event, then broadcasts it. A store failure is logged: the run goes on, and
+    /// what the store holds stays the truth.
+    pub(crate) fn emit(&self, session_id: &str, run_id: Option<&str>, kind: p::EventKind) {
+        match self.store.append_event(session_id, run_id, now_ms(), &kind) {
+            Ok(event) => {
+                let _ = self.events.send(event);
+            }
+            Err(e) => tracing::error!(error = %e, session_id, "event not stored"),
+        }
+    }
+}
+
+pub(crate) fn wire_name<T: serde::Serialize>(v: T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// Compares secrets without an early exit that would leak how much matched.
+pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

@@ -1,0 +1,23 @@
+//! Limits of the run loop, in one place.
+
+use std::time::Duration;
+
+/// Model rounds a run may take before it ends as `budget_exhausted` (RUN-05).
+pub const DEFAULT_STEP_BUDGET: u32 = 8;
+
+/// Attempts of one model request, the first included; only retryable errors are retried, and
+/// a retry never re-executes a tool (RUN-10, GAP-09).
+pub const MODEL_ATTEMPTS: u32 = 3;
+
+/// First pause before retrying a model request; doubled each time unless the service named
+/// its own (`Retry-After`).
+pub const RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
+
+/// Longest pause before a retry.
+pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
+
+/// Characters of a user message.
+pub const MAX_USER_TEXT_CHARS: usize = 100_000;
+
+/// Runs per page of `GET /api/sessions/{id}/runs`.
+pub const MAX_RUNS_PAGE: u32 = 100;
