@@ -67,3 +67,261 @@ fn a_missing_key_is_a_clear_message_not_a_crash() {
     assert!(stderr.contains("DEEPSEEK_API_KEY"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+// ---- wisp serve as a process ----------------------------------------------------------------
+
+const TOKEN: &str = "cli-token-0123456789abcdef0123456789abcdef";
+
+struct Served {
+    child: std::process::Child,
+    port: u16,
+    http: reqwest::Client,
+}
+
+impl Served {
+    /// Starts `wisp serve` and reads the URL it prints.
+    fn start(data: &std::path::Path, project: &std::path::Path, extra: &[&str]) -> Served {
+        use std::io::BufRead;
+        let mut child = wisp()
+            .args(["serve", "--no-open", "--port", "0", "--data-dir"])
+            .arg(data)
+            .args(extra)
+            .arg(project)
+            .env("WISP_TOKEN", TOKEN)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let url = loop {
+            let line = lines.next().expect("wisp serve printed no URL").unwrap();
+            if let Some(url) = line.strip_prefix("Open ") {
+                break url.to_owned();
+            }
+        };
+        assert!(url.ends_with(&format!("/#token={TOKEN}")), "{url}");
+        let port = url
+            .trim_start_matches("http://127.0.0.1:")
+            .split('/')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        Served {
+            child,
+            port,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<serde_json::Value>,
+    ) -> (u16, serde_json::Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut r = self
+            .http
+            .request(method, format!("http://127.0.0.1:{}{path}", self.port))
+            .bearer_auth(TOKEN);
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let resp = r.send().await.unwrap();
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(serde_json::Value::Null))
+    }
+
+    async fn wait(&self, run: &str, until: &str) -> serde_json::Value {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let (_, r) = self.call("GET", &format!("/api/runs/{run}"), None).await;
+            if r["status"] == until {
+                return r;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{r}");
+            tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        }
+    }
+
+    async fn write_run_awaiting_approval(&self) -> (String, String, String) {
+        let (_, s) = self
+            .call("POST", "/api/sessions", Some(serde_json::json!({})))
+            .await;
+        let sid = s["id"].as_str().unwrap();
+        let (_, r) = self
+            .call(
+                "POST",
+                &format!("/api/sessions/{sid}/runs"),
+                Some(serde_json::json!({"text": "[demo:write] go"})),
+            )
+            .await;
+        let run = r["runId"].as_str().unwrap().to_owned();
+        let r = self.wait(&run, "awaiting_approval").await;
+        let a = &r["steps"][0]["toolCalls"][0]["approval"];
+        (
+            run,
+            a["id"].as_str().unwrap().to_owned(),
+            a["digest"].as_str().unwrap().to_owned(),
+        )
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let project = tmp.path().join("project");
+    std::fs::create_dir(&project).unwrap();
+    (tmp, data, project)
+}
+
+/// RUN-11: kill -9 during an approval wait; after restart the run is interrupted, the old
+/// approval is refused and nothing was written.
+#[tokio::test]
+async fn a_kill_during_an_approval_wait_replays_nothing_after_restart() {
+    let (_tmp, data, project) = dirs();
+    let first = Served::start(&data, &project, &["--simulate"]);
+    let (run, approval, digest) = first.write_run_awaiting_approval().await;
+    drop(first); // SIGKILL
+    let second = Served::start(&data, &project, &["--simulate"]);
+    let (_, r) = second.call("GET", &format!("/api/runs/{run}"), None).await;
+    assert_eq!(r["status"], "interrupted", "{r}");
+    assert_eq!(r["steps"][0]["toolCalls"][0]["approval"]["state"], "void");
+    let (status, _) = second
+        .call(
+            "POST",
+            &format!("/api/approvals/{approval}"),
+            Some(serde_json::json!({"decision": "approve", "digest": digest})),
+        )
+        .await;
+    assert_eq!(status, 409);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!project.join("wisp-demo.txt").exists());
+}
+
+#[tokio::test]
+async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
+    let (_tmp, data, project) = dirs();
+    let mut served = Served::start(&data, &project, &["--simulate"]);
+    let (run, _, _) = served.write_run_awaiting_approval().await;
+    let pid = served.child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = tokio::task::spawn_blocking(move || {
+        let s = served.child.wait().unwrap();
+        std::mem::forget(served);
+        s
+    })
+    .await
+    .unwrap();
+    assert!(status.success(), "{status:?}");
+    let store = wisp_store::Store::open(&data.join("wisp.db")).unwrap();
+    let r = store.run(&run).unwrap().unwrap();
+    assert_eq!(r.status, wisp_protocol::RunStatus::Interrupted);
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data), 0o700);
+    assert_eq!(mode(&data.join("wisp.db")), 0o600);
+    let log = std::fs::read_to_string(data.join("wisp.log")).unwrap();
+    assert!(log.contains("wisp serve started"), "{log}");
+    assert!(
+        !log.contains(TOKEN)
+            && !log.contains(wisp_sim::REASONING_CANARY)
+            && !log.contains("Hello from the Wisp"),
+        "{log}"
+    );
+}
+
+#[tokio::test]
+async fn live_mode_without_a_key_says_so_instead_of_crashing() {
+    let (_tmp, data, project) = dirs();
+    let served = Served::start(&data, &project, &[]);
+    let (_, health) = served.call("GET", "/api/health", None).await;
+    assert_eq!(health["mode"], "live");
+    assert!(
+        health["model_problem"]
+            .as_str()
+            .unwrap()
+            .contains("DEEPSEEK_API_KEY")
+    );
+    let (_, s) = served
+        .call("POST", "/api/sessions", Some(serde_json::json!({})))
+        .await;
+    let sid = s["id"].as_str().unwrap();
+    let (_, r) = served
+        .call(
+            "POST",
+            &format!("/api/sessions/{sid}/runs"),
+            Some(serde_json::json!({"text": "hi"})),
+        )
+        .await;
+    let r = served.wait(r["runId"].as_str().unwrap(), "failed").await;
+    assert_eq!(r["error"]["kind"], "missing_key");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("DEEPSEEK_API_KEY")
+    );
+}
+
+fn serve_fails(args: &[&str], env_token: Option<&str>) -> String {
+    let mut c = wisp();
+    c.args(["serve", "--no-open"]).args(args);
+    if let Some(t) = env_token {
+        c.env("WISP_TOKEN", t);
+    }
+    let out = c.output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+    assert_eq!(stderr.lines().count(), 1, "one clear line: {stderr}");
+    stderr
+}
+
+#[test]
+fn bad_start_conditions_are_one_clear_line_and_a_failure() {
+    let (_tmp, data, project) = dirs();
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port().to_string();
+    let data_s = data.to_str().unwrap();
+    let e = serve_fails(
+        &[
+            "--simulate",
+            "--port",
+            &port,
+            "--data-dir",
+            data_s,
+            project.to_str().unwrap(),
+        ],
+        Some(TOKEN),
+    );
+    assert!(e.contains("already in use"), "{e}");
+    let file = project.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let e = serve_fails(
+        &["--simulate", "--data-dir", data_s, file.to_str().unwrap()],
+        Some(TOKEN),
+    );
+    assert!(e.contains("is not a directory"), "{e}");
+    let e = serve_fails(
+        &["--simulate", "--data-dir", file.to_str().unwrap()],
+        Some(TOKEN),
+    );
+    assert!(e.contains("data dir"), "{e}");
+    let e = serve_fails(&["--simulate", "--data-dir", data_s], Some("short"));
+    assert!(e.contains("WISP_TOKEN"), "{e}");
+}

@@ -112,7 +112,7 @@ pub(crate) struct Inner {
     events: broadcast::Sender<p::Event>,
     /// Every file-changing execution of the Host holds this (APPR-05).
     pub(crate) change_queue: tokio::sync::Mutex<()>,
-    shutting_down: watch::Sender<bool>,
+    pub(crate) shutting_down: watch::Sender<bool>,
 }
 
 struct ActiveRun {
@@ -189,10 +189,7 @@ impl Host {
             let kind = p::EventKind::RunFinished {
                 status: p::RunStatus::Interrupted,
                 final_text: None,
-                error: Some(p::RunError {
-                    kind: "interrupted".into(),
-                    message: "Wisp stopped while this run was unfinished. Nothing was replayed; send a new message to continue.".into(),
-                }),
+                error: Some(interrupted_error()),
                 usage: p::Usage::default(),
             };
             self.inner.emit(&session, Some(&run), kind);
@@ -533,7 +530,8 @@ impl Host {
     /// Stops taking runs, cancels those in flight and waits for them (bounded) so they end
     /// cleanly, then marks anything still unfinished `interrupted` and checkpoints the store.
     pub async fn shutdown(&self, grace: Duration) {
-        let _ = self.inner.shutting_down.send(true);
+        // send_replace: the value must change even though nobody subscribes to it.
+        self.inner.shutting_down.send_replace(true);
         let waits: Vec<watch::Receiver<bool>> = {
             let active = lock(&self.inner.active);
             active
@@ -574,6 +572,13 @@ impl Inner {
             }
             Err(e) => tracing::error!(error = %e, session_id, "event not stored"),
         }
+    }
+}
+
+pub(crate) fn interrupted_error() -> p::RunError {
+    p::RunError {
+        kind: "interrupted".into(),
+        message: "Wisp stopped while this run was unfinished. Nothing was replayed; send a new message to continue.".into(),
     }
 }
 

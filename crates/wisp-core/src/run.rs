@@ -83,7 +83,7 @@ impl RunCtx {
 
 pub(crate) async fn drive(ctx: RunCtx) {
     let mut usage = p::Usage::default();
-    let end = match history(&ctx) {
+    let mut end = match history(&ctx) {
         Ok(messages) => run_steps(&ctx, messages, &mut usage).await,
         Err(e) => End {
             status: p::RunStatus::Failed,
@@ -94,6 +94,14 @@ pub(crate) async fn drive(ctx: RunCtx) {
             }),
         },
     };
+    // Stopped by the Host's shutdown, not by the person: that is an interruption.
+    if end.status == p::RunStatus::Cancelled && *ctx.host.inner.shutting_down.borrow() {
+        end = End {
+            status: p::RunStatus::Interrupted,
+            final_text: None,
+            error: Some(crate::interrupted_error()),
+        };
+    }
     if let Err(e) = ctx.host.inner.store.finish_run(
         &ctx.run_id,
         end.status,

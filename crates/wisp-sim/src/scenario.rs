@@ -86,7 +86,7 @@ pub struct Scenario {
 pub const SCENARIOS: &[Scenario] = &[
     Scenario {
         marker: "[demo:write]",
-        summary: "one files_write of wisp-demo.txt, then an answer reporting its result",
+        summary: "one files_write of wisp-demo.txt (or of the path after file= in the message), then an answer reporting its result",
         script: demo_write,
     },
     Scenario {
@@ -255,9 +255,18 @@ fn plain(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
 pub const DEMO_WRITE_CONTENT: &str =
     "Hello from the Wisp simulator.\n你好，这是 Wisp 模拟器写的文件。\n";
 
+/// The path a message names with `file=PATH`, else `default`.
+fn named_file<'a>(text: &'a str, default: &'a str) -> &'a str {
+    text.split_whitespace()
+        .find_map(|w| w.strip_prefix("file="))
+        .filter(|p| !p.is_empty())
+        .unwrap_or(default)
+}
+
 fn demo_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     if turn.step == 0 {
-        let args = json!({"path": "wisp-demo.txt", "content": DEMO_WRITE_CONTENT}).to_string();
+        let path = named_file(turn.user_text, "wisp-demo.txt");
+        let args = json!({"path": path, "content": DEMO_WRITE_CONTENT}).to_string();
         return (
             "The person wants a demo file. Write wisp-demo.txt at the project root.".to_owned(),
             "我来写入 wisp-demo.txt。I will write wisp-demo.txt at the project root.".to_owned(),
@@ -459,6 +468,16 @@ mod tests {
         let second = reply(&h2, true);
         let args: Value = serde_json::from_str(&second.tool_calls[0].arguments).unwrap();
         assert_eq!(args["path"], "wisp-invalid.txt");
+    }
+
+    #[test]
+    fn write_takes_its_path_from_file_equals() {
+        let r = reply(
+            &[json!({"role": "user", "content": "[demo:write] file=sub/x.txt please"})],
+            false,
+        );
+        let args: Value = serde_json::from_str(&r.tool_calls[0].arguments).unwrap();
+        assert_eq!(args["path"], "sub/x.txt");
     }
 
     #[test]

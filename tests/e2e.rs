@@ -1,0 +1,842 @@
+//! End to end over the real local API: real Host, real adapter, the simulator as the model,
+//! temp project and data folders (TEST-01, RUN-*, APPR-*, FILE-03, INTRO-*).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wisp_core::{Host, HostConfig};
+use wisp_protocol::Mode;
+use wisp_sim::{REASONING_CANARY, SimConfig, SimServer};
+
+const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
+
+/// A running Host on a temp project, with its simulator.
+pub struct Wisp {
+    pub base: String,
+    pub port: u16,
+    pub sim: SimServer,
+    pub host: Host,
+    pub project: PathBuf,
+    pub outside: PathBuf,
+    _tmp: tempfile::TempDir,
+    http: reqwest::Client,
+}
+
+impl Wisp {
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(tune: impl FnOnce(&mut HostConfig)) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("project");
+        let outside = tmp.path().join("outside");
+        std::fs::create_dir(&project).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        let sim = SimServer::start(SimConfig::default()).await.unwrap();
+        let mut model =
+            wisp_model::ModelConfig::new(Some(wisp_model::ApiKey::new(sim.api_key()).unwrap()));
+        model.base_url = sim.base_url();
+        let client = wisp_model::DeepSeekClient::new(model).unwrap();
+        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
+        let mut config = HostConfig::new(Mode::Simulation);
+        config.retry_base_delay = Duration::from_millis(20);
+        tune(&mut config);
+        let host = Host::start(store, Some(client), None, config).unwrap();
+        let p = host
+            .add_project(
+                &std::fs::canonicalize(&project)
+                    .unwrap()
+                    .display()
+                    .to_string(),
+            )
+            .unwrap();
+        host.set_default_project(&p.id);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let app = wisp_server::app(
+            host.clone(),
+            wisp_server::ApiConfig {
+                token: TOKEN.into(),
+                port,
+            },
+        );
+        tokio::spawn(wisp_server::serve(listener, app, std::future::pending()));
+        Self {
+            base: format!("http://127.0.0.1:{port}"),
+            port,
+            sim,
+            host,
+            project,
+            outside,
+            _tmp: tmp,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    pub async fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        self.call_with(method, path, body, |r| r.bearer_auth(TOKEN))
+            .await
+    }
+
+    pub async fn call_with(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+        tune: impl FnOnce(reqwest::RequestBuilder) -> reqwest::RequestBuilder,
+    ) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut r = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let resp = tune(r).send().await.unwrap();
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    pub async fn ok(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let (status, v) = self.call(method, path, body).await;
+        assert!(status < 300, "{method} {path} -> {status} {v}");
+        v
+    }
+
+    pub async fn session(&self) -> String {
+        self.ok("POST", "/api/sessions", Some(json!({}))).await["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    pub async fn run(&self, session: &str, text: &str) -> String {
+        let v = self
+            .ok(
+                "POST",
+                &format!("/api/sessions/{session}/runs"),
+                Some(json!({"text": text})),
+            )
+            .await;
+        v["runId"].as_str().unwrap().to_owned()
+    }
+
+    pub async fn get_run(&self, run: &str) -> Value {
+        self.ok("GET", &format!("/api/runs/{run}"), None).await
+    }
+
+    /// Polls until the run's status is one of `until` (bounded: a stuck run fails the test).
+    pub async fn wait(&self, run: &str, until: &[&str]) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        loop {
+            let r = self.get_run(run).await;
+            if until.contains(&r["status"].as_str().unwrap()) {
+                return r;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "run stuck: {r}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub async fn finished(&self, run: &str) -> Value {
+        self.wait(
+            run,
+            &[
+                "completed",
+                "cancelled",
+                "failed",
+                "budget_exhausted",
+                "interrupted",
+            ],
+        )
+        .await
+    }
+
+    /// (approval id, digest) of every pending approval of a run.
+    pub fn pending(run: &Value) -> Vec<(String, String)> {
+        calls(run)
+            .iter()
+            .filter_map(|c| c["approval"].as_object())
+            .filter(|a| a["state"] == "pending")
+            .map(|a| {
+                (
+                    a["id"].as_str().unwrap().to_owned(),
+                    a["digest"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    pub async fn decide(&self, approval: &str, digest: &str, decision: &str) -> u16 {
+        self.call(
+            "POST",
+            &format!("/api/approvals/{approval}"),
+            Some(json!({"decision": decision, "digest": digest})),
+        )
+        .await
+        .0
+    }
+
+    /// Drives a run to its end, answering every approval with `decision`.
+    pub async fn drive(&self, run: &str, decision: &str) -> Value {
+        loop {
+            let r = self
+                .wait(
+                    run,
+                    &[
+                        "awaiting_approval",
+                        "completed",
+                        "cancelled",
+                        "failed",
+                        "budget_exhausted",
+                        "interrupted",
+                    ],
+                )
+                .await;
+            if r["status"] != "awaiting_approval" {
+                return r;
+            }
+            for (id, digest) in Self::pending(&r) {
+                assert_eq!(self.decide(&id, &digest, decision).await, 204);
+            }
+        }
+    }
+
+    /// Everything the event stream replays for a session, as raw SSE text.
+    pub async fn event_stream_text(&self, session: &str) -> String {
+        let mut resp = self
+            .http
+            .get(format!(
+                "{}/api/sessions/{session}/events?after=0",
+                self.base
+            ))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.headers()["content-type"], "text/event-stream");
+        let mut text = String::new();
+        while let Ok(Ok(Some(chunk))) =
+            tokio::time::timeout(Duration::from_millis(400), resp.chunk()).await
+        {
+            text.push_str(&String::from_utf8_lossy(&chunk));
+        }
+        text
+    }
+
+    pub fn file(&self, rel: &str) -> PathBuf {
+        self.project.join(rel)
+    }
+}
+
+pub fn calls(run: &Value) -> Vec<Value> {
+    run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["toolCalls"].as_array().unwrap().clone())
+        .collect()
+}
+
+fn statuses(run: &Value) -> Vec<String> {
+    calls(run)
+        .iter()
+        .map(|c| c["status"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Every request the model got has each tool call followed by its result.
+fn assert_calls_answered(sim: &SimServer) {
+    for req in sim.chat_requests() {
+        let messages = req.body["messages"].as_array().unwrap();
+        for (i, m) in messages.iter().enumerate() {
+            let Some(tool_calls) = m["tool_calls"].as_array() else {
+                continue;
+            };
+            let answered: Vec<&str> = messages[i + 1..]
+                .iter()
+                .take_while(|n| n["role"] == "tool")
+                .map(|n| n["tool_call_id"].as_str().unwrap())
+                .collect();
+            for c in tool_calls {
+                assert!(
+                    answered.contains(&c["id"].as_str().unwrap()),
+                    "call {} unanswered in request {}",
+                    c["id"],
+                    req.seq
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn read_results_continue_the_answer() {
+    let w = Wisp::start().await;
+    std::fs::write(w.file("README.md"), "# Demo project\nThe needle is 42.\n").unwrap();
+    let s = w.session().await;
+    let r = w
+        .finished(&w.run(&s, "[demo:multi] look around").await)
+        .await;
+    assert_eq!(r["status"], "completed", "{r}");
+    assert_eq!(r["steps"][0]["toolCalls"].as_array().unwrap().len(), 2);
+    assert_eq!(statuses(&r), ["succeeded", "succeeded"]);
+    assert!(
+        r["finalText"]
+            .as_str()
+            .unwrap()
+            .contains("The needle is 42"),
+        "{r}"
+    );
+    assert!(r["usage"]["promptTokens"].as_u64().unwrap() > 0);
+    assert_calls_answered(&w.sim);
+}
+
+#[tokio::test]
+async fn an_approved_write_lands_on_disk_and_is_reported() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let r = w
+        .drive(&w.run(&s, "[demo:write] please").await, "approve")
+        .await;
+    assert_eq!(r["status"], "completed");
+    assert_eq!(statuses(&r), ["succeeded"]);
+    assert_eq!(
+        std::fs::read_to_string(w.file("wisp-demo.txt")).unwrap(),
+        wisp_sim::scenario::DEMO_WRITE_CONTENT
+    );
+    assert!(r["finalText"].as_str().unwrap().contains("was written"));
+    assert_eq!(calls(&r)[0]["approval"]["state"], "approved");
+}
+
+#[tokio::test]
+async fn a_rejected_write_changes_nothing_and_the_approval_cannot_be_reused() {
+    let w = Wisp::start().await;
+    std::fs::write(w.file("wisp-demo.txt"), "original").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:write] please").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let [(id, digest)] = Wisp::pending(&r).try_into().unwrap();
+    assert_eq!(
+        w.decide(&id, &"0".repeat(64), "approve").await,
+        409,
+        "wrong digest"
+    );
+    assert_eq!(w.decide(&id, &digest, "reject").await, 204);
+    assert_eq!(w.decide(&id, &digest, "approve").await, 409, "replay");
+    let r = w.finished(&run).await;
+    assert_eq!(r["status"], "completed");
+    assert_eq!(statuses(&r), ["rejected"]);
+    assert!(r["finalText"].as_str().unwrap().contains("rejected"));
+    assert_eq!(
+        std::fs::read_to_string(w.file("wisp-demo.txt")).unwrap(),
+        "original"
+    );
+}
+
+#[tokio::test]
+async fn cancel_while_streaming_ends_the_run_and_is_not_fed_to_the_model() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let run = w.run(&s, "tell me [fault:slow]").await;
+    // Wait until the simulator is streaming this request.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while w.sim.chat_requests().first().map(|r| r.outcome) != Some(wisp_sim::Outcome::Streaming) {
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        w.call("POST", &format!("/api/runs/{run}/cancel"), None)
+            .await
+            .0,
+        202
+    );
+    let r = w.finished(&run).await;
+    assert_eq!(r["status"], "cancelled");
+    // The stream was closed, and no further model request reported the cancel.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while w.sim.chat_requests()[0].outcome != wisp_sim::Outcome::ClientGone {
+        assert!(tokio::time::Instant::now() < deadline, "stream not closed");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(w.sim.chat_requests().len(), 1);
+    assert_eq!(
+        w.call("POST", &format!("/api/runs/{run}/cancel"), None)
+            .await
+            .0,
+        409
+    );
+}
+
+#[tokio::test]
+async fn cancel_while_awaiting_approval_voids_it_and_writes_nothing() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:write] please").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let [(id, digest)] = Wisp::pending(&r).try_into().unwrap();
+    assert_eq!(
+        w.call("POST", &format!("/api/runs/{run}/cancel"), None)
+            .await
+            .0,
+        202
+    );
+    let r = w.finished(&run).await;
+    assert_eq!(r["status"], "cancelled");
+    assert_eq!(statuses(&r), ["cancelled"]);
+    assert_eq!(calls(&r)[0]["approval"]["state"], "void");
+    assert_eq!(
+        w.decide(&id, &digest, "approve").await,
+        409,
+        "approval after cancel"
+    );
+    assert!(!w.file("wisp-demo.txt").exists());
+    assert_eq!(
+        w.sim.chat_requests().len(),
+        1,
+        "the cancel was not sent to the model"
+    );
+}
+
+#[tokio::test]
+async fn a_500_then_success_retries_the_request_without_a_second_write() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let r = w
+        .drive(&w.run(&s, "[demo:write] [fault:500-once]").await, "approve")
+        .await;
+    assert_eq!(r["status"], "completed", "{r}");
+    // Each of the two rounds failed once and was retried: four requests, one write.
+    assert_eq!(w.sim.chat_requests().len(), 4);
+    assert_eq!(calls(&r).len(), 1);
+    assert!(r["steps"].as_array().unwrap().len() == 2);
+    let events = w.host.events_after(&s, 0, 1000).unwrap();
+    let kinds: Vec<String> = events
+        .iter()
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "model_retry").count(), 2);
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "approval_requested").count(),
+        1
+    );
+    assert!(w.file("wisp-demo.txt").exists());
+}
+
+#[tokio::test]
+async fn a_model_error_that_stays_fails_the_run_with_words_a_person_can_act_on() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let r = w.finished(&w.run(&s, "hi [fault:402]").await).await;
+    assert_eq!(r["status"], "failed");
+    assert_eq!(r["error"]["kind"], "insufficient_balance");
+    assert!(r["error"]["message"].as_str().unwrap().contains("balance"));
+    assert_eq!(w.sim.chat_requests().len(), 1, "402 is not retried");
+}
+
+#[tokio::test]
+async fn two_sessions_at_once_keep_their_events_and_approvals_apart() {
+    let w = Wisp::start().await;
+    let a = w.session().await;
+    let b = w.session().await;
+    let ra = w.run(&a, "[demo:write] file=a.txt").await;
+    let rb = w.run(&b, "[demo:write] file=b.txt").await;
+    let pa = Wisp::pending(&w.wait(&ra, &["awaiting_approval"]).await);
+    let pb = Wisp::pending(&w.wait(&rb, &["awaiting_approval"]).await);
+    // A second run in a busy session is refused.
+    assert_eq!(
+        w.call(
+            "POST",
+            &format!("/api/sessions/{a}/runs"),
+            Some(json!({"text": "again"}))
+        )
+        .await
+        .0,
+        409
+    );
+    // B's approval cannot be decided in A's name.
+    let (status, _) = w
+        .call(
+            "POST",
+            &format!("/api/approvals/{}", pb[0].0),
+            Some(json!({"decision": "approve", "digest": pb[0].1, "sessionId": a})),
+        )
+        .await;
+    assert_eq!(status, 409);
+    assert_eq!(w.decide(&pa[0].0, &pa[0].1, "approve").await, 204);
+    assert_eq!(w.finished(&ra).await["status"], "completed");
+    assert_eq!(
+        w.get_run(&rb).await["status"],
+        "awaiting_approval",
+        "B still waits"
+    );
+    assert_eq!(w.decide(&pb[0].0, &pb[0].1, "reject").await, 204);
+    assert_eq!(w.finished(&rb).await["status"], "completed");
+    assert!(w.file("a.txt").exists() && !w.file("b.txt").exists());
+    let events_a = w.event_stream_text(&a).await;
+    assert!(events_a.contains(&ra) && !events_a.contains(&rb));
+    let events_b = w.event_stream_text(&b).await;
+    assert!(events_b.contains(&rb) && !events_b.contains(&ra));
+}
+
+#[tokio::test]
+async fn escape_attempts_are_refused_before_any_approval() {
+    let w = Wisp::start().await;
+    std::fs::write(w.outside.join("secret.txt"), "TOP-SECRET").unwrap();
+    std::os::unix::fs::symlink(&w.outside, w.file("link-out")).unwrap();
+    let s = w.session().await;
+    let r = w
+        .drive(&w.run(&s, "[demo:escape] try").await, "approve")
+        .await;
+    assert_eq!(r["status"], "completed");
+    let calls = calls(&r);
+    assert_eq!(calls.len(), 6);
+    for c in &calls {
+        assert_eq!(c["status"], "failed", "{c}");
+        assert!(c["approval"].is_null(), "no approval was asked for {c}");
+        assert!(c["result"].as_str().unwrap().contains("error"));
+    }
+    assert_eq!(std::fs::read_dir(&w.outside).unwrap().count(), 1);
+    assert!(!Path::new("/tmp/wisp-escape.txt").exists());
+    assert!(!serde_json::to_string(&r).unwrap().contains("TOP-SECRET"));
+}
+
+#[tokio::test]
+async fn invalid_arguments_are_errors_for_the_model_then_the_correction_runs() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let r = w
+        .drive(&w.run(&s, "[demo:invalid] try").await, "approve")
+        .await;
+    assert_eq!(r["status"], "completed", "{r}");
+    assert_eq!(statuses(&r), ["failed", "failed", "failed", "succeeded"]);
+    let results: Vec<String> = calls(&r)
+        .iter()
+        .map(|c| c["result"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        results[0].contains("missing field `content`"),
+        "{}",
+        results[0]
+    );
+    assert!(results[1].contains("invalid type"), "{}", results[1]);
+    assert!(results[2].contains("not valid JSON"), "{}", results[2]);
+    // The broken arguments are shown as the raw text the model sent.
+    assert!(calls(&r)[2]["arguments"].is_string());
+    assert!(w.file("wisp-invalid.txt").exists());
+    assert_calls_answered(&w.sim);
+}
+
+#[tokio::test]
+async fn the_step_budget_stops_a_run_that_never_finishes() {
+    let w = Wisp::start_with(|c| c.step_budget = 3).await;
+    let s = w.session().await;
+    let r = w.finished(&w.run(&s, "[demo:loop] go").await).await;
+    assert_eq!(r["status"], "budget_exhausted");
+    assert_eq!(r["steps"].as_array().unwrap().len(), 3);
+    assert_eq!(w.sim.chat_requests().len(), 3);
+    assert!(r["error"]["message"].as_str().unwrap().contains("3 steps"));
+}
+
+#[tokio::test]
+async fn the_default_budget_is_eight_steps() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let r = w.finished(&w.run(&s, "[demo:loop] go").await).await;
+    assert_eq!(r["status"], "budget_exhausted");
+    assert_eq!(r["steps"].as_array().unwrap().len(), 8);
+}
+
+/// RUN-12/13: the simulator's reasoning reaches the model's next request, and nothing else.
+#[tokio::test]
+async fn reasoning_reaches_the_model_but_never_an_answer_or_event() {
+    let w = Wisp::start().await;
+    std::fs::write(w.file("README.md"), "readme").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:multi] look").await;
+    let r = w.finished(&run).await;
+    assert_eq!(r["status"], "completed");
+    // A second run in the same session sends the first run's tool-call round back too.
+    let run2 = w.run(&s, "[demo:multi] again").await;
+    w.finished(&run2).await;
+    let requests = w.sim.chat_requests();
+    assert!(
+        serde_json::to_string(&requests[1].body)
+            .unwrap()
+            .contains(REASONING_CANARY)
+    );
+    assert!(
+        serde_json::to_string(&requests[2].body)
+            .unwrap()
+            .contains(REASONING_CANARY)
+    );
+    let mut seen = Vec::new();
+    for path in [
+        format!("/api/runs/{run}"),
+        format!("/api/runs/{run2}"),
+        format!("/api/sessions/{s}/runs"),
+        format!("/api/sessions/{s}"),
+        "/api/sessions".into(),
+    ] {
+        seen.push(w.call("GET", &path, None).await.1.to_string());
+    }
+    seen.push(w.event_stream_text(&s).await);
+    for text in seen {
+        assert!(!text.contains(REASONING_CANARY), "reasoning leaked: {text}");
+        assert!(!text.contains("reasoning_content"));
+    }
+    assert!(!w.host.store().continuations(&run).unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_api_refuses_strangers() {
+    let w = Wisp::start().await;
+    assert_eq!(
+        w.call_with("GET", "/api/sessions", None, |r| r).await.0,
+        401
+    );
+    assert_eq!(
+        w.call_with("GET", "/api/sessions", None, |r| r.bearer_auth("wrong"))
+            .await
+            .0,
+        401
+    );
+    assert_eq!(w.call_with("GET", "/api/health", None, |r| r).await.0, 200);
+    let foreign_host = |r: reqwest::RequestBuilder| {
+        r.bearer_auth(TOKEN)
+            .header("host", format!("evil.example:{}", w.port))
+    };
+    assert_eq!(
+        w.call_with("GET", "/api/health", None, foreign_host)
+            .await
+            .0,
+        403
+    );
+    let rebinding = |r: reqwest::RequestBuilder| r.bearer_auth(TOKEN).header("host", "127.0.0.1:1");
+    assert_eq!(
+        w.call_with("GET", "/api/sessions", None, rebinding).await.0,
+        403
+    );
+    let foreign_origin =
+        |r: reqwest::RequestBuilder| r.bearer_auth(TOKEN).header("origin", "http://evil.example");
+    assert_eq!(
+        w.call_with("GET", "/api/sessions", None, foreign_origin)
+            .await
+            .0,
+        403
+    );
+    let own_origin = format!("http://localhost:{}", w.port);
+    let own =
+        |r: reqwest::RequestBuilder| r.bearer_auth(TOKEN).header("origin", own_origin.clone());
+    assert_eq!(w.call_with("GET", "/api/sessions", None, own).await.0, 200);
+    let form = |r: reqwest::RequestBuilder| {
+        r.bearer_auth(TOKEN)
+            .header("content-type", "text/plain")
+            .body("{}")
+    };
+    assert_eq!(
+        w.call_with("POST", "/api/sessions", None, form).await.0,
+        415
+    );
+    let (status, body) = w.call_with("GET", "/api/sessions", None, |r| r).await;
+    assert_eq!(status, 401);
+    assert!(body["message"].as_str().unwrap().contains("token"));
+    // No CORS grant for anyone.
+    let resp = reqwest::Client::new()
+        .get(format!("{}/api/health", w.base))
+        .header("origin", format!("http://127.0.0.1:{}", w.port))
+        .send()
+        .await
+        .unwrap();
+    assert!(resp.headers().get("access-control-allow-origin").is_none());
+}
+
+#[tokio::test]
+async fn a_symlink_swapped_in_during_the_approval_does_not_let_the_write_escape() {
+    let w = Wisp::start().await;
+    std::fs::create_dir(w.file("sub")).unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:write] file=sub/escape.txt").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    std::fs::remove_dir(w.file("sub")).unwrap();
+    std::os::unix::fs::symlink(&w.outside, w.file("sub")).unwrap();
+    let [(id, digest)] = Wisp::pending(&r).try_into().unwrap();
+    assert_eq!(w.decide(&id, &digest, "approve").await, 204);
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["failed"]);
+    assert!(
+        calls(&r)[0]["result"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was written"),
+        "{r}"
+    );
+    assert!(!w.outside.join("escape.txt").exists());
+}
+
+#[tokio::test]
+async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let tools = w.ok("GET", &format!("/api/sessions/{s}/tools"), None).await;
+    let names: Vec<&str> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["tool_introspect", "files_list", "files_read", "files_write"]
+    );
+    assert_eq!(tools[3]["requiresApproval"], true);
+    assert!(
+        tools[3]["inputSchema"]["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("content"))
+    );
+    // A session with no authorized folder gets introspection only (FILE-02): the model is
+    // offered nothing else, and a file call it makes anyway is an unknown tool.
+    let mut model =
+        wisp_model::ModelConfig::new(Some(wisp_model::ApiKey::new(w.sim.api_key()).unwrap()));
+    model.base_url = w.sim.base_url();
+    let bare = Host::start(
+        wisp_store::Store::open_in_memory().unwrap(),
+        Some(wisp_model::DeepSeekClient::new(model).unwrap()),
+        None,
+        HostConfig::new(Mode::Simulation),
+    )
+    .unwrap();
+    let lone = bare
+        .create_session(wisp_protocol::CreateSession {
+            project_id: None,
+            title: None,
+        })
+        .unwrap();
+    assert!(lone.root.is_none());
+    let names: Vec<String> = bare
+        .session_tools(&lone.id)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["tool_introspect"]);
+    let before = w.sim.chat_requests().len();
+    let run = bare.start_run(&lone.id, "[demo:write] please").unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let r = loop {
+        let r = bare.run(&run).unwrap();
+        if r.status.is_final() {
+            break r;
+        }
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(r.status, wisp_protocol::RunStatus::Completed);
+    let call = &r.steps[0].tool_calls[0];
+    assert_eq!(call.status, wisp_protocol::ToolCallStatus::Failed);
+    assert!(
+        call.result
+            .as_deref()
+            .unwrap()
+            .contains("unknown tool files_write")
+    );
+    let offered = &w.sim.chat_requests()[before].body["tools"];
+    assert_eq!(offered.as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn runs_are_paged_newest_first_and_openapi_is_served() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    for i in 0..3 {
+        let run = w.run(&s, &format!("hello {i}")).await;
+        w.finished(&run).await;
+    }
+    let page = w
+        .ok("GET", &format!("/api/sessions/{s}/runs?limit=2"), None)
+        .await;
+    let texts: Vec<&str> = page["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["hello 2", "hello 1"]);
+    let cursor = page["nextCursor"].as_str().unwrap();
+    let page = w
+        .ok(
+            "GET",
+            &format!("/api/sessions/{s}/runs?limit=2&cursor={cursor}"),
+            None,
+        )
+        .await;
+    assert_eq!(page["runs"][0]["text"], "hello 0");
+    assert!(page["nextCursor"].is_null());
+    let api = w.ok("GET", "/api/openapi.json", None).await;
+    for path in [
+        "/api/health",
+        "/api/projects",
+        "/api/sessions",
+        "/api/sessions/{id}/runs",
+        "/api/runs/{id}",
+        "/api/runs/{id}/cancel",
+        "/api/approvals/{id}",
+        "/api/sessions/{id}/events",
+        "/api/sessions/{id}/tools",
+    ] {
+        assert!(api["paths"].get(path).is_some(), "{path} undocumented");
+    }
+}
+
+#[tokio::test]
+async fn events_replay_from_any_point_with_sequence_ids() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    w.finished(&w.run(&s, "hello").await).await;
+    let all = w.event_stream_text(&s).await;
+    let ids: Vec<u64> = all
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert!(ids.len() >= 4, "{all}");
+    assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>());
+    let mut resp = reqwest::Client::new()
+        .get(format!("{}/api/sessions/{s}/events?after=2", w.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let chunk = tokio::time::timeout(Duration::from_secs(2), resp.chunk())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&chunk).starts_with("id: 3"),
+        "{chunk:?}"
+    );
+    // Live: a new run's events arrive on an open stream.
+    let run = w.run(&s, "hello again").await;
+    let mut live = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !live.contains("run_finished") || !live.contains(&run) {
+        assert!(tokio::time::Instant::now() < deadline, "{live}");
+        if let Ok(Ok(Some(c))) =
+            tokio::time::timeout(Duration::from_millis(200), resp.chunk()).await
+        {
+            live.push_str(&String::from_utf8_lossy(&c));
+        }
+    }
+}
