@@ -325,3 +325,41 @@ fn bad_start_conditions_are_one_clear_line_and_a_failure() {
     let e = serve_fails(&["--simulate", "--data-dir", data_s], Some("short"));
     assert!(e.contains("WISP_TOKEN"), "{e}");
 }
+
+/// A kill -9 in the middle of busy writing leaves a database that opens, passes SQLite's
+/// integrity check, and shows the run interrupted.
+#[tokio::test]
+async fn a_kill_while_a_run_is_writing_leaves_a_sound_database() {
+    let (_tmp, data, project) = dirs();
+    let served = Served::start(&data, &project, &["--simulate"]);
+    let (_, s) = served
+        .call("POST", "/api/sessions", Some(serde_json::json!({})))
+        .await;
+    let sid = s["id"].as_str().unwrap();
+    let (_, r) = served
+        .call(
+            "POST",
+            &format!("/api/sessions/{sid}/runs"),
+            Some(serde_json::json!({"text": "[demo:loop] go"})),
+        )
+        .await;
+    let run = r["runId"].as_str().unwrap().to_owned();
+    // Kill once a few steps are stored, while the loop is still going.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+        if r["steps"].as_array().unwrap().len() >= 2 {
+            assert_eq!(r["status"], "running");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    drop(served);
+    let store = wisp_store::Store::open(&data.join("wisp.db")).unwrap();
+    assert!(store.integrity_ok().unwrap());
+    drop(store);
+    let again = Served::start(&data, &project, &["--simulate"]);
+    let (_, r) = again.call("GET", &format!("/api/runs/{run}"), None).await;
+    assert_eq!(r["status"], "interrupted");
+}

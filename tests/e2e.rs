@@ -840,3 +840,111 @@ async fn events_replay_from_any_point_with_sequence_ids() {
         }
     }
 }
+
+/// INTRO-*: tool_introspect takes exactly {}, needs no approval, and returns the run's
+/// snapshot, itself included.
+#[tokio::test]
+async fn tool_introspect_returns_the_run_snapshot() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let r = w.finished(&w.run(&s, "[demo:introspect]").await).await;
+    assert_eq!(r["status"], "completed");
+    assert_eq!(statuses(&r), ["succeeded", "failed"]);
+    let c = calls(&r);
+    assert!(c[0]["approval"].is_null());
+    let listed: Value = serde_json::from_str(c[0]["result"].as_str().unwrap()).unwrap();
+    let tools = w.ok("GET", &format!("/api/sessions/{s}/tools"), None).await;
+    assert_eq!(listed, tools);
+    assert!(c[1]["result"].as_str().unwrap().contains("exactly {}"));
+}
+
+#[tokio::test]
+async fn projects_are_authorized_by_absolute_folder_path_only() {
+    let w = Wisp::start().await;
+    let other = w.outside.clone();
+    for (path, expect) in [("relative/dir", 400), ("/no/such/folder", 400), ("", 400)] {
+        let (status, body) = w
+            .call("POST", "/api/projects", Some(json!({"path": path})))
+            .await;
+        assert_eq!(status, expect, "{path}: {body}");
+        assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    std::fs::write(other.join("f"), "").unwrap();
+    assert_eq!(
+        w.call(
+            "POST",
+            "/api/projects",
+            Some(json!({"path": other.join("f")}))
+        )
+        .await
+        .0,
+        400
+    );
+    let (status, p) = w
+        .call("POST", "/api/projects", Some(json!({"path": other})))
+        .await;
+    assert_eq!(status, 201);
+    let listed = w.ok("GET", "/api/projects", None).await;
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    let (status, s) = w
+        .call("POST", "/api/sessions", Some(json!({"projectId": p["id"]})))
+        .await;
+    assert_eq!(status, 201);
+    assert_eq!(s["root"], json!(std::fs::canonicalize(&other).unwrap()));
+    assert_eq!(
+        w.call(
+            "POST",
+            "/api/sessions",
+            Some(json!({"projectId": "p_nope"}))
+        )
+        .await
+        .0,
+        404
+    );
+    assert_eq!(w.call("GET", "/api/sessions/s_nope", None).await.0, 404);
+    assert_eq!(w.call("GET", "/api/runs/r_nope", None).await.0, 404);
+    assert_eq!(
+        w.call(
+            "POST",
+            "/api/approvals/ap_nope",
+            Some(json!({"decision": "approve", "digest": "x"}))
+        )
+        .await
+        .0,
+        404
+    );
+    assert_eq!(
+        w.call("POST", "/api/sessions", Some(json!({"unknown": 1})))
+            .await
+            .0,
+        400
+    );
+}
+
+#[tokio::test]
+async fn the_user_message_cap_holds_at_the_limit_and_refuses_past_it() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let at = "x".repeat(wisp_core::limits::MAX_USER_TEXT_CHARS);
+    let run = w.run(&s, &at).await;
+    w.finished(&run).await;
+    let (status, body) = w
+        .call(
+            "POST",
+            &format!("/api/sessions/{s}/runs"),
+            Some(json!({"text": at + "y"})),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(body["message"].as_str().unwrap().contains("longer than"));
+    assert_eq!(
+        w.call(
+            "POST",
+            &format!("/api/sessions/{s}/runs"),
+            Some(json!({"text": "  "}))
+        )
+        .await
+        .0,
+        400
+    );
+}

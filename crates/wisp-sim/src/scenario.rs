@@ -105,6 +105,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_invalid,
     },
     Scenario {
+        marker: "[demo:introspect]",
+        summary: "tool_introspect with {} and with an extra argument, then an answer naming the tools",
+        script: demo_introspect,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -388,6 +393,24 @@ fn demo_invalid(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             Vec::new(),
         ),
     }
+}
+
+fn demo_introspect(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        return (
+            "Ask the host which tools this run has.".to_owned(),
+            "Checking which tools I have.".to_owned(),
+            vec![
+                turn.call(0, "tool_introspect", "{}".to_owned()),
+                turn.call(1, "tool_introspect", json!({"verbose": true}).to_string()),
+            ],
+        );
+    }
+    (
+        "Report the tool list.".to_owned(),
+        format!("These are my tools 我的工具：{}", report(turn)),
+        Vec::new(),
+    )
 }
 
 fn demo_loop(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {

@@ -132,6 +132,14 @@ impl Store {
             .query_row("PRAGMA user_version", [], |r| r.get(0))?)
     }
 
+    /// SQLite's own consistency check of the whole file.
+    pub fn integrity_ok(&self) -> Result<bool> {
+        let verdict: String = self
+            .conn()
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?;
+        Ok(verdict == "ok")
+    }
+
     /// Closes cleanly: checkpoints the WAL into the main file.
     pub fn close(&self) -> Result<()> {
         self.conn()
