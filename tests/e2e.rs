@@ -441,6 +441,20 @@ async fn a_model_error_that_stays_fails_the_run_with_words_a_person_can_act_on()
     assert_eq!(r["error"]["kind"], "insufficient_balance");
     assert!(r["error"]["message"].as_str().unwrap().contains("balance"));
     assert_eq!(w.sim.chat_requests().len(), 1, "402 is not retried");
+    // The next run carries the unanswered message along without two user turns in a row.
+    let r = w.finished(&w.run(&s, "hello again").await).await;
+    assert_eq!(r["status"], "completed");
+    let sent = &w.sim.chat_requests()[1].body["messages"];
+    let roles: Vec<&str> = sent
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    assert_eq!(sent[1]["content"], "hi [fault:402]");
+    assert!(sent[2]["content"].as_str().unwrap().contains("No answer"));
+    assert_eq!(sent[3]["content"], "hello again");
 }
 
 #[tokio::test]

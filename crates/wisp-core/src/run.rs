@@ -130,7 +130,7 @@ fn history(ctx: &RunCtx) -> Result<Vec<Message>, String> {
         .map_err(|e| e.to_string())?;
     let mut messages = vec![Message::System(SYSTEM_PROMPT.to_owned())];
     for run in earlier {
-        messages.push(Message::User(run.text));
+        push_user(&mut messages, run.text);
         for step in run.steps {
             if step.calls.is_empty() {
                 messages.push(Message::Assistant(AssistantMessage::text(step.text)));
@@ -163,8 +163,20 @@ fn history(ctx: &RunCtx) -> Result<Vec<Message>, String> {
             }
         }
     }
-    messages.push(Message::User(ctx.text.clone()));
+    push_user(&mut messages, ctx.text.clone());
     Ok(messages)
+}
+
+/// Adds a user message. A run that failed before the model answered leaves its message
+/// without a reply, and some providers refuse two user messages in a row: the gap is filled
+/// with a short note saying so, which is also the truth the model should know.
+fn push_user(messages: &mut Vec<Message>, text: String) {
+    if matches!(messages.last(), Some(Message::User(_))) {
+        messages.push(Message::Assistant(AssistantMessage::text(
+            "[No answer: this request failed or was interrupted before the model replied.]",
+        )));
+    }
+    messages.push(Message::User(text));
 }
 
 async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usage) -> End {
