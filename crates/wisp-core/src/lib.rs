@@ -109,7 +109,7 @@ pub(crate) struct Inner {
     active: Mutex<HashMap<String, ActiveRun>>,
     pub(crate) approvals: Mutex<HashMap<String, PendingApproval>>,
     sandboxes: Mutex<HashMap<String, Arc<Sandbox>>>,
-    events: broadcast::Sender<p::Event>,
+    pub(crate) events: broadcast::Sender<p::Live>,
     /// Every file-changing execution of the Host holds this (APPR-05).
     pub(crate) change_queue: tokio::sync::Mutex<()>,
     pub(crate) shutting_down: watch::Sender<bool>,
@@ -511,6 +511,55 @@ impl Host {
         Ok(())
     }
 
+    /// Renames a session.
+    pub fn rename_session(&self, id: &str, title: &str) -> Result<p::Session, CoreError> {
+        let title = title.trim();
+        if title.is_empty() || title.chars().count() > limits::MAX_TITLE_CHARS {
+            return Err(fail(
+                CoreErrorKind::Invalid,
+                format!("a title has 1 to {} characters", limits::MAX_TITLE_CHARS),
+            ));
+        }
+        self.session(id)?;
+        self.inner.store.rename_session(id, title)?;
+        self.session(id)
+    }
+
+    /// Deletes a session with its runs and events. Refused while a run is in progress.
+    pub fn delete_session(&self, id: &str) -> Result<(), CoreError> {
+        self.session(id)?;
+        let active = lock(&self.inner.active);
+        if let Some(a) = active.get(id) {
+            return Err(fail(
+                CoreErrorKind::Conflict,
+                format!("run {} is in progress; cancel it first", a.run_id),
+            ));
+        }
+        self.inner.store.delete_session(id)?;
+        Ok(())
+    }
+
+    /// A text file of the session's project, through the same sandbox and cap as `files_read`.
+    pub fn preview(&self, session_id: &str, path: &str) -> Result<p::Preview, CoreError> {
+        let session = self.session(session_id)?;
+        let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
+            fail(
+                CoreErrorKind::Invalid,
+                "this session has no authorized project folder",
+            )
+        })?;
+        let read = sandbox.read(path, None, None).map_err(|e| match e.kind {
+            wisp_fs::FsErrorKind::NotFound => fail(CoreErrorKind::NotFound, e.message),
+            _ => fail(CoreErrorKind::Invalid, e.message),
+        })?;
+        Ok(p::Preview {
+            path: read.path,
+            content: read.content,
+            size: read.size,
+            partial: read.partial,
+        })
+    }
+
     /// Events of a session after `after`.
     pub fn events_after(
         &self,
@@ -523,7 +572,7 @@ impl Host {
     }
 
     /// Live events of every session; subscribe before replaying so nothing falls between.
-    pub fn subscribe(&self) -> broadcast::Receiver<p::Event> {
+    pub fn subscribe(&self) -> broadcast::Receiver<p::Live> {
         self.inner.events.subscribe()
     }
 
@@ -568,7 +617,7 @@ impl Inner {
     pub(crate) fn emit(&self, session_id: &str, run_id: Option<&str>, kind: p::EventKind) {
         match self.store.append_event(session_id, run_id, now_ms(), &kind) {
             Ok(event) => {
-                let _ = self.events.send(event);
+                let _ = self.events.send(p::Live::Event(event));
             }
             Err(e) => tracing::error!(error = %e, session_id, "event not stored"),
         }

@@ -21,3 +21,6 @@ pub const MAX_USER_TEXT_CHARS: usize = 100_000;
 
 /// Runs per page of `GET /api/sessions/{id}/runs`.
 pub const MAX_RUNS_PAGE: u32 = 100;
+
+/// Characters of a session title.
+pub const MAX_TITLE_CHARS: usize = 200;

@@ -53,6 +53,23 @@ impl RunCtx {
             .emit(&self.session_id, Some(&self.run_id), kind);
     }
 
+    /// Forwards a streaming piece to live subscribers only (not stored: the round's text is
+    /// stored whole when it ends). Reasoning goes out as a size, never as text.
+    fn delta(&self, step: u32, d: wisp_model::StreamDelta<'_>) {
+        let (text, reasoning_bytes) = match d {
+            wisp_model::StreamDelta::Content(t) => (Some(t.to_owned()), None),
+            wisp_model::StreamDelta::Reasoning { bytes } => (None, Some(bytes)),
+            _ => return,
+        };
+        let _ = self.host.inner.events.send(p::Live::Delta(p::Delta {
+            session_id: self.session_id.clone(),
+            run_id: self.run_id.clone(),
+            step,
+            text,
+            reasoning_bytes,
+        }));
+    }
+
     fn cancelled(&self) -> bool {
         *self.cancel.borrow()
     }
@@ -197,7 +214,7 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
         ctx.emit(p::EventKind::StepStarted { step });
         let mut request = ChatRequest::new(messages.clone());
         request.tools = specs.clone();
-        let completion = match request_with_retries(ctx, &request).await {
+        let completion = match request_with_retries(ctx, &request, step).await {
             Ok(Some(c)) => c,
             Ok(None) => return cancelled(),
             Err(e) => {
@@ -311,6 +328,7 @@ fn cancelled() -> End {
 async fn request_with_retries(
     ctx: &RunCtx,
     request: &ChatRequest,
+    step: u32,
 ) -> Result<Option<Completion>, ModelError> {
     let config = &ctx.host.inner.config;
     let Some(model) = &ctx.host.inner.model else {
@@ -325,7 +343,7 @@ async fn request_with_retries(
     let mut attempt = 1;
     loop {
         let answer = tokio::select! {
-            r = model.stream_chat(request, |_| {}) => r,
+            r = model.stream_chat(request, |d| ctx.delta(step, d)) => r,
             _ = ctx.wait_cancel() => return Ok(None),
         };
         match answer {

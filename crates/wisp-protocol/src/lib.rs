@@ -117,6 +117,9 @@ pub struct Session {
     pub created_at: i64,
     /// The run in flight, if any.
     pub active_run_id: Option<String>,
+    /// Sequence number of the session's latest event (0: none): open the event stream with
+    /// `after` set to it to receive only what happens from now on.
+    pub last_event_seq: u64,
 }
 
 /// A failure a person can act on.
@@ -349,6 +352,57 @@ pub enum EventKind {
         /// Summed token counts.
         usage: Usage,
     },
+}
+
+/// Something arriving while a model round streams: not part of the event log (no `seq`),
+/// sent only to live subscribers as SSE events named `delta`. The round's full text arrives as
+/// an `assistant_text` event when it ends.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delta {
+    /// The session.
+    pub session_id: String,
+    /// The run.
+    pub run_id: String,
+    /// Round index.
+    pub step: u32,
+    /// A piece of visible text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// The model is reasoning: this many bytes arrived (the text itself stays private).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reasoning_bytes: Option<usize>,
+}
+
+/// What live subscribers receive.
+#[derive(Debug, Clone)]
+pub enum Live {
+    /// A stored event.
+    Event(Event),
+    /// An ephemeral streaming piece.
+    Delta(Delta),
+}
+
+/// `PATCH /api/sessions/{id}`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSession {
+    /// New title.
+    pub title: String,
+}
+
+/// `GET /api/sessions/{id}/preview?path=`: a text file of the session's project.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Preview {
+    /// Path relative to the project root.
+    pub path: String,
+    /// The text (at most the `files_read` cap).
+    pub content: String,
+    /// The file's size in bytes.
+    pub size: u64,
+    /// Whether the file is longer than what is shown.
+    pub partial: bool,
 }
 
 /// `POST /api/projects`.

@@ -17,7 +17,7 @@ use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{Html, IntoResponse, Response};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream, StreamExt};
@@ -51,11 +51,19 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
     };
     Router::new()
         .route("/", get(index))
+        .route("/qa.html", get(qa))
+        .route("/assets/{*path}", get(asset))
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi))
         .route("/api/projects", get(list_projects).post(create_project))
         .route("/api/sessions", get(list_sessions).post(create_session))
-        .route("/api/sessions/{id}", get(get_session))
+        .route(
+            "/api/sessions/{id}",
+            get(get_session)
+                .patch(update_session)
+                .delete(delete_session),
+        )
+        .route("/api/sessions/{id}/preview", get(preview))
         .route("/api/sessions/{id}/runs", get(list_runs).post(start_run))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/tools", get(session_tools))
@@ -199,8 +207,52 @@ async fn not_found() -> ApiError {
     )
 }
 
-async fn index() -> Html<&'static str> {
-    Html(include_str!("index.html"))
+/// The built UI (`ui/dist`, built by this crate's build script).
+#[derive(rust_embed::Embed)]
+#[folder = "../../ui/dist"]
+struct Ui;
+
+/// Headers of every UI file: nothing from elsewhere may run, frame or be fetched, and no
+/// address (with its token fragment) leaks in a referrer.
+const UI_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+fn ui_file(path: &str) -> Response {
+    let Some(file) = Ui::get(path) else {
+        return ApiError(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("no UI file {path}"),
+        )
+        .into_response();
+    };
+    let cache = if path.starts_with("assets/") {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    };
+    (
+        [
+            (header::CONTENT_TYPE, file.metadata.mimetype().to_owned()),
+            (header::CACHE_CONTROL, cache.to_owned()),
+            (header::CONTENT_SECURITY_POLICY, UI_CSP.to_owned()),
+            (header::REFERRER_POLICY, "no-referrer".to_owned()),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff".to_owned()),
+        ],
+        file.data.into_owned(),
+    )
+        .into_response()
+}
+
+async fn index() -> Response {
+    ui_file("index.html")
+}
+
+async fn qa() -> Response {
+    ui_file("qa.html")
+}
+
+async fn asset(Path(path): Path<String>) -> Response {
+    ui_file(&format!("assets/{path}"))
 }
 
 async fn health(State(s): State<AppState>) -> Json<p::Health> {
@@ -247,6 +299,46 @@ async fn create_session(
 
 async fn get_session(State(s): State<AppState>, Path(id): Path<String>) -> ApiResult<p::Session> {
     Ok(Json(s.host.session(&id)?))
+}
+
+async fn update_session(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    body: Result<Json<p::UpdateSession>, JsonRejection>,
+) -> ApiResult<p::Session> {
+    let Json(body) = body?;
+    Ok(Json(s.host.rename_session(&id, &body.title)?))
+}
+
+async fn delete_session(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    s.host.delete_session(&id)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[derive(Deserialize)]
+struct PreviewQuery {
+    path: String,
+}
+
+async fn preview(
+    State(s): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<PreviewQuery>,
+) -> ApiResult<p::Preview> {
+    let host = s.host.clone();
+    let preview = tokio::task::spawn_blocking(move || host.preview(&id, &q.path))
+        .await
+        .map_err(|_| {
+            ApiError(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "failed".into(),
+            )
+        })??;
+    Ok(Json(preview))
 }
 
 async fn session_tools(
@@ -327,7 +419,7 @@ async fn events(
     struct St {
         host: Host,
         session: String,
-        live: tokio::sync::broadcast::Receiver<p::Event>,
+        live: tokio::sync::broadcast::Receiver<p::Live>,
         last: u64,
         replaying: bool,
     }
@@ -345,29 +437,35 @@ async fn events(
                     Ok(batch) if batch.is_empty() => st.replaying = false,
                     Ok(batch) => {
                         st.last = batch.last().map_or(st.last, |e| e.seq);
-                        return Some((batch, st));
+                        let out: Vec<SseEvent> = batch.iter().map(stored_event).collect();
+                        return Some((out, st));
                     }
                     Err(_) => return None,
                 }
                 continue;
             }
             match st.live.recv().await {
-                Ok(e) if e.session_id == st.session && e.seq > st.last => {
+                Ok(p::Live::Event(e)) if e.session_id == st.session && e.seq > st.last => {
                     st.last = e.seq;
-                    return Some((vec![e], st));
+                    return Some((vec![stored_event(&e)], st));
+                }
+                Ok(p::Live::Delta(d)) if d.session_id == st.session => {
+                    let data = serde_json::to_string(&d).unwrap_or_default();
+                    return Some((vec![SseEvent::default().event("delta").data(data)], st));
                 }
                 Ok(_) => {}
-                // Fell behind the broadcast: the store has everything, read it from there.
+                // Fell behind the broadcast: the store has every event, read them from there
+                // (deltas lost meanwhile are covered by the round's stored text).
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => st.replaying = true,
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
             }
         }
     });
-    let events = batches.flat_map(|batch| {
-        stream::iter(batch.into_iter().map(|e| {
-            let data = serde_json::to_string(&e).unwrap_or_default();
-            Ok(SseEvent::default().id(e.seq.to_string()).data(data))
-        }))
-    });
+    let events = batches.flat_map(|batch| stream::iter(batch.into_iter().map(Ok)));
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+fn stored_event(e: &p::Event) -> SseEvent {
+    let data = serde_json::to_string(e).unwrap_or_default();
+    SseEvent::default().id(e.seq.to_string()).data(data)
 }

@@ -226,7 +226,7 @@ impl Store {
         Ok(self
             .conn()
             .query_row(
-                "SELECT s.id, s.project_id, p.root, s.title, s.created_at FROM sessions s
+                "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1 FROM sessions s
                  LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL WHERE s.id = ?1",
                 [id],
                 session_row,
@@ -238,12 +238,40 @@ impl Store {
     pub fn sessions(&self) -> Result<Vec<p::Session>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
-            "SELECT s.id, s.project_id, p.root, s.title, s.created_at FROM sessions s
+            "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1 FROM sessions s
              LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL
              ORDER BY s.created_at DESC, s.id DESC",
         )?;
         let rows = stmt.query_map([], session_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Renames a session.
+    pub fn rename_session(&self, id: &str, title: &str) -> Result<()> {
+        self.conn().execute(
+            "UPDATE sessions SET title = ?2 WHERE id = ?1",
+            params![id, title],
+        )?;
+        Ok(())
+    }
+
+    /// Deletes a session and everything recorded in it, in one transaction.
+    pub fn delete_session(&self, id: &str) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        for sql in [
+            "DELETE FROM events WHERE session_id = ?1",
+            "DELETE FROM approvals WHERE session_id = ?1",
+            "DELETE FROM private_continuations WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)",
+            "DELETE FROM tool_calls WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)",
+            "DELETE FROM steps WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)",
+            "DELETE FROM runs WHERE session_id = ?1",
+            "DELETE FROM sessions WHERE id = ?1",
+        ] {
+            tx.execute(sql, [id])?;
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     // ---- runs ----------------------------------------------------------------------------
@@ -638,6 +666,7 @@ fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<p::Session> {
         title: r.get(3)?,
         created_at: r.get(4)?,
         active_run_id: None,
+        last_event_seq: r.get::<_, i64>(5)?.max(0) as u64,
     })
 }
 

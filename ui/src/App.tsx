@@ -1,0 +1,525 @@
+// The workbench: projects and sessions on the left, the conversation in the centre, preview
+// tabs on the right. All state comes from the Host's API and event stream; nothing is invented
+// locally, so a reload (or a Host restart) shows exactly what the event log holds.
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { FileText, FolderPlus, Pencil, Plus, Send, Settings, Square, Trash2, X } from "lucide-react";
+import { Api, ApiError } from "./api";
+import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
+import { FINAL } from "./types";
+import { useT } from "./i18n";
+import { RunView, type LiveState } from "./components/RunView";
+import type { Outcome } from "./components/ApprovalCard";
+import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
+
+interface Tab {
+  path: string;
+  content?: string;
+  partial?: boolean;
+  error?: string;
+}
+
+interface Props {
+  api: Api;
+  lang: LangSetting;
+  theme: Theme;
+  onLang: (l: LangSetting) => void;
+  onTheme: (t: Theme) => void;
+}
+
+export function App({ api, lang, theme, onLang, onTheme }: Props) {
+  const t = useT();
+  const [health, setHealth] = useState<Health | null>(null);
+  const [projects, setProjects] = useState<Project[]>([]);
+  const [sessions, setSessions] = useState<Session[]>([]);
+  const [currentId, setCurrentId] = useState<string | null>(() => localStorage.getItem("wisp-session"));
+  const [runs, setRuns] = useState<Run[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [live, setLive] = useState<Record<string, LiveState>>({});
+  const [tabs, setTabs] = useState<Tab[]>([]);
+  const [activeTab, setActiveTab] = useState<string | null>(null);
+  const [fileTexts, setFileTexts] = useState<Record<string, string | null>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [projectPath, setProjectPath] = useState("");
+  const [projectError, setProjectError] = useState<string | null>(null);
+  const [selectedProject, setSelectedProject] = useState<string | null>(null);
+  const [draft, setDraft] = useState("");
+  const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
+  const current = sessions.find((s) => s.id === currentId) ?? null;
+  const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
+
+  const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
+
+  const loadSessions = useCallback(async () => {
+    const list = await api.sessions();
+    setSessions(list);
+    return list;
+  }, [api]);
+
+  useEffect(() => {
+    api.health().then(setHealth).catch(report);
+    api.projects().then((p) => {
+      setProjects(p);
+      setSelectedProject((s) => s ?? p[0]?.id ?? null);
+    }).catch(report);
+    loadSessions()
+      .then((list) => setCurrentId((id) => (id && list.some((s) => s.id === id) ? id : list[0]?.id ?? null)))
+      .catch(report);
+  }, [api, loadSessions, report]);
+
+  useEffect(() => {
+    if (currentId) localStorage.setItem("wisp-session", currentId);
+  }, [currentId]);
+
+  const upsert = useCallback((run: Run) => {
+    setRuns((rs) => {
+      if (run.sessionId !== currentRef.current) return rs;
+      const i = rs.findIndex((r) => r.id === run.id);
+      if (i < 0) return [...rs, run].sort((a, b) => a.createdAt - b.createdAt);
+      const next = rs.slice();
+      next[i] = run;
+      return next;
+    });
+  }, []);
+  const currentRef = useRef<string | null>(null);
+  currentRef.current = currentId;
+
+  const openPreview = useCallback(
+    (path: string) => {
+      if (!currentRef.current) return;
+      const sid = currentRef.current;
+      setTabs((ts) => (ts.some((x) => x.path === path) ? ts : [...ts, { path }]));
+      setActiveTab(path);
+      api
+        .preview(sid, path)
+        .then((p) => setTabs((ts) => ts.map((x) => (x.path === path ? { path, content: p.content, partial: p.partial } : x))))
+        .catch((e: Error) => setTabs((ts) => ts.map((x) => (x.path === path ? { path, error: e.message } : x))));
+    },
+    [api],
+  );
+
+  // Coalesces refreshes: many events of one run in a burst cost one request.
+  const inflight = useRef(new Map<string, Promise<void>>());
+  const again = useRef(new Set<string>());
+  const refreshRun = useCallback(
+    (id: string) => {
+      if (inflight.current.has(id)) {
+        again.current.add(id);
+        return;
+      }
+      const p = api
+        .run(id)
+        .then((run) => {
+          upsert(run);
+          if (FINAL.includes(run.status)) setLive((l) => {
+            const { [id]: _gone, ...rest } = l;
+            return rest;
+          });
+        })
+        .catch(report)
+        .finally(() => {
+          inflight.current.delete(id);
+          if (again.current.delete(id)) refreshRun(id);
+        });
+      inflight.current.set(id, p);
+    },
+    [api, upsert, report],
+  );
+
+  // The session's runs and its live event stream.
+  useEffect(() => {
+    setRuns([]);
+    setLive({});
+    setTabs([]);
+    setActiveTab(null);
+    setCursor(null);
+    if (!currentId) return;
+    let stop = () => {};
+    let cancelled = false;
+    api
+      .runs(currentId)
+      .then((page) => {
+        if (cancelled) return;
+        setRuns(page.runs.slice().reverse());
+        setCursor(page.nextCursor);
+        const session = sessions.find((s) => s.id === currentId);
+        const onEvent = (e: WispEvent) => {
+          if (!e.runId) return;
+          refreshRun(e.runId);
+          if (e.type === "run_started" || e.type === "run_finished") void loadSessions();
+          if (e.type === "assistant_text" || e.type === "step_started" || e.type === "run_finished")
+            setLive((l) => ({ ...l, [e.runId!]: { step: Number(e.step ?? 0), text: "", thinking: false } }));
+          if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(String(e.callId));
+        };
+        const onDelta = (d: Delta) =>
+          setLive((l) => {
+            const prev = l[d.runId];
+            const same = prev && prev.step === d.step;
+            return {
+              ...l,
+              [d.runId]: {
+                step: d.step,
+                text: (same ? prev.text : "") + (d.text ?? ""),
+                thinking: (same && prev.thinking) || (d.reasoningBytes ?? 0) > 0,
+              },
+            };
+          });
+        stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta);
+      })
+      .catch(report);
+    return () => {
+      cancelled = true;
+      stop();
+    };
+    // `sessions` is read once for lastEventSeq; following again on every list refresh would
+    // reconnect the stream for nothing.
+  }, [api, currentId, refreshRun, report, loadSessions]);
+
+  // Files a tool wrote successfully open in a preview tab (UI-01).
+  const pendingPreview = useRef(new Set<string>());
+  useEffect(() => {
+    for (const run of runs) {
+      for (const c of run.steps.flatMap((s) => s.toolCalls)) {
+        if (pendingPreview.current.has(c.callId) && c.status === "succeeded") {
+          pendingPreview.current.delete(c.callId);
+          const path = (c.arguments as { path?: unknown } | null)?.path;
+          if (c.tool === "files_write" && typeof path === "string") openPreview(path);
+        }
+      }
+    }
+  }, [runs, openPreview]);
+
+  // The current text of files awaiting a write approval, for the diff.
+  useEffect(() => {
+    if (!currentId) return;
+    for (const run of runs) {
+      for (const c of run.steps.flatMap((s) => s.toolCalls)) {
+        const path = (c.approval?.arguments as { path?: unknown } | undefined)?.path;
+        if (c.tool === "files_write" && c.approval?.state === "pending" && typeof path === "string" && !(path in fileTexts)) {
+          setFileTexts((f) => ({ ...f, [path]: null }));
+          api
+            .preview(currentId, path)
+            .then((p) => setFileTexts((f) => ({ ...f, [path]: p.content })))
+            .catch((e) => {
+              if (!(e instanceof ApiError && e.status === 404)) setFileTexts((f) => ({ ...f, [path]: "" }));
+            });
+        }
+      }
+    }
+  }, [runs, currentId, api, fileTexts]);
+
+  const decide = useCallback(
+    async (approvalId: string, decision: "approve" | "reject", digest: string): Promise<Outcome> => {
+      try {
+        await api.decide(approvalId, decision, digest, currentRef.current ?? "");
+        return decision === "approve" ? "approved" : "rejected";
+      } catch (e) {
+        if (e instanceof ApiError && e.status === 409) return "stale";
+        report(e);
+        return "pending";
+      }
+    },
+    [api, report],
+  );
+
+  const send = async () => {
+    const text = draft.trim();
+    if (!text || !currentId || activeRun) return;
+    try {
+      const { runId } = await api.startRun(currentId, text);
+      setDraft("");
+      refreshRun(runId);
+    } catch (e) {
+      report(e);
+    }
+  };
+
+  const cancelRun = useCallback(() => {
+    if (activeRun) api.cancel(activeRun.id).catch(report);
+  }, [activeRun, api, report]);
+
+  const newSession = async () => {
+    try {
+      const s = await api.createSession(selectedProject ?? undefined);
+      await loadSessions();
+      setCurrentId(s.id);
+    } catch (e) {
+      report(e);
+    }
+  };
+
+  const authorize = async () => {
+    setProjectError(null);
+    try {
+      const p = await api.addProject(projectPath.trim());
+      setProjects(await api.projects());
+      setSelectedProject(p.id);
+      setProjectPath("");
+    } catch (e) {
+      setProjectError(e instanceof Error ? e.message : String(e));
+    }
+  };
+
+  // Keyboard: Esc stops the run, Alt+↓/↑ moves between sessions.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (dialog) return;
+      if (e.key === "Escape" && activeRun) {
+        e.preventDefault();
+        cancelRun();
+      }
+      if (e.altKey && (e.key === "ArrowDown" || e.key === "ArrowUp") && sessions.length) {
+        e.preventDefault();
+        const i = sessions.findIndex((s) => s.id === currentId);
+        const next = sessions[(i + (e.key === "ArrowDown" ? 1 : -1) + sessions.length) % sessions.length];
+        if (next) setCurrentId(next.id);
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [dialog, activeRun, cancelRun, sessions, currentId]);
+
+  // A long session stays smooth: only the runs on screen are rendered.
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtual = useVirtualizer({
+    count: runs.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 220,
+    overscan: 4,
+    getItemKey: (i) => runs[i]?.id ?? i,
+  });
+  const atBottom = useRef(true);
+  const lastRun = runs[runs.length - 1];
+  const liveTail = lastRun ? live[lastRun.id]?.text.length ?? 0 : 0;
+  useEffect(() => {
+    if (atBottom.current && runs.length) virtual.scrollToIndex(runs.length - 1, { align: "end" });
+  }, [runs.length, liveTail, lastRun?.status, virtual]);
+
+  const loadOlder = async () => {
+    if (!currentId || !cursor) return;
+    try {
+      const page = await api.runs(currentId, cursor);
+      setRuns((rs) => [...page.runs.slice().reverse(), ...rs]);
+      setCursor(page.nextCursor);
+    } catch (e) {
+      report(e);
+    }
+  };
+
+  const tab = tabs.find((x) => x.path === activeTab) ?? null;
+  const projectRoot = useMemo(() => current?.root ?? null, [current]);
+
+  return (
+    <div className="app">
+      {health?.mode === "simulation" && (
+        <div className="banner" role="status">
+          {t("simulation")}
+        </div>
+      )}
+      {health?.model_problem && (
+        <div className="banner warn" role="alert">
+          {t("modelProblem")} {health.model_problem}
+        </div>
+      )}
+      <div className="columns">
+        <aside className="sidebar" aria-label={t("sessions")}>
+          <header className="brand">
+            <span>{t("appName")}</span>
+            <button className="icon" aria-label={t("settings")} title={t("settings")} onClick={() => setDialog("settings")}>
+              <Settings size={18} />
+            </button>
+          </header>
+          <section>
+            <h2>{t("projects")}</h2>
+            <ul className="list">
+              {projects.map((p) => (
+                <li key={p.id}>
+                  <button className={p.id === selectedProject ? "item selected" : "item"} onClick={() => setSelectedProject(p.id)} title={p.root}>
+                    {p.root.split("/").filter(Boolean).pop() ?? p.root}
+                  </button>
+                </li>
+              ))}
+            </ul>
+            <form
+              className="authorize"
+              onSubmit={(e) => {
+                e.preventDefault();
+                void authorize();
+              }}
+            >
+              <input aria-label={t("folderPath")} placeholder={t("folderPath")} value={projectPath} onChange={(e) => setProjectPath(e.target.value)} />
+              <button type="submit" aria-label={t("authorizeFolder")} title={t("authorizeFolder")} disabled={!projectPath.trim()}>
+                <FolderPlus size={16} />
+              </button>
+            </form>
+            {projectError && <p className="error small" role="alert">{projectError}</p>}
+          </section>
+          <section className="grow">
+            <h2>
+              {t("sessions")}
+              <button className="icon" aria-label={t("newSession")} title={t("newSession")} onClick={() => void newSession()}>
+                <Plus size={18} />
+              </button>
+            </h2>
+            <ul className="list">
+              {sessions.map((s) => (
+                <li key={s.id} className="session-row">
+                  <button className={s.id === currentId ? "item selected" : "item"} onClick={() => setCurrentId(s.id)} aria-current={s.id === currentId}>
+                    {s.title}
+                    {s.activeRunId && <span className="dot" aria-label={t("status_running")} />}
+                  </button>
+                  {s.id === currentId && (
+                    <span className="row-actions">
+                      <button className="icon" aria-label={t("rename")} title={t("rename")} onClick={() => setDialog("rename")}>
+                        <Pencil size={15} />
+                      </button>
+                      <button className="icon" aria-label={t("delete")} title={t("delete")} onClick={() => setDialog("delete")}>
+                        <Trash2 size={15} />
+                      </button>
+                    </span>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </section>
+        </aside>
+
+        <main className="conversation">
+          {error && (
+            <div className="error-bar" role="alert">
+              {t("errorPrefix")} {error}
+              <button className="icon" aria-label={t("cancel")} onClick={() => setError(null)}>
+                <X size={14} />
+              </button>
+            </div>
+          )}
+          {!current ? (
+            <p className="empty">{t("noSession")}</p>
+          ) : (
+            <>
+              <header className="conv-head">
+                <h1>{current.title}</h1>
+                <span className="muted small">{projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}</span>
+              </header>
+              <div
+                className="runs"
+                ref={scroller}
+                onScroll={(e) => {
+                  const el = e.currentTarget;
+                  atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+                }}
+              >
+                {cursor && (
+                  <button className="link older" onClick={() => void loadOlder()}>
+                    {t("loadOlder")}
+                  </button>
+                )}
+                <div style={{ height: virtual.getTotalSize(), position: "relative" }}>
+                  {virtual.getVirtualItems().map((item) => {
+                    const run = runs[item.index]!;
+                    return (
+                      <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
+                        <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(p) => fileTexts[p]} />
+                      </div>
+                    );
+                  })}
+                </div>
+              </div>
+              <form
+                className="composer"
+                onSubmit={(e) => {
+                  e.preventDefault();
+                  void send();
+                }}
+              >
+                <textarea
+                  aria-label={t("messagePlaceholder")}
+                  placeholder={t("messagePlaceholder")}
+                  value={draft}
+                  onChange={(e) => setDraft(e.target.value)}
+                  onKeyDown={(e) => {
+                    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+                      e.preventDefault();
+                      void send();
+                    }
+                  }}
+                  rows={3}
+                />
+                {activeRun ? (
+                  <button type="button" className="danger" onClick={cancelRun} aria-label={t("stop")}>
+                    <Square size={16} /> {t("stop")}
+                  </button>
+                ) : (
+                  <button type="submit" className="primary" disabled={!draft.trim()} aria-label={t("send")}>
+                    <Send size={16} /> {t("send")}
+                  </button>
+                )}
+              </form>
+            </>
+          )}
+        </main>
+
+        <aside className="preview" aria-label={t("preview")}>
+          <div className="tabs" role="tablist">
+            {tabs.map((x) => (
+              <div key={x.path} className={x.path === activeTab ? "tab active" : "tab"}>
+                <button role="tab" aria-selected={x.path === activeTab} onClick={() => setActiveTab(x.path)} title={x.path}>
+                  <FileText size={14} aria-hidden /> {x.path.split("/").pop()}
+                </button>
+                <button
+                  className="icon"
+                  aria-label={`${t("closeTab")} ${x.path}`}
+                  onClick={() => {
+                    const rest = tabs.filter((y) => y.path !== x.path);
+                    setTabs(rest);
+                    if (activeTab === x.path) setActiveTab(rest[rest.length - 1]?.path ?? null);
+                  }}
+                >
+                  <X size={13} />
+                </button>
+              </div>
+            ))}
+          </div>
+          {tab ? (
+            <div className="tab-body" role="tabpanel" aria-label={tab.path}>
+              <div className="muted small mono">{tab.path}</div>
+              {tab.error ? <p className="error">{tab.error}</p> : tab.content === undefined ? <p className="muted">…</p> : <pre className="file">{tab.content}</pre>}
+              {tab.partial && <p className="muted small">{t("partial")}</p>}
+            </div>
+          ) : (
+            <p className="muted empty">{t("noTabs")}</p>
+          )}
+        </aside>
+      </div>
+
+      <SettingsDialog open={dialog === "settings"} lang={lang} theme={theme} onLang={onLang} onTheme={onTheme} onClose={() => setDialog(null)} />
+      <RenameDialog
+        open={dialog === "rename"}
+        initial={current?.title ?? ""}
+        onClose={() => setDialog(null)}
+        onSave={(title) => {
+          if (!current) return;
+          api.renameSession(current.id, title).then(loadSessions).catch(report).finally(() => setDialog(null));
+        }}
+      />
+      <ConfirmDialog
+        open={dialog === "delete"}
+        title={t("deleteSession")}
+        body={t("deleteSessionBody")}
+        confirm={t("delete")}
+        onClose={() => setDialog(null)}
+        onConfirm={() => {
+          if (!current) return;
+          api
+            .deleteSession(current.id)
+            .then(async () => {
+              const list = await loadSessions();
+              setCurrentId(list[0]?.id ?? null);
+            })
+            .catch(report)
+            .finally(() => setDialog(null));
+        }}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,120 @@
+// The Host's local API, and nothing else: every request carries the token in a header (never
+// in a URL), and the event stream is read with fetch so the header goes there too.
+import type { Delta, Health, Preview, Project, Run, RunPage, Session, WispEvent } from "./types";
+
+export class ApiError extends Error {
+  constructor(public status: number, public code: string, message: string) {
+    super(message);
+  }
+}
+
+/** Reads the token from the URL fragment once, keeps it for this tab, and removes it from the
+ * address bar so it stays out of history, bookmarks and referrers. */
+export function takeToken(loc: Location = window.location, store: Storage = window.sessionStorage): string | null {
+  const fromHash = new URLSearchParams(loc.hash.replace(/^#/, "")).get("token");
+  if (fromHash) {
+    store.setItem("wisp-token", fromHash);
+    window.history.replaceState(null, "", loc.pathname + loc.search);
+    return fromHash;
+  }
+  return store.getItem("wisp-token");
+}
+
+export class Api {
+  constructor(private token: string) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.token}` };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (r.status === 204) return undefined as T;
+    // 202 answers may or may not carry a body (start run does, cancel does not).
+    const data = await r.json().catch(() => null);
+    if (!r.ok) throw new ApiError(r.status, data?.error ?? "error", data?.message ?? `HTTP ${r.status}`);
+    return data as T;
+  }
+
+  health = () => this.call<Health>("GET", "/api/health");
+  projects = () => this.call<Project[]>("GET", "/api/projects");
+  addProject = (path: string) => this.call<Project>("POST", "/api/projects", { path });
+  sessions = () => this.call<Session[]>("GET", "/api/sessions");
+  createSession = (projectId?: string) => this.call<Session>("POST", "/api/sessions", projectId ? { projectId } : {});
+  renameSession = (id: string, title: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { title });
+  deleteSession = (id: string) => this.call<void>("DELETE", `/api/sessions/${id}`);
+  runs = (sessionId: string, cursor?: string | null, limit = 30) =>
+    this.call<RunPage>("GET", `/api/sessions/${sessionId}/runs?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+  run = (id: string) => this.call<Run>("GET", `/api/runs/${id}`);
+  startRun = (sessionId: string, text: string) => this.call<{ runId: string }>("POST", `/api/sessions/${sessionId}/runs`, { text });
+  cancel = (runId: string) => this.call<void>("POST", `/api/runs/${runId}/cancel`);
+  decide = (approvalId: string, decision: "approve" | "reject", digest: string, sessionId: string) =>
+    this.call<void>("POST", `/api/approvals/${approvalId}`, { decision, digest, sessionId });
+  preview = (sessionId: string, path: string) =>
+    this.call<Preview>("GET", `/api/sessions/${sessionId}/preview?path=${encodeURIComponent(path)}`);
+
+  /** Follows a session's events from `after`; returns a function that stops. Reconnects after a
+   * drop, resuming from the last sequence number seen. */
+  follow(sessionId: string, after: number, onEvent: (e: WispEvent) => void, onDelta: (d: Delta) => void): () => void {
+    const stop = new AbortController();
+    let last = after;
+    const loop = async () => {
+      while (!stop.signal.aborted) {
+        try {
+          const r = await fetch(`/api/sessions/${sessionId}/events?after=${last}`, {
+            headers: { Authorization: `Bearer ${this.token}` },
+            signal: stop.signal,
+          });
+          if (!r.ok || !r.body) throw new Error(`events: HTTP ${r.status}`);
+          const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+          const parser = new SseParser((name, data) => {
+            if (name === "delta") onDelta(JSON.parse(data) as Delta);
+            else {
+              const e = JSON.parse(data) as WispEvent;
+              last = Math.max(last, e.seq);
+              onEvent(e);
+            }
+          });
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            parser.feed(value);
+          }
+        } catch {
+          if (stop.signal.aborted) return;
+        }
+        await new Promise((res) => setTimeout(res, 1000));
+      }
+    };
+    void loop();
+    return () => stop.abort();
+  }
+}
+
+/** Server-sent events framing: lines, `event:`/`data:` fields, blank line dispatches. */
+export class SseParser {
+  private buf = "";
+  private name = "";
+  private data: string[] = [];
+  constructor(private emit: (name: string, data: string) => void) {}
+
+  feed(chunk: string) {
+    this.buf += chunk;
+    let nl: number;
+    while ((nl = this.buf.search(/\r\n|\r|\n/)) >= 0) {
+      const line = this.buf.slice(0, nl);
+      const len = this.buf.startsWith("\r\n", nl) ? 2 : 1;
+      this.buf = this.buf.slice(nl + len);
+      if (line === "") {
+        if (this.data.length) this.emit(this.name || "message", this.data.join("\n"));
+        this.name = "";
+        this.data = [];
+      } else if (!line.startsWith(":")) {
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        let value = colon < 0 ? "" : line.slice(colon + 1);
+        if (value.startsWith(" ")) value = value.slice(1);
+        if (field === "data") this.data.push(value);
+        else if (field === "event") this.name = value;
+      }
+    }
+  }
+}

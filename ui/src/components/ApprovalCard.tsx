@@ -1,0 +1,170 @@
+// One card per pending call, with the complete arguments that will execute. Answered once:
+// afterwards it shows the outcome and never offers the buttons again.
+import { useEffect, useRef, useState } from "react";
+import { Check, ShieldAlert, X } from "lucide-react";
+import type { ApprovalState } from "../types";
+import { useT } from "../i18n";
+import { Diff } from "./Diff";
+
+export interface ApprovalRequest {
+  approvalId: string;
+  tool: string;
+  arguments: unknown;
+  digest: string;
+  state: ApprovalState;
+}
+
+export type Outcome = ApprovalState | "stale";
+
+interface Props {
+  request: ApprovalRequest;
+  /** Current text of the file a write would replace: a string, `null` for a new file,
+   * `undefined` while loading or when unknown. */
+  currentText?: string | null;
+  onDecide: (decision: "approve" | "reject") => Promise<Outcome>;
+  autoFocus?: boolean;
+}
+
+const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
+
+export function ApprovalCard({ request, currentText, onDecide, autoFocus }: Props) {
+  const t = useT();
+  const [outcome, setOutcome] = useState<Outcome>(request.state);
+  const [busy, setBusy] = useState(false);
+  const card = useRef<HTMLDivElement>(null);
+  useEffect(() => setOutcome((o) => (o === "stale" ? o : request.state)), [request.state]);
+  useEffect(() => {
+    if (autoFocus) card.current?.focus();
+  }, [autoFocus]);
+  const args = (request.arguments ?? {}) as Record<string, unknown>;
+  const open = outcome === "pending";
+
+  const decide = async (d: "approve" | "reject") => {
+    if (!open || busy) return;
+    setBusy(true);
+    try {
+      setOutcome(await onDecide(d));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div
+      ref={card}
+      className={`approval approval-${outcome}`}
+      tabIndex={0}
+      role="group"
+      aria-label={t("approvalTitle", { tool: request.tool })}
+      onKeyDown={(e) => {
+        if (e.target !== card.current) return;
+        if (e.key === "a" || e.key === "A") void decide("approve");
+        if (e.key === "r" || e.key === "R") void decide("reject");
+      }}
+    >
+      <div className="approval-head">
+        <ShieldAlert size={18} aria-hidden />
+        <strong>{t("approvalTitle", { tool: request.tool })}</strong>
+        <span className="muted origin">{originOf(request.tool, t)}</span>
+      </div>
+      <Details tool={request.tool} args={args} currentText={currentText} />
+      <div className="approval-foot">
+        <span className="muted mono" title={request.digest}>
+          {t("digest")} {request.digest.slice(0, 16)}…
+        </span>
+        {open ? (
+          <span className="buttons">
+            <span className="muted">{t("keysHint")}</span>
+            <button className="reject" disabled={busy} onClick={() => void decide("reject")}>
+              <X size={16} aria-hidden /> {t("reject")}
+            </button>
+            <button className="approve" disabled={busy} onClick={() => void decide("approve")}>
+              <Check size={16} aria-hidden /> {t("approve")}
+            </button>
+          </span>
+        ) : (
+          <span className={`outcome outcome-${outcome}`} role="status">
+            {outcome === "approved" ? t("approved") : outcome === "rejected" ? t("rejected") : outcome === "void" ? t("void") : t("stale")}
+          </span>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function originOf(tool: string, t: ReturnType<typeof useT>) {
+  const i = tool.indexOf("__");
+  return i > 0 ? t("mcpServer", { s: tool.slice(0, i) }) : t("builtin");
+}
+
+function Details({ tool, args, currentText }: { tool: string; args: Record<string, unknown>; currentText?: string | null }) {
+  const t = useT();
+  switch (tool) {
+    case "files_write":
+      return (
+        <div className="details">
+          <Field label={t("path")} value={str(args.path)} />
+          {currentText === undefined ? null : currentText === null ? (
+            <p className="muted">{t("newFile")}</p>
+          ) : (
+            <>
+              <p className="muted">{t("diffAgainstCurrent")}</p>
+              <Diff before={currentText} after={str(args.content)} />
+            </>
+          )}
+          <p className="muted">{t("content")}</p>
+          <pre className="content">{str(args.content)}</pre>
+        </div>
+      );
+    case "files_replace":
+      return (
+        <div className="details">
+          <Field label={t("path")} value={str(args.path)} />
+          <p className="muted">{t("oldText")}</p>
+          <pre className="content">{str(args.oldText)}</pre>
+          <p className="muted">{t("newText")}</p>
+          <pre className="content">{str(args.newText)}</pre>
+          <Diff before={str(args.oldText)} after={str(args.newText)} />
+          {args.sha256 ? <Field label="sha256" value={str(args.sha256)} /> : null}
+        </div>
+      );
+    case "files_mkdir":
+      return (
+        <div className="details">
+          <Field label={t("path")} value={str(args.path)} />
+          <p className="muted">{t("mkdirNote")}</p>
+        </div>
+      );
+    case "files_move":
+      return (
+        <div className="details">
+          <Field label={t("source")} value={str(args.source ?? args.from)} />
+          <Field label={t("target")} value={str(args.target ?? args.to)} />
+          {args.tree ? <pre className="content">{str(args.tree)}</pre> : null}
+          <p className="muted">{t("moveNote")}</p>
+        </div>
+      );
+    case "files_trash":
+      return (
+        <div className="details">
+          <Field label={t("path")} value={str(args.path)} />
+          <p className="muted">{t("trashNote")}</p>
+        </div>
+      );
+    default:
+      return (
+        <div className="details">
+          <p className="muted">{t("arguments")}</p>
+          <pre className="content">{JSON.stringify(args, null, 2)}</pre>
+        </div>
+      );
+  }
+}
+
+function Field({ label, value }: { label: string; value: string }) {
+  return (
+    <div className="field">
+      <span className="muted">{label}</span> <code>{value}</code>
+    </div>
+  );
+}

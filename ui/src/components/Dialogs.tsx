@@ -1,0 +1,102 @@
+// Small dialogs on Radix primitives: confirm, rename, settings. Focus is trapped and restored,
+// Escape closes, and every control has an accessible name.
+import * as Dialog from "@radix-ui/react-dialog";
+import { useEffect, useState, type ReactNode } from "react";
+import { useT, type Lang } from "../i18n";
+
+function Shell({ open, onOpenChange, title, children }: { open: boolean; onOpenChange: (o: boolean) => void; title: string; children: ReactNode }) {
+  return (
+    <Dialog.Root open={open} onOpenChange={onOpenChange}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="overlay" />
+        <Dialog.Content className="dialog" aria-describedby={undefined}>
+          <Dialog.Title>{title}</Dialog.Title>
+          {children}
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+export function ConfirmDialog(props: { open: boolean; title: string; body: string; confirm: string; onConfirm: () => void; onClose: () => void }) {
+  const t = useT();
+  return (
+    <Shell open={props.open} onOpenChange={(o) => !o && props.onClose()} title={props.title}>
+      <p>{props.body}</p>
+      <div className="dialog-buttons">
+        <Dialog.Close asChild>
+          <button>{t("cancel")}</button>
+        </Dialog.Close>
+        <button className="danger" onClick={props.onConfirm}>
+          {props.confirm}
+        </button>
+      </div>
+    </Shell>
+  );
+}
+
+export function RenameDialog(props: { open: boolean; initial: string; onSave: (title: string) => void; onClose: () => void }) {
+  const t = useT();
+  const [title, setTitle] = useState(props.initial);
+  useEffect(() => setTitle(props.initial), [props.initial, props.open]);
+  return (
+    <Shell open={props.open} onOpenChange={(o) => !o && props.onClose()} title={t("rename")}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (title.trim()) props.onSave(title.trim());
+        }}
+      >
+        <input aria-label={t("rename")} value={title} onChange={(e) => setTitle(e.target.value)} maxLength={200} autoFocus />
+        <div className="dialog-buttons">
+          <Dialog.Close asChild>
+            <button type="button">{t("cancel")}</button>
+          </Dialog.Close>
+          <button type="submit" className="primary">
+            {t("save")}
+          </button>
+        </div>
+      </form>
+    </Shell>
+  );
+}
+
+export type LangSetting = Lang | "auto";
+export type Theme = "system" | "light" | "dark";
+
+export function SettingsDialog(props: {
+  open: boolean;
+  lang: LangSetting;
+  theme: Theme;
+  onLang: (l: LangSetting) => void;
+  onTheme: (t: Theme) => void;
+  onClose: () => void;
+}) {
+  const t = useT();
+  return (
+    <Shell open={props.open} onOpenChange={(o) => !o && props.onClose()} title={t("settings")}>
+      <label className="setting">
+        {t("language")}
+        <select aria-label={t("language")} value={props.lang} onChange={(e) => props.onLang(e.target.value as LangSetting)}>
+          <option value="auto">{t("auto")}</option>
+          <option value="en">English</option>
+          <option value="zh">中文（简体）</option>
+        </select>
+      </label>
+      <label className="setting">
+        {t("theme")}
+        <select aria-label={t("theme")} value={props.theme} onChange={(e) => props.onTheme(e.target.value as Theme)}>
+          <option value="system">{t("system")}</option>
+          <option value="light">{t("light")}</option>
+          <option value="dark">{t("dark")}</option>
+        </select>
+      </label>
+      <p className="muted">{t("shortcuts")}</p>
+      <div className="dialog-buttons">
+        <Dialog.Close asChild>
+          <button className="primary">OK</button>
+        </Dialog.Close>
+      </div>
+    </Shell>
+  );
+}

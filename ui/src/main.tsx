@@ -1,0 +1,45 @@
+// Entry of the workbench: the token, the language and the theme, then the app.
+import { StrictMode, useEffect, useMemo, useState } from "react";
+import { createRoot } from "react-dom/client";
+import { Api, takeToken } from "./api";
+import { App } from "./App";
+import { browserLang, I18n, translator, useT } from "./i18n";
+import type { LangSetting, Theme } from "./components/Dialogs";
+import "./styles.css";
+
+function NoToken() {
+  const t = useT();
+  return (
+    <main className="no-token">
+      <h1>{t("noTokenTitle")}</h1>
+      <p>{t("noTokenBody")}</p>
+    </main>
+  );
+}
+
+function Root() {
+  const [token] = useState(() => takeToken());
+  const [lang, setLang] = useState<LangSetting>(() => (localStorage.getItem("wisp-lang") as LangSetting) ?? "auto");
+  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("wisp-theme") as Theme) ?? "system");
+  const t = useMemo(() => translator(lang === "auto" ? browserLang() : lang), [lang]);
+  const api = useMemo(() => (token ? new Api(token) : null), [token]);
+  useEffect(() => {
+    localStorage.setItem("wisp-lang", lang);
+    document.documentElement.lang = (lang === "auto" ? browserLang() : lang) === "zh" ? "zh-CN" : "en";
+  }, [lang]);
+  useEffect(() => {
+    localStorage.setItem("wisp-theme", theme);
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+  return (
+    <I18n.Provider value={t}>
+      {api ? <App api={api} lang={lang} theme={theme} onLang={setLang} onTheme={setTheme} /> : <NoToken />}
+    </I18n.Provider>
+  );
+}
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <Root />
+  </StrictMode>,
+);

@@ -1,0 +1,126 @@
+// The QA workbench: labelled component samples whose state lives in memory only. It never calls
+// the Host, a model or the file system (UI-10): nothing here proves that the real flow works.
+import { StrictMode, useEffect, useMemo, useState } from "react";
+import { createRoot } from "react-dom/client";
+import { ApprovalCard, type Outcome } from "./components/ApprovalCard";
+import { browserLang, I18n, translator, type Lang } from "./i18n";
+import "./styles.css";
+
+interface Sample {
+  id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  current?: string | null;
+}
+
+const SAMPLES: Sample[] = [
+  { id: "write", tool: "files_write", arguments: { path: "notes/todo.md", content: "# Todo\n- ship the UI\n- write tests\n" }, current: "# Todo\n- ship the UI\n" },
+  { id: "replace", tool: "files_replace", arguments: { path: "src/app.ts", oldText: "const retries = 3;", newText: "const retries = 5;", sha256: "9f2c…(sample)" } },
+  { id: "mkdir", tool: "files_mkdir", arguments: { path: "docs/guides" } },
+  { id: "move", tool: "files_move", arguments: { source: "drafts/plan.md", target: "docs/plan.md", tree: "drafts/plan.md (1.2 KB)" } },
+  { id: "trash", tool: "files_trash", arguments: { path: "old/build.log" } },
+  { id: "mcp", tool: "weather__forecast", arguments: { city: "Hangzhou", days: 3 } },
+];
+
+/** The in-memory digest of a sample: clearly not the Host's. */
+const fakeDigest = (s: Sample) => `qa-sample-${s.id}-`.padEnd(64, "0");
+
+function ToolSample({ sample }: { sample: Sample }) {
+  const [phase, setPhase] = useState<"idle" | "running" | "asking" | "done">("idle");
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  useEffect(() => {
+    if (phase !== "running") return;
+    // The approval appears after about 1.8 s, as a real tool's preparation would take a moment.
+    const timer = setTimeout(() => setPhase("asking"), 1800);
+    return () => clearTimeout(timer);
+  }, [phase]);
+  return (
+    <section data-sample={sample.id}>
+      <h2>{sample.tool}</h2>
+      <div className="qa-row">
+        <button onClick={() => { setOutcome(null); setPhase("running"); }} disabled={phase === "running" || phase === "asking"}>
+          Run sample (in memory)
+        </button>
+        {phase === "running" && <span className="muted">preparing…</span>}
+        {outcome && <span role="status">memory state: {outcome}</span>}
+      </div>
+      {(phase === "asking" || phase === "done") && (
+        <ApprovalCard
+          request={{ approvalId: sample.id, tool: sample.tool, arguments: sample.arguments, digest: fakeDigest(sample), state: "pending" }}
+          currentText={sample.tool === "files_write" ? sample.current ?? null : undefined}
+          onDecide={async (d) => {
+            const o: Outcome = d === "approve" ? "approved" : "rejected";
+            setOutcome(o);
+            setPhase("done");
+            return o;
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+const FILES: Record<string, string> = {
+  "src/main.rs": "fn main() {\n    // zq_anchor_needle_4471\n    println!(\"hello\");\n}\n",
+  "docs/notes.md": "Notes\n\nThe needle zq_anchor_needle_4471 is here too.\n",
+};
+
+function SearchSample() {
+  const [open, setOpen] = useState<string | null>(null);
+  const hits = useMemo(() => Object.entries(FILES).flatMap(([path, text]) => text.split("\n").map((l, i) => ({ path, line: i + 1, l })).filter((h) => h.l.includes("zq_anchor"))), []);
+  return (
+    <section data-sample="search">
+      <h2>files_search (content) — in-memory results</h2>
+      <ul>
+        {hits.map((h) => (
+          <li key={`${h.path}:${h.line}`}>
+            <button className="link" onClick={() => setOpen(h.path)}>
+              {h.path}:{h.line}
+            </button>{" "}
+            <code>{h.l.trim()}</code>
+          </li>
+        ))}
+      </ul>
+      {open && (
+        <div role="tabpanel" aria-label={`in-memory preview ${open}`}>
+          <div className="muted small">in-memory preview: {open}</div>
+          <pre className="file">{FILES[open]}</pre>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Qa() {
+  const [lang, setLang] = useState<Lang>(browserLang());
+  const t = useMemo(() => translator(lang), [lang]);
+  return (
+    <I18n.Provider value={t}>
+      <main className="qa">
+        <h1>Wisp QA workbench</h1>
+        <p className="qa-label" role="note">
+          Component samples with in-memory state only. Approving or rejecting here changes memory, nothing else: no Host, no model,
+          no files, no trash. This is not a test of the real app. / 组件样例，仅内存状态；不调用主机、模型或文件系统。
+        </p>
+        <label className="setting">
+          Language
+          <select aria-label="Language" value={lang} onChange={(e) => setLang(e.target.value as Lang)}>
+            <option value="en">English</option>
+            <option value="zh">中文</option>
+          </select>
+        </label>
+        <h2>Tool interaction samples / 工具交互样例</h2>
+        {SAMPLES.map((s) => (
+          <ToolSample key={s.id} sample={s} />
+        ))}
+        <SearchSample />
+      </main>
+    </I18n.Provider>
+  );
+}
+
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>
+    <Qa />
+  </StrictMode>,
+);
