@@ -264,7 +264,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (dialog) return;
-      if (e.key === "Escape" && activeRun) {
+      // Escape stops the run only from the page or the composer: an Escape that closes a
+      // dialog or a menu must never cancel a run by accident.
+      const target = e.target as HTMLElement | null;
+      const fromPage = !target || target === document.body || target.tagName === "TEXTAREA";
+      if (e.key === "Escape" && activeRun && fromPage && !e.defaultPrevented) {
         e.preventDefault();
         cancelRun();
       }

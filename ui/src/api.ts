@@ -100,6 +100,8 @@ export class SseParser {
     this.buf += chunk;
     let nl: number;
     while ((nl = this.buf.search(/\r\n|\r|\n/)) >= 0) {
+      // A CR at the very end may be the first half of a CRLF: wait for the next piece.
+      if (this.buf[nl] === "\r" && nl === this.buf.length - 1) break;
       const line = this.buf.slice(0, nl);
       const len = this.buf.startsWith("\r\n", nl) ? 2 : 1;
       this.buf = this.buf.slice(nl + len);

@@ -67,7 +67,7 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
             )}
           </section>
         )}
-        {run.steps.length === 0 && !active && run.finalText === null && run.status !== "failed" && (
+        {run.steps.length === 0 && run.status === "completed" && run.finalText === null && (
           <p className="muted">{t("historical")}</p>
         )}
         {active && live && (

@@ -1,0 +1,158 @@
+// The workbench as a person uses it: real Chromium, real Host (`wisp serve --simulate`), real
+// files. Screenshots of the main states go to test-results/screens/.
+import { test, expect, type Page } from "@playwright/test";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+
+const TOKEN = "ui-e2e-token-0123456789abcdef0123456789abcdef";
+const BIN = process.env.WISP_BIN ?? resolve(process.env.CARGO_TARGET_DIR ?? "../target", "debug/wisp");
+const SCREENS = resolve("test-results/screens");
+
+interface Host {
+  url: string;
+  base: string;
+  project: string;
+  proc: ChildProcess;
+}
+
+async function startHost(): Promise<Host> {
+  const dir = mkdtempSync(join(tmpdir(), "wisp-ui-"));
+  const project = join(dir, "project");
+  mkdirSync(project);
+  writeFileSync(join(project, "README.md"), "# Demo project\nThe answer is 42.\n");
+  const proc = spawn(BIN, ["serve", "--simulate", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), project], {
+    env: { ...process.env, WISP_TOKEN: TOKEN },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: proc.stdout! });
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error("wisp serve printed no URL")), 20_000);
+    lines.on("line", (l) => {
+      if (l.startsWith("Open ")) {
+        clearTimeout(timer);
+        res(l.slice(5).trim());
+      }
+    });
+    proc.on("exit", (c) => rej(new Error(`wisp serve exited with ${c}`)));
+  });
+  return { url, base: url.split("/#")[0]!, project, proc };
+}
+
+let host: Host;
+test.beforeEach(async () => {
+  mkdirSync(SCREENS, { recursive: true });
+  host = await startHost();
+});
+test.afterEach(() => {
+  host.proc.kill("SIGTERM");
+});
+
+async function newSessionAndSend(page: Page, text: string) {
+  await page.goto(host.url);
+  await page.getByRole("button", { name: "New session" }).click();
+  await expect(page.getByRole("heading", { name: "New session", exact: true })).toBeVisible();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+test("an approved write lands on disk and its preview opens", async ({ page }) => {
+  await newSessionAndSend(page, "[demo:write] please");
+  const card = page.getByRole("group", { name: "Approve files_write?" });
+  await expect(card).toBeVisible();
+  await expect(card.getByText("wisp-demo.txt")).toBeVisible();
+  await expect(card.getByText("New file")).toBeVisible();
+  await expect(page.getByText("SIMULATION")).toBeVisible();
+  await page.screenshot({ path: join(SCREENS, "approval-card.png") });
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText("wisp-demo.txt was written").first()).toBeVisible();
+  await expect(page.getByRole("tab", { name: /wisp-demo.txt/ })).toBeVisible();
+  await expect(page.getByRole("tabpanel")).toContainText("Hello from the Wisp simulator.");
+  expect(readFileSync(join(host.project, "wisp-demo.txt"), "utf8")).toContain("Hello from the Wisp simulator.");
+  await page.screenshot({ path: join(SCREENS, "write-approved-preview.png") });
+});
+
+test("a rejected write leaves nothing on disk", async ({ page }) => {
+  await newSessionAndSend(page, "[demo:write] please");
+  const card = page.getByRole("group", { name: "Approve files_write?" });
+  await card.getByRole("button", { name: "Reject" }).click();
+  await expect(page.getByText("The write was rejected").first()).toBeVisible();
+  await expect(card).toHaveCount(0);
+  expect(existsSync(join(host.project, "wisp-demo.txt"))).toBe(false);
+});
+
+test("a multi-call process is collapsed and both calls can be inspected", async ({ page }) => {
+  await newSessionAndSend(page, "[demo:multi] look around");
+  await expect(page.getByText("Here is what the two tools returned").first()).toBeVisible();
+  const toggle = page.getByRole("button", { name: /Tool process/ });
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  await page.screenshot({ path: join(SCREENS, "multi-collapsed.png") });
+  await toggle.click();
+  await page.getByRole("button", { name: /^files_list / }).click();
+  await page.getByRole("button", { name: /^files_read / }).click();
+  await expect(page.getByText('"path": "README.md"').first()).toBeVisible();
+  await expect(page.getByText(/The answer is 42/).first()).toBeVisible();
+  await page.screenshot({ path: join(SCREENS, "multi-expanded.png") });
+});
+
+test("stopping during an approval wait cancels the run and voids the card", async ({ page }) => {
+  await newSessionAndSend(page, "[demo:write] please");
+  await expect(page.getByRole("group", { name: "Approve files_write?" })).toBeVisible();
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(page.getByText("You stopped this run.")).toBeVisible();
+  await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
+  expect(existsSync(join(host.project, "wisp-demo.txt"))).toBe(false);
+  await page.screenshot({ path: join(SCREENS, "cancelled.png") });
+});
+
+test("a reload restores the session from the Host", async ({ page }) => {
+  await newSessionAndSend(page, "hello there");
+  await expect(page.getByText("comes from the Wisp simulator").first()).toBeVisible();
+  await page.reload();
+  await expect(page.getByText("hello there")).toBeVisible();
+  await expect(page.getByText("comes from the Wisp simulator").first()).toBeVisible();
+  expect(page.url()).not.toContain("token");
+});
+
+test("the language can be switched to Chinese", async ({ page }) => {
+  await newSessionAndSend(page, "你好");
+  await page.getByRole("button", { name: "Settings" }).click();
+  await page.getByRole("combobox", { name: "Language" }).selectOption("zh");
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("button", { name: "新会话" })).toBeVisible();
+  // Closing the dialog with Escape must not have stopped the run.
+  await expect(page.getByText("这是 Wisp 模拟器的回答").first()).toBeVisible();
+  await expect(page.getByText("已取消")).toHaveCount(0);
+  await expect(page.getByText("模拟模式")).toBeVisible();
+  await page.screenshot({ path: join(SCREENS, "zh.png") });
+});
+
+test("without its token the page explains how to open it", async ({ browser }) => {
+  const page = await browser.newPage();
+  await page.goto(host.base + "/");
+  await expect(page.getByRole("heading", { name: "This page needs its key" })).toBeVisible();
+  await expect(page.getByText("#token=")).toBeVisible();
+  await page.screenshot({ path: join(SCREENS, "no-token.png") });
+  await page.close();
+});
+
+test("the QA workbench works in memory only", async ({ page }) => {
+  const apiCalls: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/api/")) apiCalls.push(r.url());
+  });
+  await page.goto(host.base + "/qa.html");
+  await expect(page.getByRole("note")).toContainText("in-memory state only");
+  const sample = page.locator('[data-sample="replace"]');
+  await sample.getByRole("button", { name: /Run sample/ }).click();
+  await expect(sample.getByRole("group")).toBeVisible({ timeout: 5000 });
+  await sample.getByRole("button", { name: "Approve" }).click();
+  await expect(sample.getByText("memory state: approved")).toBeVisible();
+  await page.locator('[data-sample="search"]').getByRole("button", { name: /src\/main.rs/ }).click();
+  await expect(page.getByRole("tabpanel", { name: /in-memory preview/ })).toContainText("fn main()");
+  await page.screenshot({ path: join(SCREENS, "qa.png"), fullPage: true });
+  expect(apiCalls).toEqual([]);
+});

@@ -1,0 +1,152 @@
+// Component tests (Vitest + Testing Library in jsdom). They check behaviour a person relies on:
+// what a card shows, that it is answered once, what is collapsed, that model text cannot inject
+// markup, and that both languages say everything.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { ApprovalCard } from "./components/ApprovalCard";
+import { RunView } from "./components/RunView";
+import { Markdown } from "./components/Markdown";
+import { dictionaries, I18n, translator } from "./i18n";
+import { SseParser, takeToken } from "./api";
+import type { Run } from "./types";
+
+afterEach(cleanup);
+
+const withT = (ui: React.ReactNode, lang: "en" | "zh" = "en") => <I18n.Provider value={translator(lang)}>{ui}</I18n.Provider>;
+
+describe("i18n", () => {
+  it("has every key in both languages, none empty", () => {
+    const en = Object.keys(dictionaries.en).sort();
+    expect(Object.keys(dictionaries.zh).sort()).toEqual(en);
+    for (const lang of ["en", "zh"] as const) for (const v of Object.values(dictionaries[lang])) expect(v.trim()).not.toBe("");
+  });
+  it("fills in variables", () => {
+    expect(translator("zh")("steps", { n: 2, c: 3 })).toBe("2 轮，3 次工具调用");
+  });
+});
+
+describe("SseParser", () => {
+  it("frames events cut anywhere, with names, ids and comments", () => {
+    const got: [string, string][] = [];
+    const p = new SseParser((n, d) => got.push([n, d]));
+    const text = ": keep-alive\n\nid: 1\ndata: {\"a\":1}\n\nevent: delta\r\ndata: x\r\ndata: y\r\n\r\n";
+    for (const ch of text) p.feed(ch);
+    expect(got).toEqual([["message", '{"a":1}'], ["delta", "x\ny"]]);
+  });
+});
+
+describe("takeToken", () => {
+  it("takes the token from the fragment and removes it from the address", () => {
+    window.history.replaceState(null, "", "/#token=abc123");
+    const store = new Map<string, string>();
+    const storage = { getItem: (k: string) => store.get(k) ?? null, setItem: (k: string, v: string) => void store.set(k, v) } as unknown as Storage;
+    expect(takeToken(window.location, storage)).toBe("abc123");
+    expect(window.location.hash).toBe("");
+    expect(takeToken(window.location, storage)).toBe("abc123");
+  });
+});
+
+describe("ApprovalCard", () => {
+  const write = { approvalId: "ap1", tool: "files_write", arguments: { path: "a.txt", content: "one\nthree\n" }, digest: "d".repeat(64), state: "pending" as const };
+
+  it("shows the path, the complete content and a diff against the current file", () => {
+    render(withT(<ApprovalCard request={write} currentText={"one\ntwo\n"} onDecide={async () => "approved"} />));
+    expect(screen.getByText("a.txt")).toBeTruthy();
+    const diff = screen.getByLabelText("diff");
+    expect(diff.textContent).toContain("- two");
+    expect(diff.textContent).toContain("+ three");
+    expect(screen.getByText(/Digest dddddddd/)).toBeTruthy();
+  });
+
+  it("says a write creates a new file when there is none", () => {
+    render(withT(<ApprovalCard request={write} currentText={null} onDecide={async () => "approved"} />));
+    expect(screen.getByText("New file")).toBeTruthy();
+  });
+
+  it("is answered once, then shows the outcome without buttons", async () => {
+    const onDecide = vi.fn(async () => "approved" as const);
+    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: /Approve/ })));
+    expect(onDecide).toHaveBeenCalledTimes(1);
+    expect(onDecide).toHaveBeenCalledWith("approve");
+    expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
+    expect(screen.getByRole("status").textContent).toBe("Approved");
+  });
+
+  it("answers to R on the focused card and reports a stale request", async () => {
+    const onDecide = vi.fn(async () => "stale" as const);
+    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    const card = screen.getByRole("group");
+    card.focus();
+    await act(async () => fireEvent.keyDown(card, { key: "r" }));
+    expect(onDecide).toHaveBeenCalledWith("reject");
+    expect(screen.getByRole("status").textContent).toContain("Stale");
+  });
+
+  it("shows old and new text of a replace, and the origin of an MCP tool", () => {
+    const { unmount } = render(
+      withT(<ApprovalCard request={{ ...write, tool: "files_replace", arguments: { path: "x.rs", oldText: "let a = 1;", newText: "let a = 2;", sha256: "abc" } }} onDecide={async () => "approved"} />),
+    );
+    expect(screen.getAllByText("let a = 1;").length).toBeGreaterThan(0);
+    expect(screen.getAllByText("let a = 2;").length).toBeGreaterThan(0);
+    unmount();
+    render(withT(<ApprovalCard request={{ ...write, tool: "weather__forecast", arguments: { city: "Hangzhou" } }} onDecide={async () => "approved"} />, "zh"));
+    expect(screen.getByText("MCP 服务器 weather")).toBeTruthy();
+    expect(screen.getByText(/"city": "Hangzhou"/)).toBeTruthy();
+  });
+});
+
+const baseRun: Run = {
+  id: "r1", sessionId: "s1", text: "[demo:multi] look", status: "completed", mode: "simulation",
+  steps: [
+    { index: 0, text: "Looking.", toolCalls: [
+      { callId: "c1", tool: "files_list", arguments: { path: "." }, status: "succeeded", result: "[]", approval: null },
+      { callId: "c2", tool: "files_read", arguments: { path: "README.md" }, status: "succeeded", result: "{}", approval: null },
+    ] },
+    { index: 1, text: "All done.", toolCalls: [] },
+  ],
+  finalText: "All done.", error: null,
+  usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 2, cacheHitTokens: 0, cacheMissTokens: 10 },
+  createdAt: 1, endedAt: 2,
+};
+
+const runView = (run: Run) =>
+  render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />));
+
+describe("RunView", () => {
+  it("collapses a successful process and keeps the final answer as the main content", () => {
+    runView(baseRun);
+    const toggle = screen.getByRole("button", { name: /Tool process/ });
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(screen.getByText("All done.")).toBeTruthy();
+    expect(screen.queryByText("files_list")).toBeNull();
+    fireEvent.click(toggle);
+    expect(screen.getByText("files_list")).toBeTruthy();
+    expect(screen.getByText("c2")).toBeTruthy();
+  });
+
+  it("never hides a pending approval inside the process", () => {
+    const run: Run = {
+      ...baseRun, status: "awaiting_approval", finalText: null,
+      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, status: "awaiting_approval", result: null,
+        approval: { id: "ap9", state: "pending", digest: "e".repeat(64), arguments: { path: "a", content: "x" } } }] }],
+    };
+    runView(run);
+    expect(screen.getByRole("button", { name: /Approve/ })).toBeTruthy();
+    expect(screen.getByRole("group", { name: /files_write/ }).closest(".process")).toBeNull();
+  });
+
+  it("explains a failure in the model's words", () => {
+    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402)." } });
+    expect(screen.getByRole("alert").textContent).toContain("out of balance");
+  });
+});
+
+describe("Markdown", () => {
+  it("never renders raw HTML from model text", () => {
+    const { container } = render(<Markdown text={'hi <script>alert(1)</script> <img src=x onerror="alert(2)"> **bold**'} />);
+    expect(container.querySelector("script")).toBeNull();
+    expect(container.querySelector("img")).toBeNull();
+    expect(container.querySelector("strong")?.textContent).toBe("bold");
+  });
+});
