@@ -808,6 +808,7 @@ async fn runs_are_paged_newest_first_and_openapi_is_served() {
         "/api/approvals/{id}",
         "/api/sessions/{id}/events",
         "/api/sessions/{id}/tools",
+        "/api/sessions/{id}/preview",
     ] {
         assert!(api["paths"].get(path).is_some(), "{path} undocumented");
     }
@@ -961,4 +962,140 @@ async fn the_user_message_cap_holds_at_the_limit_and_refuses_past_it() {
         .0,
         400
     );
+}
+
+#[tokio::test]
+async fn preview_reads_inside_the_project_only() {
+    let w = Wisp::start().await;
+    std::fs::write(w.file("notes.md"), "# Notes\n你好\n").unwrap();
+    std::fs::write(w.file("blob.bin"), [0u8, 1, 2]).unwrap();
+    std::fs::write(w.outside.join("secret.txt"), "TOP-SECRET").unwrap();
+    std::os::unix::fs::symlink(w.outside.join("secret.txt"), w.file("leak.txt")).unwrap();
+    let s = w.session().await;
+    let p = w
+        .ok(
+            "GET",
+            &format!("/api/sessions/{s}/preview?path=notes.md"),
+            None,
+        )
+        .await;
+    assert_eq!(p["content"], "# Notes\n你好\n");
+    assert_eq!(p["partial"], false);
+    for (path, status) in [
+        ("blob.bin", 400),
+        ("../outside/secret.txt", 400),
+        ("leak.txt", 400),
+        ("/etc/hostname", 400),
+        ("missing.md", 404),
+    ] {
+        let (code, body) = w
+            .call(
+                "GET",
+                &format!("/api/sessions/{s}/preview?path={path}"),
+                None,
+            )
+            .await;
+        assert_eq!(code, status, "{path}: {body}");
+        assert!(!body.to_string().contains("TOP-SECRET"));
+    }
+}
+
+#[tokio::test]
+async fn sessions_are_renamed_and_deleted_but_not_while_running() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let renamed = w
+        .ok(
+            "PATCH",
+            &format!("/api/sessions/{s}"),
+            Some(json!({"title": "  Refactor  "})),
+        )
+        .await;
+    assert_eq!(renamed["title"], "Refactor");
+    assert_eq!(
+        w.call(
+            "PATCH",
+            &format!("/api/sessions/{s}"),
+            Some(json!({"title": " "}))
+        )
+        .await
+        .0,
+        400
+    );
+    let long = "x".repeat(wisp_core::limits::MAX_TITLE_CHARS + 1);
+    assert_eq!(
+        w.call(
+            "PATCH",
+            &format!("/api/sessions/{s}"),
+            Some(json!({"title": long}))
+        )
+        .await
+        .0,
+        400
+    );
+    let run = w.run(&s, "[demo:write] please").await;
+    w.wait(&run, &["awaiting_approval"]).await;
+    assert_eq!(
+        w.call("DELETE", &format!("/api/sessions/{s}"), None)
+            .await
+            .0,
+        409
+    );
+    w.ok("POST", &format!("/api/runs/{run}/cancel"), None).await;
+    w.finished(&run).await;
+    assert_eq!(
+        w.call("DELETE", &format!("/api/sessions/{s}"), None)
+            .await
+            .0,
+        204
+    );
+    assert_eq!(
+        w.call("GET", &format!("/api/sessions/{s}"), None).await.0,
+        404
+    );
+    assert_eq!(
+        w.call("GET", &format!("/api/runs/{run}"), None).await.0,
+        404
+    );
+    assert!(w.host.events_after(&s, 0, 10).is_err());
+}
+
+/// Live subscribers get streaming text as `delta` events (no id), and reasoning only as a size.
+#[tokio::test]
+async fn deltas_stream_text_but_never_reasoning() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let session = w.ok("GET", &format!("/api/sessions/{s}"), None).await;
+    let mut resp = reqwest::Client::new()
+        .get(format!(
+            "{}/api/sessions/{s}/events?after={}",
+            w.base, session["lastEventSeq"]
+        ))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let run = w.run(&s, "hello").await;
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !text.contains("run_finished") {
+        assert!(tokio::time::Instant::now() < deadline, "{text}");
+        if let Ok(Ok(Some(c))) =
+            tokio::time::timeout(Duration::from_millis(200), resp.chunk()).await
+        {
+            text.push_str(&String::from_utf8_lossy(&c));
+        }
+    }
+    assert!(text.contains("event: delta"), "{text}");
+    assert!(text.contains("\"reasoningBytes\""));
+    assert!(!text.contains(REASONING_CANARY));
+    let pieces: String = text
+        .split("\n\n")
+        .filter(|e| e.starts_with("event: delta"))
+        .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data: ")))
+        .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        .filter_map(|d| d["text"].as_str().map(str::to_owned))
+        .collect();
+    let r = w.finished(&run).await;
+    assert_eq!(pieces, r["finalText"].as_str().unwrap());
 }

@@ -156,3 +156,21 @@ test("the QA workbench works in memory only", async ({ page }) => {
   await page.screenshot({ path: join(SCREENS, "qa.png"), fullPage: true });
   expect(apiCalls).toEqual([]);
 });
+
+test("sessions are renamed and deleted with confirmation; a bad folder is explained", async ({ page }) => {
+  await page.goto(host.url);
+  await page.getByRole("textbox", { name: "Absolute folder path" }).fill("relative/folder");
+  await page.getByRole("button", { name: "Authorize a folder" }).click();
+  await expect(page.getByRole("alert")).toContainText("absolute path");
+  await page.getByRole("button", { name: "New session" }).click();
+  await page.getByRole("button", { name: "Rename" }).click();
+  const title = page.getByRole("textbox", { name: "Rename" });
+  await title.fill("Refactor the parser");
+  await title.press("Enter");
+  await expect(page.getByRole("heading", { name: "Refactor the parser" })).toBeVisible();
+  await page.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByRole("dialog")).toContainText("Delete this session?");
+  await page.screenshot({ path: join(SCREENS, "delete-confirm.png") });
+  await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByText("Create or choose a session on the left.")).toBeVisible();
+});
