@@ -62,6 +62,9 @@ struct ServeArgs {
     /// Do not open the browser.
     #[arg(long)]
     no_open: bool,
+    /// With --simulate: pause between streamed pieces, in milliseconds (0 = as fast as possible).
+    #[arg(long, default_value_t = 12)]
+    sim_pace_ms: u64,
     /// The project folder to authorize; new sessions start in it.
     project_dir: Option<std::path::PathBuf>,
 }

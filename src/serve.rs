@@ -38,7 +38,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let mut _sim = None;
     let (mode, model, problem) = if args.simulate {
         let sim = wisp_sim::SimServer::start(wisp_sim::SimConfig {
-            pace: Duration::from_millis(12),
+            pace: Duration::from_millis(args.sim_pace_ms),
             ..wisp_sim::SimConfig::default()
         })
         .await

@@ -18,12 +18,12 @@ interface Host {
   proc: ChildProcess;
 }
 
-async function startHost(): Promise<Host> {
+async function startHost(extra: string[] = []): Promise<Host> {
   const dir = mkdtempSync(join(tmpdir(), "wisp-ui-"));
   const project = join(dir, "project");
   mkdirSync(project);
   writeFileSync(join(project, "README.md"), "# Demo project\nThe answer is 42.\n");
-  const proc = spawn(BIN, ["serve", "--simulate", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), project], {
+  const proc = spawn(BIN, ["serve", "--simulate", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), ...extra, project], {
     env: { ...process.env, WISP_TOKEN: TOKEN },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -73,6 +73,10 @@ test("an approved write lands on disk and its preview opens", async ({ page }) =
   await expect(page.getByRole("tabpanel")).toContainText("Hello from the Wisp simulator.");
   expect(readFileSync(join(host.project, "wisp-demo.txt"), "utf8")).toContain("Hello from the Wisp simulator.");
   await page.screenshot({ path: join(SCREENS, "write-approved-preview.png") });
+  // The system's dark theme is followed.
+  await page.emulateMedia({ colorScheme: "dark" });
+  await expect(page.locator("html")).toHaveCSS("background-color", "rgb(23, 24, 26)");
+  await page.screenshot({ path: join(SCREENS, "dark.png") });
 });
 
 test("a rejected write leaves nothing on disk", async ({ page }) => {
@@ -173,4 +177,32 @@ test("sessions are renamed and deleted with confirmation; a bad folder is explai
   await page.screenshot({ path: join(SCREENS, "delete-confirm.png") });
   await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
   await expect(page.getByText("Create or choose a session on the left.")).toBeVisible();
+});
+
+test("a session with 1,000 runs stays responsive: only what is on screen is rendered", async ({ page, request }) => {
+  // Creating 1,000 real runs through the API takes about a minute with a debug build.
+  test.setTimeout(300_000);
+  host.proc.kill("SIGTERM");
+  host = await startHost(["--sim-pace-ms", "0"]);
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  const session = await (await request.post(`${host.base}/api/sessions`, { headers: auth, data: {} })).json();
+  for (let i = 0; i < 1000; i++) {
+    const { runId } = await (await request.post(`${host.base}/api/sessions/${session.id}/runs`, { headers: auth, data: { text: `message ${i}` } })).json();
+    for (;;) {
+      const run = await (await request.get(`${host.base}/api/runs/${runId}`, { headers: auth })).json();
+      if (run.status !== "running") break;
+      await new Promise((res) => setTimeout(res, 5));
+    }
+  }
+  const t0 = Date.now();
+  await page.goto(host.url);
+  await expect(page.getByText("message 999", { exact: true })).toBeVisible();
+  const firstPaint = Date.now() - t0;
+  // One page of runs is fetched and only a handful of them are in the DOM.
+  expect(await page.locator("article.run").count()).toBeLessThan(20);
+  await page.getByRole("button", { name: "Load older runs" }).click();
+  await page.locator(".runs").evaluate((el) => el.scrollTo(0, 0));
+  await expect(page.getByText("message 940", { exact: true })).toBeVisible();
+  expect(await page.locator("article.run").count()).toBeLessThan(20);
+  console.log(`1,000-run session: first paint of the newest run in ${firstPaint} ms`);
 });
