@@ -146,19 +146,21 @@ impl Served {
         }
     }
 
-    async fn write_run_awaiting_approval(&self) -> (String, String, String) {
+    /// Starts a run in a new session; returns the run ID.
+    async fn start_run(&self, text: &str) -> String {
         let (_, s) = self
             .call("POST", "/api/sessions", Some(serde_json::json!({})))
             .await;
         let sid = s["id"].as_str().unwrap();
+        let path = format!("/api/sessions/{sid}/runs");
         let (_, r) = self
-            .call(
-                "POST",
-                &format!("/api/sessions/{sid}/runs"),
-                Some(serde_json::json!({"text": "[demo:write] go"})),
-            )
+            .call("POST", &path, Some(serde_json::json!({ "text": text })))
             .await;
-        let run = r["runId"].as_str().unwrap().to_owned();
+        r["runId"].as_str().unwrap().to_owned()
+    }
+
+    async fn write_run_awaiting_approval(&self) -> (String, String, String) {
+        let run = self.start_run("[demo:write] go").await;
         let r = self.wait(&run, "awaiting_approval").await;
         let a = &r["steps"][0]["toolCalls"][0]["approval"];
         (
@@ -258,18 +260,8 @@ async fn live_mode_without_a_key_says_so_instead_of_crashing() {
             .unwrap()
             .contains("DEEPSEEK_API_KEY")
     );
-    let (_, s) = served
-        .call("POST", "/api/sessions", Some(serde_json::json!({})))
-        .await;
-    let sid = s["id"].as_str().unwrap();
-    let (_, r) = served
-        .call(
-            "POST",
-            &format!("/api/sessions/{sid}/runs"),
-            Some(serde_json::json!({"text": "hi"})),
-        )
-        .await;
-    let r = served.wait(r["runId"].as_str().unwrap(), "failed").await;
+    let run = served.start_run("hi").await;
+    let r = served.wait(&run, "failed").await;
     assert_eq!(r["error"]["kind"], "missing_key");
     assert!(
         r["error"]["message"]
@@ -332,18 +324,7 @@ fn bad_start_conditions_are_one_clear_line_and_a_failure() {
 async fn a_kill_while_a_run_is_writing_leaves_a_sound_database() {
     let (_tmp, data, project) = dirs();
     let served = Served::start(&data, &project, &["--simulate"]);
-    let (_, s) = served
-        .call("POST", "/api/sessions", Some(serde_json::json!({})))
-        .await;
-    let sid = s["id"].as_str().unwrap();
-    let (_, r) = served
-        .call(
-            "POST",
-            &format!("/api/sessions/{sid}/runs"),
-            Some(serde_json::json!({"text": "[demo:loop] go"})),
-        )
-        .await;
-    let run = r["runId"].as_str().unwrap().to_owned();
+    let run = served.start_run("[demo:loop] go").await;
     // Kill once a few steps are stored, while the loop is still going.
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {

@@ -101,6 +101,10 @@ impl Wisp {
         )
     }
 
+    pub async fn status(&self, method: &str, path: &str, body: Option<Value>) -> u16 {
+        self.call(method, path, body).await.0
+    }
+
     pub async fn ok(&self, method: &str, path: &str, body: Option<Value>) -> Value {
         let (status, v) = self.call(method, path, body).await;
         assert!(status < 300, "{method} {path} -> {status} {v}");
@@ -350,9 +354,8 @@ async fn cancel_while_streaming_ends_the_run_and_is_not_fed_to_the_model() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     assert_eq!(
-        w.call("POST", &format!("/api/runs/{run}/cancel"), None)
-            .await
-            .0,
+        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
+            .await,
         202
     );
     let r = w.finished(&run).await;
@@ -365,9 +368,8 @@ async fn cancel_while_streaming_ends_the_run_and_is_not_fed_to_the_model() {
     }
     assert_eq!(w.sim.chat_requests().len(), 1);
     assert_eq!(
-        w.call("POST", &format!("/api/runs/{run}/cancel"), None)
-            .await
-            .0,
+        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
+            .await,
         409
     );
 }
@@ -380,9 +382,8 @@ async fn cancel_while_awaiting_approval_voids_it_and_writes_nothing() {
     let r = w.wait(&run, &["awaiting_approval"]).await;
     let [(id, digest)] = Wisp::pending(&r).try_into().unwrap();
     assert_eq!(
-        w.call("POST", &format!("/api/runs/{run}/cancel"), None)
-            .await
-            .0,
+        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
+            .await,
         202
     );
     let r = w.finished(&run).await;
@@ -468,13 +469,12 @@ async fn two_sessions_at_once_keep_their_events_and_approvals_apart() {
     let pb = Wisp::pending(&w.wait(&rb, &["awaiting_approval"]).await);
     // A second run in a busy session is refused.
     assert_eq!(
-        w.call(
+        w.status(
             "POST",
             &format!("/api/sessions/{a}/runs"),
             Some(json!({"text": "again"}))
         )
-        .await
-        .0,
+        .await,
         409
     );
     // B's approval cannot be decided in A's name.
@@ -886,13 +886,12 @@ async fn projects_are_authorized_by_absolute_folder_path_only() {
     }
     std::fs::write(other.join("f"), "").unwrap();
     assert_eq!(
-        w.call(
+        w.status(
             "POST",
             "/api/projects",
             Some(json!({"path": other.join("f")}))
         )
-        .await
-        .0,
+        .await,
         400
     );
     let (status, p) = w
@@ -907,31 +906,28 @@ async fn projects_are_authorized_by_absolute_folder_path_only() {
     assert_eq!(status, 201);
     assert_eq!(s["root"], json!(std::fs::canonicalize(&other).unwrap()));
     assert_eq!(
-        w.call(
+        w.status(
             "POST",
             "/api/sessions",
             Some(json!({"projectId": "p_nope"}))
         )
-        .await
-        .0,
+        .await,
         404
     );
-    assert_eq!(w.call("GET", "/api/sessions/s_nope", None).await.0, 404);
-    assert_eq!(w.call("GET", "/api/runs/r_nope", None).await.0, 404);
+    assert_eq!(w.status("GET", "/api/sessions/s_nope", None).await, 404);
+    assert_eq!(w.status("GET", "/api/runs/r_nope", None).await, 404);
     assert_eq!(
-        w.call(
+        w.status(
             "POST",
             "/api/approvals/ap_nope",
             Some(json!({"decision": "approve", "digest": "x"}))
         )
-        .await
-        .0,
+        .await,
         404
     );
     assert_eq!(
-        w.call("POST", "/api/sessions", Some(json!({"unknown": 1})))
-            .await
-            .0,
+        w.status("POST", "/api/sessions", Some(json!({"unknown": 1})))
+            .await,
         400
     );
 }
@@ -953,13 +949,12 @@ async fn the_user_message_cap_holds_at_the_limit_and_refuses_past_it() {
     assert_eq!(status, 400);
     assert!(body["message"].as_str().unwrap().contains("longer than"));
     assert_eq!(
-        w.call(
+        w.status(
             "POST",
             &format!("/api/sessions/{s}/runs"),
             Some(json!({"text": "  "}))
         )
-        .await
-        .0,
+        .await,
         400
     );
 }
@@ -1013,48 +1008,44 @@ async fn sessions_are_renamed_and_deleted_but_not_while_running() {
         .await;
     assert_eq!(renamed["title"], "Refactor");
     assert_eq!(
-        w.call(
+        w.status(
             "PATCH",
             &format!("/api/sessions/{s}"),
             Some(json!({"title": " "}))
         )
-        .await
-        .0,
+        .await,
         400
     );
     let long = "x".repeat(wisp_core::limits::MAX_TITLE_CHARS + 1);
     assert_eq!(
-        w.call(
+        w.status(
             "PATCH",
             &format!("/api/sessions/{s}"),
             Some(json!({"title": long}))
         )
-        .await
-        .0,
+        .await,
         400
     );
     let run = w.run(&s, "[demo:write] please").await;
     w.wait(&run, &["awaiting_approval"]).await;
     assert_eq!(
-        w.call("DELETE", &format!("/api/sessions/{s}"), None)
-            .await
-            .0,
+        w.status("DELETE", &format!("/api/sessions/{s}"), None)
+            .await,
         409
     );
     w.ok("POST", &format!("/api/runs/{run}/cancel"), None).await;
     w.finished(&run).await;
     assert_eq!(
-        w.call("DELETE", &format!("/api/sessions/{s}"), None)
-            .await
-            .0,
+        w.status("DELETE", &format!("/api/sessions/{s}"), None)
+            .await,
         204
     );
     assert_eq!(
-        w.call("GET", &format!("/api/sessions/{s}"), None).await.0,
+        w.status("GET", &format!("/api/sessions/{s}"), None).await,
         404
     );
     assert_eq!(
-        w.call("GET", &format!("/api/runs/{run}"), None).await.0,
+        w.status("GET", &format!("/api/runs/{run}"), None).await,
         404
     );
     assert!(w.host.events_after(&s, 0, 10).is_err());

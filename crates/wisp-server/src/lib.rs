@@ -273,15 +273,7 @@ async fn create_project(
 ) -> Result<(StatusCode, Json<p::Project>), ApiError> {
     let Json(body) = body?;
     let host = s.host.clone();
-    let project = tokio::task::spawn_blocking(move || host.add_project(&body.path))
-        .await
-        .map_err(|_| {
-            ApiError(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "failed".into(),
-            )
-        })??;
+    let project = blocking(move || host.add_project(&body.path)).await?;
     Ok((StatusCode::CREATED, Json(project)))
 }
 
@@ -329,16 +321,21 @@ async fn preview(
     Query(q): Query<PreviewQuery>,
 ) -> ApiResult<p::Preview> {
     let host = s.host.clone();
-    let preview = tokio::task::spawn_blocking(move || host.preview(&id, &q.path))
-        .await
-        .map_err(|_| {
-            ApiError(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "failed".into(),
-            )
-        })??;
-    Ok(Json(preview))
+    Ok(Json(blocking(move || host.preview(&id, &q.path)).await?))
+}
+
+/// Runs file-system work of the runtime off the async threads.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, CoreError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let joined = tokio::task::spawn_blocking(work).await.map_err(|_| {
+        ApiError(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the request stopped unexpectedly".into(),
+        )
+    })?;
+    Ok(joined?)
 }
 
 async fn session_tools(
