@@ -157,7 +157,10 @@ struct Reference {
 }
 
 fn node_reference(path: &str) -> Result<Reference, String> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/sse_reference.mjs");
+    // `cargo run` sets CARGO_MANIFEST_DIR at run time: the script of this checkout.
+    let root = std::env::var("CARGO_MANIFEST_DIR")
+        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
+    let script = format!("{root}/bench/sse_reference.mjs");
     let out = Command::new("node")
         .arg(script)
         .arg(path)

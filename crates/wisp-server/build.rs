@@ -6,7 +6,10 @@ use std::path::Path;
 use std::process::Command;
 
 fn main() {
-    let ui = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui");
+    // Read at run time, not with env!(): a build script binary can be reused by a checkout at
+    // another path, and must then work on that checkout's files.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".to_owned());
+    let ui = Path::new(&manifest).join("../../ui");
     for watched in [
         "src",
         "index.html",

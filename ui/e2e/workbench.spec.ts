@@ -108,6 +108,7 @@ test("stopping during an approval wait cancels the run and voids the card", asyn
   await page.getByRole("button", { name: "Stop" }).click();
   await expect(page.getByText("You stopped this run.")).toBeVisible();
   await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
+  await expect(page.getByRole("group", { name: "Approve files_write?" }).getByRole("status")).toContainText("Void");
   expect(existsSync(join(host.project, "wisp-demo.txt"))).toBe(false);
   await page.screenshot({ path: join(SCREENS, "cancelled.png") });
 });

@@ -136,6 +136,17 @@ describe("RunView", () => {
     expect(screen.getByRole("group", { name: /files_write/ }).closest(".process")).toBeNull();
   });
 
+  it("keeps a decided card in the process with its outcome and no buttons", () => {
+    const run: Run = {
+      ...baseRun, status: "cancelled", finalText: null,
+      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, status: "cancelled", result: null,
+        approval: { id: "ap9", state: "void", digest: "e".repeat(64), arguments: { path: "a", content: "x" } } }] }],
+    };
+    runView(run);
+    expect(screen.getByRole("status").textContent).toContain("Void");
+    expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
+  });
+
   it("explains a failure in the model's words", () => {
     runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402)." } });
     expect(screen.getByRole("alert").textContent).toContain("out of balance");

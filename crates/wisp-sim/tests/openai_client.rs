@@ -9,10 +9,15 @@ use wisp_sim::{SimConfig, SimServer};
 #[tokio::test]
 async fn the_official_openai_client_works_against_the_simulator() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
-    let tools = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tools/node");
+    // The runner sets CARGO_MANIFEST_DIR at run time too; prefer it, so a test binary reused
+    // from another checkout looks at this checkout's files.
+    let manifest = std::env::var("CARGO_MANIFEST_DIR")
+        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
+    let tools = PathBuf::from(manifest).join("../../tools/node");
     assert!(
         tools.join("node_modules/openai").is_dir(),
-        "run `npm ci --prefix tools/node` first (the README's test command does)"
+        "{} has no node_modules: run `npm ci --prefix tools/node` first (the README's test command does)",
+        tools.display()
     );
     let base = sim.base_url();
     let key = sim.api_key().to_owned();

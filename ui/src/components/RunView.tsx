@@ -59,7 +59,16 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
                     <div className="muted step-label">{t("step", { n: s.index + 1 })}</div>
                     {s.text && <Markdown text={s.text} />}
                     {s.toolCalls.map((c) => (
-                      <CallView key={c.callId} call={c} onPreview={onPreview} />
+                      <div key={c.callId}>
+                        <CallView call={c} onPreview={onPreview} />
+                        {c.approval && c.approval.state !== "pending" && (
+                          // A decided card keeps showing what was asked and how it ended.
+                          <ApprovalCard
+                            request={{ approvalId: c.approval.id, tool: c.tool, arguments: c.approval.arguments, digest: c.approval.digest, state: c.approval.state }}
+                            onDecide={async () => c.approval!.state}
+                          />
+                        )}
+                      </div>
                     ))}
                   </li>
                 ))}
