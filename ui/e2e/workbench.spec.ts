@@ -79,13 +79,18 @@ test("an approved write lands on disk and its preview opens", async ({ page }) =
   await page.screenshot({ path: join(SCREENS, "dark.png") });
 });
 
-test("a rejected write leaves nothing on disk", async ({ page }) => {
+test("a rejected write leaves the file as it was; its card showed the diff", async ({ page }) => {
+  writeFileSync(join(host.project, "wisp-demo.txt"), "Original line\n");
   await newSessionAndSend(page, "[demo:write] please");
   const card = page.getByRole("group", { name: "Approve files_write?" });
+  await expect(card.getByText("Changes against the current file")).toBeVisible();
+  await expect(card.getByLabel("diff")).toContainText("- Original line");
+  await expect(card.getByLabel("diff")).toContainText("+ Hello from the Wisp simulator.");
+  await page.screenshot({ path: join(SCREENS, "approval-diff.png") });
   await card.getByRole("button", { name: "Reject" }).click();
   await expect(page.getByText("The write was rejected").first()).toBeVisible();
-  await expect(card).toHaveCount(0);
-  expect(existsSync(join(host.project, "wisp-demo.txt"))).toBe(false);
+  await expect(page.getByRole("group", { name: "Approve files_write?" }).getByRole("status")).toContainText("Rejected");
+  expect(readFileSync(join(host.project, "wisp-demo.txt"), "utf8")).toBe("Original line\n");
 });
 
 test("a multi-call process is collapsed and both calls can be inspected", async ({ page }) => {

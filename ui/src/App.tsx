@@ -38,7 +38,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [live, setLive] = useState<Record<string, LiveState>>({});
   const [tabs, setTabs] = useState<Tab[]>([]);
   const [activeTab, setActiveTab] = useState<string | null>(null);
-  const [fileTexts, setFileTexts] = useState<Record<string, string | null>>({});
+  // Per approval: the target file's text when it was asked, null when the file does not exist,
+  // undefined while loading or unknown. Keyed by approval so a later write to the same path
+  // is compared with the file as it is then.
+  const [fileTexts, setFileTexts] = useState<Record<string, string | null | undefined>>({});
   const [error, setError] = useState<string | null>(null);
   const [projectPath, setProjectPath] = useState("");
   const [projectError, setProjectError] = useState<string | null>(null);
@@ -195,13 +198,15 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     for (const run of runs) {
       for (const c of run.steps.flatMap((s) => s.toolCalls)) {
         const path = (c.approval?.arguments as { path?: unknown } | undefined)?.path;
-        if (c.tool === "files_write" && c.approval?.state === "pending" && typeof path === "string" && !(path in fileTexts)) {
-          setFileTexts((f) => ({ ...f, [path]: null }));
+        const key = c.approval?.id;
+        if (c.tool === "files_write" && key && c.approval?.state === "pending" && typeof path === "string" && !(key in fileTexts)) {
+          setFileTexts((f) => ({ ...f, [key]: undefined }));
           api
             .preview(currentId, path)
-            .then((p) => setFileTexts((f) => ({ ...f, [path]: p.content })))
+            .then((p) => setFileTexts((f) => ({ ...f, [key]: p.content })))
             .catch((e) => {
-              if (!(e instanceof ApiError && e.status === 404)) setFileTexts((f) => ({ ...f, [path]: "" }));
+              // Only a 404 means "new file"; any other failure leaves the diff out.
+              if (e instanceof ApiError && e.status === 404) setFileTexts((f) => ({ ...f, [key]: null }));
             });
         }
       }
@@ -423,7 +428,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                     const run = runs[item.index]!;
                     return (
                       <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
-                        <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(p) => fileTexts[p]} />
+                        <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} />
                       </div>
                     );
                   })}

@@ -18,7 +18,8 @@ interface Props {
   live?: LiveState;
   onDecide: (approvalId: string, decision: "approve" | "reject", digest: string) => Promise<Outcome>;
   onPreview: (path: string) => void;
-  currentText: (path: string) => string | null | undefined;
+  /** The text of the file a pending write would replace, by approval ID (see ApprovalCard). */
+  currentText: (approvalId: string) => string | null | undefined;
 }
 
 export function RunView({ run, live, onDecide, onPreview, currentText }: Props) {
@@ -28,7 +29,10 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
   const processSteps = run.steps.filter((s) => s.toolCalls.length > 0);
   const active = run.status === "running" || run.status === "awaiting_approval";
   const [open, setOpen] = useState<boolean | null>(null);
-  const expanded = open ?? run.status !== "completed";
+  // Collapsed by default only when everything went well: a rejected or failed call is part of
+  // what the person should see without digging.
+  const successful = run.status === "completed" && calls.every((c) => c.status === "succeeded");
+  const expanded = open ?? !successful;
 
   return (
     <article className="run" data-run-id={run.id} data-status={run.status}>
@@ -42,7 +46,7 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
             key={c.approval!.id}
             autoFocus
             request={{ approvalId: c.approval!.id, tool: c.tool, arguments: c.approval!.arguments, digest: c.approval!.digest, state: "pending" }}
-            currentText={c.tool === "files_write" ? currentText(String((c.approval!.arguments as { path?: string })?.path ?? "")) : undefined}
+            currentText={c.tool === "files_write" ? currentText(c.approval!.id) : undefined}
             onDecide={(d) => onDecide(c.approval!.id, d, c.approval!.digest)}
           />
         ))}
