@@ -130,7 +130,14 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             .spawn();
     }
 
-    wisp_server::serve(listener, app, shutdown_signal()).await?;
+    let stopping = host.clone();
+    let shutdown = async move {
+        shutdown_signal().await;
+        // Ends the event streams (a connected UI would otherwise keep the server open forever)
+        // and stops the runs; the rest happens once the server has closed.
+        stopping.begin_shutdown();
+    };
+    wisp_server::serve(listener, app, shutdown).await?;
     host.shutdown(SHUTDOWN_GRACE).await;
     tracing::info!("wisp serve stopped");
     Ok(())

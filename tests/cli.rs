@@ -215,6 +215,25 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
     let (_tmp, data, project) = dirs();
     let mut served = Served::start(&data, &project, &["--simulate"]);
     let (run, _, _) = served.write_run_awaiting_approval().await;
+    // A connected UI keeps an event stream open; shutdown must not wait for it forever.
+    let sid = served
+        .call("GET", &format!("/api/runs/{run}"), None)
+        .await
+        .1["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let stream = served
+        .http
+        .get(format!(
+            "http://127.0.0.1:{}/api/sessions/{sid}/events",
+            served.port
+        ))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
     let pid = served.child.id().to_string();
     assert!(
         std::process::Command::new("kill")
@@ -223,14 +242,20 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
             .unwrap()
             .success()
     );
-    let status = tokio::task::spawn_blocking(move || {
-        let s = served.child.wait().unwrap();
-        std::mem::forget(served);
-        s
-    })
-    .await
-    .unwrap();
+    // Bounded: a Host that does not stop within 15 s fails the test (and is killed on drop).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let status = loop {
+        if let Some(s) = served.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "wisp serve did not stop after SIGTERM"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    };
     assert!(status.success(), "{status:?}");
+    drop(stream);
     let store = wisp_store::Store::open(&data.join("wisp.db")).unwrap();
     let r = store.run(&run).unwrap().unwrap();
     assert_eq!(r.status, wisp_protocol::RunStatus::Interrupted);

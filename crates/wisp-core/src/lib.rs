@@ -576,21 +576,30 @@ impl Host {
         self.inner.events.subscribe()
     }
 
+    /// Becomes true when the Host starts shutting down: long-lived streams end on it, so the
+    /// server's graceful shutdown is not held open by a connected UI.
+    pub fn stopping(&self) -> watch::Receiver<bool> {
+        self.inner.shutting_down.subscribe()
+    }
+
+    /// Starts shutting down: no new runs, runs in flight are stopped (they end `interrupted`),
+    /// [`Host::stopping`] turns true. Returns at once; [`Host::shutdown`] finishes the job.
+    pub fn begin_shutdown(&self) {
+        // send_replace: the value must change even when nobody subscribes to it.
+        self.inner.shutting_down.send_replace(true);
+        for a in lock(&self.inner.active).values() {
+            let _ = a.cancel.send(true);
+        }
+    }
+
     /// Stops taking runs, cancels those in flight and waits for them (bounded) so they end
     /// cleanly, then marks anything still unfinished `interrupted` and checkpoints the store.
     pub async fn shutdown(&self, grace: Duration) {
-        // send_replace: the value must change even though nobody subscribes to it.
-        self.inner.shutting_down.send_replace(true);
-        let waits: Vec<watch::Receiver<bool>> = {
-            let active = lock(&self.inner.active);
-            active
-                .values()
-                .map(|a| {
-                    let _ = a.cancel.send(true);
-                    a.done.clone()
-                })
-                .collect()
-        };
+        self.begin_shutdown();
+        let waits: Vec<watch::Receiver<bool>> = lock(&self.inner.active)
+            .values()
+            .map(|a| a.done.clone())
+            .collect();
         let all = async {
             for mut w in waits {
                 let _ = w.wait_for(|d| *d).await;

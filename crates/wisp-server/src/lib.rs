@@ -417,6 +417,7 @@ async fn events(
         host: Host,
         session: String,
         live: tokio::sync::broadcast::Receiver<p::Live>,
+        stop: tokio::sync::watch::Receiver<bool>,
         last: u64,
         replaying: bool,
     }
@@ -424,11 +425,16 @@ async fn events(
         host: s.host.clone(),
         session: id,
         live,
+        stop: s.host.stopping(),
         last: after.unwrap_or(0),
         replaying: true,
     };
     let batches = stream::unfold(start, |mut st| async move {
         loop {
+            // A shutting-down Host ends every stream, so the server can close its connections.
+            if *st.stop.borrow() {
+                return None;
+            }
             if st.replaying {
                 match st.host.events_after(&st.session, st.last, 500) {
                     Ok(batch) if batch.is_empty() => st.replaying = false,
@@ -441,7 +447,11 @@ async fn events(
                 }
                 continue;
             }
-            match st.live.recv().await {
+            let received = tokio::select! {
+                r = st.live.recv() => r,
+                _ = st.stop.wait_for(|s| *s) => return None,
+            };
+            match received {
                 Ok(p::Live::Event(e)) if e.session_id == st.session && e.seq > st.last => {
                     st.last = e.seq;
                     return Some((vec![stored_event(&e)], st));
