@@ -113,7 +113,7 @@ impl DeepSeekClient {
         Err(ModelError::new(
             ErrorKind::ModelNotOffered,
             format!(
-                "The configured model \"{}\" is not offered by this account. It offers: {}. Set DEEPSEEK_MODEL or choose one in settings.",
+                "The configured model \"{}\" is not offered by this account. It offers: {}. Set DEEPSEEK_MODEL to one of them.",
                 shorten(&self.model),
                 if offered.is_empty() {
                     "nothing".to_owned()
@@ -184,7 +184,7 @@ impl DeepSeekClient {
         let key = self.key.as_ref().ok_or_else(|| {
             ModelError::new(
                 ErrorKind::MissingKey,
-                "No DeepSeek API key is set. Set DEEPSEEK_API_KEY (or add the key in settings), or start Wisp with --simulate.",
+                "No DeepSeek API key is set. Set DEEPSEEK_API_KEY and start Wisp again, or start it with --simulate.",
             )
         })?;
         let mut auth = HeaderValue::try_from(format!("Bearer {}", key.expose())).map_err(|_| {

@@ -175,7 +175,7 @@ impl ModelError {
             401 => (
                 ErrorKind::Unauthorized,
                 format!(
-                    "The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY or the key in settings.{said}"
+                    "The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY.{said}"
                 ),
             ),
             402 => (
