@@ -1090,3 +1090,30 @@ async fn deltas_stream_text_but_never_reasoning() {
     let r = w.finished(&run).await;
     assert_eq!(pieces, r["finalText"].as_str().unwrap());
 }
+
+#[tokio::test]
+async fn an_unnamed_session_is_named_after_its_first_message() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    assert_eq!(
+        w.ok("GET", &format!("/api/sessions/{s}"), None).await["title"],
+        "New session"
+    );
+    let long = format!("\n  Refactor the parser {}\nsecond line", "x".repeat(80));
+    w.finished(&w.run(&s, &long).await).await;
+    let title = w.ok("GET", &format!("/api/sessions/{s}"), None).await["title"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        title.starts_with("Refactor the parser xx") && title.ends_with('…'),
+        "{title}"
+    );
+    assert_eq!(title.chars().count(), 61);
+    // A second message, or a session someone named, keeps its title.
+    w.finished(&w.run(&s, "another").await).await;
+    assert_eq!(
+        w.ok("GET", &format!("/api/sessions/{s}"), None).await["title"],
+        json!(title)
+    );
+}

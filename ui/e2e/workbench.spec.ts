@@ -122,7 +122,9 @@ test("a reload restores the session from the Host", async ({ page }) => {
   await newSessionAndSend(page, "hello there");
   await expect(page.getByText("comes from the Wisp simulator").first()).toBeVisible();
   await page.reload();
-  await expect(page.getByText("hello there")).toBeVisible();
+  await expect(page.locator(".bubble", { hasText: "hello there" })).toBeVisible();
+  // The session was named after its first message, and that survives the reload too.
+  await expect(page.getByRole("heading", { name: "hello there" })).toBeVisible();
   await expect(page.getByText("comes from the Wisp simulator").first()).toBeVisible();
   expect(page.url()).not.toContain("token");
 });

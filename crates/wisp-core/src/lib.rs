@@ -129,6 +129,12 @@ pub(crate) struct PendingApproval {
     pub(crate) decide: oneshot::Sender<p::Decision>,
 }
 
+/// Title of a session nobody named; its first message replaces it.
+const DEFAULT_TITLE: &str = "New session";
+
+/// Characters of a first message kept as the session's title.
+const AUTO_TITLE_CHARS: usize = 60;
+
 pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -255,7 +261,7 @@ impl Host {
         let title = request
             .title
             .filter(|t| !t.trim().is_empty())
-            .unwrap_or_else(|| "New session".into());
+            .unwrap_or_else(|| DEFAULT_TITLE.into());
         self.inner.store.insert_session(
             &id,
             request.project_id.as_deref(),
@@ -353,6 +359,20 @@ impl Host {
                 self.inner.config.mode,
                 now_ms(),
             )?;
+            if session.title == DEFAULT_TITLE {
+                // An unnamed session is named after its first message, so the list says
+                // what each one is about.
+                let line = text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or(text)
+                    .trim();
+                let mut title: String = line.chars().take(AUTO_TITLE_CHARS).collect();
+                if line.chars().count() > AUTO_TITLE_CHARS {
+                    title.push('…');
+                }
+                self.inner.store.rename_session(session_id, &title)?;
+            }
             active.insert(
                 session_id.to_owned(),
                 ActiveRun {

@@ -174,9 +174,7 @@ impl ModelError {
             ),
             401 => (
                 ErrorKind::Unauthorized,
-                format!(
-                    "The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY.{said}"
-                ),
+                format!("The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY.{said}"),
             ),
             402 => (
                 ErrorKind::InsufficientBalance,

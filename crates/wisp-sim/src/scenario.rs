@@ -278,13 +278,14 @@ fn demo_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             vec![turn.call(0, "files_write", args)],
         );
     }
+    let path = named_file(turn.user_text, "wisp-demo.txt");
     let said = match turn.results.first().map(|r| outcome(r.content)) {
         Some("rejected") => {
-            "The write was rejected, so nothing was written. 写入被拒绝，未写任何内容。"
+            "The write was rejected, so nothing was written. 写入被拒绝，未写任何内容。".to_owned()
         }
-        Some("failed") => "The write failed. 写入失败。",
-        Some(_) => "wisp-demo.txt was written. 已写入 wisp-demo.txt。",
-        None => "The write tool returned no result. 写入工具没有返回结果。",
+        Some("failed") => "The write failed. 写入失败。".to_owned(),
+        Some(_) => format!("{path} was written. 已写入 {path}。"),
+        None => "The write tool returned no result. 写入工具没有返回结果。".to_owned(),
     };
     (
         "Report what the write tool returned.".to_owned(),
