@@ -142,7 +142,11 @@ test("the language can be switched to Chinese", async ({ page }) => {
   await page.screenshot({ path: join(SCREENS, "zh.png") });
 });
 
-test("without its token the page explains how to open it", async ({ browser }) => {
+test("without its token, or with a stale one, the page explains how to open it", async ({ browser }) => {
+  const stale = await browser.newPage();
+  await stale.goto(host.base + "/#token=from-an-earlier-launch-0123456789abcdef");
+  await expect(stale.getByRole("heading", { name: "This page needs its key" })).toBeVisible();
+  await stale.close();
   const page = await browser.newPage();
   await page.goto(host.base + "/");
   await expect(page.getByRole("heading", { name: "This page needs its key" })).toBeVisible();

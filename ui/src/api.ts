@@ -21,7 +21,8 @@ export function takeToken(loc: Location = window.location, store: Storage = wind
 }
 
 export class Api {
-  constructor(private token: string) {}
+  /** `onUnauthorized` runs when the Host refuses the token (it restarted with a new one). */
+  constructor(private token: string, private onUnauthorized: () => void = () => {}) {}
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.token}` };
@@ -30,6 +31,7 @@ export class Api {
     if (r.status === 204) return undefined as T;
     // 202 answers may or may not carry a body (start run does, cancel does not).
     const data = await r.json().catch(() => null);
+    if (r.status === 401) this.onUnauthorized();
     if (!r.ok) throw new ApiError(r.status, data?.error ?? "error", data?.message ?? `HTTP ${r.status}`);
     return data as T;
   }
@@ -63,6 +65,10 @@ export class Api {
             headers: { Authorization: `Bearer ${this.token}` },
             signal: stop.signal,
           });
+          if (r.status === 401) {
+            this.onUnauthorized();
+            return;
+          }
           if (!r.ok || !r.body) throw new Error(`events: HTTP ${r.status}`);
           const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
           const parser = new SseParser((name, data) => {

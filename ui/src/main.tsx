@@ -18,11 +18,21 @@ function NoToken() {
 }
 
 function Root() {
-  const [token] = useState(() => takeToken());
+  const [token, setToken] = useState(() => takeToken());
   const [lang, setLang] = useState<LangSetting>(() => (localStorage.getItem("wisp-lang") as LangSetting) ?? "auto");
   const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem("wisp-theme") as Theme) ?? "system");
   const t = useMemo(() => translator(lang === "auto" ? browserLang() : lang), [lang]);
-  const api = useMemo(() => (token ? new Api(token) : null), [token]);
+  // A refused token (the Host restarted with a new one) leads back to the explanation.
+  const api = useMemo(
+    () =>
+      token
+        ? new Api(token, () => {
+            sessionStorage.removeItem("wisp-token");
+            setToken(null);
+          })
+        : null,
+    [token],
+  );
   useEffect(() => {
     localStorage.setItem("wisp-lang", lang);
     document.documentElement.lang = (lang === "auto" ? browserLang() : lang) === "zh" ? "zh-CN" : "en";
