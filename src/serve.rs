@@ -121,10 +121,14 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     println!("Open {url}");
     let _ = std::io::stdout().flush();
     tracing::info!(port, ?mode, "wisp serve started");
+    // The browser is opened on a private file that redirects to the URL: a command line is
+    // visible to every local user (/proc), so the token must not be in one.
+    let launch = data_dir.join("open.html");
+    write_launch_file(&launch, &url)?;
     if !args.no_open {
         // Best effort: a machine without a desktop simply has no opener.
         let _ = std::process::Command::new("xdg-open")
-            .arg(&url)
+            .arg(&launch)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn();
@@ -139,6 +143,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
     wisp_server::serve(listener, app, shutdown).await?;
     host.shutdown(SHUTDOWN_GRACE).await;
+    let _ = std::fs::remove_file(&launch);
     tracing::info!("wisp serve stopped");
     Ok(())
 }
@@ -159,6 +164,24 @@ async fn shutdown_signal() {
         _ = ctrl_c => {}
         _ = term => {}
     }
+}
+
+/// A page only the user can read (0600, in the 0700 data dir) that sends the browser to `url`.
+fn write_launch_file(path: &Path, url: &str) -> anyhow::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let html = format!(
+        "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">\
+         <meta http-equiv=\"refresh\" content=\"0;url={url}\"><title>Wisp</title><a href=\"{url}\">Open Wisp</a>\n"
+    );
+    let _ = std::fs::remove_file(path);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    file.write_all(html.as_bytes())?;
+    Ok(())
 }
 
 fn default_data_dir() -> anyhow::Result<PathBuf> {

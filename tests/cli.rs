@@ -215,6 +215,17 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
     let (_tmp, data, project) = dirs();
     let mut served = Served::start(&data, &project, &["--simulate"]);
     let (run, _, _) = served.write_run_awaiting_approval().await;
+    let launch = std::fs::read_to_string(data.join("open.html")).unwrap();
+    assert!(launch.contains(&format!("127.0.0.1:{}/#token={TOKEN}", served.port)));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(data.join("open.html"))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o600);
+    }
     // A connected UI keeps an event stream open; shutdown must not wait for it forever.
     let sid = served
         .call("GET", &format!("/api/runs/{run}"), None)
@@ -263,6 +274,8 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&data), 0o700);
     assert_eq!(mode(&data.join("wisp.db")), 0o600);
+    // The browser's launch page (it holds the token) was private and is gone after shutdown.
+    assert!(!data.join("open.html").exists());
     let log = std::fs::read_to_string(data.join("wisp.log")).unwrap();
     assert!(log.contains("wisp serve started"), "{log}");
     assert!(
