@@ -361,6 +361,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 <FolderPlus size={16} />
               </button>
             </form>
+            <p className="muted small">{t("authorizeHint")}</p>
             {projectError && <p className="error small" role="alert">{projectError}</p>}
           </section>
           <section className="grow">
