@@ -153,6 +153,13 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           if (e.type === "assistant_text" || e.type === "step_started" || e.type === "run_finished")
             setLive((l) => ({ ...l, [e.runId!]: { step: Number(e.step ?? 0), text: "", thinking: false } }));
           if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(String(e.callId));
+          if (e.type === "model_retry") {
+            const err = e.error as { message?: string } | undefined;
+            setLive((l) => ({
+              ...l,
+              [e.runId!]: { ...(l[e.runId!] ?? { step: 0, text: "", thinking: false }), text: "", retry: { attempt: Number(e.attempt), message: err?.message ?? "" } },
+            }));
+          }
         };
         const onDelta = (d: Delta) =>
           setLive((l) => {

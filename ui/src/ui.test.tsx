@@ -147,6 +147,14 @@ describe("RunView", () => {
     expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
   });
 
+  it("says when the model request is being retried", () => {
+    render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
+      live={{ step: 0, text: "", thinking: false, retry: { attempt: 2, message: "The model service is overloaded (503)." } }}
+      onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />));
+    expect(screen.getByRole("status").textContent).toContain("attempt 2");
+    expect(screen.getByRole("status").textContent).toContain("overloaded");
+  });
+
   it("explains a failure in the model's words", () => {
     runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402)." } });
     expect(screen.getByRole("alert").textContent).toContain("out of balance");

@@ -11,6 +11,8 @@ export interface LiveState {
   step: number;
   text: string;
   thinking: boolean;
+  /** The model request failed and is being tried again (tools are not re-run). */
+  retry?: { attempt: number; message: string };
 }
 
 interface Props {
@@ -82,6 +84,11 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
         )}
         {run.steps.length === 0 && run.status === "completed" && run.finalText === null && (
           <p className="muted">{t("historical")}</p>
+        )}
+        {active && live?.retry && (
+          <div className="status-line retry" role="status">
+            <strong>{t("retrying", { n: live.retry.attempt })}</strong> <span>{live.retry.message}</span>
+          </div>
         )}
         {active && live && (
           <div className="live" aria-live="polite">
