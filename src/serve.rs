@@ -85,8 +85,33 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     let store = wisp_store::Store::open(&db_path)
         .map_err(|e| anyhow!("cannot open the database {}: {e}", db_path.display()))?;
+    let checked = model
+        .clone()
+        .filter(|_| mode == Mode::Live && problem.is_none());
     let host = Host::start(store, model, problem.clone(), HostConfig::new(mode))
         .map_err(|e| anyhow!("cannot start: {e}"))?;
+    if let Some(client) = checked {
+        // Ask the account which models it offers, without delaying the start: a model it does
+        // not offer, a refused key or an empty balance is then said up front (health and the
+        // UI banner) instead of at the first message.
+        let host = host.clone();
+        tokio::spawn(async move {
+            match client.check_model().await {
+                Ok(()) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        wisp_model::ErrorKind::ModelNotOffered
+                            | wisp_model::ErrorKind::Unauthorized
+                            | wisp_model::ErrorKind::InsufficientBalance
+                    ) =>
+                {
+                    host.set_model_problem(Some(e.to_string()))
+                }
+                Err(e) => tracing::warn!(error = %e, "could not check the configured model"),
+            }
+        });
+    }
     if let Some(dir) = &args.project_dir {
         let project = host
             .add_project(&std::fs::canonicalize(dir)?.display().to_string())

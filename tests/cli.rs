@@ -81,13 +81,19 @@ struct Served {
 impl Served {
     /// Starts `wisp serve` and reads the URL it prints.
     fn start(data: &std::path::Path, project: &std::path::Path, extra: &[&str]) -> Served {
-        use std::io::BufRead;
-        let mut child = wisp()
-            .args(["serve", "--no-open", "--port", "0", "--data-dir"])
+        let mut c = wisp();
+        c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
             .arg(data)
             .args(extra)
             .arg(project)
-            .env("WISP_TOKEN", TOKEN)
+            .env("WISP_TOKEN", TOKEN);
+        Served::spawn(c)
+    }
+
+    /// Runs a prepared `wisp serve` command and reads the URL it prints.
+    fn spawn(mut command: Command) -> Served {
+        use std::io::BufRead;
+        let mut child = command
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -381,4 +387,38 @@ async fn a_kill_while_a_run_is_writing_leaves_a_sound_database() {
     let again = Served::start(&data, &project, &["--simulate"]);
     let (_, r) = again.call("GET", &format!("/api/runs/{run}"), None).await;
     assert_eq!(r["status"], "interrupted");
+}
+
+/// Live mode checks the configured model against the account at start (here the simulator
+/// plays the account) and says so when it is not offered.
+#[tokio::test]
+async fn live_mode_says_up_front_when_the_account_does_not_offer_the_model() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let mut c = wisp();
+    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
+        .arg(&data)
+        .arg(&project)
+        .env("WISP_TOKEN", TOKEN)
+        .env("DEEPSEEK_BASE_URL", sim.base_url())
+        .env("DEEPSEEK_API_KEY", sim.api_key())
+        .env("DEEPSEEK_MODEL", "deepseek-gone");
+    let served = Served::spawn(c);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (_, health) = served.call("GET", "/api/health", None).await;
+        if let Some(p) = health["model_problem"].as_str() {
+            assert!(p.contains("\"deepseek-gone\" is not offered"), "{p}");
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no model problem reported: {health}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        served.call("GET", "/api/health", None).await.1["mode"],
+        "live"
+    );
 }

@@ -103,7 +103,7 @@ pub(crate) struct Inner {
     pub(crate) store: Store,
     /// `None` when the configuration cannot work; `model_problem` says why.
     pub(crate) model: Option<DeepSeekClient>,
-    pub(crate) model_problem: Option<String>,
+    pub(crate) model_problem: Mutex<Option<String>>,
     default_project: Mutex<Option<String>>,
     pub(crate) config: HostConfig,
     active: Mutex<HashMap<String, ActiveRun>>,
@@ -174,7 +174,7 @@ impl Host {
             inner: Arc::new(Inner {
                 store,
                 model,
-                model_problem,
+                model_problem: Mutex::new(model_problem),
                 default_project: Mutex::new(None),
                 config,
                 active: Mutex::new(HashMap::new()),
@@ -208,7 +208,7 @@ impl Host {
         p::Health {
             status: "ok".into(),
             mode: self.inner.config.mode,
-            model_problem: self.inner.model_problem.clone(),
+            model_problem: lock(&self.inner.model_problem).clone(),
         }
     }
 
@@ -237,6 +237,12 @@ impl Host {
     /// Makes `project_id` the project of sessions created without one (`wisp serve DIR`).
     pub fn set_default_project(&self, project_id: &str) {
         *lock(&self.inner.default_project) = Some(project_id.to_owned());
+    }
+
+    /// Records (or clears) why the model cannot be used, e.g. after a start-up check found the
+    /// configured model missing from the account; `/api/health` reports it.
+    pub fn set_model_problem(&self, problem: Option<String>) {
+        *lock(&self.inner.model_problem) = problem;
     }
 
     /// Authorized projects.

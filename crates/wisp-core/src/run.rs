@@ -332,12 +332,9 @@ async fn request_with_retries(
 ) -> Result<Option<Completion>, ModelError> {
     let config = &ctx.host.inner.config;
     let Some(model) = &ctx.host.inner.model else {
+        let problem = crate::lock(&ctx.host.inner.model_problem).clone();
         return Err(ModelError::unavailable(
-            ctx.host
-                .inner
-                .model_problem
-                .as_deref()
-                .unwrap_or("no model is configured"),
+            problem.as_deref().unwrap_or("no model is configured"),
         ));
     };
     let mut attempt = 1;
