@@ -105,6 +105,12 @@ test("a multi-call process is collapsed and both calls can be inspected", async 
   await expect(page.getByText('"path": "README.md"').first()).toBeVisible();
   await expect(page.getByText(/The answer is 42/).first()).toBeVisible();
   await page.screenshot({ path: join(SCREENS, "multi-expanded.png") });
+  // The read file opens in a preview tab; a second file makes two tabs that arrows switch.
+  await page.getByRole("button", { name: "Open preview" }).click();
+  await expect(page.getByRole("tab", { name: /README.md/ })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel")).toContainText("The answer is 42.");
+  await page.getByRole("tab", { name: /README.md/ }).press("ArrowRight");
+  await expect(page.getByRole("tab", { name: /README.md/ })).toBeFocused();
 });
 
 test("stopping during an approval wait cancels the run and voids the card", async ({ page }) => {

@@ -477,10 +477,31 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         </main>
 
         <aside className="preview" aria-label={t("preview")}>
-          <div className="tabs" role="tablist">
+          <div
+            className="tabs"
+            role="tablist"
+            aria-label={t("preview")}
+            onKeyDown={(e) => {
+              // The tab pattern: arrows move between tabs, Home/End to the ends.
+              const i = tabs.findIndex((x) => x.path === activeTab);
+              const to = e.key === "ArrowRight" ? i + 1 : e.key === "ArrowLeft" ? i - 1 : e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : null;
+              if (to === null || !tabs.length) return;
+              e.preventDefault();
+              const next = tabs[(to + tabs.length) % tabs.length]!;
+              setActiveTab(next.path);
+              e.currentTarget.querySelector<HTMLButtonElement>(`[data-tab="${CSS.escape(next.path)}"]`)?.focus();
+            }}
+          >
             {tabs.map((x) => (
               <div key={x.path} className={x.path === activeTab ? "tab active" : "tab"}>
-                <button role="tab" aria-selected={x.path === activeTab} onClick={() => setActiveTab(x.path)} title={x.path}>
+                <button
+                  role="tab"
+                  data-tab={x.path}
+                  aria-selected={x.path === activeTab}
+                  tabIndex={x.path === activeTab ? 0 : -1}
+                  onClick={() => setActiveTab(x.path)}
+                  title={x.path}
+                >
                   <FileText size={14} aria-hidden /> {x.path.split("/").pop()}
                 </button>
                 <button
