@@ -9,7 +9,7 @@ use wisp_core::{Host, HostConfig};
 use wisp_protocol::Mode;
 use wisp_sim::{REASONING_CANARY, SimConfig, SimServer};
 
-const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
+pub(crate) const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
 
 /// A running Host on a temp project, with its simulator.
 pub struct Wisp {
@@ -877,7 +877,7 @@ async fn tool_introspect_returns_the_run_snapshot() {
 async fn projects_are_authorized_by_absolute_folder_path_only() {
     let w = Wisp::start().await;
     let other = w.outside.clone();
-    for (path, expect) in [("relative/dir", 400), ("/no/such/folder", 400), ("", 400)] {
+    for (path, expect) in [("relative/dir", 400), ("/no/such/folder", 404), ("", 400)] {
         let (status, body) = w
             .call("POST", "/api/projects", Some(json!({"path": path})))
             .await;

@@ -224,7 +224,23 @@ impl Host {
                 "give the folder's absolute path",
             ));
         }
-        let sandbox = Sandbox::open(path).map_err(|e| fail(CoreErrorKind::Invalid, e.message))?;
+        // A folder that is not there — a name longer than the system allows is never there —
+        // is a missing resource (404), not a malformed request.
+        if let Err(e) = std::fs::metadata(path)
+            && e.kind() == std::io::ErrorKind::InvalidFilename
+        {
+            return Err(fail(
+                CoreErrorKind::NotFound,
+                format!(
+                    "{}: no such folder (a name in it is too long)",
+                    path.display()
+                ),
+            ));
+        }
+        let sandbox = Sandbox::open(path).map_err(|e| match e.kind {
+            wisp_fs::FsErrorKind::NotFound => fail(CoreErrorKind::NotFound, e.message),
+            _ => fail(CoreErrorKind::Invalid, e.message),
+        })?;
         let root = sandbox.root().display().to_string();
         let project = self
             .inner
@@ -443,7 +459,9 @@ impl Host {
             })?),
             None => None,
         };
-        let limit = limit.unwrap_or(20).clamp(1, limits::MAX_RUNS_PAGE);
+        let limit = limit
+            .unwrap_or(limits::DEFAULT_RUNS_PAGE)
+            .clamp(1, limits::MAX_RUNS_PAGE);
         let (runs, next) = self.inner.store.runs_page(session_id, cursor, limit)?;
         Ok(p::RunPage {
             runs,

@@ -16,11 +16,8 @@ pub const RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
 /// Longest pause before a retry.
 pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
 
-/// Characters of a user message.
-pub const MAX_USER_TEXT_CHARS: usize = 100_000;
-
-/// Runs per page of `GET /api/sessions/{id}/runs`.
-pub const MAX_RUNS_PAGE: u32 = 100;
-
-/// Characters of a session title.
-pub const MAX_TITLE_CHARS: usize = 200;
+// Characters of a user message and of a session title, runs per page: limits a client sees in
+// the API document, so they are defined with the wire types.
+pub use wisp_protocol::limits::{
+    DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, MAX_TITLE_CHARS, MAX_USER_TEXT_CHARS,
+};

@@ -1,13 +1,17 @@
 //! The wire types of Wisp's local API and event stream, and nothing else: serde types with the
 //! JSON field names clients rely on (camelCase), no tokio, no I/O. The runtime converts its own
-//! state into these at the boundary; a change here is a change of the documented API
-//! (`/api/openapi.json`).
+//! state into these at the boundary. Each type also derives its JSON Schema (`schemars`), from
+//! which `wisp-server` builds `/api/openapi.json`: a field added here is documented by that
+//! alone, and the constraints the server enforces are the ones written beside the field.
 
+pub mod limits;
+
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Whether the Host talks to the real provider or to the simulator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// The scripted simulator on loopback.
@@ -17,7 +21,7 @@ pub enum Mode {
 }
 
 /// `GET /api/health`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Health {
     /// Always `ok` when the Host answers.
     pub status: String,
@@ -29,7 +33,7 @@ pub struct Health {
 }
 
 /// The state of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// The model is answering or a tool is running.
@@ -56,7 +60,7 @@ impl RunStatus {
 }
 
 /// The state of one tool call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolCallStatus {
     /// Not started yet.
@@ -76,7 +80,7 @@ pub enum ToolCallStatus {
 }
 
 /// The state of an approval request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalState {
     /// Waiting for a decision.
@@ -90,7 +94,7 @@ pub enum ApprovalState {
 }
 
 /// An authorized project folder.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Project {
     /// Opaque ID.
@@ -102,7 +106,7 @@ pub struct Project {
 }
 
 /// A conversation.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Session {
     /// Opaque ID.
@@ -123,7 +127,7 @@ pub struct Session {
 }
 
 /// A failure a person can act on.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunError {
     /// Machine-readable class (e.g. `unauthorized`, `insufficient_balance`, `rate_limited`).
@@ -133,7 +137,7 @@ pub struct RunError {
 }
 
 /// Token counts of a run, summed over its model requests.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Input tokens.
@@ -149,7 +153,7 @@ pub struct Usage {
 }
 
 /// The approval attached to a tool call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Approval {
     /// Opaque ID, used with `POST /api/approvals/{id}`.
@@ -163,7 +167,7 @@ pub struct Approval {
 }
 
 /// One tool call of a step.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     /// The model's call ID.
@@ -181,7 +185,7 @@ pub struct ToolCall {
 }
 
 /// One model round of a run.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Step {
     /// From 0.
@@ -193,7 +197,7 @@ pub struct Step {
 }
 
 /// `GET /api/runs/{id}`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Run {
     /// Opaque ID.
@@ -221,7 +225,7 @@ pub struct Run {
 }
 
 /// A page of `GET /api/sessions/{id}/runs`, newest first.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunPage {
     /// The runs.
@@ -231,7 +235,7 @@ pub struct RunPage {
 }
 
 /// One entry of `tool_introspect` and `GET /api/sessions/{id}/tools`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolInfo {
     /// Tool name.
@@ -245,7 +249,7 @@ pub struct ToolInfo {
 }
 
 /// One entry of the append-only event log of a session.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     /// Per-session sequence number, from 1; the SSE `id`.
@@ -262,7 +266,7 @@ pub struct Event {
 }
 
 /// What an event says. Reasoning never appears here.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(
     tag = "type",
     rename_all = "snake_case",
@@ -357,7 +361,7 @@ pub enum EventKind {
 /// Something arriving while a model round streams: not part of the event log (no `seq`),
 /// sent only to live subscribers as SSE events named `delta`. The round's full text arrives as
 /// an `assistant_text` event when it ends.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Delta {
     /// The session.
@@ -384,15 +388,23 @@ pub enum Live {
 }
 
 /// `PATCH /api/sessions/{id}`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateSession {
-    /// New title.
+    /// New title: up to 200 characters with at least one that is not white space (it is
+    /// stored trimmed).
+    #[schemars(length(min = 1, max = limits::MAX_TITLE_CHARS), pattern(HAS_VISIBLE_CHAR))]
     pub title: String,
 }
 
+impl Check for UpdateSession {
+    fn check(&self) -> Result<(), String> {
+        visible_text("title", &self.title, limits::MAX_TITLE_CHARS)
+    }
+}
+
 /// `GET /api/sessions/{id}/preview?path=`: a text file of the session's project.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Preview {
     /// Path relative to the project root.
@@ -406,35 +418,64 @@ pub struct Preview {
 }
 
 /// `POST /api/projects`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateProject {
-    /// The folder to authorize.
+    /// The absolute path of an existing folder to authorize (a missing one is 404).
+    #[schemars(length(min = 1, max = limits::MAX_PROJECT_PATH_CHARS), pattern(ABSOLUTE_PATH))]
     pub path: String,
 }
 
+impl Check for CreateProject {
+    fn check(&self) -> Result<(), String> {
+        if !self.path.starts_with('/') || self.path.contains('\0') {
+            return Err("path: give the folder's absolute path".into());
+        }
+        at_most("path", &self.path, limits::MAX_PROJECT_PATH_CHARS)
+    }
+}
+
 /// `POST /api/sessions`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateSession {
-    /// The trusted project to work in.
+    /// The trusted project to work in; absent or `null`: the project Wisp was started with,
+    /// if any.
     #[serde(default)]
+    #[schemars(pattern(PROJECT_ID))]
     pub project_id: Option<String>,
-    /// Display title.
+    /// Display title; absent, `null` or only white space: named after the first message.
     #[serde(default)]
+    #[schemars(length(max = limits::MAX_TITLE_CHARS))]
     pub title: Option<String>,
 }
 
+impl Check for CreateSession {
+    fn check(&self) -> Result<(), String> {
+        match &self.title {
+            Some(t) => at_most("title", t, limits::MAX_TITLE_CHARS),
+            None => Ok(()),
+        }
+    }
+}
+
 /// `POST /api/sessions/{id}/runs`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartRun {
-    /// The user message.
+    /// The user message: up to 100,000 characters with at least one that is not white space.
+    #[schemars(length(min = 1, max = limits::MAX_USER_TEXT_CHARS), pattern(HAS_VISIBLE_CHAR))]
     pub text: String,
 }
 
+impl Check for StartRun {
+    fn check(&self) -> Result<(), String> {
+        visible_text("text", &self.text, limits::MAX_USER_TEXT_CHARS)
+    }
+}
+
 /// `POST /api/sessions/{id}/runs` answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunStarted {
     /// The new run.
@@ -442,7 +483,7 @@ pub struct RunStarted {
 }
 
 /// A person's decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Run it, exactly as shown.
@@ -452,23 +493,168 @@ pub enum Decision {
 }
 
 /// `POST /api/approvals/{id}`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Decide {
     /// Approve or reject.
     pub decision: Decision,
     /// The digest shown with the request.
+    #[schemars(pattern(DIGEST))]
     pub digest: String,
     /// When given, the decision is refused unless the approval belongs to this session.
     #[serde(default)]
+    #[schemars(pattern(SESSION_ID))]
     pub session_id: Option<String>,
 }
 
+// An ID or digest of the wrong shape names nothing that exists: the Host answers 404 or 409
+// for it, as for any unknown one, so no shape check is needed before it.
+impl Check for Decide {
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 /// Error body of every refused API call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ApiError {
     /// Machine-readable class.
     pub error: String,
     /// What went wrong and what to do.
     pub message: String,
+}
+
+/// A request body's own rules beyond its JSON shape — exactly the `minLength`, `maxLength` and
+/// `pattern` its schema states, so what the document promises is what the server refuses.
+pub trait Check {
+    /// A sentence naming the field and its rule, when the body breaks one.
+    fn check(&self) -> Result<(), String>;
+}
+
+/// JSON Schema `pattern` (unanchored) for "at least one character that is not white space",
+/// where white space is exactly what Rust's `str::trim` removes (Unicode `White_Space`).
+pub const HAS_VISIBLE_CHAR: &str =
+    "[^\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+
+/// An absolute path without NUL.
+pub const ABSOLUTE_PATH: &str = "^/[^\\u0000]*$";
+
+/// IDs the Host gives out: a prefix, `_`, 32 lowercase hex digits.
+pub const PROJECT_ID: &str = "^p_[0-9a-f]{32}$";
+/// See [`PROJECT_ID`].
+pub const SESSION_ID: &str = "^s_[0-9a-f]{32}$";
+/// See [`PROJECT_ID`].
+pub const RUN_ID: &str = "^r_[0-9a-f]{32}$";
+/// See [`PROJECT_ID`].
+pub const APPROVAL_ID: &str = "^ap_[0-9a-f]{32}$";
+/// SHA-256 in lowercase hex.
+pub const DIGEST: &str = "^[0-9a-f]{64}$";
+
+fn at_most(field: &str, value: &str, max: usize) -> Result<(), String> {
+    if value.chars().count() > max {
+        return Err(format!("{field} is longer than {max} characters"));
+    }
+    Ok(())
+}
+
+fn visible_text(field: &str, value: &str, max: usize) -> Result<(), String> {
+    if value.trim().is_empty() {
+        return Err(format!("{field} is empty or only white space"));
+    }
+    at_most(field, value, max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The characters [`HAS_VISIBLE_CHAR`]'s class excludes, read from its text.
+    fn excluded_by_pattern() -> Vec<char> {
+        let class = HAS_VISIBLE_CHAR
+            .strip_prefix("[^")
+            .and_then(|c| c.strip_suffix(']'))
+            .unwrap();
+        let mut atoms = Vec::new();
+        let mut rest = class;
+        while !rest.is_empty() {
+            let (c, tail) = if let Some(t) = rest.strip_prefix("\\u") {
+                let code = u32::from_str_radix(&t[..4], 16).unwrap();
+                (char::from_u32(code).unwrap(), &t[4..])
+            } else if let Some(t) = rest.strip_prefix("\\t") {
+                ('\t', t)
+            } else if let Some(t) = rest.strip_prefix("\\r") {
+                ('\r', t)
+            } else {
+                let c = rest.chars().next().unwrap();
+                (c, &rest[c.len_utf8()..])
+            };
+            atoms.push(c);
+            rest = tail;
+        }
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < atoms.len() {
+            if i + 2 < atoms.len() && atoms[i + 1] == '-' {
+                out.extend(atoms[i]..=atoms[i + 2]);
+                i += 3;
+            } else {
+                out.push(atoms[i]);
+                i += 1;
+            }
+        }
+        out
+    }
+
+    /// The schema's "not only white space" and the server's `trim` agree on every character.
+    #[test]
+    fn the_visible_char_pattern_excludes_exactly_what_trim_removes() {
+        let mut excluded = excluded_by_pattern();
+        excluded.sort_unstable();
+        let whitespace: Vec<char> = (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|c| c.is_whitespace())
+            .collect();
+        assert_eq!(excluded, whitespace);
+    }
+
+    #[test]
+    fn bodies_are_checked_at_and_past_their_limits() {
+        let at = "x".repeat(limits::MAX_USER_TEXT_CHARS);
+        assert!(StartRun { text: at.clone() }.check().is_ok());
+        assert!(StartRun { text: at + "y" }.check().is_err());
+        assert!(
+            StartRun {
+                text: " \u{3000}\n".into()
+            }
+            .check()
+            .is_err()
+        );
+        let title = |t: &str| UpdateSession { title: t.into() }.check();
+        assert!(title(&"t".repeat(limits::MAX_TITLE_CHARS)).is_ok());
+        // The raw length counts, as the schema's maxLength does.
+        assert!(title(&format!("{} ", "t".repeat(limits::MAX_TITLE_CHARS))).is_err());
+        assert!(title("\u{1c}").is_ok());
+        let create = |t: Option<&str>| {
+            CreateSession {
+                project_id: None,
+                title: t.map(str::to_owned),
+            }
+            .check()
+        };
+        assert!(create(None).is_ok());
+        assert!(create(Some("")).is_ok());
+        assert!(create(Some(&"t".repeat(limits::MAX_TITLE_CHARS + 1))).is_err());
+        let project = |p: &str| CreateProject { path: p.into() }.check();
+        assert!(project("/").is_ok());
+        assert!(project("relative").is_err());
+        assert!(project("/a\0b").is_err());
+        assert!(
+            project(&format!(
+                "/{}",
+                "a".repeat(limits::MAX_PROJECT_PATH_CHARS - 1)
+            ))
+            .is_ok()
+        );
+        assert!(project(&format!("/{}", "a".repeat(limits::MAX_PROJECT_PATH_CHARS))).is_err());
+    }
 }

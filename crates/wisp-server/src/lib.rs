@@ -9,24 +9,31 @@
 //! It never prints, and it never logs tokens, bodies, file contents or reasoning.
 
 use std::convert::Infallible;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, LazyLock};
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{Path, Query, Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::extract::{DefaultBodyLimit, Path, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream, StreamExt};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use wisp_core::{CoreError, CoreErrorKind, Host};
-use wisp_protocol as p;
+use wisp_core::{CoreError, Host};
+use wisp_protocol::{self as p, Check, limits as wire};
 
-/// The OpenAPI document of this API.
-pub const OPENAPI: &str = include_str!("openapi.json");
+mod conn;
+mod error;
+pub mod limits;
+mod openapi;
+
+pub use conn::{ServeConfig, serve_with};
+use error::{ApiError, Body, Id, Q};
+
+/// The OpenAPI 3.1 document of this API, built once from the wire types (see `openapi.rs`).
+pub static OPENAPI: LazyLock<String> = LazyLock::new(openapi::document);
 
 /// What the API needs besides the runtime.
 #[derive(Clone)]
@@ -71,124 +78,102 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/runs/{id}/cancel", post(cancel_run))
         .route("/api/approvals/{id}", post(decide))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(limits::MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), guard))
+        .layer(middleware::map_response(answer_headers))
         .with_state(state)
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves; in-flight requests finish first.
+/// Serves `app` on `listener` until `shutdown` resolves, with the production connection bounds
+/// ([`ServeConfig::default`]); in-flight requests finish first.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
-}
-
-/// An API error: status and a body that says what to do. Never carries internals.
-struct ApiError(StatusCode, &'static str, String);
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = p::ApiError {
-            error: self.1.to_owned(),
-            message: self.2,
-        };
-        (self.0, Json(body)).into_response()
-    }
-}
-
-impl From<CoreError> for ApiError {
-    fn from(e: CoreError) -> Self {
-        let (status, code) = match e.kind {
-            CoreErrorKind::NotFound => (StatusCode::NOT_FOUND, "not_found"),
-            CoreErrorKind::Conflict => (StatusCode::CONFLICT, "conflict"),
-            CoreErrorKind::Invalid => (StatusCode::BAD_REQUEST, "invalid"),
-            CoreErrorKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
-        };
-        ApiError(status, code, e.message)
-    }
-}
-
-impl From<JsonRejection> for ApiError {
-    fn from(e: JsonRejection) -> Self {
-        ApiError(StatusCode::BAD_REQUEST, "invalid_body", e.body_text())
-    }
+    serve_with(listener, app, shutdown, ServeConfig::default()).await
 }
 
 type ApiResult<T> = Result<Json<T>, ApiError>;
 
-/// Host, Origin, token and content-type checks, before any handler runs.
+/// Host, Origin, token, size and content-type checks, before any handler runs.
 async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let port = state.config.port;
+    match admit(&state.config, &request) {
+        Ok(()) => next.run(request).await,
+        Err(e) => e.into_response(),
+    }
+}
+
+fn admit(config: &ApiConfig, request: &Request) -> Result<(), ApiError> {
+    let port = config.port;
     let headers = request.headers();
     let host_ok = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
         .is_some_and(|h| h == format!("127.0.0.1:{port}") || h == format!("localhost:{port}"));
     if !host_ok {
-        return ApiError(
+        return Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "forbidden_host",
-            "this API answers only to 127.0.0.1 and localhost".into(),
-        )
-        .into_response();
+            "this API answers only to 127.0.0.1 and localhost",
+        ));
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let ok = origin.to_str().is_ok_and(|o| {
             o == format!("http://127.0.0.1:{port}") || o == format!("http://localhost:{port}")
         });
         if !ok {
-            return ApiError(
+            return Err(ApiError::new(
                 StatusCode::FORBIDDEN,
                 "forbidden_origin",
-                "requests from other web pages are refused".into(),
-            )
-            .into_response();
+                "requests from other web pages are refused",
+            ));
         }
     }
     let path = request.uri().path();
-    if path.starts_with("/api/") && path != "/api/health" && !token_ok(headers, &state.config.token)
-    {
-        return ApiError(
+    if path.starts_with("/api/") && path != "/api/health" && !token_ok(headers, &config.token) {
+        return Err(ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
-            "missing or wrong token: open the URL Wisp printed at start (it carries the token)"
-                .into(),
-        )
-        .into_response();
+            "missing or wrong token: open the URL Wisp printed at start (it carries the token)",
+        ));
+    }
+    if content_length(headers).is_some_and(|n| n > limits::MAX_BODY_BYTES as u64) {
+        return Err(ApiError::for_status(StatusCode::PAYLOAD_TOO_LARGE));
     }
     let writes = matches!(
         *request.method(),
         Method::POST | Method::PUT | Method::PATCH | Method::DELETE
     );
     if writes && has_body(headers) && !is_json(headers) {
-        return ApiError(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "send the body as Content-Type: application/json".into(),
-        )
-        .into_response();
+        return Err(ApiError::for_status(StatusCode::UNSUPPORTED_MEDIA_TYPE));
     }
-    next.run(request).await
+    Ok(())
 }
 
+/// `Authorization: Bearer TOKEN`; the scheme name is case-insensitive (RFC 9110 §11.1).
 fn token_ok(headers: &HeaderMap, token: &str) -> bool {
     headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|given| wisp_core::constant_time_eq(given.as_bytes(), token.as_bytes()))
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .is_some_and(|(_, given)| {
+            wisp_core::constant_time_eq(given.trim_start_matches(' ').as_bytes(), token.as_bytes())
+        })
+}
+
+fn content_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
 }
 
 fn has_body(headers: &HeaderMap) -> bool {
     headers.contains_key(header::TRANSFER_ENCODING)
-        || headers
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok())
-            .is_some_and(|n| n > 0)
+        || content_length(headers).is_some_and(|n| n > 0)
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
@@ -199,12 +184,38 @@ fn is_json(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
 }
 
+/// What every answer carries: the one error shape, no MIME sniffing, no referrer, and for API
+/// answers a policy that lets nothing run or frame them (UI pages set their own CSP).
+async fn answer_headers(response: Response) -> Response {
+    let mut response = error::json_errors(response);
+    let h = response.headers_mut();
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    if !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(API_CSP),
+        );
+    }
+    response
+}
+
+/// The policy of everything that is not a UI page: JSON and event streams are data, never a
+/// document that could run or be framed.
+const API_CSP: &str = "default-src 'none'; frame-ancestors 'none'";
+
 async fn not_found() -> ApiError {
-    ApiError(
-        StatusCode::NOT_FOUND,
-        "not_found",
-        "no such path; see /api/openapi.json".into(),
-    )
+    ApiError::for_status(StatusCode::NOT_FOUND)
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::for_status(StatusCode::METHOD_NOT_ALLOWED)
 }
 
 /// The built UI (`ui/dist`, built by this crate's build script).
@@ -218,7 +229,7 @@ const UI_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'u
 
 fn ui_file(path: &str) -> Response {
     let Some(file) = Ui::get(path) else {
-        return ApiError(
+        return ApiError::new(
             StatusCode::NOT_FOUND,
             "not_found",
             format!("no UI file {path}"),
@@ -260,7 +271,11 @@ async fn health(State(s): State<AppState>) -> Json<p::Health> {
 }
 
 async fn openapi() -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], OPENAPI).into_response()
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        OPENAPI.as_str(),
+    )
+        .into_response()
 }
 
 async fn list_projects(State(s): State<AppState>) -> ApiResult<Vec<p::Project>> {
@@ -269,9 +284,8 @@ async fn list_projects(State(s): State<AppState>) -> ApiResult<Vec<p::Project>> 
 
 async fn create_project(
     State(s): State<AppState>,
-    body: Result<Json<p::CreateProject>, JsonRejection>,
+    Body(body): Body<p::CreateProject>,
 ) -> Result<(StatusCode, Json<p::Project>), ApiError> {
-    let Json(body) = body?;
     let host = s.host.clone();
     let project = blocking(move || host.add_project(&body.path)).await?;
     Ok((StatusCode::CREATED, Json(project)))
@@ -283,42 +297,52 @@ async fn list_sessions(State(s): State<AppState>) -> ApiResult<Vec<p::Session>> 
 
 async fn create_session(
     State(s): State<AppState>,
-    body: Result<Json<p::CreateSession>, JsonRejection>,
+    Body(body): Body<p::CreateSession>,
 ) -> Result<(StatusCode, Json<p::Session>), ApiError> {
-    let Json(body) = body?;
     Ok((StatusCode::CREATED, Json(s.host.create_session(body)?)))
 }
 
-async fn get_session(State(s): State<AppState>, Path(id): Path<String>) -> ApiResult<p::Session> {
+async fn get_session(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::Session> {
     Ok(Json(s.host.session(&id)?))
 }
 
 async fn update_session(
     State(s): State<AppState>,
-    Path(id): Path<String>,
-    body: Result<Json<p::UpdateSession>, JsonRejection>,
+    Id(id): Id,
+    Body(body): Body<p::UpdateSession>,
 ) -> ApiResult<p::Session> {
-    let Json(body) = body?;
     Ok(Json(s.host.rename_session(&id, &body.title)?))
 }
 
-async fn delete_session(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
+async fn delete_session(State(s): State<AppState>, Id(id): Id) -> Result<StatusCode, ApiError> {
     s.host.delete_session(&id)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Deserialize)]
-struct PreviewQuery {
+/// The query of `GET /api/sessions/{id}/preview`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct PreviewQuery {
+    /// A file path relative to the project root: `/`-separated names, none of them empty,
+    /// `.` or `..`.
+    #[schemars(length(min = 1, max = wire::MAX_PREVIEW_PATH_CHARS), pattern(RELATIVE_PATH))]
     path: String,
+}
+
+/// Names separated by `/`, none empty, `.` or `..`, no NUL: the shape of a path the sandbox
+/// may resolve inside the root. Paths of other shapes are refused by the sandbox (400) or name
+/// nothing (404), so the server needs no check of its own.
+const RELATIVE_PATH: &str = "^(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+)(?:/(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+))*$";
+
+impl Check for PreviewQuery {
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 async fn preview(
     State(s): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<PreviewQuery>,
+    Id(id): Id,
+    Q(q): Q<PreviewQuery>,
 ) -> ApiResult<p::Preview> {
     let host = s.host.clone();
     Ok(Json(blocking(move || host.preview(&id, &q.path)).await?))
@@ -329,88 +353,132 @@ async fn blocking<T: Send + 'static>(
     work: impl FnOnce() -> Result<T, CoreError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let joined = tokio::task::spawn_blocking(work).await.map_err(|_| {
-        ApiError(
+        ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
-            "the request stopped unexpectedly".into(),
+            "the request stopped unexpectedly",
         )
     })?;
     Ok(joined?)
 }
 
-async fn session_tools(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-) -> ApiResult<Vec<p::ToolInfo>> {
+async fn session_tools(State(s): State<AppState>, Id(id): Id) -> ApiResult<Vec<p::ToolInfo>> {
     Ok(Json(s.host.session_tools(&id)?))
 }
 
 async fn start_run(
     State(s): State<AppState>,
-    Path(id): Path<String>,
-    body: Result<Json<p::StartRun>, JsonRejection>,
+    Id(id): Id,
+    Body(body): Body<p::StartRun>,
 ) -> Result<(StatusCode, Json<p::RunStarted>), ApiError> {
-    let Json(body) = body?;
     let run_id = s.host.start_run(&id, &body.text)?;
     Ok((StatusCode::ACCEPTED, Json(p::RunStarted { run_id })))
 }
 
-#[derive(Deserialize)]
-struct PageQuery {
+/// The query of `GET /api/sessions/{id}/runs`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct PageQuery {
+    /// The `nextCursor` of the previous page; absent or empty: the newest runs.
+    #[schemars(length(max = wire::MAX_CURSOR_DIGITS), pattern("^[0-9]*$"))]
     cursor: Option<String>,
+    /// Runs per page, 1 to 100 (default 20); other values are refused.
+    #[schemars(range(min = 1, max = wire::MAX_RUNS_PAGE))]
     limit: Option<u32>,
+}
+
+impl Check for PageQuery {
+    fn check(&self) -> Result<(), String> {
+        if let Some(c) = &self.cursor
+            && (c.len() > wire::MAX_CURSOR_DIGITS || !c.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Err("cursor: pass the nextCursor of the previous page".into());
+        }
+        if let Some(l) = self.limit
+            && !(1..=wire::MAX_RUNS_PAGE).contains(&l)
+        {
+            return Err(format!("limit: 1 to {} runs per page", wire::MAX_RUNS_PAGE));
+        }
+        Ok(())
+    }
 }
 
 async fn list_runs(
     State(s): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<PageQuery>,
+    Id(id): Id,
+    Q(q): Q<PageQuery>,
 ) -> ApiResult<p::RunPage> {
     Ok(Json(s.host.runs_page(&id, q.cursor.as_deref(), q.limit)?))
 }
 
-async fn get_run(State(s): State<AppState>, Path(id): Path<String>) -> ApiResult<p::Run> {
+async fn get_run(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::Run> {
     Ok(Json(s.host.run(&id)?))
 }
 
-async fn cancel_run(
-    State(s): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<StatusCode, ApiError> {
+async fn cancel_run(State(s): State<AppState>, Id(id): Id) -> Result<StatusCode, ApiError> {
     s.host.cancel_run(&id)?;
     Ok(StatusCode::ACCEPTED)
 }
 
 async fn decide(
     State(s): State<AppState>,
-    Path(id): Path<String>,
-    body: Result<Json<p::Decide>, JsonRejection>,
+    Id(id): Id,
+    Body(body): Body<p::Decide>,
 ) -> Result<StatusCode, ApiError> {
-    let Json(body) = body?;
     s.host.decide(&id, &body)?;
     Ok(StatusCode::NO_CONTENT)
 }
 
-#[derive(Deserialize)]
-struct EventsQuery {
+/// The query of `GET /api/sessions/{id}/events`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct EventsQuery {
+    /// Send the stored events with a higher seq, then live ones; absent: from the first
+    /// (or after `Last-Event-ID`).
+    #[schemars(range(max = wire::MAX_SEQ))]
     after: Option<u64>,
+}
+
+impl Check for EventsQuery {
+    fn check(&self) -> Result<(), String> {
+        match self.after {
+            Some(a) if a > wire::MAX_SEQ => Err(format!("after: at most {}", wire::MAX_SEQ)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `Last-Event-ID`, held to the same rule as `after`.
+fn last_event_id(headers: &HeaderMap) -> Result<Option<u64>, ApiError> {
+    let Some(value) = headers.get("last-event-id") else {
+        return Ok(None);
+    };
+    let bad = || {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_header",
+            format!("Last-Event-ID: the seq of an event, 0 to {}", wire::MAX_SEQ),
+        )
+    };
+    let text = value.to_str().map_err(|_| bad())?;
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    match text.parse::<u64>() {
+        Ok(n) if n <= wire::MAX_SEQ => Ok(Some(n)),
+        _ => Err(bad()),
+    }
 }
 
 /// Replay from `after` (or `Last-Event-ID`), then live. Each SSE `id` is the event's sequence
 /// number, so a reconnecting client resumes exactly where it stopped.
 async fn events(
     State(s): State<AppState>,
-    Path(id): Path<String>,
-    Query(q): Query<EventsQuery>,
+    Id(id): Id,
+    Q(q): Q<EventsQuery>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<SseEvent, Infallible>>>, ApiError> {
+    let resume = last_event_id(&headers)?;
     s.host.session(&id)?;
-    let after = q.after.or_else(|| {
-        headers
-            .get("last-event-id")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse().ok())
-    });
+    let after = q.after.or(resume);
     // Subscribe before reading the backlog, so nothing falls between the two.
     let live = s.host.subscribe();
     struct St {
@@ -436,7 +504,10 @@ async fn events(
                 return None;
             }
             if st.replaying {
-                match st.host.events_after(&st.session, st.last, 500) {
+                match st
+                    .host
+                    .events_after(&st.session, st.last, limits::REPLAY_PAGE)
+                {
                     Ok(batch) if batch.is_empty() => st.replaying = false,
                     Ok(batch) => {
                         st.last = batch.last().map_or(st.last, |e| e.seq);
@@ -469,10 +540,124 @@ async fn events(
         }
     });
     let events = batches.flat_map(|batch| stream::iter(batch.into_iter().map(Ok)));
-    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(limits::SSE_KEEP_ALIVE)))
 }
 
 fn stored_event(e: &p::Event) -> SseEvent {
     let data = serde_json::to_string(e).unwrap_or_default();
     SseEvent::default().id(e.seq.to_string()).data(data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn auth(value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+        h
+    }
+
+    #[test]
+    fn the_token_is_exact_and_the_scheme_case_insensitive() {
+        let t = "0123456789abcdef0123456789abcdef";
+        assert!(token_ok(&auth(&format!("Bearer {t}")), t));
+        assert!(token_ok(&auth(&format!("bEaReR {t}")), t));
+        assert!(token_ok(&auth(&format!("Bearer  {t}")), t));
+        assert!(!token_ok(&auth(&format!("Bearer {}", &t[..31])), t));
+        assert!(!token_ok(&auth(&format!("Bearer {t}0")), t));
+        assert!(!token_ok(&auth(&format!("Bearer{t}")), t));
+        assert!(!token_ok(&auth(&format!("Bearerx {t}")), t));
+        assert!(!token_ok(&auth(&format!("Token {t}")), t));
+        assert!(!token_ok(&HeaderMap::new(), t));
+    }
+
+    #[test]
+    fn last_event_id_is_a_seq_or_refused() {
+        let id = |v: &str| {
+            let mut h = HeaderMap::new();
+            h.insert("last-event-id", HeaderValue::from_str(v).unwrap());
+            last_event_id(&h).map_err(|e| e.kind)
+        };
+        assert_eq!(last_event_id(&HeaderMap::new()).unwrap(), None);
+        assert_eq!(id("0"), Ok(Some(0)));
+        assert_eq!(id(&wire::MAX_SEQ.to_string()), Ok(Some(wire::MAX_SEQ)));
+        for bad in ["", "x", "-1", "+1", " 1", "1.0", "9223372036854775808"] {
+            assert_eq!(id(bad), Err("invalid_header"), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn page_and_event_queries_keep_their_documented_ranges() {
+        let page = |cursor: Option<&str>, limit: Option<u32>| {
+            PageQuery {
+                cursor: cursor.map(str::to_owned),
+                limit,
+            }
+            .check()
+        };
+        assert!(page(None, None).is_ok());
+        assert!(page(Some(""), Some(1)).is_ok());
+        assert!(
+            page(
+                Some(&"9".repeat(wire::MAX_CURSOR_DIGITS)),
+                Some(wire::MAX_RUNS_PAGE)
+            )
+            .is_ok()
+        );
+        assert!(page(Some(&"9".repeat(wire::MAX_CURSOR_DIGITS + 1)), None).is_err());
+        assert!(page(Some("-1"), None).is_err());
+        assert!(page(None, Some(0)).is_err());
+        assert!(page(None, Some(wire::MAX_RUNS_PAGE + 1)).is_err());
+        let after = |a| EventsQuery { after: Some(a) }.check();
+        assert!(after(wire::MAX_SEQ).is_ok());
+        assert!(after(wire::MAX_SEQ + 1).is_err());
+    }
+
+    #[test]
+    fn plain_error_answers_become_the_json_shape_and_keep_their_headers() {
+        let plain = Response::builder()
+            .status(StatusCode::METHOD_NOT_ALLOWED)
+            .header(header::ALLOW, "GET,HEAD")
+            .header(header::CONTENT_TYPE, "text/plain")
+            .body(axum::body::Body::from("Method Not Allowed"))
+            .unwrap();
+        let fixed = error::json_errors(plain);
+        assert_eq!(fixed.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(fixed.headers()[header::ALLOW], "GET,HEAD");
+        assert_eq!(fixed.headers()[header::CONTENT_TYPE], "application/json");
+        let ok = Response::builder()
+            .status(StatusCode::OK)
+            .body(axum::body::Body::from("x"))
+            .unwrap();
+        assert!(
+            error::json_errors(ok)
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn an_open_event_stream_is_never_idle_long_enough_to_be_closed() {
+        assert!(limits::SSE_KEEP_ALIVE * 2 <= limits::IDLE_TIMEOUT);
+        assert!(limits::HEADER_READ_TIMEOUT < limits::IDLE_TIMEOUT);
+    }
+
+    #[test]
+    fn the_document_is_openapi_3_1_with_one_definition_per_type() {
+        let doc: serde_json::Value = serde_json::from_str(&OPENAPI).unwrap();
+        assert_eq!(doc["openapi"], "3.1.0");
+        // Types read and types written are described apart; none may be both, or one of the
+        // two descriptions would be silently dropped.
+        let (reads, writes) = openapi::definition_names();
+        let both: Vec<&String> = reads.iter().filter(|n| writes.contains(n)).collect();
+        assert!(both.is_empty(), "{both:?}");
+        // Every $ref points at a definition.
+        let text = OPENAPI.as_str();
+        for part in text.split("\"$ref\":\"#/components/schemas/").skip(1) {
+            let name = &part[..part.find('"').unwrap()];
+            assert!(doc["components"]["schemas"].get(name).is_some(), "{name}");
+        }
+    }
 }

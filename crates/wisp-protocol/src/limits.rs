@@ -1,0 +1,30 @@
+//! The limits a client can see in `/api/openapi.json`: what a request may hold. They live here,
+//! beside the wire types whose schemas state them, so the document and the checks cannot
+//! drift; `wisp-core` re-exports those it enforces itself.
+
+/// Characters of a user message (`POST /api/sessions/{id}/runs`).
+pub const MAX_USER_TEXT_CHARS: usize = 100_000;
+
+/// Characters of a session title.
+pub const MAX_TITLE_CHARS: usize = 200;
+
+/// Runs per page of `GET /api/sessions/{id}/runs`; a larger `limit` is refused (400).
+pub const MAX_RUNS_PAGE: u32 = 100;
+
+/// Runs per page when `limit` is not given.
+pub const DEFAULT_RUNS_PAGE: u32 = 20;
+
+/// Characters of a folder path given to `POST /api/projects` (Linux's `PATH_MAX`).
+pub const MAX_PROJECT_PATH_CHARS: usize = 4096;
+
+/// Characters of a `preview` path. A file path inside the project is at most
+/// `wisp_fs::limits::MAX_PATH_BYTES` (4096) bytes; 1024 characters of up to 4 bytes each fit.
+pub const MAX_PREVIEW_PATH_CHARS: usize = 1024;
+
+/// Largest event sequence number a client may name (`after`, `Last-Event-ID`): the store keeps
+/// them as SQLite integers, so anything above would wrap around.
+pub const MAX_SEQ: u64 = i64::MAX as u64;
+
+/// Digits of a runs-page cursor: every cursor this API gives out is a run's position in its
+/// session, far below 18 digits, and 18 digits always fit the store's integers.
+pub const MAX_CURSOR_DIGITS: usize = 18;

@@ -1,0 +1,30 @@
+//! Every cap and timeout of the local API and its connections, in one place.
+
+use std::time::Duration;
+
+/// Bytes of a request body. The largest legitimate one is a user message of
+/// `MAX_USER_TEXT_CHARS` (100,000) characters, at most 6 bytes each once JSON-escaped; a
+/// larger body is refused with 413 before it is read.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Time a client gets to send a request's whole head. A client that trickles its headers is
+/// closed then, so it cannot hold a connection slot forever.
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time a connection may stay open without a byte read or written. An open event stream
+/// sends a keep-alive every [`SSE_KEEP_ALIVE`], so it is never idle this long.
+pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connections served at once. The UI needs a handful plus one event stream per open session;
+/// more wait in the listen queue until one closes, so a flood of idle sockets cannot use up
+/// the process's open files.
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// Least time between two warnings that the connection cap is reached.
+pub const CAP_WARNING_INTERVAL: Duration = Duration::from_secs(10);
+
+/// Interval of SSE keep-alive comments on an open event stream.
+pub const SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Stored events read from the store per page while an event stream replays.
+pub const REPLAY_PAGE: u32 = 500;

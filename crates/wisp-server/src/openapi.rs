@@ -1,0 +1,436 @@
+//! `/api/openapi.json`, built from the types the handlers take and return: the component
+//! schemas are derived (`schemars`) from `wisp-protocol` and the query types of this crate, so
+//! a field added there is documented without a word here. This file holds what a type cannot
+//! say: the paths, methods, statuses and the links between operations.
+
+use schemars::generate::{Contract, SchemaSettings};
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{Map, Value, json};
+use wisp_protocol::{self as p, limits};
+
+use crate::{EventsQuery, PageQuery, PreviewQuery};
+
+const DESCRIPTION: &str = "Loopback only. Every /api call except /api/health needs `Authorization: Bearer TOKEN` (the token printed at start, also in the UI URL fragment; the scheme name is case-insensitive). Every request needs the Host header 127.0.0.1:PORT or localhost:PORT; a foreign Origin gets 403. Writes with a body must be application/json. Every refusal is an ApiError `{error, message}` whose `error` is a stable kind: invalid_path, invalid_query, invalid_header, invalid_json, invalid_body, invalid, unauthorized, forbidden_host, forbidden_origin, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, internal. Reasoning never appears in any answer or event.";
+
+/// Statuses every operation may answer with an `ApiError`, and what they mean.
+const ERRORS: [(&str, &str); 9] = [
+    (
+        "400",
+        "the path, query, a header or the body breaks this document's rules",
+    ),
+    ("401", "missing or wrong token"),
+    ("403", "foreign Host or Origin"),
+    ("404", "no such path, or what it names does not exist"),
+    ("405", "this path does not take that method"),
+    ("409", "conflicts with the current state"),
+    ("413", "the body is larger than this API accepts"),
+    ("415", "the body is not application/json"),
+    ("500", "the request failed inside Wisp"),
+];
+
+/// The document, as JSON text.
+pub(crate) fn document() -> String {
+    serde_json::to_string(&build()).unwrap_or_default()
+}
+
+fn generator(contract: Contract) -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.definitions_path = "/components/schemas".into();
+            s.contract = contract;
+        })
+        .into_generator()
+}
+
+/// Request bodies and queries are described as the server reads them, answers as it writes
+/// them (an `Option` field is then required but nullable, a skipped one optional).
+struct Schemas {
+    reads: SchemaGenerator,
+    writes: SchemaGenerator,
+}
+
+impl Schemas {
+    fn body<T: JsonSchema>(&mut self) -> Value {
+        json!({
+            "required": true,
+            "content": {"application/json": {"schema": self.reads.subschema_for::<T>()}}
+        })
+    }
+
+    fn answer<T: JsonSchema>(&mut self, status: &str, what: &str) -> (String, Value) {
+        (
+            status.to_owned(),
+            json!({
+                "description": what,
+                "content": {"application/json": {"schema": self.writes.subschema_for::<T>()}}
+            }),
+        )
+    }
+
+    /// A query type's fields as query parameters.
+    fn query<T: JsonSchema>(&mut self) -> Vec<Value> {
+        let root = self.reads.root_schema_for::<T>();
+        let required: Vec<&str> = root
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(properties) = root.get("properties").and_then(Value::as_object) else {
+            return Vec::new();
+        };
+        properties
+            .iter()
+            .map(|(name, schema)| {
+                let mut schema = schema.clone();
+                let description = schema
+                    .as_object_mut()
+                    .and_then(|o| o.remove("description"))
+                    .unwrap_or(Value::Null);
+                // An absent parameter is how a query says "none": there is no null in a URL.
+                if let Some(types) = schema.get_mut("type").and_then(Value::as_array_mut) {
+                    types.retain(|t| t != "null");
+                    if types.len() == 1 {
+                        schema["type"] = types[0].clone();
+                    }
+                }
+                json!({
+                    "name": name,
+                    "in": "query",
+                    "required": required.contains(&name.as_str()),
+                    "description": description,
+                    "schema": schema,
+                })
+            })
+            .collect()
+    }
+}
+
+fn id_param(pattern: &str, what: &str) -> Value {
+    json!({
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": what,
+        "schema": {"type": "string", "pattern": pattern},
+    })
+}
+
+fn link(operation: &str, id: &str) -> Value {
+    json!({"operationId": operation, "parameters": {"id": id}})
+}
+
+/// Links from an answer carrying a session's ID to every operation on that session.
+fn session_links(id: &str) -> Value {
+    json!({
+        "GetSession": link("getSession", id),
+        "RenameSession": link("renameSession", id),
+        "DeleteSession": link("deleteSession", id),
+        "PreviewFile": link("previewFile", id),
+        "ListRuns": link("listRuns", id),
+        "StartRun": link("startRun", id),
+        "FollowEvents": link("followEvents", id),
+        "SessionTools": link("sessionTools", id),
+    })
+}
+
+struct Op {
+    id: &'static str,
+    summary: &'static str,
+    params: Vec<Value>,
+    body: Option<Value>,
+    ok: (String, Value),
+    public: bool,
+}
+
+impl Op {
+    fn new(id: &'static str, summary: &'static str, ok: (String, Value)) -> Self {
+        Self {
+            id,
+            summary,
+            params: Vec::new(),
+            body: None,
+            ok,
+            public: false,
+        }
+    }
+
+    fn params(mut self, params: Vec<Value>) -> Self {
+        self.params.extend(params);
+        self
+    }
+
+    fn body(mut self, body: Value) -> Self {
+        self.body = Some(body);
+        self
+    }
+
+    fn links(mut self, links: Value) -> Self {
+        self.ok.1["links"] = links;
+        self
+    }
+
+    fn into_json(self) -> Value {
+        let mut responses = Map::new();
+        responses.insert(self.ok.0, self.ok.1);
+        for (status, what) in ERRORS {
+            responses.insert(
+                status.to_owned(),
+                json!({
+                    "description": what,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ApiError"}}}
+                }),
+            );
+        }
+        let mut op = json!({
+            "operationId": self.id,
+            "summary": self.summary,
+            "responses": responses,
+        });
+        if !self.params.is_empty() {
+            op["parameters"] = Value::Array(self.params);
+        }
+        if let Some(body) = self.body {
+            op["requestBody"] = body;
+        }
+        if self.public {
+            op["security"] = json!([]);
+        }
+        op
+    }
+}
+
+fn no_content(status: &str, what: &str) -> (String, Value) {
+    (status.to_owned(), json!({"description": what}))
+}
+
+fn build() -> Value {
+    build_with(&mut Schemas {
+        reads: generator(Contract::Deserialize),
+        writes: generator(Contract::Serialize),
+    })
+}
+
+/// The names of the types described as read and as written.
+#[cfg(test)]
+pub(crate) fn definition_names() -> (Vec<String>, Vec<String>) {
+    let mut s = Schemas {
+        reads: generator(Contract::Deserialize),
+        writes: generator(Contract::Serialize),
+    };
+    let _ = build_paths(&mut s);
+    let names = |g: &SchemaGenerator| g.definitions().keys().cloned().collect();
+    (names(&s.reads), names(&s.writes))
+}
+
+fn build_with(s: &mut Schemas) -> Value {
+    let paths = build_paths(s);
+    let mut schemas = s.writes.take_definitions(true);
+    for (name, schema) in s.reads.take_definitions(true) {
+        // The two sets are disjoint (a unit test holds them so).
+        schemas.entry(name).or_insert(schema);
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Wisp local API", "version": env!("CARGO_PKG_VERSION"), "description": DESCRIPTION},
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": schemas,
+        },
+        "security": [{"bearer": []}],
+        "paths": paths,
+    })
+}
+
+fn build_paths(s: &mut Schemas) -> Value {
+    let session = || id_param(p::SESSION_ID, "a session ID");
+    let run = || id_param(p::RUN_ID, "a run ID");
+    let approval = || id_param(p::APPROVAL_ID, "an approval ID");
+
+    let mut health = Op::new(
+        "health",
+        "Host status and mode (no token needed)",
+        s.answer::<p::Health>("200", "OK"),
+    );
+    health.public = true;
+    let openapi = Op::new(
+        "openapi",
+        "This document",
+        (
+            "200".into(),
+            json!({"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}}),
+        ),
+    );
+    let list_projects = Op::new(
+        "listProjects",
+        "Authorized projects",
+        s.answer::<Vec<p::Project>>("200", "OK"),
+    );
+    let create_project = Op::new(
+        "createProject",
+        "Authorize a folder by its absolute path (404 when there is no such folder)",
+        s.answer::<p::Project>("201", "authorized"),
+    )
+    .body(s.body::<p::CreateProject>())
+    .links(json!({"CreateSessionInProject": {
+        "operationId": "createSession",
+        "requestBody": {"projectId": "$response.body#/id"},
+    }}));
+    let list_sessions = Op::new(
+        "listSessions",
+        "Sessions, newest first",
+        s.answer::<Vec<p::Session>>("200", "OK"),
+    )
+    .links(session_links("$response.body#/0/id"));
+    let create_session = Op::new(
+        "createSession",
+        "Start a session; with projectId it inherits the project's root and gets the file tools",
+        s.answer::<p::Session>("201", "created"),
+    )
+    .body(s.body::<p::CreateSession>())
+    .links(session_links("$response.body#/id"));
+    let get_session = Op::new(
+        "getSession",
+        "One session",
+        s.answer::<p::Session>("200", "OK"),
+    )
+    .params(vec![session()]);
+    let rename_session = Op::new(
+        "renameSession",
+        "Rename a session",
+        s.answer::<p::Session>("200", "renamed"),
+    )
+    .params(vec![session()])
+    .body(s.body::<p::UpdateSession>());
+    let delete_session = Op::new(
+        "deleteSession",
+        "Delete a session with its runs and events (409 while a run is in progress); project files are untouched",
+        no_content("204", "deleted"),
+    )
+    .params(vec![session()]);
+    let preview = Op::new(
+        "previewFile",
+        "The text of a file inside the session's authorized folder, with the same sandbox and size cap as files_read; binary files and paths leading outside are refused (400), a missing file is 404",
+        s.answer::<p::Preview>("200", "OK"),
+    )
+    .params(vec![session()])
+    .params(s.query::<PreviewQuery>());
+    let list_runs = Op::new(
+        "listRuns",
+        "A page of the session's runs, newest first",
+        s.answer::<p::RunPage>("200", "OK"),
+    )
+    .params(vec![session()])
+    .params(s.query::<PageQuery>());
+    let start_run = Op::new(
+        "startRun",
+        "Start a run with a user message (409 while the session has one in progress)",
+        s.answer::<p::RunStarted>("202", "started"),
+    )
+    .params(vec![session()])
+    .body(s.body::<p::StartRun>())
+    .links(json!({
+        "GetRun": link("getRun", "$response.body#/runId"),
+        "CancelRun": link("cancelRun", "$response.body#/runId"),
+    }));
+    let events = Op::new(
+        "followEvents",
+        "Server-sent events: the stored events after `after` (or Last-Event-ID), then live ones. A stored event has no SSE event name and its SSE id is its seq; live subscribers also get SSE events named `delta` (not stored, no id of their own)",
+        ("200".into(), sse_answer()),
+    )
+    .params(vec![session()])
+    .params(s.query::<EventsQuery>())
+    .params(vec![json!({
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": false,
+        "description": "what an EventSource sends when it reconnects: the seq of the last event it got; `after` wins when both are given",
+        "schema": {"type": "integer", "minimum": 0, "maximum": limits::MAX_SEQ},
+    })]);
+    let tools = Op::new(
+        "sessionTools",
+        "The tool_introspect array a new run of this session would get",
+        s.answer::<Vec<p::ToolInfo>>("200", "OK"),
+    )
+    .params(vec![session()]);
+    let get_run = Op::new(
+        "getRun",
+        "A run with its steps, tool calls and approvals",
+        s.answer::<p::Run>("200", "OK"),
+    )
+    .params(vec![run()])
+    .links(json!({
+        "GetRunSession": link("getSession", "$response.body#/sessionId"),
+        "CancelRun": link("cancelRun", "$response.body#/id"),
+    }));
+    let cancel_run = Op::new(
+        "cancelRun",
+        "Cancel a run in progress (it ends as cancelled; 409 when it is not in progress)",
+        no_content("202", "cancel requested"),
+    )
+    .params(vec![run()]);
+    let decide = Op::new(
+        "decide",
+        "Approve or reject a pending approval, quoting its digest. 409 when it is not pending (used, void after cancel or restart), the digest differs, or sessionId names another session",
+        no_content("204", "decided"),
+    )
+    .params(vec![approval()])
+    .body(s.body::<p::Decide>());
+
+    let paths = json!({
+        "/api/health": {"get": health.into_json()},
+        "/api/openapi.json": {"get": openapi.into_json()},
+        "/api/projects": {"get": list_projects.into_json(), "post": create_project.into_json()},
+        "/api/sessions": {"get": list_sessions.into_json(), "post": create_session.into_json()},
+        "/api/sessions/{id}": {
+            "get": get_session.into_json(),
+            "patch": rename_session.into_json(),
+            "delete": delete_session.into_json(),
+        },
+        "/api/sessions/{id}/preview": {"get": preview.into_json()},
+        "/api/sessions/{id}/runs": {"get": list_runs.into_json(), "post": start_run.into_json()},
+        "/api/sessions/{id}/events": {"get": events.into_json()},
+        "/api/sessions/{id}/tools": {"get": tools.into_json()},
+        "/api/runs/{id}": {"get": get_run.into_json()},
+        "/api/runs/{id}/cancel": {"post": cancel_run.into_json()},
+        "/api/approvals/{id}": {"post": decide.into_json()},
+    });
+    // The SSE events' data and the error shape are referenced by hand above.
+    s.writes.subschema_for::<p::Event>();
+    s.writes.subschema_for::<p::Delta>();
+    s.writes.subschema_for::<p::ApiError>();
+    paths
+}
+
+/// One event of the stream, as an SSE parser delivers it: `data` is the JSON text of an
+/// `Event` (stored, with its seq as `id`) or of a `Delta` (SSE event name `delta`).
+fn sse_answer() -> Value {
+    let data = |schema: &str| {
+        json!({
+            "type": "string",
+            "contentMediaType": "application/json",
+            "contentSchema": {"$ref": format!("#/components/schemas/{schema}")},
+        })
+    };
+    json!({
+        "description": "text/event-stream; each event is one of these",
+        "content": {"text/event-stream": {"schema": {"oneOf": [
+            {
+                "type": "object",
+                "required": ["event", "data", "id"],
+                "properties": {
+                    "event": {"const": "message"},
+                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "data": data("Event"),
+                },
+            },
+            {
+                "type": "object",
+                "required": ["event", "data"],
+                "properties": {
+                    "event": {"const": "delta"},
+                    "data": data("Delta"),
+                },
+            },
+        ]}}},
+    })
+}
