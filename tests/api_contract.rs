@@ -611,6 +611,77 @@ async fn the_document_describes_what_the_api_does() {
     }
 }
 
+/// Issue 16: every event the stream sends — stored ones of each type a write run produces, and
+/// live deltas — has exactly the fields its documented branch names.
+#[tokio::test]
+async fn every_streamed_event_matches_its_documented_schema() {
+    let w = Wisp::start().await;
+    let api = w.ok("GET", "/api/openapi.json", None).await;
+    let schemas = &api["components"]["schemas"];
+    let s = w.session().await;
+    let mut es = stream(&w, &format!("/api/sessions/{s}/events?after=0"), None).await;
+    let run = w.run(&s, "[demo:write] please write").await;
+    assert_eq!(w.drive(&run, "approve").await["status"], "completed");
+    let text = read_until(&mut es, |t| {
+        t.contains("\"type\":\"run_finished\"") && t.ends_with("\n\n")
+    })
+    .await;
+    let mut seen = std::collections::BTreeSet::new();
+    for block in text.split("\n\n").filter(|b| b.contains("data: ")) {
+        let name = block.lines().find_map(|l| l.strip_prefix("event: "));
+        let data: Value = serde_json::from_str(
+            block
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap(),
+        )
+        .unwrap();
+        let (schema, branch) = match name {
+            Some("delta") => (&schemas["Delta"], None),
+            None => {
+                let t = data["type"].as_str().unwrap();
+                let branch = schemas["Event"]["oneOf"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|b| b["properties"]["type"]["const"] == t)
+                    .unwrap_or_else(|| panic!("event type {t} undocumented"));
+                (&schemas["Event"], Some(branch))
+            }
+            Some(other) => panic!("undocumented SSE event name {other}"),
+        };
+        seen.insert(data["type"].as_str().unwrap_or("delta").to_owned());
+        let mut allowed: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        let mut required: Vec<&Value> = schema["required"].as_array().unwrap().iter().collect();
+        if let Some(b) = branch {
+            allowed.extend(b["properties"].as_object().unwrap().keys());
+            required.extend(b["required"].as_array().unwrap());
+        }
+        for key in data.as_object().unwrap().keys() {
+            assert!(allowed.contains(&key), "{key} of {data} undocumented");
+        }
+        for key in required {
+            assert!(
+                data.get(key.as_str().unwrap()).is_some(),
+                "{key} missing in {data}"
+            );
+        }
+    }
+    for t in [
+        "delta",
+        "run_started",
+        "step_started",
+        "tool_call_started",
+        "approval_requested",
+        "approval_resolved",
+        "tool_call_finished",
+        "assistant_text",
+        "run_finished",
+    ] {
+        assert!(seen.contains(t), "no {t} seen: {seen:?}");
+    }
+}
+
 // ---- bounded connections (issue 13 §3) ------------------------------------------------------
 
 /// A Host without a model behind the API, served with `config`; ends when `stop` is sent.

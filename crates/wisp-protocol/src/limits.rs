@@ -17,9 +17,9 @@ pub const DEFAULT_RUNS_PAGE: u32 = 20;
 /// Characters of a folder path given to `POST /api/projects` (Linux's `PATH_MAX`).
 pub const MAX_PROJECT_PATH_CHARS: usize = 4096;
 
-/// Characters of a `preview` path. A file path inside the project is at most
-/// `wisp_fs::limits::MAX_PATH_BYTES` (4096) bytes; 1024 characters of up to 4 bytes each fit.
-pub const MAX_PREVIEW_PATH_CHARS: usize = 1024;
+/// Characters of a `preview` path (longer is 400). One longer than 4096 bytes, or with a name
+/// longer than 255 bytes, names no file Linux can hold: 404.
+pub const MAX_PREVIEW_PATH_CHARS: usize = 4096;
 
 /// Largest event sequence number a client may name (`after`, `Last-Event-ID`): the store keeps
 /// them as SQLite integers, so anything above would wrap around.

@@ -322,21 +322,49 @@ async fn delete_session(State(s): State<AppState>, Id(id): Id) -> Result<StatusC
 /// The query of `GET /api/sessions/{id}/preview`.
 #[derive(Deserialize, JsonSchema)]
 pub(crate) struct PreviewQuery {
-    /// A file path relative to the project root: `/`-separated names, none of them empty,
-    /// `.` or `..`.
-    #[schemars(length(min = 1, max = wire::MAX_PREVIEW_PATH_CHARS), pattern(RELATIVE_PATH))]
+    /// A file path relative to the project root: `/`-separated names, no `..` among them,
+    /// and at least one name besides `.` (the root itself is no file).
+    #[schemars(length(min = 1, max = wire::MAX_PREVIEW_PATH_CHARS), pattern(RELATIVE_FILE_PATH))]
     path: String,
 }
 
-/// Names separated by `/`, none empty, `.` or `..`, no NUL: the shape of a path the sandbox
-/// may resolve inside the root. Paths of other shapes are refused by the sandbox (400) or name
-/// nothing (404), so the server needs no check of its own.
-const RELATIVE_PATH: &str = "^(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+)(?:/(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+))*$";
+/// [`PreviewQuery::path`] as a pattern: an optional lead of `.` and empty segments, a name,
+/// then names, `.` or empty segments; a name is anything without `/` or NUL but `.` and `..`.
+/// `PreviewQuery::check` is the same rule in code.
+const RELATIVE_FILE_PATH: &str = concat!(
+    "^(?:\\.(?:/\\.?)*/)?",
+    "(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+)",
+    "(?:/(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+|\\.?))*$"
+);
 
 impl Check for PreviewQuery {
     fn check(&self) -> Result<(), String> {
+        let p = &self.path;
+        let shaped = !p.is_empty()
+            && !p.starts_with('/')
+            && !p.contains('\0')
+            && p.split('/').all(|s| s != "..")
+            && p.split('/').any(|s| !s.is_empty() && s != ".");
+        if !shaped {
+            return Err(
+                "path: a file path relative to the project folder, without `..` and naming a file"
+                    .into(),
+            );
+        }
+        if p.chars().count() > wire::MAX_PREVIEW_PATH_CHARS {
+            return Err(format!(
+                "path is longer than {} characters",
+                wire::MAX_PREVIEW_PATH_CHARS
+            ));
+        }
         Ok(())
     }
+}
+
+/// Whether Linux could hold a file at `path` at all (`PATH_MAX`, `NAME_MAX`).
+fn nameable(path: &str) -> bool {
+    path.len() <= limits::MAX_PATH_BYTES
+        && path.split('/').all(|s| s.len() <= limits::MAX_NAME_BYTES)
 }
 
 async fn preview(
@@ -344,6 +372,14 @@ async fn preview(
     Id(id): Id,
     Q(q): Q<PreviewQuery>,
 ) -> ApiResult<p::Preview> {
+    s.host.session(&id)?;
+    if !nameable(&q.path) {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no such file: the path is longer than a file system allows",
+        ));
+    }
     let host = s.host.clone();
     Ok(Json(blocking(move || host.preview(&id, &q.path)).await?))
 }
@@ -612,6 +648,38 @@ mod tests {
         let after = |a| EventsQuery { after: Some(a) }.check();
         assert!(after(wire::MAX_SEQ).is_ok());
         assert!(after(wire::MAX_SEQ + 1).is_err());
+    }
+
+    #[test]
+    fn preview_paths_are_relative_file_paths_and_unnameable_ones_name_nothing() {
+        let ok = |p: &str| PreviewQuery { path: p.into() }.check().is_ok();
+        for good in ["a", "./a", ".//a/", "a/./b", "...", "..a", ".a/b", "a//b"] {
+            assert!(ok(good), "{good:?}");
+        }
+        for bad in [
+            "", ".", "./", "/a", "..", "a/..", "../a", "a/../b", "a\0b", "./.",
+        ] {
+            assert!(!ok(bad), "{bad:?}");
+        }
+        assert!(ok(&"a".repeat(wire::MAX_PREVIEW_PATH_CHARS)));
+        assert!(!ok(&"a".repeat(wire::MAX_PREVIEW_PATH_CHARS + 1)));
+        assert!(nameable(&"n".repeat(limits::MAX_NAME_BYTES)));
+        assert!(!nameable(&"n".repeat(limits::MAX_NAME_BYTES + 1)));
+        let deep = ["n"; limits::MAX_PATH_BYTES / 2].join("/");
+        assert!(nameable(&deep[..limits::MAX_PATH_BYTES - 1]));
+        assert!(!nameable(&format!("{deep}/nn")));
+        // The schema's pattern is the same rule (checked against Python's `re` over every
+        // string of up to 8 characters from {a, b, ., /, NUL} when it was written).
+        let doc: serde_json::Value = serde_json::from_str(&OPENAPI).unwrap();
+        let param = doc["paths"]["/api/sessions/{id}/preview"]["get"]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "path")
+            .unwrap()
+            .clone();
+        assert_eq!(param["schema"]["pattern"], RELATIVE_FILE_PATH);
+        assert_eq!(param["required"], true);
     }
 
     #[test]

@@ -28,3 +28,9 @@ pub const SSE_KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 /// Stored events read from the store per page while an event stream replays.
 pub const REPLAY_PAGE: u32 = 500;
+
+/// Bytes of a path Linux can open (`PATH_MAX`): a longer preview path names nothing (404).
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// Bytes of one name in a path (`NAME_MAX`): a longer one names nothing (404).
+pub const MAX_NAME_BYTES: usize = 255;
