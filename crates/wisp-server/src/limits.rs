@@ -7,12 +7,14 @@ use std::time::Duration;
 /// larger body is refused with 413 before it is read.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// Time a client gets to send a request's whole head. A client that trickles its headers is
-/// closed then, so it cannot hold a connection slot forever.
+/// Time a client gets to send a request's whole head, counted from when the connection starts
+/// waiting for one: a client that trickles its headers, or a kept-alive connection that sends
+/// no next request, is closed then, so neither holds a connection slot for long.
 pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Time a connection may stay open without a byte read or written. An open event stream
-/// sends a keep-alive every [`SSE_KEEP_ALIVE`], so it is never idle this long.
+/// Time a connection may pass without a byte read or written at any point, e.g. a response
+/// its client stopped reading. An open event stream sends a keep-alive every
+/// [`SSE_KEEP_ALIVE`], so it is never idle this long.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Connections served at once. The UI needs a handful plus one event stream per open session;
