@@ -764,38 +764,44 @@ async fn a_silent_connection_is_closed_after_the_idle_deadline() {
     assert!(closed_by_server(port, request, Duration::from_secs(10)).await);
 }
 
-// Threads: the held sockets are read with blocking calls on the test's own thread.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_connection_cap_holds_and_health_answers_once_sockets_are_released() {
-    let (port, _stop, _served) = bounded(config(60, 60, 2)).await;
-    let held: Vec<std::net::TcpStream> = (0..2)
-        .map(|_| std::net::TcpStream::connect(("127.0.0.1", port)).unwrap())
-        .collect();
-    // Both held sockets are served (the cap counts them): a request on one is answered.
-    let mut first = held[0].try_clone().unwrap();
-    first
+/// Opens a connection and completes one request on it, keeping it open (keep-alive).
+fn served_socket(port: u16) -> std::net::TcpStream {
+    let mut socket = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
         .write_all(format!("GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n").as_bytes())
         .unwrap();
-    first
+    socket
         .set_read_timeout(Some(Duration::from_secs(5)))
         .unwrap();
     let mut buf = [0u8; 1024];
-    let n = first.read(&mut buf).unwrap();
+    let n = socket.read(&mut buf).unwrap();
     assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
-    let health = tokio::spawn(async move {
+    socket
+}
+
+fn health_in_background(port: u16) -> tokio::task::JoinHandle<reqwest::Result<u16>> {
+    tokio::spawn(async move {
         reqwest::Client::new()
             .get(format!("http://127.0.0.1:{port}/api/health"))
             .timeout(Duration::from_secs(20))
             .send()
             .await
             .map(|r| r.status().as_u16())
-    });
+    })
+}
+
+// Threads: the held sockets are read with blocking calls on the test's own thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_cap_holds_and_health_answers_once_sockets_are_released() {
+    let (port, _stop, _served) = bounded(config(60, 60, 2)).await;
+    // Two connections of a real client (each sent a request): they keep their places.
+    let held = [served_socket(port), served_socket(port)];
+    let health = health_in_background(port);
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(
         !health.is_finished(),
         "a third connection was served past the cap of 2"
     );
-    drop(first);
     drop(held);
     let status = tokio::time::timeout(Duration::from_secs(10), health)
         .await
@@ -803,6 +809,37 @@ async fn the_connection_cap_holds_and_health_answers_once_sockets_are_released()
         .unwrap()
         .unwrap();
     assert_eq!(status, 200);
+}
+
+/// Silent sockets that fill the cap give way to a request at once, oldest first, instead of
+/// keeping it out until their header deadline (60 s here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_sockets_at_the_cap_give_way_to_a_real_client() {
+    let (port, _stop, _served) = bounded(config(60, 60, 2)).await;
+    let mut oldest = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut newer = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let status = tokio::time::timeout(Duration::from_secs(5), health_in_background(port))
+        .await
+        .expect("health waited behind silent sockets")
+        .unwrap()
+        .unwrap();
+    assert_eq!(status, 200);
+    let mut buf = [0u8; 16];
+    oldest
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    assert_eq!(
+        oldest.read(&mut buf).unwrap(),
+        0,
+        "the oldest silent socket stays open"
+    );
+    // The newer one keeps its place.
+    newer
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    assert!(newer.read(&mut buf).is_err());
 }
 
 #[tokio::test]

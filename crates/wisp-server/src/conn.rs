@@ -1,22 +1,29 @@
-//! Serving connections with bounds: at most [`ServeConfig::max_connections`] at once (more wait
-//! in the listen queue), a deadline for each request head, and a deadline for silence. Without
-//! them, sockets that send partial headers or nothing at all pile up until the process runs out
-//! of open files and the UI's own requests time out (issue 13 §3).
+//! Serving connections with bounds: at most [`ServeConfig::max_connections`] at once, a deadline
+//! for each request head, and a deadline for silence. Without them, sockets that send partial
+//! headers or nothing at all pile up until the process runs out of open files and the UI's own
+//! requests time out (issue 13 §3).
+//!
+//! At the cap, a new connection takes the place of the oldest one that has not yet sent a
+//! complete request (a flood of silent sockets then cannot keep the UI out, even for the
+//! header deadline); when every connection has (streams, requests in flight), it waits in the
+//! listen queue until one closes.
 
+use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
 use hyper::server::conn::http1;
+use hyper::service::Service as _;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio::time::Instant;
 
 use crate::limits;
@@ -51,31 +58,12 @@ pub async fn serve_with(
     config: ServeConfig,
 ) -> std::io::Result<()> {
     let permits = Arc::new(Semaphore::new(config.max_connections.max(1)));
+    let open = Arc::new(Mutex::new(HashMap::<u64, Arc<Slot>>::new()));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     let mut warned: Option<Instant> = None;
+    let mut next_id = 0u64;
     loop {
-        // A permit before accepting: past the cap, a new connection waits in the kernel's
-        // listen queue (costing this process no file) until one closes.
-        let permit = match permits.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(_) => {
-                if warned.is_none_or(|at| at.elapsed() >= limits::CAP_WARNING_INTERVAL) {
-                    warned = Some(Instant::now());
-                    tracing::warn!(
-                        max = config.max_connections,
-                        "connection cap reached; new connections wait until one closes"
-                    );
-                }
-                tokio::select! {
-                    permit = permits.clone().acquire_owned() => match permit {
-                        Ok(permit) => permit,
-                        Err(_) => break,
-                    },
-                    () = &mut shutdown => break,
-                }
-            }
-        };
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
@@ -89,31 +77,100 @@ pub async fn serve_with(
             },
             () = &mut shutdown => break,
         };
+        let permit = match permits.clone().try_acquire_owned() {
+            Ok(permit) => permit,
+            Err(_) => {
+                let evicted = evict_oldest_unserved(&open);
+                if warned.is_none_or(|at| at.elapsed() >= limits::CAP_WARNING_INTERVAL) {
+                    warned = Some(Instant::now());
+                    tracing::warn!(
+                        max = config.max_connections,
+                        evicted,
+                        "connection cap reached"
+                    );
+                }
+                tokio::select! {
+                    permit = permits.clone().acquire_owned() => match permit {
+                        Ok(permit) => permit,
+                        Err(_) => break,
+                    },
+                    () = &mut shutdown => break,
+                }
+            }
+        };
         let _ = stream.set_nodelay(true);
+        next_id += 1;
+        let id = next_id;
+        let slot = Arc::new(Slot {
+            accepted: Instant::now(),
+            evictable: AtomicBool::new(true),
+            evict: Notify::new(),
+        });
+        lock(&open).insert(id, slot.clone());
         let activity = Arc::new(Activity::new());
         let io = TokioIo::new(Tracked {
             inner: stream,
             activity: activity.clone(),
         });
+        let router = TowerToHyperService::new(app.clone());
+        let marks = slot.clone();
+        let service = hyper::service::service_fn(move |request| {
+            // A complete request head arrived: from now on this connection is the UI's (or
+            // at least a real client's), not a candidate for eviction.
+            marks.evictable.store(false, Ordering::Relaxed);
+            router.call(request)
+        });
         let mut builder = http1::Builder::new();
         builder
             .timer(TokioTimer::new())
             .header_read_timeout(config.header_read_timeout);
-        let connection =
-            graceful.watch(builder.serve_connection(io, TowerToHyperService::new(app.clone())));
+        let connection = graceful.watch(builder.serve_connection(io, service));
         let idle = config.idle_timeout;
+        let registry = open.clone();
         tokio::spawn(async move {
             let _permit = permit;
             tokio::select! {
                 _ = connection => {}
                 // Dropping the connection closes the socket.
                 () = activity.silent_for(idle) => {}
+                () = slot.evict.notified() => {}
             }
+            lock(&registry).remove(&id);
         });
     }
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// What the accept loop knows of an open connection.
+struct Slot {
+    accepted: Instant,
+    /// Until it sends a complete request head (or is chosen for eviction).
+    evictable: AtomicBool,
+    /// Tells its task to close it.
+    evict: Notify,
+}
+
+/// Closes the oldest connection that never sent a complete request; whether there was one.
+fn evict_oldest_unserved(open: &Mutex<HashMap<u64, Arc<Slot>>>) -> bool {
+    let open = lock(open);
+    let victim = open
+        .values()
+        .filter(|s| s.evictable.load(Ordering::Relaxed))
+        .min_by_key(|s| s.accepted);
+    match victim {
+        // Not chosen twice while it is closing.
+        Some(v) if v.evictable.swap(false, Ordering::Relaxed) => {
+            v.evict.notify_one();
+            true
+        }
+        _ => false,
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// When a connection last moved a byte.

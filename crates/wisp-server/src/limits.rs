@@ -17,9 +17,10 @@ pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// [`SSE_KEEP_ALIVE`], so it is never idle this long.
 pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Connections served at once. The UI needs a handful plus one event stream per open session;
-/// more wait in the listen queue until one closes, so a flood of idle sockets cannot use up
-/// the process's open files.
+/// Connections served at once. The UI needs a handful plus one event stream per open session.
+/// Past it, a new connection replaces the oldest one that has not sent a complete request yet,
+/// or waits in the listen queue: a flood of idle sockets can use up neither the process's open
+/// files nor the UI's place.
 pub const MAX_CONNECTIONS: usize = 256;
 
 /// Least time between two warnings that the connection cap is reached.
