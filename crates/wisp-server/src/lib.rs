@@ -6,6 +6,10 @@
 //! per-launch token as `Authorization: Bearer`, compared in constant time. A write with a body
 //! must be `application/json`. There is no CORS at all: the UI is served from the same origin.
 //!
+//! Every refusal is one JSON shape with a stable kind (`error.rs`); `/api/openapi.json` is
+//! generated from the types the handlers take and return (`openapi.rs`); connections are
+//! bounded in number, header time and silence (`conn.rs`).
+//!
 //! It never prints, and it never logs tokens, bodies, file contents or reasoning.
 
 use std::convert::Infallible;
