@@ -9,7 +9,8 @@ import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
 import { RunView, type LiveState } from "./components/RunView";
-import type { Outcome } from "./components/ApprovalCard";
+import type { Outcome } from "./features/approvals/ApprovalCard";
+import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 
 interface Tab {
@@ -234,15 +235,22 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     [api, report],
   );
 
+  // The box is emptied when the message leaves, not when the Host answers: what the person
+  // types meanwhile stays. A failed send puts the message back in front of it.
+  const sending = useRef(false);
   const send = async () => {
     const text = draft.trim();
-    if (!text || !currentId || activeRun) return;
+    if (!text || !currentId || activeRun || sending.current) return;
+    sending.current = true;
+    setDraft("");
     try {
       const { runId } = await api.startRun(currentId, text);
-      setDraft("");
       refreshRun(runId);
     } catch (e) {
+      setDraft((d) => (d ? `${text}\n${d}` : text));
       report(e);
+    } finally {
+      sending.current = false;
     }
   };
 
@@ -275,12 +283,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   // Keyboard: Esc stops the run, Alt+↓/↑ moves between sessions.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      // An Escape that closes a dialog, a menu or an IME composition must never cancel a run
+      // by accident; anywhere else — a focused approval card included — it stops the run.
       if (dialog) return;
-      // Escape stops the run only from the page or the composer: an Escape that closes a
-      // dialog or a menu must never cancel a run by accident.
-      const target = e.target as HTMLElement | null;
-      const fromPage = !target || target === document.body || target.tagName === "TEXTAREA";
-      if (e.key === "Escape" && activeRun && fromPage && !e.defaultPrevented) {
+      if (e.key === "Escape" && activeRun && !e.defaultPrevented && !e.isComposing) {
         e.preventDefault();
         cancelRun();
       }
@@ -530,6 +536,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         </aside>
       </div>
 
+      <ApprovalAnnouncer runs={runs} />
       <SettingsDialog open={dialog === "settings"} lang={lang} theme={theme} onLang={onLang} onTheme={onTheme} onClose={() => setDialog(null)} />
       <RenameDialog
         open={dialog === "rename"}

@@ -3,7 +3,8 @@
 // markup, and that both languages say everything.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { ApprovalCard } from "./components/ApprovalCard";
+import { ApprovalCard } from "./features/approvals/ApprovalCard";
+import { decisionOf, isTextField } from "./features/approvals/keys";
 import { RunView } from "./components/RunView";
 import { Markdown } from "./components/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
@@ -11,6 +12,12 @@ import { SseParser, takeToken } from "./api";
 import type { Run } from "./types";
 
 afterEach(cleanup);
+
+/** Focus as Tab gives it: the key press first, then the focus. */
+const tabTo = (el: HTMLElement) => {
+  fireEvent.keyDown(document.activeElement ?? document.body, { key: "Tab" });
+  el.focus();
+};
 
 const withT = (ui: React.ReactNode, lang: "en" | "zh" = "en") => <I18n.Provider value={translator(lang)}>{ui}</I18n.Provider>;
 
@@ -73,14 +80,73 @@ describe("ApprovalCard", () => {
     expect(screen.getByRole("status").textContent).toBe("Approved");
   });
 
-  it("answers to R on the focused card and reports a stale request", async () => {
+  it("answers to R on a card the person tabbed to and reports a stale request", async () => {
     const onDecide = vi.fn(async () => "stale" as const);
     render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
     const card = screen.getByRole("group");
-    card.focus();
+    tabTo(card);
     await act(async () => fireEvent.keyDown(card, { key: "r" }));
     expect(onDecide).toHaveBeenCalledWith("reject");
     expect(screen.getByRole("status").textContent).toContain("Stale");
+  });
+
+  // Issue 12 §1: typing that happens to contain an "a" or "r" must never answer a card.
+  it("never takes the focus when it appears: typing goes on in the box and decides nothing", async () => {
+    const onDecide = vi.fn(async () => "approved" as const);
+    const box = document.createElement("textarea");
+    document.body.appendChild(box);
+    box.focus();
+    const run: Run = {
+      ...baseRun, status: "awaiting_approval", finalText: null,
+      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: write.arguments, status: "awaiting_approval", result: null,
+        approval: { id: "ap9", state: "pending", digest: write.digest, arguments: write.arguments } }] }],
+    };
+    render(withT(<RunView run={run} onDecide={onDecide} onPreview={() => {}} currentText={() => undefined} />));
+    expect(screen.getByRole("group", { name: /files_write/ })).toBeTruthy();
+    expect(document.activeElement).toBe(box);
+    for (const key of "aaaa rrrr") await act(async () => fireEvent.keyDown(document.activeElement!, { key }));
+    expect(onDecide).not.toHaveBeenCalled();
+    box.remove();
+  });
+
+  it("ignores A and R on a card focused by anything but Tab or a click", async () => {
+    const onDecide = vi.fn(async () => "approved" as const);
+    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    const card = screen.getByRole("group");
+    fireEvent.keyDown(document.body, { key: "x" });
+    card.focus();
+    await act(async () => fireEvent.keyDown(card, { key: "a" }));
+    expect(onDecide).not.toHaveBeenCalled();
+    // Moving away and back with Tab makes it the person's choice.
+    card.blur();
+    tabTo(card);
+    await act(async () => fireEvent.keyDown(card, { key: "a" }));
+    expect(onDecide).toHaveBeenCalledWith("approve");
+  });
+
+  it("ignores modifier keys, key repeat, IME composition and keys on its buttons", async () => {
+    const onDecide = vi.fn(async () => "approved" as const);
+    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    const card = screen.getByRole("group");
+    tabTo(card);
+    for (const mod of [{ ctrlKey: true }, { altKey: true }, { metaKey: true }, { shiftKey: true }, { repeat: true }, { isComposing: true }])
+      for (const key of ["a", "A", "r", "R"]) await act(async () => fireEvent.keyDown(card, { key, ...mod }));
+    await act(async () => fireEvent.keyDown(screen.getByRole("button", { name: /Reject/ }), { key: "a" }));
+    expect(onDecide).not.toHaveBeenCalled();
+    await act(async () => fireEvent.keyDown(card, { key: "A" }));
+    expect(onDecide).toHaveBeenCalledTimes(1);
+    expect(onDecide).toHaveBeenCalledWith("approve");
+  });
+
+  it("answers R on a card the person clicked", async () => {
+    const onDecide = vi.fn(async () => "rejected" as const);
+    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    const card = screen.getByRole("group");
+    fireEvent.pointerDown(card);
+    card.focus();
+    fireEvent.pointerUp(card);
+    await act(async () => fireEvent.keyDown(card, { key: "r" }));
+    expect(onDecide).toHaveBeenCalledWith("reject");
   });
 
   it("shows old and new text of a replace, and the origin of an MCP tool", () => {
@@ -158,6 +224,26 @@ describe("RunView", () => {
   it("explains a failure in the model's words", () => {
     runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402)." } });
     expect(screen.getByRole("alert").textContent).toContain("out of balance");
+  });
+});
+
+describe("decision keys", () => {
+  const plain = { repeat: false, ctrlKey: false, altKey: false, metaKey: false, shiftKey: false };
+  it("maps only a plain A or R", () => {
+    expect(decisionOf({ ...plain, key: "a" })).toBe("approve");
+    expect(decisionOf({ ...plain, key: "R" })).toBe("reject");
+    expect(decisionOf({ ...plain, key: "Enter" })).toBeNull();
+    expect(decisionOf({ ...plain, key: "a", repeat: true })).toBeNull();
+    expect(decisionOf({ ...plain, key: "a", isComposing: true })).toBeNull();
+  });
+  it("knows text fields", () => {
+    const div = document.createElement("div");
+    div.setAttribute("contenteditable", "true");
+    document.body.appendChild(div);
+    for (const tag of ["input", "textarea", "select"]) expect(isTextField(document.createElement(tag))).toBe(true);
+    expect(isTextField(div)).toBe(true);
+    expect(isTextField(document.createElement("button"))).toBe(false);
+    div.remove();
   });
 });
 

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Eye, Loader2, XCircle } from "lucide-react";
 import type { Run, ToolCall } from "../types";
 import { useT, type Key } from "../i18n";
-import { ApprovalCard, type Outcome } from "./ApprovalCard";
+import { ApprovalCard, type Outcome } from "../features/approvals/ApprovalCard";
 import { Markdown } from "./Markdown";
 
 export interface LiveState {
@@ -46,7 +46,6 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
         {pending.map((c) => (
           <ApprovalCard
             key={c.approval!.id}
-            autoFocus
             request={{ approvalId: c.approval!.id, tool: c.tool, arguments: c.approval!.arguments, digest: c.approval!.digest, state: "pending" }}
             currentText={c.tool === "files_write" ? currentText(c.approval!.id) : undefined}
             onDecide={(d) => onDecide(c.approval!.id, d, c.approval!.digest)}

@@ -1,10 +1,13 @@
 // One card per pending call, with the complete arguments that will execute. Answered once:
-// afterwards it shows the outcome and never offers the buttons again.
+// afterwards it shows the outcome and never offers the buttons again. A card never takes the
+// focus: it scrolls into view and the workbench announces it, and only a person who moved to it
+// (Tab or click) can answer it with A or R (see keys.ts).
 import { useEffect, useRef, useState } from "react";
 import { Check, ShieldAlert, X } from "lucide-react";
-import type { ApprovalState } from "../types";
-import { useT } from "../i18n";
+import type { ApprovalState } from "../../types";
+import { useT } from "../../i18n";
 import { Diff } from "./Diff";
+import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 
 export interface ApprovalRequest {
   approvalId: string;
@@ -21,25 +24,31 @@ interface Props {
   /** Current text of the file a write would replace: a string, `null` for a new file,
    * `undefined` while loading or when unknown. */
   currentText?: string | null;
-  onDecide: (decision: "approve" | "reject") => Promise<Outcome>;
-  autoFocus?: boolean;
+  onDecide: (decision: Decision) => Promise<Outcome>;
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
 
-export function ApprovalCard({ request, currentText, onDecide, autoFocus }: Props) {
+export function ApprovalCard({ request, currentText, onDecide }: Props) {
   const t = useT();
   const [outcome, setOutcome] = useState<Outcome>(request.state);
   const [busy, setBusy] = useState(false);
   const card = useRef<HTMLDivElement>(null);
+  // True while the card has a focus the person gave it (Tab or a click), see keys.ts.
+  const deliberate = useRef(false);
+  // A pointer press on the card, between pointer down and up (focus happens on down).
+  const pressed = useRef(false);
   useEffect(() => setOutcome((o) => (o === "stale" ? o : request.state)), [request.state]);
-  useEffect(() => {
-    if (autoFocus) card.current?.focus();
-  }, [autoFocus]);
+  useEffect(() => trackFocusIntent(card.current?.ownerDocument), []);
   const args = (request.arguments ?? {}) as Record<string, unknown>;
   const open = outcome === "pending";
+  // A new question is shown where the person looks, without moving their focus.
+  const asked = request.state === "pending";
+  useEffect(() => {
+    if (asked) card.current?.scrollIntoView?.({ block: "nearest" });
+  }, [asked]);
 
-  const decide = async (d: "approve" | "reject") => {
+  const decide = async (d: Decision) => {
     if (!open || busy) return;
     setBusy(true);
     try {
@@ -56,10 +65,21 @@ export function ApprovalCard({ request, currentText, onDecide, autoFocus }: Prop
       tabIndex={0}
       role="group"
       aria-label={t("approvalTitle", { tool: request.tool })}
+      onPointerDown={() => (pressed.current = true)}
+      onPointerUp={() => (pressed.current = false)}
+      onFocus={(e) => {
+        if (e.target === card.current) deliberate.current = pressed.current || focusCameFromTab();
+      }}
+      onBlur={(e) => {
+        if (e.target === card.current) deliberate.current = false;
+      }}
       onKeyDown={(e) => {
-        if (e.target !== card.current) return;
-        if (e.key === "a" || e.key === "A") void decide("approve");
-        if (e.key === "r" || e.key === "R") void decide("reject");
+        // Only the card itself: keys on its buttons or in any text field are not decisions.
+        if (e.target !== card.current || isTextField(e.target) || !deliberate.current) return;
+        const d = decisionOf(e.nativeEvent);
+        if (!d) return;
+        e.preventDefault();
+        void decide(d);
       }}
     >
       <div className="approval-head">
