@@ -6,3 +6,4 @@
 mod cli;
 mod e2e;
 mod tidy;
+mod workbench;

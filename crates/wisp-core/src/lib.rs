@@ -79,6 +79,8 @@ pub struct HostConfig {
     pub model_attempts: u32,
     /// First retry pause.
     pub retry_base_delay: Duration,
+    /// Total time one model request may wait out rate limits as the service asked.
+    pub rate_limit_window: Duration,
 }
 
 impl HostConfig {
@@ -89,6 +91,7 @@ impl HostConfig {
             step_budget: limits::DEFAULT_STEP_BUDGET,
             model_attempts: limits::MODEL_ATTEMPTS,
             retry_base_delay: limits::RETRY_BASE_DELAY,
+            rate_limit_window: limits::RATE_LIMIT_WINDOW,
         }
     }
 }

@@ -16,6 +16,11 @@ pub const RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
 /// Longest pause before a retry.
 pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
 
+/// Total time one model request waits out rate limits (429 with a `Retry-After` of at most
+/// [`MAX_RETRY_DELAY`]) before the run fails; these waits do not use up [`MODEL_ATTEMPTS`]
+/// (issue 12 §2).
+pub const RATE_LIMIT_WINDOW: Duration = Duration::from_secs(60);
+
 /// Characters of a user message.
 pub const MAX_USER_TEXT_CHARS: usize = 100_000;
 

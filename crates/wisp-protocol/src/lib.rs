@@ -188,6 +188,10 @@ pub struct Step {
     pub index: u32,
     /// Visible text the model produced in this round.
     pub text: String,
+    /// True when the round was cut off by a stop or a failure: `text` is what had streamed
+    /// by then, and the round has no calls.
+    #[serde(default)]
+    pub partial: bool,
     /// Calls in the order the model made them.
     pub tool_calls: Vec<ToolCall>,
 }

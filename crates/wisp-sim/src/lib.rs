@@ -404,8 +404,16 @@ async fn produce(
         async move { tx.send(Ok(bytes)).await.is_ok() }
     };
     let mut data_sent = 0usize;
+    let mut text_sent = 0usize;
     for event in events {
         let is_data = event.starts_with("data:");
+        if fault == Some(Fault::CloseAfterText) && text_sent == 2 {
+            shared.set_outcome(seq, Outcome::Faulted);
+            return;
+        }
+        if event.contains("\"delta\":{\"content\":") && !event.contains("\"content\":\"\"") {
+            text_sent += 1;
+        }
         if is_data && data_sent == 3 {
             match fault {
                 Some(Fault::Disconnect) => {
