@@ -81,3 +81,31 @@ export async function apiRuns(request: APIRequestContext, host: Host): Promise<A
 export async function apiApprovals(request: APIRequestContext, host: Host) {
   return (await apiRuns(request, host)).flatMap((r) => r.steps.flatMap((s) => s.toolCalls.flatMap((c) => (c.approval ? [{ run: r, call: c, ...c.approval }] : []))));
 }
+
+/** Screenshots of the page's current state at 800 and 1,920 px, in English and Chinese, light
+ * and dark (the settings are stored, the page reloads and shows what the Host holds). Leaves
+ * the page in English, light, at its first size. */
+export async function shootAll(page: import("@playwright/test").Page, name: string, ready: (page: import("@playwright/test").Page) => Promise<void>) {
+  const size = page.viewportSize();
+  for (const width of [800, 1920]) {
+    await page.setViewportSize({ width, height: width === 800 ? 900 : 1080 });
+    for (const lang of ["en", "zh"]) {
+      for (const theme of ["light", "dark"]) {
+        await page.evaluate(([l, t]) => {
+          localStorage.setItem("wisp-lang", l!);
+          localStorage.setItem("wisp-theme", t!);
+        }, [lang, theme]);
+        await page.reload();
+        await ready(page);
+        await page.screenshot({ path: join(SCREENS, `${name}-${width}-${lang}-${theme}.png`) });
+      }
+    }
+  }
+  await page.evaluate(() => {
+    localStorage.setItem("wisp-lang", "en");
+    localStorage.setItem("wisp-theme", "light");
+  });
+  if (size) await page.setViewportSize(size);
+  await page.reload();
+  await ready(page);
+}

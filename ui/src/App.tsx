@@ -8,7 +8,7 @@ import { Api, ApiError } from "./api";
 import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
-import { RunView, type LiveState } from "./components/RunView";
+import { RunView, type LiveState } from "./features/conversation/RunView";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
@@ -238,21 +238,36 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   // The box is emptied when the message leaves, not when the Host answers: what the person
   // types meanwhile stays. A failed send puts the message back in front of it.
   const sending = useRef(false);
-  const send = async () => {
-    const text = draft.trim();
+  const startRun = async (text: string, fromBox: boolean) => {
     if (!text || !currentId || activeRun || sending.current) return;
     sending.current = true;
-    setDraft("");
+    if (fromBox) setDraft("");
     try {
       const { runId } = await api.startRun(currentId, text);
       refreshRun(runId);
     } catch (e) {
-      setDraft((d) => (d ? `${text}\n${d}` : text));
+      if (fromBox) setDraft((d) => (d ? `${text}\n${d}` : text));
       report(e);
     } finally {
       sending.current = false;
     }
   };
+  const send = () => startRun(draft.trim(), true);
+  const box = useRef<HTMLTextAreaElement>(null);
+  // Retry and Continue start a new run; Edit & resend puts the text in the box (the person
+  // clicked it, so the box taking the focus is what they asked for).
+  const actions = useMemo(
+    () => ({
+      send: (text: string) => void startRunRef.current(text, false),
+      edit: (text: string) => {
+        setDraft(text);
+        box.current?.focus();
+      },
+    }),
+    [],
+  );
+  const startRunRef = useRef(startRun);
+  startRunRef.current = startRun;
 
   const cancelRun = useCallback(() => {
     if (activeRun) api.cancel(activeRun.id).catch(report);
@@ -442,7 +457,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                     const run = runs[item.index]!;
                     return (
                       <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
-                        <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} />
+                        <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} actions={activeRun ? undefined : actions} />
                       </div>
                     );
                   })}
@@ -456,6 +471,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 }}
               >
                 <textarea
+                  ref={box}
                   aria-label={t("messagePlaceholder")}
                   placeholder={t("messagePlaceholder")}
                   value={draft}

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { ApprovalCard } from "./features/approvals/ApprovalCard";
 import { decisionOf, isTextField } from "./features/approvals/keys";
-import { RunView } from "./components/RunView";
-import { Markdown } from "./components/Markdown";
+import { RunView } from "./features/conversation/RunView";
+import { Markdown } from "./features/conversation/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
 import { SseParser, takeToken } from "./api";
 import type { Run } from "./types";
@@ -219,6 +219,29 @@ describe("RunView", () => {
       onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />));
     expect(screen.getByRole("status").textContent).toContain("attempt 2");
     expect(screen.getByRole("status").textContent).toContain("overloaded");
+  });
+
+  it("keeps a cut-off answer and offers Retry; Continue only when out of steps (issue 12 §2)", () => {
+    const send = vi.fn();
+    const edit = vi.fn();
+    const run: Run = { ...baseRun, status: "cancelled", finalText: null, steps: [{ index: 0, text: "Half an ans", partial: true, toolCalls: [] }] };
+    const { unmount } = render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} actions={{ send, edit }} />));
+    expect(screen.getByText(/Cut off/)).toBeTruthy();
+    expect(screen.getByText("Half an ans")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Continue" })).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Retry" }));
+    expect(send).toHaveBeenCalledWith(run.text);
+    fireEvent.click(screen.getByRole("button", { name: "Edit & resend" }));
+    expect(edit).toHaveBeenCalledWith(run.text);
+    unmount();
+    render(withT(<RunView run={{ ...run, status: "budget_exhausted", steps: [] }} onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} actions={{ send, edit }} />));
+    fireEvent.click(screen.getByRole("button", { name: "Continue" }));
+    expect(send).toHaveBeenLastCalledWith("Please continue where you stopped.");
+  });
+
+  it("offers no Retry while another run is active (no actions)", () => {
+    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "x", message: "boom" } });
+    expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
   });
 
   it("explains a failure in the model's words", () => {
