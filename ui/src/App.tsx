@@ -13,6 +13,9 @@ import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 
+/** How often the session list is re-read for approvals waiting in other sessions. */
+const SESSION_POLL_MS = 3000;
+
 interface Tab {
   path: string;
   content?: string;
@@ -74,6 +77,36 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   useEffect(() => {
     if (currentId) localStorage.setItem("wisp-session", currentId);
   }, [currentId]);
+
+  // Sessions waiting for the person's approval, also those not on screen (issue 12 §3): the
+  // list is re-read every few seconds and each active run's status looked up.
+  const [waitingPoll, setWaitingPoll] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    let stopped = false;
+    const check = async () => {
+      try {
+        const list = await loadSessions();
+        const ids = new Set<string>();
+        await Promise.all(
+          list
+            .filter((s) => s.activeRunId)
+            .map(async (s) => {
+              const r = await api.run(s.activeRunId!).catch(() => null);
+              if (r?.status === "awaiting_approval") ids.add(s.id);
+            }),
+        );
+        if (!stopped) setWaitingPoll(ids);
+      } catch {
+        // The next round tries again; a Host that went away is reported by the event stream.
+      }
+    };
+    void check();
+    const h = setInterval(() => void check(), SESSION_POLL_MS);
+    return () => {
+      stopped = true;
+      clearInterval(h);
+    };
+  }, [api, loadSessions]);
 
   const upsert = useCallback((run: Run) => {
     setRuns((rs) => {
@@ -152,13 +185,24 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           refreshRun(e.runId);
           if (e.type === "run_started" || e.type === "run_finished") void loadSessions();
           if (e.type === "assistant_text" || e.type === "step_started" || e.type === "run_finished")
-            setLive((l) => ({ ...l, [e.runId!]: { step: Number(e.step ?? 0), text: "", thinking: false } }));
+            setLive((l) => ({
+              ...l,
+              [e.runId!]: { step: Number(e.step ?? 0), text: "", thinking: false, requestSince: e.type === "step_started" ? Date.now() : undefined },
+            }));
+          // The model's answer is complete once its calls are known: no request is open.
+          if (e.type === "tool_call_started")
+            setLive((l) => (l[e.runId!] ? { ...l, [e.runId!]: { ...l[e.runId!]!, requestSince: undefined } } : l));
           if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(String(e.callId));
           if (e.type === "model_retry") {
             const err = e.error as { message?: string } | undefined;
             setLive((l) => ({
               ...l,
-              [e.runId!]: { ...(l[e.runId!] ?? { step: 0, text: "", thinking: false }), text: "", retry: { attempt: Number(e.attempt), message: err?.message ?? "" } },
+              [e.runId!]: {
+                ...(l[e.runId!] ?? { step: 0, text: "", thinking: false }),
+                text: "",
+                retry: { attempt: Number(e.attempt), message: err?.message ?? "" },
+                requestSince: Date.now(),
+              },
             }));
           }
         };
@@ -168,10 +212,12 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             const same = prev && prev.step === d.step;
             return {
               ...l,
+              // Output ends a retry notice; the request stays open (and timed) until it ends.
               [d.runId]: {
                 step: d.step,
                 text: (same ? prev.text : "") + (d.text ?? ""),
                 thinking: (same && prev.thinking) || (d.reasoningBytes ?? 0) > 0,
+                requestSince: same ? prev.requestSince : Date.now(),
               },
             };
           });
@@ -343,6 +389,19 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     }
   };
 
+  // The current session's state is known from its runs at once; the others from the poll.
+  const waiting = useMemo(() => {
+    const ids = new Set(waitingPoll);
+    if (currentId) {
+      if (activeRun?.status === "awaiting_approval") ids.add(currentId);
+      else ids.delete(currentId);
+    }
+    return ids;
+  }, [waitingPoll, currentId, activeRun?.status]);
+  useEffect(() => {
+    document.title = waiting.size ? `(${waiting.size}) ${t("appName")}` : t("appName");
+  }, [waiting.size, t]);
+
   const tab = tabs.find((x) => x.path === activeTab) ?? null;
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
 
@@ -404,7 +463,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 <li key={s.id} className="session-row">
                   <button className={s.id === currentId ? "item selected" : "item"} onClick={() => setCurrentId(s.id)} aria-current={s.id === currentId}>
                     {s.title}
-                    {s.activeRunId && <span className="dot" aria-label={t("status_running")} />}
+                    {waiting.has(s.id) ? (
+                      <span className="badge badge-awaiting_approval">{t("needsApproval")}</span>
+                    ) : (
+                      s.activeRunId && <span className="dot" aria-label={t("status_running")} />
+                    )}
                   </button>
                   {s.id === currentId && (
                     <span className="row-actions">

@@ -244,6 +244,14 @@ describe("RunView", () => {
     expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
   });
 
+  it("shows how long the open model request has been waiting (issue 12 §3)", () => {
+    render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
+      live={{ step: 0, text: "", thinking: false, requestSince: Date.now() - 5_400 }}
+      onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />, "zh"));
+    expect(screen.getByText("5 秒")).toBeTruthy();
+    expect(screen.getByText(/等待模型/)).toBeTruthy();
+  });
+
   it("explains a failure in the model's words", () => {
     runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402)." } });
     expect(screen.getByRole("alert").textContent).toContain("out of balance");

@@ -1,6 +1,6 @@
 // One run: the user's message, pending approvals (never inside a collapsed layer), the tool
 // process (collapsed once the run completed), and the final answer as the main content.
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
 import type { Run, ToolCall } from "../../types";
 import { useT, type Key } from "../../i18n";
@@ -13,6 +13,27 @@ export interface LiveState {
   thinking: boolean;
   /** The model request failed and is being tried again (tools are not re-run). */
   retry?: { attempt: number; message: string };
+  /** When the open model request (or its latest attempt) started, in ms; absent when none is open. */
+  requestSince?: number;
+}
+
+/** The current time, ticking every second while `on`. */
+function useNow(on: boolean) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!on) return;
+    setNow(Date.now());
+    const h = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(h);
+  }, [on]);
+  return now;
+}
+
+/** How long a model request has been open, while it is (issue 12 §3). */
+function Elapsed({ since }: { since: number }) {
+  const t = useT();
+  const now = useNow(true);
+  return <span className="muted small elapsed">{t("elapsed", { s: Math.max(0, Math.floor((now - since) / 1000)) })}</span>;
 }
 
 interface Props {
@@ -131,11 +152,12 @@ export function RunView({ run, live, onDecide, onPreview, currentText, actions }
         {active && live && (
           <div className="live" aria-live="polite">
             {live.text ? <Markdown text={live.text} /> : null}
-            {live.thinking && !live.text ? (
+            {!live.text && run.status === "running" ? (
               <span className="muted thinking">
-                <Loader2 size={14} className="spin" aria-hidden /> {t("thinking")}
+                <Loader2 size={14} className="spin" aria-hidden /> {live.thinking ? t("thinking") : t("waitingModel")}
               </span>
             ) : null}
+            {live.requestSince !== undefined && run.status === "running" ? <Elapsed since={live.requestSince} /> : null}
           </div>
         )}
         {active && !live && run.status === "running" && (
