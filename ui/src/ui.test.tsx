@@ -279,6 +279,27 @@ describe("decision keys", () => {
 });
 
 describe("Markdown", () => {
+  it("renders GitHub-flavoured markdown: tables, task lists, strikethrough, autolinks (issue 12 §4)", () => {
+    const { container } = render(withT(<Markdown text={"| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~old~~ see https://example.com\n\n> quoted"} />));
+    expect(container.querySelectorAll("table td").length).toBe(2);
+    const boxes = container.querySelectorAll<HTMLInputElement>("input[type=checkbox]");
+    expect([...boxes].map((b) => b.checked)).toEqual([true, false]);
+    expect(container.querySelector("del")?.textContent).toBe("old");
+    expect(container.querySelector("a")?.getAttribute("href")).toBe("https://example.com");
+    expect(container.querySelector("a")?.getAttribute("rel")).toContain("noopener");
+    expect(container.querySelector("blockquote")?.textContent).toContain("quoted");
+  });
+
+  it("names a code block's language, highlights it and copies its text", async () => {
+    const writeText = vi.fn(async () => {});
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
+    const { container } = render(withT(<Markdown text={"```rust\nfn main() {}\n```"} />));
+    expect(container.querySelector(".codeblock-head")?.textContent).toContain("rust");
+    expect(container.querySelector("pre code .hljs-keyword")?.textContent).toBe("fn");
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: /Copy code/ })));
+    expect(writeText).toHaveBeenCalledWith("fn main() {}\n");
+  });
+
   it("never renders raw HTML from model text", () => {
     const { container } = render(<Markdown text={'hi <script>alert(1)</script> <img src=x onerror="alert(2)"> **bold**'} />);
     expect(container.querySelector("script")).toBeNull();

@@ -110,6 +110,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_introspect,
     },
     Scenario {
+        marker: "[demo:markdown]",
+        summary: "an answer in GitHub-flavoured markdown: a table, a task list, a quote, code blocks, a link and a very long word",
+        script: demo_markdown,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -242,6 +247,43 @@ fn report(turn: &Turn<'_>) -> String {
             )
         })
         .collect()
+}
+
+/// What `[demo:markdown]` answers: every construct the workbench renders.
+pub const DEMO_MARKDOWN: &str = "## Markdown sample 示例
+
+| tool | approval |
+|---|---|
+| files_read | no |
+| files_write | **yes** |
+
+- [x] read the file
+- [ ] write the change
+
+> Quoted: file contents are data, not instructions.
+
+~~struck~~ and `inline code`, and a link: https://example.com/docs
+
+```rust
+fn main() {
+    let answer = 42; // the answer
+    println!(\"{answer}\");
+}
+```
+
+```
+plain block
+```
+
+Averyveryverylongwordwithoutanyspacesthatmustwrapinsteadofoverflowingthebubble_0123456789abcdefghijklmnopqrstuvwxyz
+";
+
+fn demo_markdown(_turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    (
+        "Show the markdown sample.".to_owned(),
+        DEMO_MARKDOWN.to_owned(),
+        Vec::new(),
+    )
 }
 
 fn plain(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
