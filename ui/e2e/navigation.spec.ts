@@ -58,7 +58,7 @@ test("after a Host restart the open page reconnects from its last event and show
   // The run in flight did not survive the restart; the page learns it from the event stream.
   await expect(card.getByRole("button", { name: "Approve" })).toHaveCount(0, { timeout: 15_000 });
   await expect(page.locator("article.run")).toHaveAttribute("data-status", /interrupted|cancelled/);
-  await expect(page.getByRole("button", { name: "Send" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Send", exact: true })).toBeVisible();
   const reconnects = streams.slice(before).map((u) => Number(new URL(u).searchParams.get("after")));
   expect(reconnects.length).toBeGreaterThan(0);
   // Each reconnect resumes after the last event seen, never from the start.

@@ -1,7 +1,7 @@
 // The workbench: projects and sessions on the left, the conversation in the centre, preview
 // tabs on the right. All state comes from the Host's API and event stream; nothing is invented
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { FileText, FolderPlus, Pencil, Plus, Send, Settings, Square, Trash2, X } from "lucide-react";
 import { Api, ApiError } from "./api";
@@ -15,6 +15,9 @@ import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type The
 
 /** How often the session list is re-read for approvals waiting in other sessions. */
 const SESSION_POLL_MS = 3000;
+
+/** Scrolled this close to the top of the run list, older runs load. */
+const OLDER_THRESHOLD_PX = 200;
 
 interface Tab {
   path: string;
@@ -40,8 +43,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [runs, setRuns] = useState<Run[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [live, setLive] = useState<Record<string, LiveState>>({});
-  const [tabs, setTabs] = useState<Tab[]>([]);
-  const [activeTab, setActiveTab] = useState<string | null>(null);
+  // Preview tabs per session: switching sessions and back finds them as they were.
+  const [previews, setPreviews] = useState<Record<string, { tabs: Tab[]; active: string | null }>>({});
+  const [previewOpen, setPreviewOpen] = useState(false);
   // Per approval: the target file's text when it was asked, null when the file does not exist,
   // undefined while loading or unknown. Keyed by approval so a later write to the same path
   // is compared with the file as it is then.
@@ -53,6 +57,15 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [draft, setDraft] = useState("");
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const current = sessions.find((s) => s.id === currentId) ?? null;
+  const NO_TABS = { tabs: [] as Tab[], active: null as string | null };
+  const tabs = (currentId && previews[currentId]?.tabs) || NO_TABS.tabs;
+  const activeTab = (currentId && previews[currentId]?.active) || null;
+  const updateTabs = useCallback(
+    (sid: string, f: (p: { tabs: Tab[]; active: string | null }) => { tabs: Tab[]; active: string | null }) =>
+      setPreviews((all) => ({ ...all, [sid]: f(all[sid] ?? { tabs: [], active: null }) })),
+    [],
+  );
+  const setActiveTab = (path: string | null) => currentId && updateTabs(currentId, (p) => ({ ...p, active: path }));
   const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
 
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
@@ -75,7 +88,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   }, [api, loadSessions, report]);
 
   useEffect(() => {
-    if (currentId) localStorage.setItem("wisp-session", currentId);
+    if (!currentId) return;
+    localStorage.setItem("wisp-session", currentId);
+    // Alt+↓/↑ may choose a session scrolled out of the list: bring it into view.
+    document.querySelector(`[data-session-id="${CSS.escape(currentId)}"]`)?.scrollIntoView?.({ block: "nearest" });
   }, [currentId]);
 
   // Sessions waiting for the person's approval, also those not on screen (issue 12 §3): the
@@ -122,17 +138,19 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   currentRef.current = currentId;
 
   const openPreview = useCallback(
-    (path: string) => {
+    (path: string, show = true) => {
       if (!currentRef.current) return;
       const sid = currentRef.current;
-      setTabs((ts) => (ts.some((x) => x.path === path) ? ts : [...ts, { path }]));
-      setActiveTab(path);
+      const set = (f: (ts: Tab[]) => Tab[]) => updateTabs(sid, (p) => ({ ...p, tabs: f(p.tabs) }));
+      updateTabs(sid, (p) => ({ tabs: p.tabs.some((x) => x.path === path) ? p.tabs : [...p.tabs, { path }], active: path }));
+      // On a narrow window the panel opens only when the person asked for the file.
+      if (show) setPreviewOpen(true);
       api
         .preview(sid, path)
-        .then((p) => setTabs((ts) => ts.map((x) => (x.path === path ? { path, content: p.content, partial: p.partial } : x))))
-        .catch((e: Error) => setTabs((ts) => ts.map((x) => (x.path === path ? { path, error: e.message } : x))));
+        .then((p) => set((ts) => ts.map((x) => (x.path === path ? { path, content: p.content, partial: p.partial } : x))))
+        .catch((e: Error) => set((ts) => ts.map((x) => (x.path === path ? { path, error: e.message } : x))));
     },
-    [api],
+    [api, updateTabs],
   );
 
   // Coalesces refreshes: many events of one run in a burst cost one request.
@@ -167,8 +185,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   useEffect(() => {
     setRuns([]);
     setLive({});
-    setTabs([]);
-    setActiveTab(null);
     setCursor(null);
     if (!currentId) return;
     let stop = () => {};
@@ -240,7 +256,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         if (pendingPreview.current.has(c.callId) && c.status === "succeeded") {
           pendingPreview.current.delete(c.callId);
           const path = (c.arguments as { path?: unknown } | null)?.path;
-          if (c.tool === "files_write" && typeof path === "string") openPreview(path);
+          if (c.tool === "files_write" && typeof path === "string") openPreview(path, false);
         }
       }
     }
@@ -378,16 +394,38 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     if (atBottom.current && runs.length) virtual.scrollToIndex(runs.length - 1, { align: "end" });
   }, [runs.length, liveTail, lastRun?.status, virtual]);
 
+  // Older runs load when the person scrolls near the top (or clicks), and the run they were
+  // reading stays where it was on screen: its offset from the top is restored after the prepend.
+  const list = useRef<HTMLDivElement>(null);
+  const loadingOlder = useRef(false);
+  const anchor = useRef<{ id: string; y: number } | null>(null);
   const loadOlder = async () => {
-    if (!currentId || !cursor) return;
+    const el = scroller.current;
+    if (!currentId || !cursor || loadingOlder.current || !el) return;
+    loadingOlder.current = true;
+    const top = el.getBoundingClientRect().top;
+    const shown = [...el.querySelectorAll<HTMLElement>("[data-run-id]")].find((n) => n.getBoundingClientRect().bottom > top);
+    anchor.current = shown ? { id: shown.dataset.runId!, y: shown.getBoundingClientRect().top - top } : null;
     try {
       const page = await api.runs(currentId, cursor);
       setRuns((rs) => [...page.runs.slice().reverse(), ...rs]);
       setCursor(page.nextCursor);
     } catch (e) {
+      anchor.current = null;
       report(e);
+    } finally {
+      loadingOlder.current = false;
     }
   };
+  useLayoutEffect(() => {
+    const a = anchor.current;
+    const el = scroller.current;
+    if (!a || !el || !list.current) return;
+    anchor.current = null;
+    const i = runs.findIndex((r) => r.id === a.id);
+    const offset = i < 0 ? undefined : virtual.getOffsetForIndex(i, "start")?.[0];
+    if (offset !== undefined) el.scrollTop = list.current.offsetTop + offset - a.y;
+  }, [runs, virtual]);
 
   // The current session's state is known from its runs at once; the others from the poll.
   const waiting = useMemo(() => {
@@ -406,7 +444,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
 
   return (
-    <div className="app">
+    <div className={previewOpen ? "app preview-open" : "app"}>
       {health?.mode === "simulation" && (
         <div className="banner" role="status">
           {t("simulation")}
@@ -461,8 +499,14 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             <ul className="list">
               {sessions.map((s) => (
                 <li key={s.id} className="session-row">
-                  <button className={s.id === currentId ? "item selected" : "item"} onClick={() => setCurrentId(s.id)} aria-current={s.id === currentId}>
-                    {s.title}
+                  <button
+                    className={s.id === currentId ? "item selected" : "item"}
+                    onClick={() => setCurrentId(s.id)}
+                    aria-current={s.id === currentId}
+                    data-session-id={s.id}
+                    title={s.title}
+                  >
+                    <span className="item-title">{s.title}</span>
                     {waiting.has(s.id) ? (
                       <span className="badge badge-awaiting_approval">{t("needsApproval")}</span>
                     ) : (
@@ -499,8 +543,14 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           ) : (
             <>
               <header className="conv-head">
-                <h1>{current.title}</h1>
-                <span className="muted small">{projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}</span>
+                <h1 title={current.title}>{current.title}</h1>
+                <span className="muted small root" title={projectRoot ?? undefined}>
+                  {projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}
+                </span>
+                <button className="preview-toggle" aria-expanded={previewOpen} aria-controls="preview-panel" onClick={() => setPreviewOpen((o) => !o)}>
+                  <FileText size={15} aria-hidden /> {t("preview")}
+                  {tabs.length ? ` (${tabs.length})` : ""}
+                </button>
               </header>
               <div
                 className="runs"
@@ -508,6 +558,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 onScroll={(e) => {
                   const el = e.currentTarget;
                   atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+                  if (el.scrollTop < OLDER_THRESHOLD_PX && cursor) void loadOlder();
                 }}
               >
                 {cursor && (
@@ -515,7 +566,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                     {t("loadOlder")}
                   </button>
                 )}
-                <div style={{ height: virtual.getTotalSize(), position: "relative" }}>
+                <div ref={list} style={{ height: virtual.getTotalSize(), position: "relative" }}>
                   {virtual.getVirtualItems().map((item) => {
                     const run = runs[item.index]!;
                     return (
@@ -561,7 +612,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           )}
         </main>
 
-        <aside className="preview" aria-label={t("preview")}>
+        <aside className="preview" id="preview-panel" aria-label={t("preview")}>
+          <button className="icon preview-close" aria-label={t("closePreview")} title={t("closePreview")} onClick={() => setPreviewOpen(false)}>
+            <X size={16} />
+          </button>
           <div
             className="tabs"
             role="tablist"
@@ -593,9 +647,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   className="icon"
                   aria-label={`${t("closeTab")} ${x.path}`}
                   onClick={() => {
-                    const rest = tabs.filter((y) => y.path !== x.path);
-                    setTabs(rest);
-                    if (activeTab === x.path) setActiveTab(rest[rest.length - 1]?.path ?? null);
+                    if (!currentId) return;
+                    updateTabs(currentId, (p) => {
+                      const rest = p.tabs.filter((y) => y.path !== x.path);
+                      return { tabs: rest, active: p.active === x.path ? rest[rest.length - 1]?.path ?? null : p.active };
+                    });
                   }}
                 >
                   <X size={13} />
