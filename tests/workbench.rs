@@ -174,3 +174,107 @@ async fn rate_limits_within_the_window_do_not_use_up_attempts_and_past_it_the_me
     assert!(message.contains("waited 3 s"), "{message}");
     assert_eq!(r["error"]["kind"], "rate_limited");
 }
+
+#[tokio::test]
+async fn a_session_without_a_folder_can_get_one_later_once_and_then_has_file_tools() {
+    let w = Wisp::start().await;
+    // The test Host gives every new session its project; a session without one is what a Host
+    // started with no folder creates, made here directly in the store.
+    w.host
+        .store()
+        .insert_session("s_loose", None, "Loose", 1)
+        .unwrap();
+    let path = "/api/sessions/s_loose";
+    let before = w.ok("GET", "/api/sessions", None).await;
+    let loose = before
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "s_loose")
+        .unwrap()
+        .clone();
+    assert_eq!(loose["root"], Value::Null);
+    let project = w.ok("GET", "/api/projects", None).await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // Bad requests change nothing and say why.
+    let (status, body) = w.call("PATCH", path, Some(json!({}))).await;
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = w
+        .call("PATCH", path, Some(json!({"projectId": "p_nope"})))
+        .await;
+    assert_eq!(status, 404, "{body}");
+    let (status, _) = w
+        .call(
+            "PATCH",
+            path,
+            Some(json!({"projectId": project, "title": ""})),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(w.host.session("s_loose").unwrap().root, None);
+
+    // Attach: the session now has the folder, and its next run the file tools.
+    let s = w
+        .ok("PATCH", path, Some(json!({"projectId": project})))
+        .await;
+    assert_eq!(s["projectId"], project.as_str());
+    assert!(s["root"].as_str().unwrap().ends_with("project"));
+    assert_eq!(s["title"], "Loose");
+    let run = w.run("s_loose", "[demo:write] please").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    assert_eq!(calls(&r)[0]["tool"], "files_write");
+    assert_eq!(
+        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
+            .await,
+        202
+    );
+    w.finished(&run).await;
+    // A folder, once set, never changes.
+    let (status, body) = w
+        .call("PATCH", path, Some(json!({"projectId": project})))
+        .await;
+    assert_eq!(status, 409, "{body}");
+    // The title alone still changes as before.
+    let s = w.ok("PATCH", path, Some(json!({"title": "Named"}))).await;
+    assert_eq!(s["title"], "Named");
+}
+
+#[tokio::test]
+async fn a_folder_path_may_start_with_the_home_folder() {
+    let w = Wisp::start().await;
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"));
+    let dir = tempfile::tempdir_in(&home).unwrap();
+    let rel = dir
+        .path()
+        .strip_prefix(&home)
+        .unwrap()
+        .display()
+        .to_string();
+    let p = w
+        .ok(
+            "POST",
+            "/api/projects",
+            Some(json!({"path": format!("~/{rel}")})),
+        )
+        .await;
+    assert_eq!(
+        p["root"].as_str().unwrap(),
+        std::fs::canonicalize(dir.path())
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    // Someone else's home is not guessed at; a relative path is still refused.
+    let (status, body) = w
+        .call("POST", "/api/projects", Some(json!({"path": "~root/x"})))
+        .await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["message"].as_str().unwrap().contains("~/"), "{body}");
+    let (status, _) = w
+        .call("POST", "/api/projects", Some(json!({"path": "relative/x"})))
+        .await;
+    assert_eq!(status, 400);
+}

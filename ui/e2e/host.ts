@@ -22,7 +22,7 @@ export interface Host {
 
 /** Starts a Host; `reuse` starts it again on an earlier Host's project and data dir, and `port`
  * on a given port (0: any free one). */
-export async function startHost(extra: string[] = [], reuse?: Host, port = "0"): Promise<Host> {
+export async function startHost(extra: string[] = [], reuse?: Host, port = "0", withProject = true): Promise<Host> {
   let project: string, dataDir: string;
   if (reuse) {
     ({ project, dataDir } = reuse);
@@ -34,7 +34,7 @@ export async function startHost(extra: string[] = [], reuse?: Host, port = "0"):
     writeFileSync(join(project, "README.md"), "# Demo project\nThe answer is 42.\n");
   }
   mkdirSync(SCREENS, { recursive: true });
-  const proc = spawn(BIN, ["serve", "--simulate", "--no-open", "--port", port, "--data-dir", dataDir, ...extra, project], {
+  const proc = spawn(BIN, ["serve", "--simulate", "--no-open", "--port", port, "--data-dir", dataDir, ...extra, ...(withProject ? [project] : [])], {
     env: { ...process.env, WISP_TOKEN: TOKEN },
     stdio: ["ignore", "pipe", "inherit"],
   });

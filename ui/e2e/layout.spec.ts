@@ -4,6 +4,9 @@
 // its header while the list scrolls, older runs load as the person scrolls up without moving
 // what they read, and preview tabs survive switching sessions.
 import { test, expect, type Page } from "@playwright/test";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, relative } from "node:path";
 import { AUTH, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
@@ -122,4 +125,34 @@ test("older runs load as the person scrolls up, and what they were reading stays
   expect((await oldest.boundingBox())!.y - top).toBeLessThan(250);
   expect(await runs.evaluate((el) => el.scrollTop)).toBeGreaterThan(1000);
   await expect(page.locator(".bubble", { hasText: /^message 0$/ })).not.toBeInViewport();
+});
+
+test("a session started without a folder gets one later, authorized as ~/…; examples start it", async ({ page }) => {
+  host = await startHost([], undefined, "0", false);
+  const home = homedir();
+  const dir = mkdtempSync(join(home, "wisp-ui-home-"));
+  try {
+    await page.goto(host.url);
+    await page.getByRole("button", { name: "New session" }).click();
+    await expect(page.getByText("No project folder")).toBeVisible();
+    await expect(page.getByRole("button", { name: "[demo:write] create a small file" })).toBeVisible();
+    await shootAll(page, "new-session-examples", async (p) => {
+      await expect(p.locator(".examples")).toBeVisible();
+    });
+    await page.getByRole("textbox", { name: /Folder path/ }).fill(`~/${relative(home, dir)}`);
+    await page.getByRole("button", { name: "Authorize", exact: true }).click();
+    await expect(page.locator(".sidebar .list .item").first()).toHaveAttribute("title", realpathSync(dir));
+    await page.getByRole("combobox", { name: "Attach a project folder" }).selectOption({ label: realpathSync(dir) });
+    await page.getByRole("button", { name: "Attach", exact: true }).click();
+    await expect(page.locator(".conv-head .root")).toHaveText(`Project: ${realpathSync(dir)}`);
+    await page.getByRole("button", { name: "[demo:write] create a small file" }).click();
+    const box = page.getByRole("textbox", { name: /Message/ });
+    await expect(box).toHaveValue("[demo:write] create a small file");
+    await box.press("Enter");
+    await page.getByRole("group", { name: "Approve files_write?" }).getByRole("button", { name: "Approve" }).click();
+    await expect(page.getByText("wisp-demo.txt was written").first()).toBeVisible();
+    expect(readFileSync(join(dir, "wisp-demo.txt"), "utf8")).toContain("Hello from the Wisp simulator.");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

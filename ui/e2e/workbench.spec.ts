@@ -144,8 +144,8 @@ test("the QA workbench works in memory only", async ({ page }) => {
 
 test("sessions are renamed and deleted with confirmation; a bad folder is explained", async ({ page }) => {
   await page.goto(host.url);
-  await page.getByRole("textbox", { name: "Absolute folder path" }).fill("relative/folder");
-  await page.getByRole("button", { name: "Authorize a folder" }).click();
+  await page.getByRole("textbox", { name: /Folder path/ }).fill("relative/folder");
+  await page.getByRole("button", { name: "Authorize", exact: true }).click();
   await expect(page.getByRole("alert")).toContainText("absolute path");
   await page.getByRole("button", { name: "New session" }).click();
   await page.getByRole("button", { name: "Rename" }).click();

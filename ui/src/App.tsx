@@ -16,6 +16,9 @@ import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type The
 /** How often the session list is re-read for approvals waiting in other sessions. */
 const SESSION_POLL_MS = 3000;
 
+const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
+const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
+
 /** Scrolled this close to the top of the run list, older runs load. */
 const OLDER_THRESHOLD_PX = 200;
 
@@ -42,6 +45,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [currentId, setCurrentId] = useState<string | null>(() => localStorage.getItem("wisp-session"));
   const [runs, setRuns] = useState<Run[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
+  // The session whose first page of runs has arrived (examples show only for an empty one).
+  const [loadedFor, setLoadedFor] = useState<string | null>(null);
   const [live, setLive] = useState<Record<string, LiveState>>({});
   // Preview tabs per session: switching sessions and back finds them as they were.
   const [previews, setPreviews] = useState<Record<string, { tabs: Tab[]; active: string | null }>>({});
@@ -195,6 +200,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         if (cancelled) return;
         setRuns(page.runs.slice().reverse());
         setCursor(page.nextCursor);
+        setLoadedFor(currentId);
         const session = sessions.find((s) => s.id === currentId);
         const onEvent = (e: WispEvent) => {
           if (!e.runId) return;
@@ -482,8 +488,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
               }}
             >
               <input aria-label={t("folderPath")} placeholder={t("folderPath")} value={projectPath} onChange={(e) => setProjectPath(e.target.value)} />
-              <button type="submit" aria-label={t("authorizeFolder")} title={t("authorizeFolder")} disabled={!projectPath.trim()}>
-                <FolderPlus size={16} />
+              <button type="submit" title={t("authorizeFolder")} disabled={!projectPath.trim()}>
+                <FolderPlus size={16} aria-hidden /> {t("authorize")}
               </button>
             </form>
             <p className="muted small">{t("authorizeHint")}</p>
@@ -547,6 +553,28 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 <span className="muted small root" title={projectRoot ?? undefined}>
                   {projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}
                 </span>
+                {!projectRoot && projects.length > 0 && (
+                  <form
+                    className="attach"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      const pid = new FormData(e.currentTarget).get("project");
+                      if (typeof pid === "string" && current)
+                        api.attachProject(current.id, pid).then(loadSessions).catch(report);
+                    }}
+                  >
+                    <select name="project" aria-label={t("attachFolder")} defaultValue={selectedProject ?? projects[0]?.id}>
+                      {projects.map((p) => (
+                        <option key={p.id} value={p.id}>
+                          {p.root}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="submit" disabled={!!activeRun}>
+                      {t("attach")}
+                    </button>
+                  </form>
+                )}
                 <button className="preview-toggle" aria-expanded={previewOpen} aria-controls="preview-panel" onClick={() => setPreviewOpen((o) => !o)}>
                   <FileText size={15} aria-hidden /> {t("preview")}
                   {tabs.length ? ` (${tabs.length})` : ""}
@@ -561,6 +589,24 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   if (el.scrollTop < OLDER_THRESHOLD_PX && cursor) void loadOlder();
                 }}
               >
+                {runs.length === 0 && !cursor && loadedFor === currentId && (
+                  // A new session suggests a start; in simulation, the scripted scenarios.
+                  <div className="examples">
+                    <p className="muted">{t("examplesTitle")}</p>
+                    {(health?.mode === "simulation" ? SIM_EXAMPLES : LIVE_EXAMPLES).map((k) => (
+                      <button
+                        key={k}
+                        className="example"
+                        onClick={() => {
+                          setDraft(t(k));
+                          box.current?.focus();
+                        }}
+                      >
+                        {t(k)}
+                      </button>
+                    ))}
+                  </div>
+                )}
                 {cursor && (
                   <button className="link older" onClick={() => void loadOlder()}>
                     {t("loadOlder")}

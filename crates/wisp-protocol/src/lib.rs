@@ -387,12 +387,18 @@ pub enum Live {
     Delta(Delta),
 }
 
-/// `PATCH /api/sessions/{id}`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, or
+/// both; at least one.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateSession {
     /// New title.
-    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// An authorized project to attach. Only a session without a folder gets one; a session's
+    /// folder never changes once set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<String>,
 }
 
 /// `GET /api/sessions/{id}/preview?path=`: a text file of the session's project.

@@ -299,7 +299,7 @@ async fn update_session(
     body: Result<Json<p::UpdateSession>, JsonRejection>,
 ) -> ApiResult<p::Session> {
     let Json(body) = body?;
-    Ok(Json(s.host.rename_session(&id, &body.title)?))
+    Ok(Json(s.host.update_session(&id, &body)?))
 }
 
 async fn delete_session(

@@ -267,7 +267,7 @@ pub const DEMO_MARKDOWN: &str = "## Markdown sample 示例
 ```rust
 fn main() {
     let answer = 42; // the answer
-    println!(\"{answer}\");
+    assert_eq!(answer * 2, 84);
 }
 ```
 

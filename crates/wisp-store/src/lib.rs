@@ -257,6 +257,16 @@ impl Store {
         Ok(())
     }
 
+    /// Gives a session without a project folder one. False when it already had one (nothing
+    /// changes then).
+    pub fn attach_project(&self, id: &str, project_id: &str) -> Result<bool> {
+        let n = self.conn().execute(
+            "UPDATE sessions SET project_id = ?2 WHERE id = ?1 AND project_id IS NULL",
+            params![id, project_id],
+        )?;
+        Ok(n == 1)
+    }
+
     /// Deletes a session and everything recorded in it, in one transaction.
     pub fn delete_session(&self, id: &str) -> Result<()> {
         let mut conn = self.conn();
