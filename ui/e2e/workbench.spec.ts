@@ -52,7 +52,7 @@ test("a rejected write leaves the file as it was; its card showed the diff", asy
   await page.screenshot({ path: join(SCREENS, "approval-diff.png") });
   await card.getByRole("button", { name: "Reject" }).click();
   await expect(page.getByText("The write was rejected").first()).toBeVisible();
-  await expect(page.getByRole("group", { name: "Approve files_write?" }).getByRole("status")).toContainText("Rejected");
+  await expect(page.getByRole("group", { name: "Rejected: write wisp-demo.txt" }).getByRole("status")).toContainText("Rejected");
   expect(readFileSync(join(host.project, "wisp-demo.txt"), "utf8")).toBe("Original line\n");
 });
 
@@ -82,7 +82,7 @@ test("stopping during an approval wait cancels the run and voids the card", asyn
   await page.getByRole("button", { name: "Stop" }).click();
   await expect(page.getByText("You stopped this run.")).toBeVisible();
   await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
-  await expect(page.getByRole("group", { name: "Approve files_write?" }).getByRole("status")).toContainText("Void");
+  await expect(page.getByRole("group", { name: "Not answered: write wisp-demo.txt" }).getByRole("status")).toContainText("Not answered");
   expect(existsSync(join(host.project, "wisp-demo.txt"))).toBe(false);
   await page.screenshot({ path: join(SCREENS, "cancelled.png") });
 });

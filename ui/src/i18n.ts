@@ -47,7 +47,7 @@ const en = {
   retrying: "Trying the model again (attempt {n}):",
   you: "You",
   process: "Tool process",
-  steps: "{n} steps, {c} tool calls",
+  steps: "{n} {n:step|steps}, {c} {c:tool call|tool calls}",
   historical: "Earlier tool process (no step records)",
   step: "Step {n}",
   arguments: "Arguments",
@@ -76,8 +76,18 @@ const en = {
   reject: "Reject",
   approved: "Approved",
   rejected: "Rejected",
-  void: "Void (cancelled or restarted): it can no longer be used",
-  stale: "Stale: this request is no longer pending",
+  void: "Not answered: the run stopped, or Wisp restarted, before a decision — nothing was done",
+  stale: "No longer pending: it was answered or stopped elsewhere",
+  titleApproved: "Approved: {what}",
+  titleRejected: "Rejected: {what}",
+  titleVoid: "Not answered: {what}",
+  titleStale: "No longer pending: {what}",
+  do_files_write: "write {path}",
+  do_files_replace: "edit {path}",
+  do_files_mkdir: "create the folder {path}",
+  do_files_move: "move {source} to {target}",
+  do_files_trash: "move {path} to the trash",
+  noChange: "No change: the file already has this content",
   digest: "Digest",
   newFile: "New file",
   diffAgainstCurrent: "Changes against the current file",
@@ -197,8 +207,18 @@ const zh: Dict = {
   reject: "拒绝",
   approved: "已批准",
   rejected: "已拒绝",
-  void: "已作废（已取消或已重启）：不能再使用",
-  stale: "已过期：该请求不再等待决定",
+  void: "未作答：在作出决定之前运行已停止或 Wisp 已重启——没有执行任何操作",
+  stale: "已不再等待：它已在别处被回答或停止",
+  titleApproved: "已批准：{what}",
+  titleRejected: "已拒绝：{what}",
+  titleVoid: "未作答：{what}",
+  titleStale: "已不再等待：{what}",
+  do_files_write: "写入 {path}",
+  do_files_replace: "修改 {path}",
+  do_files_mkdir: "创建文件夹 {path}",
+  do_files_move: "把 {source} 移到 {target}",
+  do_files_trash: "把 {path} 移到回收站",
+  noChange: "没有变化：文件已经是这个内容",
   digest: "摘要",
   newFile: "新文件",
   diffAgainstCurrent: "与当前文件的差异",
@@ -254,6 +274,8 @@ export function translator(lang: Lang): T {
   const d = dictionaries[lang];
   return (key, vars) => {
     let s: string = d[key] ?? en[key] ?? key;
+    // `{n:one|other}` picks the word for the count (English plurals; Chinese needs none).
+    s = s.replace(/\{(\w+):([^|}]*)\|([^}]*)\}/g, (_, k: string, one: string, other: string) => (Number(vars?.[k]) === 1 ? one : other));
     for (const [k, v] of Object.entries(vars ?? {})) s = s.replaceAll(`{${k}}`, String(v));
     return s;
   };

@@ -30,6 +30,12 @@ describe("i18n", () => {
   it("fills in variables", () => {
     expect(translator("zh")("steps", { n: 2, c: 3 })).toBe("2 轮，3 次工具调用");
   });
+  it("says 1 step, 1 tool call — plurals only where English has them (issue 12 §6)", () => {
+    expect(translator("en")("steps", { n: 1, c: 1 })).toBe("1 step, 1 tool call");
+    expect(translator("en")("steps", { n: 2, c: 1 })).toBe("2 steps, 1 tool call");
+    expect(translator("en")("steps", { n: 1, c: 0 })).toBe("1 step, 0 tool calls");
+    expect(translator("zh")("steps", { n: 1, c: 1 })).toBe("1 轮，1 次工具调用");
+  });
 });
 
 describe("SseParser", () => {
@@ -65,6 +71,15 @@ describe("ApprovalCard", () => {
     expect(screen.getByText(/Digest dddddddd/)).toBeTruthy();
   });
 
+  it("titles an answered card by its outcome and says when a write changes nothing", () => {
+    const { unmount } = render(withT(<ApprovalCard request={{ ...write, state: "approved" }} onDecide={async () => "approved"} />));
+    expect(screen.getByRole("group", { name: "Approved: write a.txt" })).toBeTruthy();
+    unmount();
+    render(withT(<ApprovalCard request={write} currentText={write.arguments.content} onDecide={async () => "approved"} />, "zh"));
+    expect(screen.getByText("没有变化：文件已经是这个内容")).toBeTruthy();
+    expect(screen.queryByLabelText("diff")).toBeNull();
+  });
+
   it("says a write creates a new file when there is none", () => {
     render(withT(<ApprovalCard request={write} currentText={null} onDecide={async () => "approved"} />));
     expect(screen.getByText("New file")).toBeTruthy();
@@ -87,7 +102,7 @@ describe("ApprovalCard", () => {
     tabTo(card);
     await act(async () => fireEvent.keyDown(card, { key: "r" }));
     expect(onDecide).toHaveBeenCalledWith("reject");
-    expect(screen.getByRole("status").textContent).toContain("Stale");
+    expect(screen.getByRole("status").textContent).toContain("No longer pending");
   });
 
   // Issue 12 §1: typing that happens to contain an "a" or "r" must never answer a card.
@@ -209,7 +224,8 @@ describe("RunView", () => {
         approval: { id: "ap9", state: "void", digest: "e".repeat(64), arguments: { path: "a", content: "x" } } }] }],
     };
     runView(run);
-    expect(screen.getByRole("status").textContent).toContain("Void");
+    expect(screen.getByRole("status").textContent).toContain("Not answered");
+    expect(screen.getByRole("group", { name: "Not answered: write a" })).toBeTruthy();
     expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
   });
 

@@ -211,6 +211,18 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// What a tool result says, in one word, for scripted reports.
 fn outcome(content: &str) -> &'static str {
+    // Tool results are JSON: an `error` field means failure and a `rejected` status a
+    // rejection; anything else succeeded, whatever words its data holds (a tool list
+    // describes errors without being one).
+    if let Ok(v) = serde_json::from_str::<Value>(content) {
+        return if v.get("error").is_some() {
+            "failed"
+        } else if v.get("status").and_then(Value::as_str) == Some("rejected") {
+            "rejected"
+        } else {
+            "succeeded"
+        };
+    }
     let lower = content.to_lowercase();
     if lower.contains("rejected") {
         "rejected"
@@ -478,6 +490,22 @@ mod tests {
                 "function": {"name": c.name, "arguments": c.arguments}
             })).collect::<Vec<_>>(),
         })
+    }
+
+    #[test]
+    fn outcomes_are_read_from_the_json_result_not_from_words_in_it() {
+        let tools = json!([{"name": "files_read", "description": "returns an error when refused"}])
+            .to_string();
+        assert_eq!(outcome(&tools), "succeeded");
+        assert_eq!(
+            outcome(&json!({"error": "no such file"}).to_string()),
+            "failed"
+        );
+        assert_eq!(
+            outcome(&json!({"status": "rejected", "message": "no"}).to_string()),
+            "rejected"
+        );
+        assert_eq!(outcome("plain text with an error"), "failed");
     }
 
     #[test]

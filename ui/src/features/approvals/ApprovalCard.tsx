@@ -58,13 +58,19 @@ export function ApprovalCard({ request, currentText, onDecide }: Props) {
     }
   };
 
+  // An answered card is titled by what happened to what was asked.
+  const what = actionOf(request.tool, args, t);
+  const title =
+    outcome === "pending"
+      ? t("approvalTitle", { tool: request.tool })
+      : t(outcome === "approved" ? "titleApproved" : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
   return (
     <div
       ref={card}
       className={`approval approval-${outcome}`}
       tabIndex={0}
       role="group"
-      aria-label={t("approvalTitle", { tool: request.tool })}
+      aria-label={title}
       onPointerDown={() => (pressed.current = true)}
       onPointerUp={() => (pressed.current = false)}
       onFocus={(e) => {
@@ -84,7 +90,7 @@ export function ApprovalCard({ request, currentText, onDecide }: Props) {
     >
       <div className="approval-head">
         <ShieldAlert size={18} aria-hidden />
-        <strong>{t("approvalTitle", { tool: request.tool })}</strong>
+        <strong>{title}</strong>
         <span className="muted origin">{originOf(request.tool, t)}</span>
       </div>
       <Details tool={request.tool} args={args} currentText={currentText} />
@@ -112,6 +118,21 @@ export function ApprovalCard({ request, currentText, onDecide }: Props) {
   );
 }
 
+/** What a call does, in a few words ("write notes.txt"). */
+function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>) {
+  const vars = { path: str(args.path), source: str(args.source ?? args.from), target: str(args.target ?? args.to) };
+  switch (tool) {
+    case "files_write":
+    case "files_replace":
+    case "files_mkdir":
+    case "files_move":
+    case "files_trash":
+      return t(`do_${tool}`, vars);
+    default:
+      return tool;
+  }
+}
+
 function originOf(tool: string, t: ReturnType<typeof useT>) {
   const i = tool.indexOf("__");
   return i > 0 ? t("mcpServer", { s: tool.slice(0, i) }) : t("builtin");
@@ -126,6 +147,8 @@ function Details({ tool, args, currentText }: { tool: string; args: Record<strin
           <Field label={t("path")} value={str(args.path)} />
           {currentText === undefined ? null : currentText === null ? (
             <p className="muted">{t("newFile")}</p>
+          ) : currentText === str(args.content) ? (
+            <p className="muted">{t("noChange")}</p>
           ) : (
             <>
               <p className="muted">{t("diffAgainstCurrent")}</p>
