@@ -29,6 +29,8 @@ interface Tab {
   error?: string;
 }
 
+const NO_TABS: Tab[] = [];
+
 interface Props {
   api: Api;
   lang: LangSetting;
@@ -62,8 +64,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [draft, setDraft] = useState("");
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const current = sessions.find((s) => s.id === currentId) ?? null;
-  const NO_TABS = { tabs: [] as Tab[], active: null as string | null };
-  const tabs = (currentId && previews[currentId]?.tabs) || NO_TABS.tabs;
+  const tabs = (currentId && previews[currentId]?.tabs) || NO_TABS;
   const activeTab = (currentId && previews[currentId]?.active) || null;
   const updateTabs = useCallback(
     (sid: string, f: (p: { tabs: Tab[]; active: string | null }) => { tabs: Tab[]; active: string | null }) =>
