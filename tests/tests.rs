@@ -7,3 +7,4 @@ mod api_contract;
 mod cli;
 mod e2e;
 mod tidy;
+mod workbench;

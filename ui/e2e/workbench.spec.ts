@@ -1,53 +1,16 @@
 // The workbench as a person uses it: real Chromium, real Host (`wisp serve --simulate`), real
 // files. Screenshots of the main states go to test-results/screens/.
 import { test, expect, type Page } from "@playwright/test";
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
-
-const TOKEN = "ui-e2e-token-0123456789abcdef0123456789abcdef";
-const BIN = process.env.WISP_BIN ?? resolve(process.env.CARGO_TARGET_DIR ?? "../target", "debug/wisp");
-const SCREENS = resolve("test-results/screens");
-
-interface Host {
-  url: string;
-  base: string;
-  project: string;
-  proc: ChildProcess;
-}
-
-async function startHost(extra: string[] = []): Promise<Host> {
-  const dir = mkdtempSync(join(tmpdir(), "wisp-ui-"));
-  const project = join(dir, "project");
-  mkdirSync(project);
-  writeFileSync(join(project, "README.md"), "# Demo project\nThe answer is 42.\n");
-  const proc = spawn(BIN, ["serve", "--simulate", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), ...extra, project], {
-    env: { ...process.env, WISP_TOKEN: TOKEN },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: proc.stdout! });
-  const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error("wisp serve printed no URL")), 20_000);
-    lines.on("line", (l) => {
-      if (l.startsWith("Open ")) {
-        clearTimeout(timer);
-        res(l.slice(5).trim());
-      }
-    });
-    proc.on("exit", (c) => rej(new Error(`wisp serve exited with ${c}`)));
-  });
-  return { url, base: url.split("/#")[0]!, project, proc };
-}
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { SCREENS, TOKEN, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
-  mkdirSync(SCREENS, { recursive: true });
   host = await startHost();
 });
-test.afterEach(() => {
-  host.proc.kill("SIGTERM");
+test.afterEach(async () => {
+  await stopHost(host);
 });
 
 async function newSessionAndSend(page: Page, text: string) {
@@ -89,7 +52,7 @@ test("a rejected write leaves the file as it was; its card showed the diff", asy
   await page.screenshot({ path: join(SCREENS, "approval-diff.png") });
   await card.getByRole("button", { name: "Reject" }).click();
   await expect(page.getByText("The write was rejected").first()).toBeVisible();
-  await expect(page.getByRole("group", { name: "Approve files_write?" }).getByRole("status")).toContainText("Rejected");
+  await expect(page.getByRole("group", { name: "Rejected: write wisp-demo.txt" }).getByRole("status")).toContainText("Rejected");
   expect(readFileSync(join(host.project, "wisp-demo.txt"), "utf8")).toBe("Original line\n");
 });
 
@@ -119,7 +82,7 @@ test("stopping during an approval wait cancels the run and voids the card", asyn
   await page.getByRole("button", { name: "Stop" }).click();
   await expect(page.getByText("You stopped this run.")).toBeVisible();
   await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
-  await expect(page.getByRole("group", { name: "Approve files_write?" }).getByRole("status")).toContainText("Void");
+  await expect(page.getByRole("group", { name: "Not answered: write wisp-demo.txt" }).getByRole("status")).toContainText("Not answered");
   expect(existsSync(join(host.project, "wisp-demo.txt"))).toBe(false);
   await page.screenshot({ path: join(SCREENS, "cancelled.png") });
 });
@@ -181,8 +144,8 @@ test("the QA workbench works in memory only", async ({ page }) => {
 
 test("sessions are renamed and deleted with confirmation; a bad folder is explained", async ({ page }) => {
   await page.goto(host.url);
-  await page.getByRole("textbox", { name: "Absolute folder path" }).fill("relative/folder");
-  await page.getByRole("button", { name: "Authorize a folder" }).click();
+  await page.getByRole("textbox", { name: /Folder path/ }).fill("relative/folder");
+  await page.getByRole("button", { name: "Authorize", exact: true }).click();
   await expect(page.getByRole("alert")).toContainText("absolute path");
   await page.getByRole("button", { name: "New session" }).click();
   await page.getByRole("button", { name: "Rename" }).click();
@@ -200,7 +163,7 @@ test("sessions are renamed and deleted with confirmation; a bad folder is explai
 test("a session with 1,000 runs stays responsive: only what is on screen is rendered", async ({ page, request }) => {
   // Creating 1,000 real runs through the API takes about a minute with a debug build.
   test.setTimeout(300_000);
-  host.proc.kill("SIGTERM");
+  await stopHost(host);
   host = await startHost(["--sim-pace-ms", "0"]);
   const auth = { Authorization: `Bearer ${TOKEN}` };
   const session = await (await request.post(`${host.base}/api/sessions`, { headers: auth, data: {} })).json();

@@ -1,16 +1,26 @@
 // The workbench: projects and sessions on the left, the conversation in the centre, preview
 // tabs on the right. All state comes from the Host's API and event stream; nothing is invented
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { FileText, FolderPlus, Pencil, Plus, Send, Settings, Square, Trash2, X } from "lucide-react";
 import { Api, ApiError } from "./api";
 import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
-import { RunView, type LiveState } from "./components/RunView";
-import type { Outcome } from "./components/ApprovalCard";
+import { RunView, type LiveState } from "./features/conversation/RunView";
+import type { Outcome } from "./features/approvals/ApprovalCard";
+import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
+
+/** How often the session list is re-read for approvals waiting in other sessions. */
+const SESSION_POLL_MS = 3000;
+
+const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
+const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
+
+/** Scrolled this close to the top of the run list, older runs load. */
+const OLDER_THRESHOLD_PX = 200;
 
 interface Tab {
   path: string;
@@ -18,6 +28,8 @@ interface Tab {
   partial?: boolean;
   error?: string;
 }
+
+const NO_TABS: Tab[] = [];
 
 interface Props {
   api: Api;
@@ -35,9 +47,12 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [currentId, setCurrentId] = useState<string | null>(() => localStorage.getItem("wisp-session"));
   const [runs, setRuns] = useState<Run[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
+  // The session whose first page of runs has arrived (examples show only for an empty one).
+  const [loadedFor, setLoadedFor] = useState<string | null>(null);
   const [live, setLive] = useState<Record<string, LiveState>>({});
-  const [tabs, setTabs] = useState<Tab[]>([]);
-  const [activeTab, setActiveTab] = useState<string | null>(null);
+  // Preview tabs per session: switching sessions and back finds them as they were.
+  const [previews, setPreviews] = useState<Record<string, { tabs: Tab[]; active: string | null }>>({});
+  const [previewOpen, setPreviewOpen] = useState(false);
   // Per approval: the target file's text when it was asked, null when the file does not exist,
   // undefined while loading or unknown. Keyed by approval so a later write to the same path
   // is compared with the file as it is then.
@@ -49,6 +64,14 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [draft, setDraft] = useState("");
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const current = sessions.find((s) => s.id === currentId) ?? null;
+  const tabs = (currentId && previews[currentId]?.tabs) || NO_TABS;
+  const activeTab = (currentId && previews[currentId]?.active) || null;
+  const updateTabs = useCallback(
+    (sid: string, f: (p: { tabs: Tab[]; active: string | null }) => { tabs: Tab[]; active: string | null }) =>
+      setPreviews((all) => ({ ...all, [sid]: f(all[sid] ?? { tabs: [], active: null }) })),
+    [],
+  );
+  const setActiveTab = (path: string | null) => currentId && updateTabs(currentId, (p) => ({ ...p, active: path }));
   const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
 
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
@@ -71,8 +94,41 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   }, [api, loadSessions, report]);
 
   useEffect(() => {
-    if (currentId) localStorage.setItem("wisp-session", currentId);
+    if (!currentId) return;
+    localStorage.setItem("wisp-session", currentId);
+    // Alt+↓/↑ may choose a session scrolled out of the list: bring it into view.
+    document.querySelector(`[data-session-id="${CSS.escape(currentId)}"]`)?.scrollIntoView?.({ block: "nearest" });
   }, [currentId]);
+
+  // Sessions waiting for the person's approval, also those not on screen (issue 12 §3): the
+  // list is re-read every few seconds and each active run's status looked up.
+  const [waitingPoll, setWaitingPoll] = useState<Set<string>>(new Set());
+  useEffect(() => {
+    let stopped = false;
+    const check = async () => {
+      try {
+        const list = await loadSessions();
+        const ids = new Set<string>();
+        await Promise.all(
+          list
+            .filter((s) => s.activeRunId)
+            .map(async (s) => {
+              const r = await api.run(s.activeRunId!).catch(() => null);
+              if (r?.status === "awaiting_approval") ids.add(s.id);
+            }),
+        );
+        if (!stopped) setWaitingPoll(ids);
+      } catch {
+        // The next round tries again; a Host that went away is reported by the event stream.
+      }
+    };
+    void check();
+    const h = setInterval(() => void check(), SESSION_POLL_MS);
+    return () => {
+      stopped = true;
+      clearInterval(h);
+    };
+  }, [api, loadSessions]);
 
   const upsert = useCallback((run: Run) => {
     setRuns((rs) => {
@@ -88,17 +144,19 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   currentRef.current = currentId;
 
   const openPreview = useCallback(
-    (path: string) => {
+    (path: string, show = true) => {
       if (!currentRef.current) return;
       const sid = currentRef.current;
-      setTabs((ts) => (ts.some((x) => x.path === path) ? ts : [...ts, { path }]));
-      setActiveTab(path);
+      const set = (f: (ts: Tab[]) => Tab[]) => updateTabs(sid, (p) => ({ ...p, tabs: f(p.tabs) }));
+      updateTabs(sid, (p) => ({ tabs: p.tabs.some((x) => x.path === path) ? p.tabs : [...p.tabs, { path }], active: path }));
+      // On a narrow window the panel opens only when the person asked for the file.
+      if (show) setPreviewOpen(true);
       api
         .preview(sid, path)
-        .then((p) => setTabs((ts) => ts.map((x) => (x.path === path ? { path, content: p.content, partial: p.partial } : x))))
-        .catch((e: Error) => setTabs((ts) => ts.map((x) => (x.path === path ? { path, error: e.message } : x))));
+        .then((p) => set((ts) => ts.map((x) => (x.path === path ? { path, content: p.content, partial: p.partial } : x))))
+        .catch((e: Error) => set((ts) => ts.map((x) => (x.path === path ? { path, error: e.message } : x))));
     },
-    [api],
+    [api, updateTabs],
   );
 
   // Coalesces refreshes: many events of one run in a burst cost one request.
@@ -133,8 +191,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   useEffect(() => {
     setRuns([]);
     setLive({});
-    setTabs([]);
-    setActiveTab(null);
     setCursor(null);
     if (!currentId) return;
     let stop = () => {};
@@ -145,19 +201,31 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         if (cancelled) return;
         setRuns(page.runs.slice().reverse());
         setCursor(page.nextCursor);
+        setLoadedFor(currentId);
         const session = sessions.find((s) => s.id === currentId);
         const onEvent = (e: WispEvent) => {
           if (!e.runId) return;
           refreshRun(e.runId);
           if (e.type === "run_started" || e.type === "run_finished") void loadSessions();
           if (e.type === "assistant_text" || e.type === "step_started" || e.type === "run_finished")
-            setLive((l) => ({ ...l, [e.runId!]: { step: Number(e.step ?? 0), text: "", thinking: false } }));
+            setLive((l) => ({
+              ...l,
+              [e.runId!]: { step: Number(e.step ?? 0), text: "", thinking: false, requestSince: e.type === "step_started" ? Date.now() : undefined },
+            }));
+          // The model's answer is complete once its calls are known: no request is open.
+          if (e.type === "tool_call_started")
+            setLive((l) => (l[e.runId!] ? { ...l, [e.runId!]: { ...l[e.runId!]!, requestSince: undefined } } : l));
           if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(String(e.callId));
           if (e.type === "model_retry") {
             const err = e.error as { message?: string } | undefined;
             setLive((l) => ({
               ...l,
-              [e.runId!]: { ...(l[e.runId!] ?? { step: 0, text: "", thinking: false }), text: "", retry: { attempt: Number(e.attempt), message: err?.message ?? "" } },
+              [e.runId!]: {
+                ...(l[e.runId!] ?? { step: 0, text: "", thinking: false }),
+                text: "",
+                retry: { attempt: Number(e.attempt), message: err?.message ?? "" },
+                requestSince: Date.now(),
+              },
             }));
           }
         };
@@ -167,10 +235,12 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             const same = prev && prev.step === d.step;
             return {
               ...l,
+              // Output ends a retry notice; the request stays open (and timed) until it ends.
               [d.runId]: {
                 step: d.step,
                 text: (same ? prev.text : "") + (d.text ?? ""),
                 thinking: (same && prev.thinking) || (d.reasoningBytes ?? 0) > 0,
+                requestSince: same ? prev.requestSince : Date.now(),
               },
             };
           });
@@ -193,7 +263,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         if (pendingPreview.current.has(c.callId) && c.status === "succeeded") {
           pendingPreview.current.delete(c.callId);
           const path = (c.arguments as { path?: unknown } | null)?.path;
-          if (c.tool === "files_write" && typeof path === "string") openPreview(path);
+          if (c.tool === "files_write" && typeof path === "string") openPreview(path, false);
         }
       }
     }
@@ -234,17 +304,39 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     [api, report],
   );
 
-  const send = async () => {
-    const text = draft.trim();
-    if (!text || !currentId || activeRun) return;
+  // The box is emptied when the message leaves, not when the Host answers: what the person
+  // types meanwhile stays. A failed send puts the message back in front of it.
+  const sending = useRef(false);
+  const startRun = async (text: string, fromBox: boolean) => {
+    if (!text || !currentId || activeRun || sending.current) return;
+    sending.current = true;
+    if (fromBox) setDraft("");
     try {
       const { runId } = await api.startRun(currentId, text);
-      setDraft("");
       refreshRun(runId);
     } catch (e) {
+      if (fromBox) setDraft((d) => (d ? `${text}\n${d}` : text));
       report(e);
+    } finally {
+      sending.current = false;
     }
   };
+  const send = () => startRun(draft.trim(), true);
+  const box = useRef<HTMLTextAreaElement>(null);
+  // Retry and Continue start a new run; Edit & resend puts the text in the box (the person
+  // clicked it, so the box taking the focus is what they asked for).
+  const actions = useMemo(
+    () => ({
+      send: (text: string) => void startRunRef.current(text, false),
+      edit: (text: string) => {
+        setDraft(text);
+        box.current?.focus();
+      },
+    }),
+    [],
+  );
+  const startRunRef = useRef(startRun);
+  startRunRef.current = startRun;
 
   const cancelRun = useCallback(() => {
     if (activeRun) api.cancel(activeRun.id).catch(report);
@@ -275,12 +367,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   // Keyboard: Esc stops the run, Alt+↓/↑ moves between sessions.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      // An Escape that closes a dialog, a menu or an IME composition must never cancel a run
+      // by accident; anywhere else — a focused approval card included — it stops the run.
       if (dialog) return;
-      // Escape stops the run only from the page or the composer: an Escape that closes a
-      // dialog or a menu must never cancel a run by accident.
-      const target = e.target as HTMLElement | null;
-      const fromPage = !target || target === document.body || target.tagName === "TEXTAREA";
-      if (e.key === "Escape" && activeRun && fromPage && !e.defaultPrevented) {
+      if (e.key === "Escape" && activeRun && !e.defaultPrevented && !e.isComposing) {
         e.preventDefault();
         cancelRun();
       }
@@ -311,22 +401,57 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     if (atBottom.current && runs.length) virtual.scrollToIndex(runs.length - 1, { align: "end" });
   }, [runs.length, liveTail, lastRun?.status, virtual]);
 
+  // Older runs load when the person scrolls near the top (or clicks), and the run they were
+  // reading stays where it was on screen: its offset from the top is restored after the prepend.
+  const list = useRef<HTMLDivElement>(null);
+  const loadingOlder = useRef(false);
+  const anchor = useRef<{ id: string; y: number } | null>(null);
   const loadOlder = async () => {
-    if (!currentId || !cursor) return;
+    const el = scroller.current;
+    if (!currentId || !cursor || loadingOlder.current || !el) return;
+    loadingOlder.current = true;
+    const top = el.getBoundingClientRect().top;
+    const shown = [...el.querySelectorAll<HTMLElement>("[data-run-id]")].find((n) => n.getBoundingClientRect().bottom > top);
+    anchor.current = shown ? { id: shown.dataset.runId!, y: shown.getBoundingClientRect().top - top } : null;
     try {
       const page = await api.runs(currentId, cursor);
       setRuns((rs) => [...page.runs.slice().reverse(), ...rs]);
       setCursor(page.nextCursor);
     } catch (e) {
+      anchor.current = null;
       report(e);
+    } finally {
+      loadingOlder.current = false;
     }
   };
+  useLayoutEffect(() => {
+    const a = anchor.current;
+    const el = scroller.current;
+    if (!a || !el || !list.current) return;
+    anchor.current = null;
+    const i = runs.findIndex((r) => r.id === a.id);
+    const offset = i < 0 ? undefined : virtual.getOffsetForIndex(i, "start")?.[0];
+    if (offset !== undefined) el.scrollTop = list.current.offsetTop + offset - a.y;
+  }, [runs, virtual]);
+
+  // The current session's state is known from its runs at once; the others from the poll.
+  const waiting = useMemo(() => {
+    const ids = new Set(waitingPoll);
+    if (currentId) {
+      if (activeRun?.status === "awaiting_approval") ids.add(currentId);
+      else ids.delete(currentId);
+    }
+    return ids;
+  }, [waitingPoll, currentId, activeRun?.status]);
+  useEffect(() => {
+    document.title = waiting.size ? `(${waiting.size}) ${t("appName")}` : t("appName");
+  }, [waiting.size, t]);
 
   const tab = tabs.find((x) => x.path === activeTab) ?? null;
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
 
   return (
-    <div className="app">
+    <div className={previewOpen ? "app preview-open" : "app"}>
       {health?.mode === "simulation" && (
         <div className="banner" role="status">
           {t("simulation")}
@@ -364,8 +489,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
               }}
             >
               <input aria-label={t("folderPath")} placeholder={t("folderPath")} value={projectPath} onChange={(e) => setProjectPath(e.target.value)} />
-              <button type="submit" aria-label={t("authorizeFolder")} title={t("authorizeFolder")} disabled={!projectPath.trim()}>
-                <FolderPlus size={16} />
+              <button type="submit" title={t("authorizeFolder")} disabled={!projectPath.trim()}>
+                <FolderPlus size={16} aria-hidden /> {t("authorize")}
               </button>
             </form>
             <p className="muted small">{t("authorizeHint")}</p>
@@ -381,9 +506,19 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             <ul className="list">
               {sessions.map((s) => (
                 <li key={s.id} className="session-row">
-                  <button className={s.id === currentId ? "item selected" : "item"} onClick={() => setCurrentId(s.id)} aria-current={s.id === currentId}>
-                    {s.title}
-                    {s.activeRunId && <span className="dot" aria-label={t("status_running")} />}
+                  <button
+                    className={s.id === currentId ? "item selected" : "item"}
+                    onClick={() => setCurrentId(s.id)}
+                    aria-current={s.id === currentId}
+                    data-session-id={s.id}
+                    title={s.title}
+                  >
+                    <span className="item-title">{s.title}</span>
+                    {waiting.has(s.id) ? (
+                      <span className="badge badge-awaiting_approval">{t("needsApproval")}</span>
+                    ) : (
+                      s.activeRunId && <span className="dot" aria-label={t("status_running")} />
+                    )}
                   </button>
                   {s.id === currentId && (
                     <span className="row-actions">
@@ -415,8 +550,36 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           ) : (
             <>
               <header className="conv-head">
-                <h1>{current.title}</h1>
-                <span className="muted small">{projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}</span>
+                <h1 title={current.title}>{current.title}</h1>
+                <span className="muted small root" title={projectRoot ?? undefined}>
+                  {projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}
+                </span>
+                {!projectRoot && projects.length > 0 && (
+                  <form
+                    className="attach"
+                    onSubmit={(e) => {
+                      e.preventDefault();
+                      const pid = new FormData(e.currentTarget).get("project");
+                      if (typeof pid === "string" && current)
+                        api.attachProject(current.id, pid).then(loadSessions).catch(report);
+                    }}
+                  >
+                    <select name="project" aria-label={t("attachFolder")} defaultValue={selectedProject ?? projects[0]?.id}>
+                      {projects.map((p) => (
+                        <option key={p.id} value={p.id}>
+                          {p.root}
+                        </option>
+                      ))}
+                    </select>
+                    <button type="submit" disabled={!!activeRun}>
+                      {t("attach")}
+                    </button>
+                  </form>
+                )}
+                <button className="preview-toggle" aria-expanded={previewOpen} aria-controls="preview-panel" onClick={() => setPreviewOpen((o) => !o)}>
+                  <FileText size={15} aria-hidden /> {t("preview")}
+                  {tabs.length ? ` (${tabs.length})` : ""}
+                </button>
               </header>
               <div
                 className="runs"
@@ -424,19 +587,38 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 onScroll={(e) => {
                   const el = e.currentTarget;
                   atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+                  if (el.scrollTop < OLDER_THRESHOLD_PX && cursor) void loadOlder();
                 }}
               >
+                {runs.length === 0 && !cursor && loadedFor === currentId && (
+                  // A new session suggests a start; in simulation, the scripted scenarios.
+                  <div className="examples">
+                    <p className="muted">{t("examplesTitle")}</p>
+                    {(health?.mode === "simulation" ? SIM_EXAMPLES : LIVE_EXAMPLES).map((k) => (
+                      <button
+                        key={k}
+                        className="example"
+                        onClick={() => {
+                          setDraft(t(k));
+                          box.current?.focus();
+                        }}
+                      >
+                        {t(k)}
+                      </button>
+                    ))}
+                  </div>
+                )}
                 {cursor && (
                   <button className="link older" onClick={() => void loadOlder()}>
                     {t("loadOlder")}
                   </button>
                 )}
-                <div style={{ height: virtual.getTotalSize(), position: "relative" }}>
+                <div ref={list} style={{ height: virtual.getTotalSize(), position: "relative" }}>
                   {virtual.getVirtualItems().map((item) => {
                     const run = runs[item.index]!;
                     return (
                       <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
-                        <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} />
+                        <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} actions={activeRun ? undefined : actions} />
                       </div>
                     );
                   })}
@@ -450,6 +632,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 }}
               >
                 <textarea
+                  ref={box}
                   aria-label={t("messagePlaceholder")}
                   placeholder={t("messagePlaceholder")}
                   value={draft}
@@ -476,7 +659,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           )}
         </main>
 
-        <aside className="preview" aria-label={t("preview")}>
+        <aside className="preview" id="preview-panel" aria-label={t("preview")}>
+          <button className="icon preview-close" aria-label={t("closePreview")} title={t("closePreview")} onClick={() => setPreviewOpen(false)}>
+            <X size={16} />
+          </button>
           <div
             className="tabs"
             role="tablist"
@@ -508,9 +694,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   className="icon"
                   aria-label={`${t("closeTab")} ${x.path}`}
                   onClick={() => {
-                    const rest = tabs.filter((y) => y.path !== x.path);
-                    setTabs(rest);
-                    if (activeTab === x.path) setActiveTab(rest[rest.length - 1]?.path ?? null);
+                    if (!currentId) return;
+                    updateTabs(currentId, (p) => {
+                      const rest = p.tabs.filter((y) => y.path !== x.path);
+                      return { tabs: rest, active: p.active === x.path ? rest[rest.length - 1]?.path ?? null : p.active };
+                    });
                   }}
                 >
                   <X size={13} />
@@ -530,6 +718,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         </aside>
       </div>
 
+      <ApprovalAnnouncer runs={runs} />
       <SettingsDialog open={dialog === "settings"} lang={lang} theme={theme} onLang={onLang} onTheme={onTheme} onClose={() => setDialog(null)} />
       <RenameDialog
         open={dialog === "rename"}

@@ -42,6 +42,7 @@ export class Api {
   sessions = () => this.call<Session[]>("GET", "/api/sessions");
   createSession = (projectId?: string) => this.call<Session>("POST", "/api/sessions", projectId ? { projectId } : {});
   renameSession = (id: string, title: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { title });
+  attachProject = (id: string, projectId: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { projectId });
   deleteSession = (id: string) => this.call<void>("DELETE", `/api/sessions/${id}`);
   runs = (sessionId: string, cursor?: string | null, limit = 30) =>
     this.call<RunPage>("GET", `/api/sessions/${sessionId}/runs?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);

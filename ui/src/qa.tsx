@@ -2,7 +2,7 @@
 // the Host, a model or the file system (UI-10): nothing here proves that the real flow works.
 import { StrictMode, useEffect, useMemo, useState } from "react";
 import { createRoot } from "react-dom/client";
-import { ApprovalCard, type Outcome } from "./components/ApprovalCard";
+import { ApprovalCard, type Outcome } from "./features/approvals/ApprovalCard";
 import { browserLang, I18n, translator, type Lang } from "./i18n";
 import "./styles.css";
 

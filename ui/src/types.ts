@@ -16,7 +16,7 @@ export interface ToolCall {
   callId: string; tool: string; arguments: unknown; status: CallStatus;
   result: string | null; approval: Approval | null;
 }
-export interface Step { index: number; text: string; toolCalls: ToolCall[] }
+export interface Step { index: number; text: string; partial?: boolean; toolCalls: ToolCall[] }
 export interface RunError { kind: string; message: string }
 export interface Usage { promptTokens: number; completionTokens: number; reasoningTokens: number; cacheHitTokens: number; cacheMissTokens: number }
 export interface Run {

@@ -3,14 +3,21 @@
 // markup, and that both languages say everything.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { ApprovalCard } from "./components/ApprovalCard";
-import { RunView } from "./components/RunView";
-import { Markdown } from "./components/Markdown";
+import { ApprovalCard } from "./features/approvals/ApprovalCard";
+import { decisionOf, isTextField } from "./features/approvals/keys";
+import { RunView } from "./features/conversation/RunView";
+import { Markdown } from "./features/conversation/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
 import { SseParser, takeToken } from "./api";
 import type { Run } from "./types";
 
 afterEach(cleanup);
+
+/** Focus as Tab gives it: the key press first, then the focus. */
+const tabTo = (el: HTMLElement) => {
+  fireEvent.keyDown(document.activeElement ?? document.body, { key: "Tab" });
+  el.focus();
+};
 
 const withT = (ui: React.ReactNode, lang: "en" | "zh" = "en") => <I18n.Provider value={translator(lang)}>{ui}</I18n.Provider>;
 
@@ -22,6 +29,12 @@ describe("i18n", () => {
   });
   it("fills in variables", () => {
     expect(translator("zh")("steps", { n: 2, c: 3 })).toBe("2 轮，3 次工具调用");
+  });
+  it("says 1 step, 1 tool call — plurals only where English has them (issue 12 §6)", () => {
+    expect(translator("en")("steps", { n: 1, c: 1 })).toBe("1 step, 1 tool call");
+    expect(translator("en")("steps", { n: 2, c: 1 })).toBe("2 steps, 1 tool call");
+    expect(translator("en")("steps", { n: 1, c: 0 })).toBe("1 step, 0 tool calls");
+    expect(translator("zh")("steps", { n: 1, c: 1 })).toBe("1 轮，1 次工具调用");
   });
 });
 
@@ -58,6 +71,15 @@ describe("ApprovalCard", () => {
     expect(screen.getByText(/Digest dddddddd/)).toBeTruthy();
   });
 
+  it("titles an answered card by its outcome and says when a write changes nothing", () => {
+    const { unmount } = render(withT(<ApprovalCard request={{ ...write, state: "approved" }} onDecide={async () => "approved"} />));
+    expect(screen.getByRole("group", { name: "Approved: write a.txt" })).toBeTruthy();
+    unmount();
+    render(withT(<ApprovalCard request={write} currentText={write.arguments.content} onDecide={async () => "approved"} />, "zh"));
+    expect(screen.getByText("没有变化：文件已经是这个内容")).toBeTruthy();
+    expect(screen.queryByLabelText("diff")).toBeNull();
+  });
+
   it("says a write creates a new file when there is none", () => {
     render(withT(<ApprovalCard request={write} currentText={null} onDecide={async () => "approved"} />));
     expect(screen.getByText("New file")).toBeTruthy();
@@ -73,14 +95,73 @@ describe("ApprovalCard", () => {
     expect(screen.getByRole("status").textContent).toBe("Approved");
   });
 
-  it("answers to R on the focused card and reports a stale request", async () => {
+  it("answers to R on a card the person tabbed to and reports a stale request", async () => {
     const onDecide = vi.fn(async () => "stale" as const);
     render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
     const card = screen.getByRole("group");
-    card.focus();
+    tabTo(card);
     await act(async () => fireEvent.keyDown(card, { key: "r" }));
     expect(onDecide).toHaveBeenCalledWith("reject");
-    expect(screen.getByRole("status").textContent).toContain("Stale");
+    expect(screen.getByRole("status").textContent).toContain("No longer pending");
+  });
+
+  // Issue 12 §1: typing that happens to contain an "a" or "r" must never answer a card.
+  it("never takes the focus when it appears: typing goes on in the box and decides nothing", async () => {
+    const onDecide = vi.fn(async () => "approved" as const);
+    const box = document.createElement("textarea");
+    document.body.appendChild(box);
+    box.focus();
+    const run: Run = {
+      ...baseRun, status: "awaiting_approval", finalText: null,
+      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: write.arguments, status: "awaiting_approval", result: null,
+        approval: { id: "ap9", state: "pending", digest: write.digest, arguments: write.arguments } }] }],
+    };
+    render(withT(<RunView run={run} onDecide={onDecide} onPreview={() => {}} currentText={() => undefined} />));
+    expect(screen.getByRole("group", { name: /files_write/ })).toBeTruthy();
+    expect(document.activeElement).toBe(box);
+    for (const key of "aaaa rrrr") await act(async () => fireEvent.keyDown(document.activeElement!, { key }));
+    expect(onDecide).not.toHaveBeenCalled();
+    box.remove();
+  });
+
+  it("ignores A and R on a card focused by anything but Tab or a click", async () => {
+    const onDecide = vi.fn(async () => "approved" as const);
+    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    const card = screen.getByRole("group");
+    fireEvent.keyDown(document.body, { key: "x" });
+    card.focus();
+    await act(async () => fireEvent.keyDown(card, { key: "a" }));
+    expect(onDecide).not.toHaveBeenCalled();
+    // Moving away and back with Tab makes it the person's choice.
+    card.blur();
+    tabTo(card);
+    await act(async () => fireEvent.keyDown(card, { key: "a" }));
+    expect(onDecide).toHaveBeenCalledWith("approve");
+  });
+
+  it("ignores modifier keys, key repeat, IME composition and keys on its buttons", async () => {
+    const onDecide = vi.fn(async () => "approved" as const);
+    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    const card = screen.getByRole("group");
+    tabTo(card);
+    for (const mod of [{ ctrlKey: true }, { altKey: true }, { metaKey: true }, { shiftKey: true }, { repeat: true }, { isComposing: true }])
+      for (const key of ["a", "A", "r", "R"]) await act(async () => fireEvent.keyDown(card, { key, ...mod }));
+    await act(async () => fireEvent.keyDown(screen.getByRole("button", { name: /Reject/ }), { key: "a" }));
+    expect(onDecide).not.toHaveBeenCalled();
+    await act(async () => fireEvent.keyDown(card, { key: "A" }));
+    expect(onDecide).toHaveBeenCalledTimes(1);
+    expect(onDecide).toHaveBeenCalledWith("approve");
+  });
+
+  it("answers R on a card the person clicked", async () => {
+    const onDecide = vi.fn(async () => "rejected" as const);
+    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    const card = screen.getByRole("group");
+    fireEvent.pointerDown(card);
+    card.focus();
+    fireEvent.pointerUp(card);
+    await act(async () => fireEvent.keyDown(card, { key: "r" }));
+    expect(onDecide).toHaveBeenCalledWith("reject");
   });
 
   it("shows old and new text of a replace, and the origin of an MCP tool", () => {
@@ -143,7 +224,8 @@ describe("RunView", () => {
         approval: { id: "ap9", state: "void", digest: "e".repeat(64), arguments: { path: "a", content: "x" } } }] }],
     };
     runView(run);
-    expect(screen.getByRole("status").textContent).toContain("Void");
+    expect(screen.getByRole("status").textContent).toContain("Not answered");
+    expect(screen.getByRole("group", { name: "Not answered: write a" })).toBeTruthy();
     expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
   });
 
@@ -155,13 +237,85 @@ describe("RunView", () => {
     expect(screen.getByRole("status").textContent).toContain("overloaded");
   });
 
+  it("keeps a cut-off answer and offers Retry; Continue only when out of steps (issue 12 §2)", () => {
+    const send = vi.fn();
+    const edit = vi.fn();
+    const run: Run = { ...baseRun, status: "cancelled", finalText: null, steps: [{ index: 0, text: "Half an ans", partial: true, toolCalls: [] }] };
+    const { unmount } = render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} actions={{ send, edit }} />));
+    expect(screen.getByText(/Cut off/)).toBeTruthy();
+    expect(screen.getByText("Half an ans")).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "Continue" })).toBeNull();
+    fireEvent.click(screen.getByRole("button", { name: "Retry" }));
+    expect(send).toHaveBeenCalledWith(run.text);
+    fireEvent.click(screen.getByRole("button", { name: "Edit & resend" }));
+    expect(edit).toHaveBeenCalledWith(run.text);
+    unmount();
+    render(withT(<RunView run={{ ...run, status: "budget_exhausted", steps: [] }} onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} actions={{ send, edit }} />));
+    fireEvent.click(screen.getByRole("button", { name: "Continue" }));
+    expect(send).toHaveBeenLastCalledWith("Please continue where you stopped.");
+  });
+
+  it("offers no Retry while another run is active (no actions)", () => {
+    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "x", message: "boom" } });
+    expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
+  });
+
+  it("shows how long the open model request has been waiting (issue 12 §3)", () => {
+    render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
+      live={{ step: 0, text: "", thinking: false, requestSince: Date.now() - 5_400 }}
+      onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />, "zh"));
+    expect(screen.getByText("5 秒")).toBeTruthy();
+    expect(screen.getByText(/等待模型/)).toBeTruthy();
+  });
+
   it("explains a failure in the model's words", () => {
     runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402)." } });
     expect(screen.getByRole("alert").textContent).toContain("out of balance");
   });
 });
 
+describe("decision keys", () => {
+  const plain = { repeat: false, ctrlKey: false, altKey: false, metaKey: false, shiftKey: false };
+  it("maps only a plain A or R", () => {
+    expect(decisionOf({ ...plain, key: "a" })).toBe("approve");
+    expect(decisionOf({ ...plain, key: "R" })).toBe("reject");
+    expect(decisionOf({ ...plain, key: "Enter" })).toBeNull();
+    expect(decisionOf({ ...plain, key: "a", repeat: true })).toBeNull();
+    expect(decisionOf({ ...plain, key: "a", isComposing: true })).toBeNull();
+  });
+  it("knows text fields", () => {
+    const div = document.createElement("div");
+    div.setAttribute("contenteditable", "true");
+    document.body.appendChild(div);
+    for (const tag of ["input", "textarea", "select"]) expect(isTextField(document.createElement(tag))).toBe(true);
+    expect(isTextField(div)).toBe(true);
+    expect(isTextField(document.createElement("button"))).toBe(false);
+    div.remove();
+  });
+});
+
 describe("Markdown", () => {
+  it("renders GitHub-flavoured markdown: tables, task lists, strikethrough, autolinks (issue 12 §4)", () => {
+    const { container } = render(withT(<Markdown text={"| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~old~~ see https://example.com\n\n> quoted"} />));
+    expect(container.querySelectorAll("table td").length).toBe(2);
+    const boxes = container.querySelectorAll<HTMLInputElement>("input[type=checkbox]");
+    expect([...boxes].map((b) => b.checked)).toEqual([true, false]);
+    expect(container.querySelector("del")?.textContent).toBe("old");
+    expect(container.querySelector("a")?.getAttribute("href")).toBe("https://example.com");
+    expect(container.querySelector("a")?.getAttribute("rel")).toContain("noopener");
+    expect(container.querySelector("blockquote")?.textContent).toContain("quoted");
+  });
+
+  it("names a code block's language, highlights it and copies its text", async () => {
+    const writeText = vi.fn(async () => {});
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
+    const { container } = render(withT(<Markdown text={"```rust\nfn main() {}\n```"} />));
+    expect(container.querySelector(".codeblock-head")?.textContent).toContain("rust");
+    expect(container.querySelector("pre code .hljs-keyword")?.textContent).toBe("fn");
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: /Copy code/ })));
+    expect(writeText).toHaveBeenCalledWith("fn main() {}\n");
+  });
+
   it("never renders raw HTML from model text", () => {
     const { container } = render(<Markdown text={'hi <script>alert(1)</script> <img src=x onerror="alert(2)"> **bold**'} />);
     expect(container.querySelector("script")).toBeNull();

@@ -79,6 +79,8 @@ pub struct HostConfig {
     pub model_attempts: u32,
     /// First retry pause.
     pub retry_base_delay: Duration,
+    /// Total time one model request may wait out rate limits as the service asked.
+    pub rate_limit_window: Duration,
 }
 
 impl HostConfig {
@@ -89,6 +91,7 @@ impl HostConfig {
             step_budget: limits::DEFAULT_STEP_BUDGET,
             model_attempts: limits::MODEL_ATTEMPTS,
             retry_base_delay: limits::RETRY_BASE_DELAY,
+            rate_limit_window: limits::RATE_LIMIT_WINDOW,
         }
     }
 }
@@ -217,11 +220,12 @@ impl Host {
         if path.trim().is_empty() {
             return Err(fail(CoreErrorKind::Invalid, "path is empty"));
         }
-        let path = Path::new(path);
+        let expanded = expand_home(path.trim())?;
+        let path = expanded.as_path();
         if !path.is_absolute() {
             return Err(fail(
                 CoreErrorKind::Invalid,
-                "give the folder's absolute path",
+                "give the folder's absolute path (or one starting with ~/)",
             ));
         }
         // A folder that is not there — a name longer than the system allows is never there —
@@ -569,6 +573,67 @@ impl Host {
         self.session(id)
     }
 
+    /// `PATCH /api/sessions/{id}`: a new title and/or a project folder for a session that has
+    /// none (issue 12 §5). Everything is checked before anything changes.
+    pub fn update_session(
+        &self,
+        id: &str,
+        request: &p::UpdateSession,
+    ) -> Result<p::Session, CoreError> {
+        if request.title.is_none() && request.project_id.is_none() {
+            return Err(fail(
+                CoreErrorKind::Invalid,
+                "give a title, a projectId, or both",
+            ));
+        }
+        let session = self.session(id)?;
+        let title = match &request.title {
+            Some(t) => {
+                let t = t.trim();
+                if t.is_empty() || t.chars().count() > limits::MAX_TITLE_CHARS {
+                    return Err(fail(
+                        CoreErrorKind::Invalid,
+                        format!("a title has 1 to {} characters", limits::MAX_TITLE_CHARS),
+                    ));
+                }
+                Some(t.to_owned())
+            }
+            None => None,
+        };
+        if let Some(pid) = &request.project_id {
+            if session.project_id.is_some() {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    "this session already has a project folder; a session's folder never changes (start a new session for another folder)",
+                ));
+            }
+            if session.active_run_id.is_some() {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    "a run is in progress; attach the folder when it has ended",
+                ));
+            }
+            if self.inner.store.project(pid)?.is_none() {
+                return Err(fail(
+                    CoreErrorKind::NotFound,
+                    format!("no authorized project {pid}"),
+                ));
+            }
+        }
+        if let Some(pid) = &request.project_id
+            && !self.inner.store.attach_project(id, pid)?
+        {
+            return Err(fail(
+                CoreErrorKind::Conflict,
+                "this session already has a project folder",
+            ));
+        }
+        if let Some(t) = title {
+            self.inner.store.rename_session(id, &t)?;
+        }
+        self.session(id)
+    }
+
     /// Deletes a session with its runs and events. Refused while a run is in progress.
     pub fn delete_session(&self, id: &str) -> Result<(), CoreError> {
         self.session(id)?;
@@ -675,6 +740,31 @@ impl Inner {
             Err(e) => tracing::error!(error = %e, session_id, "event not stored"),
         }
     }
+}
+
+/// `~` and `~/…` name the person's home folder, as in a shell (issue 12 §5); other paths are
+/// taken as they are. Only the home of the user the Host runs as (`HOME`), never `~other`.
+fn expand_home(path: &str) -> Result<std::path::PathBuf, CoreError> {
+    let rest = match path.strip_prefix('~') {
+        None => return Ok(path.into()),
+        Some("") => "",
+        Some(r) if r.starts_with('/') => r.trim_start_matches('/'),
+        Some(_) => {
+            return Err(fail(
+                CoreErrorKind::Invalid,
+                "only ~/ (your own home folder) is understood, not ~name",
+            ));
+        }
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .ok_or_else(|| {
+            fail(
+                CoreErrorKind::Invalid,
+                "~ cannot be expanded: HOME is not set",
+            )
+        })?;
+    Ok(Path::new(&home).join(rest))
 }
 
 pub(crate) fn interrupted_error() -> p::RunError {

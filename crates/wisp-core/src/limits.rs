@@ -21,3 +21,8 @@ pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
 pub use wisp_protocol::limits::{
     DEFAULT_RUNS_PAGE, MAX_RUNS_PAGE, MAX_TITLE_CHARS, MAX_USER_TEXT_CHARS,
 };
+
+/// Total time one model request waits out rate limits (429 with a `Retry-After` of at most
+/// [`MAX_RETRY_DELAY`]) before the run fails; these waits do not use up [`MODEL_ATTEMPTS`]
+/// (issue 12 §2).
+pub const RATE_LIMIT_WINDOW: Duration = Duration::from_secs(60);

@@ -2,14 +2,15 @@
 //! cancel, bounded retries of the model request, the step budget.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tokio::sync::{oneshot, watch};
 use wisp_fs::Sandbox;
 use wisp_model::{
-    AssistantMessage, ChatRequest, Completion, Continuation, Message, ModelError, ToolCall,
-    ToolSpec,
+    AssistantMessage, ChatRequest, Completion, Continuation, ErrorKind, Message, ModelError,
+    ToolCall, ToolSpec,
 };
 use wisp_protocol as p;
 
@@ -150,7 +151,15 @@ fn history(ctx: &RunCtx) -> Result<Vec<Message>, String> {
         push_user(&mut messages, run.text);
         for step in run.steps {
             if step.calls.is_empty() {
-                messages.push(Message::Assistant(AssistantMessage::text(step.text)));
+                // A cut-off round goes back as the assistant's own partial answer, said to be
+                // cut off. It made no calls, so the provider needs no reasoning for it
+                // (DeepSeek asks for reasoning_content only with tool calls) and none is made up.
+                let text = if step.partial {
+                    format!("{}{PARTIAL_NOTE}", step.text)
+                } else {
+                    step.text
+                };
+                messages.push(Message::Assistant(AssistantMessage::text(text)));
                 continue;
             }
             let calls = step
@@ -184,6 +193,9 @@ fn history(ctx: &RunCtx) -> Result<Vec<Message>, String> {
     Ok(messages)
 }
 
+/// Follows a partial answer in the history, so the model knows it was cut off.
+const PARTIAL_NOTE: &str = "\n\n[Cut off here: this answer stopped before it was finished.]";
+
 /// Adds a user message. A run that failed before the model answered leaves its message
 /// without a reply, and some providers refuse two user messages in a row: the gap is filled
 /// with a short note saying so, which is also the truth the model should know.
@@ -215,13 +227,17 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
         let mut request = ChatRequest::new(messages.clone());
         request.tools = specs.clone();
         let completion = match request_with_retries(ctx, &request, step).await {
-            Ok(Some(c)) => c,
-            Ok(None) => return cancelled(),
-            Err(e) => {
+            Answer::Done(c) => c,
+            Answer::Cancelled { partial } => {
+                keep_partial(ctx, step, &partial);
+                return cancelled();
+            }
+            Answer::Failed { error, partial } => {
+                keep_partial(ctx, step, &partial);
                 return End {
                     status: p::RunStatus::Failed,
                     final_text: None,
-                    error: Some(run_error(&e)),
+                    error: Some(error),
                 };
             }
         };
@@ -323,46 +339,119 @@ fn cancelled() -> End {
     }
 }
 
+/// Stores the text a cut-off round had streamed, marked partial (issue 12 §2).
+fn keep_partial(ctx: &RunCtx, step: u32, partial: &str) {
+    if partial.is_empty() {
+        return;
+    }
+    if let Err(e) = ctx
+        .host
+        .inner
+        .store
+        .insert_partial_step(&ctx.run_id, step, partial)
+    {
+        tracing::error!(error = %e, "partial text not stored");
+    }
+}
+
+/// How one model request ended. `partial` is the answer text the last attempt had streamed
+/// before it was cut off (empty when none).
+enum Answer {
+    Done(Completion),
+    Cancelled { partial: String },
+    Failed { error: p::RunError, partial: String },
+}
+
 /// One model request, retried for retryable errors with backoff (the request only: tool
-/// results already recorded are in `request` and are never re-executed). `Ok(None)`: cancelled.
-async fn request_with_retries(
-    ctx: &RunCtx,
-    request: &ChatRequest,
-    step: u32,
-) -> Result<Option<Completion>, ModelError> {
+/// results already recorded are in `request` and are never re-executed).
+///
+/// A rate limit (429) whose `Retry-After` fits in [`crate::limits::MAX_RETRY_DELAY`] is waited
+/// out as asked and does not use up an attempt, as long as the waits of this request stay
+/// within the rate-limit window; one that asks for longer fails at once, saying so — the loop
+/// never retries earlier than the service asked.
+async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) -> Answer {
     let config = &ctx.host.inner.config;
     let Some(model) = &ctx.host.inner.model else {
         let problem = crate::lock(&ctx.host.inner.model_problem).clone();
-        return Err(ModelError::unavailable(
-            problem.as_deref().unwrap_or("no model is configured"),
-        ));
+        return Answer::Failed {
+            error: run_error(&ModelError::unavailable(
+                problem.as_deref().unwrap_or("no model is configured"),
+            )),
+            partial: String::new(),
+        };
     };
     let mut attempt = 1;
+    let mut failures = 1;
+    let mut rate_waited = Duration::ZERO;
     loop {
+        // What this attempt streamed, kept if it is cut off (a retry starts from nothing).
+        let streamed = std::sync::Mutex::new(String::new());
+        let partial = || std::mem::take(&mut *lock(&streamed));
         let answer = tokio::select! {
-            r = model.stream_chat(request, |d| ctx.delta(step, d)) => r,
-            _ = ctx.wait_cancel() => return Ok(None),
-        };
-        match answer {
-            Ok(c) => return Ok(Some(c)),
-            Err(e) if e.retryable() && attempt < config.model_attempts => {
-                let backoff = config.retry_base_delay * 2u32.saturating_pow(attempt - 1);
-                let pause = e
-                    .retry_after()
-                    .unwrap_or(backoff)
-                    .min(crate::limits::MAX_RETRY_DELAY);
-                attempt += 1;
-                tracing::info!(attempt, error = %e, "retrying the model request");
-                ctx.emit(p::EventKind::ModelRetry {
-                    attempt,
-                    error: run_error(&e),
-                });
-                tokio::select! {
-                    _ = tokio::time::sleep(pause) => {}
-                    _ = ctx.wait_cancel() => return Ok(None),
+            r = model.stream_chat(request, |d| {
+                if let wisp_model::StreamDelta::Content(t) = d {
+                    lock(&streamed).push_str(t);
                 }
+                ctx.delta(step, d)
+            }) => r,
+            _ = ctx.wait_cancel() => return Answer::Cancelled { partial: partial() },
+        };
+        let e = match answer {
+            Ok(c) => return Answer::Done(c),
+            Err(e) => e,
+        };
+        let asked = e
+            .retry_after()
+            .filter(|_| e.kind() == ErrorKind::RateLimited);
+        let pause = match asked {
+            Some(wait) if wait > crate::limits::MAX_RETRY_DELAY => {
+                return Answer::Failed {
+                    error: p::RunError {
+                        kind: run_error(&e).kind,
+                        message: format!(
+                            "{e} That is longer than Wisp waits within a run ({} s); send the message again later.",
+                            crate::limits::MAX_RETRY_DELAY.as_secs()
+                        ),
+                    },
+                    partial: partial(),
+                };
             }
-            Err(e) => return Err(e),
+            Some(wait) if rate_waited + wait <= config.rate_limit_window => {
+                rate_waited += wait;
+                wait
+            }
+            Some(_) => {
+                return Answer::Failed {
+                    error: p::RunError {
+                        kind: run_error(&e).kind,
+                        message: format!(
+                            "The model service kept rate limiting requests (429) after Wisp waited {} s as it asked; send the message again later.",
+                            rate_waited.as_secs()
+                        ),
+                    },
+                    partial: partial(),
+                };
+            }
+            None if e.retryable() && failures < config.model_attempts => {
+                failures += 1;
+                config.retry_base_delay * 2u32.saturating_pow(failures - 2)
+            }
+            None => {
+                return Answer::Failed {
+                    error: run_error(&e),
+                    partial: partial(),
+                };
+            }
+        };
+        attempt += 1;
+        tracing::info!(attempt, error = %e, "retrying the model request");
+        ctx.emit(p::EventKind::ModelRetry {
+            attempt,
+            error: run_error(&e),
+        });
+        tokio::select! {
+            _ = tokio::time::sleep(pause.min(crate::limits::MAX_RETRY_DELAY)) => {}
+            _ = ctx.wait_cancel() => return Answer::Cancelled { partial: String::new() },
         }
     }
 }

@@ -150,7 +150,7 @@ impl ModelError {
         Self::new(
             ErrorKind::IdleTimeout,
             format!(
-                "The model service sent nothing for {} s; the request was given up.",
+                "The model service stalled: no data for {} s (keep-alives do not count), so the request was given up; trying again usually helps.",
                 idle.as_secs_f64()
             ),
         )

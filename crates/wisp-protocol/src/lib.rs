@@ -192,6 +192,10 @@ pub struct Step {
     pub index: u32,
     /// Visible text the model produced in this round.
     pub text: String,
+    /// True when the round was cut off by a stop or a failure: `text` is what had streamed
+    /// by then, and the round has no calls.
+    #[serde(default)]
+    pub partial: bool,
     /// Calls in the order the model made them.
     pub tool_calls: Vec<ToolCall>,
 }
@@ -387,19 +391,36 @@ pub enum Live {
     Delta(Delta),
 }
 
-/// `PATCH /api/sessions/{id}`.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, or
+/// both; at least one of them not `null`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(extend("anyOf" = [
+    {"required": ["title"], "properties": {"title": {"type": "string"}}},
+    {"required": ["projectId"], "properties": {"projectId": {"type": "string"}}}
+]))]
 pub struct UpdateSession {
     /// New title: up to 200 characters with at least one that is not white space (it is
-    /// stored trimmed).
+    /// stored trimmed); absent or `null`: unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = limits::MAX_TITLE_CHARS), pattern(HAS_VISIBLE_CHAR))]
-    pub title: String,
+    pub title: Option<String>,
+    /// An authorized project to attach. Only a session without a folder gets one; a session's
+    /// folder never changes once set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(pattern(PROJECT_ID))]
+    pub project_id: Option<String>,
 }
 
 impl Check for UpdateSession {
     fn check(&self) -> Result<(), String> {
-        visible_text("title", &self.title, limits::MAX_TITLE_CHARS)
+        if self.title.is_none() && self.project_id.is_none() {
+            return Err("give a title, a projectId, or both".into());
+        }
+        match &self.title {
+            Some(t) => visible_text("title", t, limits::MAX_TITLE_CHARS),
+            None => Ok(()),
+        }
     }
 }
 
@@ -421,15 +442,19 @@ pub struct Preview {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateProject {
-    /// The absolute path of an existing folder to authorize (a missing one is 404).
+    /// The absolute path of an existing folder to authorize (a missing one is 404); `~` and
+    /// `~/…` name the home folder of the user the Host runs as.
     #[schemars(length(min = 1, max = limits::MAX_PROJECT_PATH_CHARS), pattern(ABSOLUTE_PATH))]
     pub path: String,
 }
 
 impl Check for CreateProject {
     fn check(&self) -> Result<(), String> {
-        if !self.path.starts_with('/') || self.path.contains('\0') {
-            return Err("path: give the folder's absolute path".into());
+        let absolute = self.path.starts_with('/')
+            || self.path == "~"
+            || self.path.starts_with("~/");
+        if !absolute || self.path.contains('\0') {
+            return Err("path: give the folder's absolute path (or ~/…)".into());
         }
         at_most("path", &self.path, limits::MAX_PROJECT_PATH_CHARS)
     }
@@ -536,8 +561,8 @@ pub trait Check {
 pub const HAS_VISIBLE_CHAR: &str =
     "[^\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 
-/// An absolute path without NUL.
-pub const ABSOLUTE_PATH: &str = "^/[^\\u0000]*$";
+/// An absolute path without NUL, or one under the person's home folder: `~` or `~/…`.
+pub const ABSOLUTE_PATH: &str = "^(/|~/|~$)[^\\u0000]*$";
 
 /// IDs the Host gives out: a prefix, `_`, 32 lowercase hex digits.
 pub const PROJECT_ID: &str = "^p_[0-9a-f]{32}$";
@@ -629,7 +654,14 @@ mod tests {
             .check()
             .is_err()
         );
-        let title = |t: &str| UpdateSession { title: t.into() }.check();
+        let title = |t: &str| {
+            UpdateSession {
+                title: Some(t.into()),
+                project_id: None,
+            }
+            .check()
+        };
+        assert!(UpdateSession::default().check().is_err());
         assert!(title(&"t".repeat(limits::MAX_TITLE_CHARS)).is_ok());
         // The raw length counts, as the schema's maxLength does.
         assert!(title(&format!("{} ", "t".repeat(limits::MAX_TITLE_CHARS))).is_err());
@@ -647,6 +679,9 @@ mod tests {
         let project = |p: &str| CreateProject { path: p.into() }.check();
         assert!(project("/").is_ok());
         assert!(project("relative").is_err());
+        assert!(project("~").is_ok());
+        assert!(project("~/code").is_ok());
+        assert!(project("~root/code").is_err());
         assert!(project("/a\0b").is_err());
         assert!(
             project(&format!(

@@ -315,7 +315,7 @@ async fn update_session(
     Id(id): Id,
     Body(body): Body<p::UpdateSession>,
 ) -> ApiResult<p::Session> {
-    Ok(Json(s.host.rename_session(&id, &body.title)?))
+    Ok(Json(s.host.update_session(&id, &body)?))
 }
 
 async fn delete_session(State(s): State<AppState>, Id(id): Id) -> Result<StatusCode, ApiError> {

@@ -15,6 +15,9 @@ pub enum Fault {
     Status(u16),
     /// `disconnect`: a few chunks, then the connection is aborted mid-stream.
     Disconnect,
+    /// `close-after-text`: two pieces of answer text, then the body ends cleanly without
+    /// `[DONE]` (what a client keeps of an answer cut off mid-text).
+    CloseAfterText,
     /// `close-early`: a few chunks, then the body ends cleanly without `[DONE]`.
     CloseEarly,
     /// `stall`: a few chunks, then only keep-alive comments until the stall limit.
@@ -44,6 +47,7 @@ impl Fault {
         Some(match name {
             "400" | "402" | "422" | "429" | "500" | "503" => Self::Status(name.parse().ok()?),
             "disconnect" => Self::Disconnect,
+            "close-after-text" => Self::CloseAfterText,
             "close-early" => Self::CloseEarly,
             "stall" => Self::Stall,
             "malformed" => Self::Malformed,

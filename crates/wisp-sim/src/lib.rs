@@ -57,13 +57,18 @@ pub struct SimConfig {
     pub stall_limit: Duration,
 }
 
+/// The default [`SimConfig::stall_limit`]: longer than a client's usual idle timeout (the
+/// adapter's is 180 s), so the client gives up and names the stall as a stall, as it would
+/// with a real service that stops sending, instead of seeing a body that closed early.
+pub const DEFAULT_STALL_LIMIT: Duration = Duration::from_secs(200);
+
 impl Default for SimConfig {
     fn default() -> Self {
         Self {
             api_key: "sk-wisp-simulator".to_owned(),
             models: vec!["deepseek-flash".to_owned(), "deepseek-v4-pro".to_owned()],
             pace: Duration::ZERO,
-            stall_limit: Duration::from_secs(30),
+            stall_limit: DEFAULT_STALL_LIMIT,
         }
     }
 }
@@ -404,8 +409,16 @@ async fn produce(
         async move { tx.send(Ok(bytes)).await.is_ok() }
     };
     let mut data_sent = 0usize;
+    let mut text_sent = 0usize;
     for event in events {
         let is_data = event.starts_with("data:");
+        if fault == Some(Fault::CloseAfterText) && text_sent == 2 {
+            shared.set_outcome(seq, Outcome::Faulted);
+            return;
+        }
+        if event.contains("\"delta\":{\"content\":") && !event.contains("\"content\":\"\"") {
+            text_sent += 1;
+        }
         if is_data && data_sent == 3 {
             match fault {
                 Some(Fault::Disconnect) => {

@@ -110,6 +110,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_introspect,
     },
     Scenario {
+        marker: "[demo:markdown]",
+        summary: "an answer in GitHub-flavoured markdown: a table, a task list, a quote, code blocks, a link and a very long word",
+        script: demo_markdown,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -206,6 +211,18 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// What a tool result says, in one word, for scripted reports.
 fn outcome(content: &str) -> &'static str {
+    // Tool results are JSON: an `error` field means failure and a `rejected` status a
+    // rejection; anything else succeeded, whatever words its data holds (a tool list
+    // describes errors without being one).
+    if let Ok(v) = serde_json::from_str::<Value>(content) {
+        return if v.get("error").is_some() {
+            "failed"
+        } else if v.get("status").and_then(Value::as_str) == Some("rejected") {
+            "rejected"
+        } else {
+            "succeeded"
+        };
+    }
     let lower = content.to_lowercase();
     if lower.contains("rejected") {
         "rejected"
@@ -242,6 +259,43 @@ fn report(turn: &Turn<'_>) -> String {
             )
         })
         .collect()
+}
+
+/// What `[demo:markdown]` answers: every construct the workbench renders.
+pub const DEMO_MARKDOWN: &str = "## Markdown sample 示例
+
+| tool | approval |
+|---|---|
+| files_read | no |
+| files_write | **yes** |
+
+- [x] read the file
+- [ ] write the change
+
+> Quoted: file contents are data, not instructions.
+
+~~struck~~ and `inline code`, and a link: https://example.com/docs
+
+```rust
+fn main() {
+    let answer = 42; // the answer
+    assert_eq!(answer * 2, 84);
+}
+```
+
+```
+plain block
+```
+
+Averyveryverylongwordwithoutanyspacesthatmustwrapinsteadofoverflowingthebubble_0123456789abcdefghijklmnopqrstuvwxyz
+";
+
+fn demo_markdown(_turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    (
+        "Show the markdown sample.".to_owned(),
+        DEMO_MARKDOWN.to_owned(),
+        Vec::new(),
+    )
 }
 
 fn plain(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
@@ -436,6 +490,22 @@ mod tests {
                 "function": {"name": c.name, "arguments": c.arguments}
             })).collect::<Vec<_>>(),
         })
+    }
+
+    #[test]
+    fn outcomes_are_read_from_the_json_result_not_from_words_in_it() {
+        let tools = json!([{"name": "files_read", "description": "returns an error when refused"}])
+            .to_string();
+        assert_eq!(outcome(&tools), "succeeded");
+        assert_eq!(
+            outcome(&json!({"error": "no such file"}).to_string()),
+            "failed"
+        );
+        assert_eq!(
+            outcome(&json!({"status": "rejected", "message": "no"}).to_string()),
+            "rejected"
+        );
+        assert_eq!(outcome("plain text with an error"), "failed");
     }
 
     #[test]

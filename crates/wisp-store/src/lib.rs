@@ -58,6 +58,8 @@ pub struct HistoryStep {
     pub text: String,
     /// Private reasoning of the round.
     pub reasoning: String,
+    /// The round was cut off (stop or failure) after this text streamed; it has no calls.
+    pub partial: bool,
     /// (call ID, tool, raw arguments, result) of every call that has a result.
     pub calls: Vec<(String, String, String, Option<String>)>,
 }
@@ -255,6 +257,16 @@ impl Store {
         Ok(())
     }
 
+    /// Gives a session without a project folder one. False when it already had one (nothing
+    /// changes then).
+    pub fn attach_project(&self, id: &str, project_id: &str) -> Result<bool> {
+        let n = self.conn().execute(
+            "UPDATE sessions SET project_id = ?2 WHERE id = ?1 AND project_id IS NULL",
+            params![id, project_id],
+        )?;
+        Ok(n == 1)
+    }
+
     /// Deletes a session and everything recorded in it, in one transaction.
     pub fn delete_session(&self, id: &str) -> Result<()> {
         let mut conn = self.conn();
@@ -416,18 +428,20 @@ impl Store {
         let mut out = Vec::with_capacity(runs.len());
         for (run_id, text, final_text) in runs {
             let mut steps_stmt = conn.prepare(
-                "SELECT s.idx, s.text, COALESCE(c.reasoning, '') FROM steps s
+                "SELECT s.idx, s.text, COALESCE(c.reasoning, ''), s.partial FROM steps s
                  LEFT JOIN private_continuations c ON c.run_id = s.run_id AND c.step = s.idx
                  WHERE s.run_id = ?1 ORDER BY s.idx",
             )?;
-            let steps: Vec<(i64, String, String)> = steps_stmt
-                .query_map([&run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            let steps: Vec<(i64, String, String, bool)> = steps_stmt
+                .query_map([&run_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                })?
                 .collect::<rusqlite::Result<_>>()?;
             let mut calls_stmt = conn.prepare(
                 "SELECT call_id, tool, arguments, result FROM tool_calls WHERE run_id = ?1 AND step = ?2 ORDER BY position",
             )?;
             let mut history_steps = Vec::new();
-            for (idx, text, reasoning) in steps {
+            for (idx, text, reasoning, partial) in steps {
                 let calls = calls_stmt
                     .query_map(params![&run_id, idx], |r| {
                         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
@@ -436,6 +450,7 @@ impl Store {
                 history_steps.push(HistoryStep {
                     text,
                     reasoning,
+                    partial,
                     calls,
                 });
             }
@@ -479,6 +494,17 @@ impl Store {
             )?;
         }
         tx.commit()?;
+        Ok(())
+    }
+
+    /// Records the text a round had streamed when it was cut off by a stop or a failure:
+    /// marked partial, with no calls and no reasoning (a cut-off round made no calls, so the
+    /// provider needs none; nothing is invented).
+    pub fn insert_partial_step(&self, run_id: &str, idx: u32, text: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO steps (run_id, idx, text, partial) VALUES (?1, ?2, ?3, 1)",
+            params![run_id, idx, text],
+        )?;
         Ok(())
     }
 
@@ -725,16 +751,16 @@ impl RawRun {
 
 fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
     let mut steps_stmt =
-        conn.prepare("SELECT idx, text FROM steps WHERE run_id = ?1 ORDER BY idx")?;
-    let steps: Vec<(u32, String)> = steps_stmt
-        .query_map([&run.id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        conn.prepare("SELECT idx, text, partial FROM steps WHERE run_id = ?1 ORDER BY idx")?;
+    let steps: Vec<(u32, String, bool)> = steps_stmt
+        .query_map([&run.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut calls_stmt = conn.prepare(
         "SELECT c.call_id, c.tool, c.arguments, c.status, c.result, a.id, a.state, a.digest, a.arguments
          FROM tool_calls c LEFT JOIN approvals a ON a.run_id = c.run_id AND a.call_id = c.call_id
          WHERE c.run_id = ?1 AND c.step = ?2 ORDER BY c.position",
     )?;
-    for (idx, text) in steps {
+    for (idx, text, partial) in steps {
         let rows = calls_stmt.query_map(params![&run.id, idx], |r| {
             Ok((
                 r.get::<_, String>(0)?,
@@ -774,6 +800,7 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
         run.steps.push(p::Step {
             index: idx,
             text,
+            partial,
             tool_calls,
         });
     }

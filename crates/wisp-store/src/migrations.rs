@@ -82,4 +82,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE projects ADD COLUMN revoked_at INTEGER;
     CREATE INDEX approvals_by_run ON approvals(run_id);
     "#,
+    // 3: a round cut off by a stop or a failure keeps the text that streamed, marked partial
+    // (issue 12 §2).
+    r#"
+    ALTER TABLE steps ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];

@@ -1,10 +1,13 @@
 // One card per pending call, with the complete arguments that will execute. Answered once:
-// afterwards it shows the outcome and never offers the buttons again.
+// afterwards it shows the outcome and never offers the buttons again. A card never takes the
+// focus: it scrolls into view and the workbench announces it, and only a person who moved to it
+// (Tab or click) can answer it with A or R (see keys.ts).
 import { useEffect, useRef, useState } from "react";
 import { Check, ShieldAlert, X } from "lucide-react";
-import type { ApprovalState } from "../types";
-import { useT } from "../i18n";
+import type { ApprovalState } from "../../types";
+import { useT } from "../../i18n";
 import { Diff } from "./Diff";
+import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 
 export interface ApprovalRequest {
   approvalId: string;
@@ -21,25 +24,31 @@ interface Props {
   /** Current text of the file a write would replace: a string, `null` for a new file,
    * `undefined` while loading or when unknown. */
   currentText?: string | null;
-  onDecide: (decision: "approve" | "reject") => Promise<Outcome>;
-  autoFocus?: boolean;
+  onDecide: (decision: Decision) => Promise<Outcome>;
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
 
-export function ApprovalCard({ request, currentText, onDecide, autoFocus }: Props) {
+export function ApprovalCard({ request, currentText, onDecide }: Props) {
   const t = useT();
   const [outcome, setOutcome] = useState<Outcome>(request.state);
   const [busy, setBusy] = useState(false);
   const card = useRef<HTMLDivElement>(null);
+  // True while the card has a focus the person gave it (Tab or a click), see keys.ts.
+  const deliberate = useRef(false);
+  // A pointer press on the card, between pointer down and up (focus happens on down).
+  const pressed = useRef(false);
   useEffect(() => setOutcome((o) => (o === "stale" ? o : request.state)), [request.state]);
-  useEffect(() => {
-    if (autoFocus) card.current?.focus();
-  }, [autoFocus]);
+  useEffect(() => trackFocusIntent(card.current?.ownerDocument), []);
   const args = (request.arguments ?? {}) as Record<string, unknown>;
   const open = outcome === "pending";
+  // A new question is shown where the person looks, without moving their focus.
+  const asked = request.state === "pending";
+  useEffect(() => {
+    if (asked) card.current?.scrollIntoView?.({ block: "nearest" });
+  }, [asked]);
 
-  const decide = async (d: "approve" | "reject") => {
+  const decide = async (d: Decision) => {
     if (!open || busy) return;
     setBusy(true);
     try {
@@ -49,22 +58,39 @@ export function ApprovalCard({ request, currentText, onDecide, autoFocus }: Prop
     }
   };
 
+  // An answered card is titled by what happened to what was asked.
+  const what = actionOf(request.tool, args, t);
+  const title =
+    outcome === "pending"
+      ? t("approvalTitle", { tool: request.tool })
+      : t(outcome === "approved" ? "titleApproved" : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
   return (
     <div
       ref={card}
       className={`approval approval-${outcome}`}
       tabIndex={0}
       role="group"
-      aria-label={t("approvalTitle", { tool: request.tool })}
+      aria-label={title}
+      onPointerDown={() => (pressed.current = true)}
+      onPointerUp={() => (pressed.current = false)}
+      onFocus={(e) => {
+        if (e.target === card.current) deliberate.current = pressed.current || focusCameFromTab();
+      }}
+      onBlur={(e) => {
+        if (e.target === card.current) deliberate.current = false;
+      }}
       onKeyDown={(e) => {
-        if (e.target !== card.current) return;
-        if (e.key === "a" || e.key === "A") void decide("approve");
-        if (e.key === "r" || e.key === "R") void decide("reject");
+        // Only the card itself: keys on its buttons or in any text field are not decisions.
+        if (e.target !== card.current || isTextField(e.target) || !deliberate.current) return;
+        const d = decisionOf(e.nativeEvent);
+        if (!d) return;
+        e.preventDefault();
+        void decide(d);
       }}
     >
       <div className="approval-head">
         <ShieldAlert size={18} aria-hidden />
-        <strong>{t("approvalTitle", { tool: request.tool })}</strong>
+        <strong>{title}</strong>
         <span className="muted origin">{originOf(request.tool, t)}</span>
       </div>
       <Details tool={request.tool} args={args} currentText={currentText} />
@@ -92,6 +118,21 @@ export function ApprovalCard({ request, currentText, onDecide, autoFocus }: Prop
   );
 }
 
+/** What a call does, in a few words ("write notes.txt"). */
+function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>) {
+  const vars = { path: str(args.path), source: str(args.source ?? args.from), target: str(args.target ?? args.to) };
+  switch (tool) {
+    case "files_write":
+    case "files_replace":
+    case "files_mkdir":
+    case "files_move":
+    case "files_trash":
+      return t(`do_${tool}`, vars);
+    default:
+      return tool;
+  }
+}
+
 function originOf(tool: string, t: ReturnType<typeof useT>) {
   const i = tool.indexOf("__");
   return i > 0 ? t("mcpServer", { s: tool.slice(0, i) }) : t("builtin");
@@ -106,6 +147,8 @@ function Details({ tool, args, currentText }: { tool: string; args: Record<strin
           <Field label={t("path")} value={str(args.path)} />
           {currentText === undefined ? null : currentText === null ? (
             <p className="muted">{t("newFile")}</p>
+          ) : currentText === str(args.content) ? (
+            <p className="muted">{t("noChange")}</p>
           ) : (
             <>
               <p className="muted">{t("diffAgainstCurrent")}</p>

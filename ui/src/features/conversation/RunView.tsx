@@ -1,10 +1,10 @@
 // One run: the user's message, pending approvals (never inside a collapsed layer), the tool
 // process (collapsed once the run completed), and the final answer as the main content.
-import { useState } from "react";
-import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Eye, Loader2, XCircle } from "lucide-react";
-import type { Run, ToolCall } from "../types";
-import { useT, type Key } from "../i18n";
-import { ApprovalCard, type Outcome } from "./ApprovalCard";
+import { useEffect, useState } from "react";
+import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
+import type { Run, ToolCall } from "../../types";
+import { useT, type Key } from "../../i18n";
+import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import { Markdown } from "./Markdown";
 
 export interface LiveState {
@@ -13,6 +13,27 @@ export interface LiveState {
   thinking: boolean;
   /** The model request failed and is being tried again (tools are not re-run). */
   retry?: { attempt: number; message: string };
+  /** When the open model request (or its latest attempt) started, in ms; absent when none is open. */
+  requestSince?: number;
+}
+
+/** The current time, ticking every second while `on`. */
+function useNow(on: boolean) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!on) return;
+    setNow(Date.now());
+    const h = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(h);
+  }, [on]);
+  return now;
+}
+
+/** How long a model request has been open, while it is (issue 12 §3). */
+function Elapsed({ since }: { since: number }) {
+  const t = useT();
+  const now = useNow(true);
+  return <span className="muted small elapsed">{t("elapsed", { s: Math.max(0, Math.floor((now - since) / 1000)) })}</span>;
 }
 
 interface Props {
@@ -22,13 +43,44 @@ interface Props {
   onPreview: (path: string) => void;
   /** The text of the file a pending write would replace, by approval ID (see ApprovalCard). */
   currentText: (approvalId: string) => string | null | undefined;
+  /** Recovery (issue 12 §2); absent where a run cannot be started now. */
+  actions?: RunActions;
 }
 
-export function RunView({ run, live, onDecide, onPreview, currentText }: Props) {
+export interface RunActions {
+  /** Sends `text` as a new run (Retry, Continue). */
+  send: (text: string) => void;
+  /** Puts `text` into the message box for editing. */
+  edit: (text: string) => void;
+}
+
+/** Copies text to the clipboard; says so for a moment. */
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const t = useT();
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      className="link small"
+      onClick={() =>
+        void navigator.clipboard?.writeText(text).then(() => {
+          setDone(true);
+          setTimeout(() => setDone(false), 1500);
+        })
+      }
+    >
+      <Copy size={13} aria-hidden /> {done ? t("copied") : label}
+    </button>
+  );
+}
+
+const RETRYABLE: Run["status"][] = ["failed", "cancelled", "budget_exhausted", "interrupted"];
+
+export function RunView({ run, live, onDecide, onPreview, currentText, actions }: Props) {
   const t = useT();
   const calls = run.steps.flatMap((s) => s.toolCalls);
   const pending = calls.filter((c) => c.approval?.state === "pending");
   const processSteps = run.steps.filter((s) => s.toolCalls.length > 0);
+  const partials = run.steps.filter((s) => s.partial && s.text);
   const active = run.status === "running" || run.status === "awaiting_approval";
   const [open, setOpen] = useState<boolean | null>(null);
   // Collapsed by default only when everything went well: a rejected or failed call is part of
@@ -41,12 +93,19 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
       <div className="user-msg">
         <span className="who">{t("you")}</span>
         <div className="bubble">{run.text}</div>
+        <div className="msg-actions">
+          <CopyButton text={run.text} label={t("copy")} />
+          {actions && (
+            <button className="link small" onClick={() => actions.edit(run.text)}>
+              <Pencil size={13} aria-hidden /> {t("editResend")}
+            </button>
+          )}
+        </div>
       </div>
       <div className="answer">
         {pending.map((c) => (
           <ApprovalCard
             key={c.approval!.id}
-            autoFocus
             request={{ approvalId: c.approval!.id, tool: c.tool, arguments: c.approval!.arguments, digest: c.approval!.digest, state: "pending" }}
             currentText={c.tool === "files_write" ? currentText(c.approval!.id) : undefined}
             onDecide={(d) => onDecide(c.approval!.id, d, c.approval!.digest)}
@@ -93,11 +152,12 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
         {active && live && (
           <div className="live" aria-live="polite">
             {live.text ? <Markdown text={live.text} /> : null}
-            {live.thinking && !live.text ? (
+            {!live.text && run.status === "running" ? (
               <span className="muted thinking">
-                <Loader2 size={14} className="spin" aria-hidden /> {t("thinking")}
+                <Loader2 size={14} className="spin" aria-hidden /> {live.thinking ? t("thinking") : t("waitingModel")}
               </span>
             ) : null}
+            {live.requestSince !== undefined && run.status === "running" ? <Elapsed since={live.requestSince} /> : null}
           </div>
         )}
         {active && !live && run.status === "running" && (
@@ -105,8 +165,31 @@ export function RunView({ run, live, onDecide, onPreview, currentText }: Props) 
             <Loader2 size={14} className="spin" aria-hidden /> {t("working")}
           </span>
         )}
+        {partials.map((s) => (
+          // What had streamed when the round was cut off: kept, and said to be incomplete.
+          <div key={s.index} className="partial" data-partial-step={s.index}>
+            <div className="muted small">{t("partialAnswer")}</div>
+            <Markdown text={s.text} />
+          </div>
+        ))}
         {run.finalText !== null && <Markdown text={run.finalText} />}
         <RunStatusLine run={run} />
+        {(run.finalText || partials.length > 0 || (actions && RETRYABLE.includes(run.status))) && (
+          <div className="msg-actions">
+            {run.finalText ? <CopyButton text={run.finalText} label={t("copyAnswer")} /> : null}
+            {!run.finalText && partials.length > 0 ? <CopyButton text={partials.map((s) => s.text).join("\n\n")} label={t("copyAnswer")} /> : null}
+            {actions && RETRYABLE.includes(run.status) && (
+              <button className="link small" onClick={() => actions.send(run.text)}>
+                <RotateCcw size={13} aria-hidden /> {t("retry")}
+              </button>
+            )}
+            {actions && run.status === "budget_exhausted" && (
+              <button className="link small" onClick={() => actions.send(t("continueMessage"))}>
+                <Play size={13} aria-hidden /> {t("continue")}
+              </button>
+            )}
+          </div>
+        )}
       </div>
     </article>
   );

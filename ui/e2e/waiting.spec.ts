@@ -1,0 +1,72 @@
+// Waiting must look like waiting (issue 12 §3), in real Chromium against a real Host: elapsed
+// time while a model request is open, a retry notice that stays while the service makes Wisp
+// wait, and sessions that wait for an approval marked in the list and counted in the tab title.
+import { test, expect, type Page } from "@playwright/test";
+import { apiApprovals, shootAll, startHost, stopHost, type Host } from "./host";
+
+let host: Host;
+test.beforeEach(async () => {
+  host = await startHost();
+});
+test.afterEach(async () => {
+  await stopHost(host);
+});
+
+async function sendInNewSession(page: Page, text: string) {
+  await page.getByRole("button", { name: "New session" }).click();
+  await expect(page.getByRole("heading", { name: "New session", exact: true })).toBeVisible();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill(text);
+  await box.press("Enter");
+}
+
+test("a session waiting for approval is marked in the list and counted in the tab title", async ({ page, request }) => {
+  await page.goto(host.url);
+  await expect(page).toHaveTitle("Wisp");
+  await sendInNewSession(page, "[demo:write] please");
+  await expect(page.getByRole("group", { name: "Approve files_write?" })).toBeVisible();
+  await expect(page).toHaveTitle("(1) Wisp");
+  // Another session in front: the waiting one keeps its mark and the count stays.
+  await sendInNewSession(page, "hello");
+  await expect(page.getByText("comes from the Wisp simulator").first()).toBeVisible();
+  const waitingRow = page.locator(".session-row", { hasText: "[demo:write] please" });
+  await expect(waitingRow.getByText("Approval needed")).toBeVisible();
+  await expect(page.locator(".session-row", { hasText: "hello" }).getByText("Approval needed")).toHaveCount(0);
+  await expect(page).toHaveTitle("(1) Wisp");
+  await shootAll(page, "approval-badge", async (p) => {
+    await expect(p.locator(".session-row .badge-awaiting_approval")).toBeVisible();
+  });
+  await waitingRow.locator(".item").click();
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText("wisp-demo.txt was written").first()).toBeVisible();
+  await expect(page).toHaveTitle("Wisp");
+  await expect(page.locator(".session-row .badge-awaiting_approval")).toHaveCount(0);
+  expect((await apiApprovals(request, host)).map((a) => a.state)).toEqual(["approved"]);
+});
+
+test("an open model request shows how long it has been open", async ({ page }) => {
+  await page.goto(host.url);
+  await sendInNewSession(page, "tell me [fault:slow]");
+  const elapsed = page.locator(".live .elapsed");
+  await expect(elapsed).toBeVisible();
+  await expect.poll(async () => Number((await elapsed.textContent())?.match(/\d+/)?.[0]), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(page.getByText("You stopped this run.")).toBeVisible();
+  await expect(elapsed).toHaveCount(0);
+});
+
+test("a rate limit shows a retry notice that stays while Wisp waits as asked", async ({ page }) => {
+  await page.goto(host.url);
+  await sendInNewSession(page, "hi [fault:429]");
+  const notice = page.locator(".status-line.retry");
+  await expect(notice).toContainText("Trying the model again");
+  await expect(notice).toContainText("429");
+  // Several waits of 1 s later it is still there, with the attempt counting up.
+  await expect(notice).toContainText(/attempt [3-9]/, { timeout: 10_000 });
+  await expect(page.locator(".live .elapsed")).toBeVisible();
+  await shootAll(page, "retry-notice", async (p) => {
+    await expect(p.locator(".status-line.retry")).toBeVisible({ timeout: 10_000 });
+  });
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(page.getByText("You stopped this run.")).toBeVisible();
+});
