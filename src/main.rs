@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+mod datadir;
+mod limits;
 mod serve;
+mod token;
 
 /// Wisp: a local host for AI agents that work on a project folder you authorize.
 #[derive(Parser)]
