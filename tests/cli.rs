@@ -15,7 +15,9 @@ pub(crate) fn wisp() -> Command {
 
 #[test]
 fn help_lists_the_commands() {
-    let out = wisp().arg("--help").output().unwrap();
+    let mut c = wisp();
+    c.arg("--help");
+    let out = output_within_deadline(c);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("sim") && text.contains("models"), "{text}");
@@ -29,7 +31,7 @@ async fn models_output(sim: &SimServer, model: Option<&str>) -> std::process::Ou
     if let Some(m) = model {
         c.env("DEEPSEEK_MODEL", m);
     }
-    tokio::task::spawn_blocking(move || c.output().unwrap())
+    tokio::task::spawn_blocking(move || output_within_deadline(c))
         .await
         .unwrap()
 }
@@ -62,7 +64,9 @@ async fn an_unoffered_model_is_one_clear_line_and_a_failure() {
 
 #[test]
 fn a_missing_key_is_a_clear_message_not_a_crash() {
-    let out = wisp().arg("models").output().unwrap();
+    let mut c = wisp();
+    c.arg("models");
+    let out = output_within_deadline(c);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("DEEPSEEK_API_KEY"), "{stderr}");
@@ -408,16 +412,62 @@ async fn live_mode_without_a_key_says_so_instead_of_crashing() {
     );
 }
 
+/// How long a `wisp` that should refuse to start may take to exit.
+const EXIT_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Runs `command` to its end like `Command::output`, but a process still running after
+/// [`EXIT_DEADLINE`] (a start that should have been refused, and serves instead) is killed and
+/// fails the test rather than hanging it.
+pub(crate) fn output_within_deadline(mut command: Command) -> std::process::Output {
+    use std::io::Read;
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both pipes are drained while waiting, so a chatty child cannot block on a full pipe.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = std::time::Instant::now() + EXIT_DEADLINE;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let err = String::from_utf8_lossy(&stderr.join().unwrap()).into_owned();
+            panic!("{command:?} still ran after {EXIT_DEADLINE:?}; stderr: {err}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// Runs `wisp serve --no-open ARGS`, which must fail with one clear line on stderr (returned).
 pub(crate) fn serve_fails(args: &[&str], env_token: Option<&str>) -> String {
     let mut c = wisp();
     c.args(["serve", "--no-open"]).args(args);
     if let Some(t) = env_token {
         c.env("WISP_TOKEN", t);
     }
-    let out = c.output().unwrap();
-    assert!(!out.status.success());
+    let out = output_within_deadline(c);
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+    assert!(!out.status.success(), "{args:?} started: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "one clear line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
 }
 
