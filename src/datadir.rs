@@ -37,15 +37,26 @@ impl DataDir {
     pub(crate) fn take(path: &Path) -> anyhow::Result<DataDir> {
         let warning = prepare(path)?;
         let lock_path = path.join(LOCK_FILE);
-        // No truncate: a second instance opens the owner's file to read it and must not change it.
+        // No truncate: a second instance opens the owner's file to read it and must not change
+        // it. No symlink followed and nothing but a regular file: in a dir others can write,
+        // a planted link must not make Wisp truncate a file elsewhere, nor a FIFO stall it.
         let mut lock = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .mode(0o600)
+            .custom_flags(
+                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+            )
             .open(&lock_path)
             .map_err(|e| anyhow!("cannot open the lock file {}: {e}", lock_path.display()))?;
+        if !lock.metadata().is_ok_and(|m| m.is_file()) {
+            bail!(
+                "the lock file {} is not a regular file; remove it and start again",
+                lock_path.display()
+            );
+        }
         match lock.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => bail!("{}", already_running(path, &mut lock)),

@@ -340,3 +340,23 @@ fn guessable_tokens_are_refused_with_the_reason() {
     assert!(e.contains("WISP_TOKEN") && e.contains("repeated"), "{e}");
     assert!(!data.exists(), "a refused start created the data dir");
 }
+
+/// A `wisp.lock` planted as a symlink (a data dir others can write) is refused: Wisp never
+/// truncates the file it points to.
+#[test]
+fn a_lock_file_that_is_a_symlink_is_refused_and_its_target_kept() {
+    let (tmp, data, project) = dirs();
+    std::fs::create_dir(&data).unwrap();
+    let victim = tmp.path().join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::os::unix::fs::symlink(&victim, data.join("wisp.lock")).unwrap();
+    let err = serve_refused(&[
+        "--simulate",
+        "--data-dir",
+        data.to_str().unwrap(),
+        project.to_str().unwrap(),
+    ]);
+    assert!(err.contains("cannot open the lock file"), "{err}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    assert!(!data.join("wisp.db").exists() && !data.join("wisp.log").exists());
+}
