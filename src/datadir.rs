@@ -46,9 +46,7 @@ impl DataDir {
             .create(true)
             .truncate(false)
             .mode(0o600)
-            .custom_flags(
-                (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
-            )
+            .custom_flags(no_follow())
             .open(&lock_path)
             .map_err(|e| anyhow!("cannot open the lock file {}: {e}", lock_path.display()))?;
         if !lock.metadata().is_ok_and(|m| m.is_file()) {
@@ -118,6 +116,29 @@ impl DataDir {
             self.path.display()
         )
     }
+}
+
+/// Opens one of Wisp's own files in the data dir for appending (created 0600 when missing),
+/// without following a symlink and only if it is a regular file, and makes it private through
+/// the handle: a path-based chmod would follow a link planted in a dir others can write.
+pub(crate) fn open_private(path: &Path) -> std::io::Result<File> {
+    let file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .custom_flags(no_follow())
+        .open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    Ok(file)
+}
+
+/// `O_NOFOLLOW | O_NONBLOCK`: no symlink is followed, and opening a FIFO planted under one of
+/// Wisp's names cannot block the start (the regular-file check then refuses it).
+fn no_follow() -> i32 {
+    (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32
 }
 
 /// Creates the dir private to the user when it is missing. An existing dir keeps its mode

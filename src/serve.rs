@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -71,22 +70,11 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     };
 
     // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&db_path)
-            .map_err(|e| anyhow!("cannot open the database {}: {e}", db_path.display()))?;
-    }
-    for f in [
-        db_path.clone(),
-        data_dir.join("wisp.db-wal"),
-        data_dir.join("wisp.db-shm"),
-    ] {
-        if f.exists() {
-            let _ = std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600));
+    crate::datadir::open_private(&db_path)
+        .map_err(|e| anyhow!("cannot open the database {}: {e}", db_path.display()))?;
+    for f in [data_dir.join("wisp.db-wal"), data_dir.join("wisp.db-shm")] {
+        if f.symlink_metadata().is_ok() {
+            let _ = crate::datadir::open_private(&f);
         }
     }
     let store = wisp_store::Store::open(&db_path).map_err(|e| match e {
@@ -275,12 +263,8 @@ fn raise_open_file_limit() {
 /// contents or reasoning (nothing in the code logs them).
 fn init_log(dir: &Path) -> anyhow::Result<()> {
     let path = dir.join("wisp.log");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
+    let file = crate::datadir::open_private(&path)
         .map_err(|e| anyhow!("cannot open the log {}: {e}", path.display()))?;
-    let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("WISP_LOG")

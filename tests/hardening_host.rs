@@ -341,22 +341,35 @@ fn guessable_tokens_are_refused_with_the_reason() {
     assert!(!data.exists(), "a refused start created the data dir");
 }
 
-/// A `wisp.lock` planted as a symlink (a data dir others can write) is refused: Wisp never
-/// truncates the file it points to.
+/// Wisp's files planted as symlinks (in a data dir others can write) are refused: Wisp never
+/// truncates, appends to or changes the mode of the file a link points to.
 #[test]
-fn a_lock_file_that_is_a_symlink_is_refused_and_its_target_kept() {
-    let (tmp, data, project) = dirs();
-    std::fs::create_dir(&data).unwrap();
-    let victim = tmp.path().join("victim.txt");
-    std::fs::write(&victim, "keep me").unwrap();
-    std::os::unix::fs::symlink(&victim, data.join("wisp.lock")).unwrap();
-    let err = serve_refused(&[
-        "--simulate",
-        "--data-dir",
-        data.to_str().unwrap(),
-        project.to_str().unwrap(),
-    ]);
-    assert!(err.contains("cannot open the lock file"), "{err}");
-    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
-    assert!(!data.join("wisp.db").exists() && !data.join("wisp.log").exists());
+fn wisps_files_planted_as_symlinks_are_refused_and_their_targets_kept() {
+    for (name, message) in [
+        ("wisp.lock", "cannot open the lock file"),
+        ("wisp.log", "cannot open the log"),
+        ("wisp.db", "cannot open the database"),
+    ] {
+        let (tmp, data, project) = dirs();
+        std::fs::create_dir(&data).unwrap();
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let victim = tmp.path().join("victim.txt");
+        std::fs::write(&victim, "keep me").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::os::unix::fs::symlink(&victim, data.join(name)).unwrap();
+        let err = serve_refused(&[
+            "--simulate",
+            "--data-dir",
+            data.to_str().unwrap(),
+            project.to_str().unwrap(),
+        ]);
+        assert!(err.contains(message), "{name}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(&victim).unwrap(),
+            "keep me",
+            "{name}"
+        );
+        let mode = std::fs::metadata(&victim).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{name}: the target's mode changed");
+    }
 }
