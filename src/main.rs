@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+mod datadir;
+mod limits;
 mod serve;
+mod token;
 
 /// Wisp: a local host for AI agents that work on a project folder you authorize.
 #[derive(Parser)]
@@ -26,7 +29,8 @@ enum Command {
     ///
     /// Prints the UI's URL (it carries the per-launch token) and opens it. Without --simulate
     /// the model is DeepSeek, configured by DEEPSEEK_BASE_URL, DEEPSEEK_MODEL and
-    /// DEEPSEEK_API_KEY. WISP_TOKEN (32+ characters) fixes the token for scripts.
+    /// DEEPSEEK_API_KEY. WISP_TOKEN (32+ characters, 8+ different ones, not a repeated piece)
+    /// fixes the token for scripts. One Host per data dir: a second one says which is running.
     Serve(ServeArgs),
     /// Run the scripted DeepSeek-compatible server alone, for trying clients against it.
     ///
@@ -57,6 +61,7 @@ struct ServeArgs {
     #[arg(long, default_value_t = 0)]
     port: u16,
     /// Where the database and log live (default: $XDG_DATA_HOME/wisp or ~/.local/share/wisp).
+    /// Created private (0700) when missing; an existing folder keeps its mode.
     #[arg(long)]
     data_dir: Option<std::path::PathBuf>,
     /// Do not open the browser.

@@ -3,7 +3,6 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,27 +11,34 @@ use wisp_core::{Host, HostConfig};
 use wisp_protocol::Mode;
 
 use crate::ServeArgs;
-
-/// Shortest `WISP_TOKEN` accepted.
-const MIN_TOKEN_CHARS: usize = 32;
+use crate::datadir::DataDir;
 
 /// How long runs in flight get to end cleanly at shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
-    let data_dir = match args.data_dir {
-        Some(d) => d,
-        None => default_data_dir()?,
-    };
-    prepare_data_dir(&data_dir)?;
-    init_log(&data_dir)?;
-    let token = token()?;
-
+    // What can be checked without the data dir comes first: bad input changes nothing.
+    let token = crate::token::from_env()?;
     if let Some(dir) = &args.project_dir
         && !dir.is_dir()
     {
         bail!("{} is not a directory", dir.display());
     }
+    let data_dir = match args.data_dir {
+        Some(d) => d,
+        None => default_data_dir()?,
+    };
+    // One Host per data dir: the lock is taken before anything in the dir is touched.
+    let mut owned = DataDir::take(&data_dir)?;
+    let db_path = data_dir.join("wisp.db");
+    owned.check_store_file(&db_path)?;
+    owned.record(None)?;
+    init_log(&data_dir)?;
+    if let Some(warning) = &owned.warning {
+        tracing::warn!("{warning}");
+        eprintln!("wisp: warning: {warning}");
+    }
+    raise_open_file_limit();
 
     // Keep the simulator alive as long as the Host.
     let mut _sim = None;
@@ -63,28 +69,24 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
     };
 
-    let db_path = data_dir.join("wisp.db");
     // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(&db_path)
-            .map_err(|e| anyhow!("cannot open the database {}: {e}", db_path.display()))?;
-    }
-    for f in [
-        db_path.clone(),
-        data_dir.join("wisp.db-wal"),
-        data_dir.join("wisp.db-shm"),
-    ] {
-        if f.exists() {
-            let _ = std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600));
+    crate::datadir::open_private(&db_path)
+        .map_err(|e| anyhow!("cannot open the database {}: {e}", db_path.display()))?;
+    for f in [data_dir.join("wisp.db-wal"), data_dir.join("wisp.db-shm")] {
+        if f.symlink_metadata().is_ok() {
+            let _ = crate::datadir::open_private(&f);
         }
     }
-    let store = wisp_store::Store::open(&db_path)
-        .map_err(|e| anyhow!("cannot open the database {}: {e}", db_path.display()))?;
+    let store = wisp_store::Store::open(&db_path).map_err(|e| match e {
+        wisp_store::StoreError::Damaged(detail) => anyhow!(
+            "the database {} is damaged ({detail}); Wisp did not change it. Keep a copy of {} (it \
+             holds your history), then start Wisp with --data-dir pointing elsewhere to start \
+             fresh",
+            db_path.display(),
+            data_dir.display()
+        ),
+        e => anyhow!("cannot open the database {}: {e}", db_path.display()),
+    })?;
     let checked = model
         .clone()
         .filter(|_| mode == Mode::Live && problem.is_none());
@@ -138,6 +140,8 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         },
     );
     let url = format!("http://127.0.0.1:{port}/#token={token}");
+    // For a second instance to name this one; the token stays out of the lock file.
+    owned.record(Some(&format!("http://127.0.0.1:{port}/")))?;
     if mode == Mode::Simulation {
         println!("Wisp is running in SIMULATION mode (scripted model, no key needed).");
     } else if let Some(p) = &problem {
@@ -218,32 +222,49 @@ fn default_data_dir() -> anyhow::Result<PathBuf> {
     Ok(PathBuf::from(home).join(".local/share/wisp"))
 }
 
-/// Creates the data dir private to the user (0700) and checks it is writable.
-fn prepare_data_dir(dir: &Path) -> anyhow::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| anyhow!("cannot create the data dir {}: {e}", dir.display()))?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-        .map_err(|e| anyhow!("cannot make the data dir {} private: {e}", dir.display()))?;
-    let probe = dir.join(".write-test");
-    std::fs::write(&probe, b"")
-        .and_then(|_| std::fs::remove_file(&probe))
-        .map_err(|e| anyhow!("the data dir {} is not writable: {e}", dir.display()))?;
-    Ok(())
+/// Raises the soft limit of open files to the hard one: every connection, event stream and
+/// project file is a descriptor, and a desktop's usual soft limit (1,024) is far below what
+/// the kernel allows this process. Best effort: the Host works (with fewer) if it cannot.
+fn raise_open_file_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let before = getrlimit(Resource::Nofile);
+    let Some(hard) = before.maximum else {
+        // An unlimited hard limit cannot be the soft one for open files (the kernel caps it
+        // at fs.nr_open); the soft limit stays.
+        tracing::debug!(soft = ?before.current, "open-file limit: hard limit is unlimited, soft kept");
+        return;
+    };
+    if before.current.is_some_and(|soft| soft >= hard) {
+        tracing::debug!(
+            soft = hard,
+            hard,
+            "open-file limit already at the hard limit"
+        );
+        return;
+    }
+    let raised = rustix::process::Rlimit {
+        current: Some(hard),
+        maximum: Some(hard),
+    };
+    match setrlimit(Resource::Nofile, raised) {
+        Ok(()) => tracing::debug!(
+            before = ?before.current,
+            after = ?getrlimit(Resource::Nofile).current,
+            hard,
+            "open-file soft limit raised to the hard limit"
+        ),
+        Err(e) => {
+            tracing::warn!(error = %e, soft = ?before.current, hard, "cannot raise the open-file limit")
+        }
+    }
 }
 
 /// Logs go to `wisp.log` in the data dir, never to the terminal, and never hold secrets, file
 /// contents or reasoning (nothing in the code logs them).
 fn init_log(dir: &Path) -> anyhow::Result<()> {
     let path = dir.join("wisp.log");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
+    let file = crate::datadir::open_private(&path)
         .map_err(|e| anyhow!("cannot open the log {}: {e}", path.display()))?;
-    let _ = std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600));
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("WISP_LOG")
@@ -253,16 +274,4 @@ fn init_log(dir: &Path) -> anyhow::Result<()> {
         .with_writer(std::sync::Mutex::new(file))
         .init();
     Ok(())
-}
-
-fn token() -> anyhow::Result<String> {
-    if let Ok(t) = std::env::var("WISP_TOKEN") {
-        if t.chars().count() < MIN_TOKEN_CHARS || !t.bytes().all(|b| b.is_ascii_graphic()) {
-            bail!("WISP_TOKEN must be at least {MIN_TOKEN_CHARS} visible ASCII characters");
-        }
-        return Ok(t);
-    }
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no random source for the token: {e}"))?;
-    Ok(hex::encode(bytes))
 }

@@ -1,10 +1,11 @@
 //! The `wisp` binary as a person runs it.
 
 use std::process::Command;
+use std::time::Duration;
 
 use wisp_sim::{SimConfig, SimServer};
 
-fn wisp() -> Command {
+pub(crate) fn wisp() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_wisp"));
     for var in ["DEEPSEEK_BASE_URL", "DEEPSEEK_MODEL", "DEEPSEEK_API_KEY"] {
         c.env_remove(var);
@@ -14,7 +15,9 @@ fn wisp() -> Command {
 
 #[test]
 fn help_lists_the_commands() {
-    let out = wisp().arg("--help").output().unwrap();
+    let mut c = wisp();
+    c.arg("--help");
+    let out = output_within_deadline(c);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("sim") && text.contains("models"), "{text}");
@@ -28,7 +31,7 @@ async fn models_output(sim: &SimServer, model: Option<&str>) -> std::process::Ou
     if let Some(m) = model {
         c.env("DEEPSEEK_MODEL", m);
     }
-    tokio::task::spawn_blocking(move || c.output().unwrap())
+    tokio::task::spawn_blocking(move || output_within_deadline(c))
         .await
         .unwrap()
 }
@@ -61,7 +64,9 @@ async fn an_unoffered_model_is_one_clear_line_and_a_failure() {
 
 #[test]
 fn a_missing_key_is_a_clear_message_not_a_crash() {
-    let out = wisp().arg("models").output().unwrap();
+    let mut c = wisp();
+    c.arg("models");
+    let out = output_within_deadline(c);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("DEEPSEEK_API_KEY"), "{stderr}");
@@ -70,17 +75,28 @@ fn a_missing_key_is_a_clear_message_not_a_crash() {
 
 // ---- wisp serve as a process ----------------------------------------------------------------
 
-const TOKEN: &str = "cli-token-0123456789abcdef0123456789abcdef";
+pub(crate) const TOKEN: &str = "cli-token-0123456789abcdef0123456789abcdef";
 
-struct Served {
-    child: std::process::Child,
-    port: u16,
-    http: reqwest::Client,
+/// How long `wisp serve` (a debug build, on a busy machine) may take to print its URL.
+const START_DEADLINE: Duration = Duration::from_secs(30);
+
+/// How long one API call may take before the test fails instead of hanging.
+const CALL_DEADLINE: Duration = Duration::from_secs(30);
+
+/// A `wisp serve` process, killed (SIGKILL) when dropped.
+pub(crate) struct Served {
+    pub(crate) child: std::process::Child,
+    pub(crate) port: u16,
+    pub(crate) http: reqwest::Client,
 }
 
 impl Served {
     /// Starts `wisp serve` and reads the URL it prints.
-    fn start(data: &std::path::Path, project: &std::path::Path, extra: &[&str]) -> Served {
+    pub(crate) fn start(
+        data: &std::path::Path,
+        project: &std::path::Path,
+        extra: &[&str],
+    ) -> Served {
         let mut c = wisp();
         c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
             .arg(data)
@@ -90,8 +106,9 @@ impl Served {
         Served::spawn(c)
     }
 
-    /// Runs a prepared `wisp serve` command and reads the URL it prints.
-    fn spawn(mut command: Command) -> Served {
+    /// Runs a prepared `wisp serve` command and reads the URL it prints (within
+    /// [`START_DEADLINE`]; a process that exits or stays silent fails the test with its stderr).
+    pub(crate) fn spawn(mut command: Command) -> Served {
         use std::io::BufRead;
         let mut child = command
             .stdout(std::process::Stdio::piped())
@@ -99,11 +116,26 @@ impl Served {
             .spawn()
             .unwrap();
         let stdout = child.stdout.take().unwrap();
-        let mut lines = std::io::BufReader::new(stdout).lines();
-        let url = loop {
-            let line = lines.next().expect("wisp serve printed no URL").unwrap();
-            if let Some(url) = line.strip_prefix("Open ") {
-                break url.to_owned();
+        let (tx, rx) = std::sync::mpsc::channel();
+        // Reads to the end, so the Host never writes into a closed pipe.
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.strip_prefix("Open ") {
+                    let _ = tx.send(url.to_owned());
+                }
+            }
+        });
+        let url = match rx.recv_timeout(START_DEADLINE) {
+            Ok(url) => url,
+            Err(e) => {
+                let _ = child.kill();
+                let out = child.wait_with_output().unwrap();
+                panic!(
+                    "wisp serve printed no URL ({e:?} within {START_DEADLINE:?}), {}: {}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr)
+                );
             }
         };
         assert!(url.ends_with(&format!("/#token={TOKEN}")), "{url}");
@@ -117,11 +149,26 @@ impl Served {
         Served {
             child,
             port,
-            http: reqwest::Client::new(),
+            http: reqwest::Client::builder()
+                .timeout(CALL_DEADLINE)
+                .build()
+                .unwrap(),
         }
     }
 
-    async fn call(
+    /// Kills the process and returns what it wrote to stderr.
+    pub(crate) fn kill_and_stderr(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut err = String::new();
+        if let Some(mut pipe) = self.child.stderr.take() {
+            use std::io::Read;
+            let _ = pipe.read_to_string(&mut err);
+        }
+        err
+    }
+
+    pub(crate) async fn call(
         &self,
         method: &str,
         path: &str,
@@ -140,7 +187,7 @@ impl Served {
         (status, resp.json().await.unwrap_or(serde_json::Value::Null))
     }
 
-    async fn wait(&self, run: &str, until: &str) -> serde_json::Value {
+    pub(crate) async fn wait(&self, run: &str, until: &str) -> serde_json::Value {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
         loop {
             let (_, r) = self.call("GET", &format!("/api/runs/{run}"), None).await;
@@ -153,19 +200,35 @@ impl Served {
     }
 
     /// Starts a run in a new session; returns the run ID.
-    async fn start_run(&self, text: &str) -> String {
+    pub(crate) async fn start_run(&self, text: &str) -> String {
         let (_, s) = self
             .call("POST", "/api/sessions", Some(serde_json::json!({})))
             .await;
-        let sid = s["id"].as_str().unwrap();
+        self.start_run_in(s["id"].as_str().unwrap(), text).await
+    }
+
+    /// Starts a run in the session `sid`; returns the run ID.
+    pub(crate) async fn start_run_in(&self, sid: &str, text: &str) -> String {
         let path = format!("/api/sessions/{sid}/runs");
-        let (_, r) = self
+        let (status, r) = self
             .call("POST", &path, Some(serde_json::json!({ "text": text })))
             .await;
+        assert_eq!(status, 202, "{r}");
         r["runId"].as_str().unwrap().to_owned()
     }
 
-    async fn write_run_awaiting_approval(&self) -> (String, String, String) {
+    /// Approves `approval` quoting `digest`; returns the status code (204: accepted).
+    pub(crate) async fn approve(&self, approval: &str, digest: &str) -> u16 {
+        self.call(
+            "POST",
+            &format!("/api/approvals/{approval}"),
+            Some(serde_json::json!({"decision": "approve", "digest": digest})),
+        )
+        .await
+        .0
+    }
+
+    pub(crate) async fn write_run_awaiting_approval(&self) -> (String, String, String) {
         let run = self.start_run("[demo:write] go").await;
         let r = self.wait(&run, "awaiting_approval").await;
         let a = &r["steps"][0]["toolCalls"][0]["approval"];
@@ -184,7 +247,9 @@ impl Drop for Served {
     }
 }
 
-fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+/// A temp dir (removed when the returned guard drops) with a `project` folder in it and the
+/// path of a `data` dir that does not exist yet.
+pub(crate) fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let project = tmp.path().join("project");
@@ -192,8 +257,9 @@ fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     (tmp, data, project)
 }
 
-/// RUN-11: kill -9 during an approval wait; after restart the run is interrupted, the old
-/// approval is refused and nothing was written.
+/// RUN-11: kill -9 during an approval wait; after restart the run is interrupted (with the
+/// reason "found at start"), its call cancelled, the old approval void and refused, and the
+/// session goes on: a new run in it completes, with its own approved write.
 #[tokio::test]
 async fn a_kill_during_an_approval_wait_replays_nothing_after_restart() {
     let (_tmp, data, project) = dirs();
@@ -201,19 +267,48 @@ async fn a_kill_during_an_approval_wait_replays_nothing_after_restart() {
     let (run, approval, digest) = first.write_run_awaiting_approval().await;
     drop(first); // SIGKILL
     let second = Served::start(&data, &project, &["--simulate"]);
+    let old = |r: &serde_json::Value| r["steps"][0]["toolCalls"][0].clone();
     let (_, r) = second.call("GET", &format!("/api/runs/{run}"), None).await;
     assert_eq!(r["status"], "interrupted", "{r}");
-    assert_eq!(r["steps"][0]["toolCalls"][0]["approval"]["state"], "void");
-    let (status, _) = second
-        .call(
-            "POST",
-            &format!("/api/approvals/{approval}"),
-            Some(serde_json::json!({"decision": "approve", "digest": digest})),
-        )
-        .await;
-    assert_eq!(status, 409);
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    assert!(!project.join("wisp-demo.txt").exists());
+    assert_eq!(r["error"]["kind"], "unfinished_at_start", "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("stopped before this run finished (found at start)"),
+        "{r}"
+    );
+    assert_eq!(old(&r)["status"], "cancelled", "{r}");
+    assert_eq!(old(&r)["approval"]["state"], "void", "{r}");
+    assert_eq!(second.approve(&approval, &digest).await, 409);
+    // The same session takes a new run: its history (with the interrupted run in it) is one
+    // the model accepts, and the new write goes through its own approval.
+    let sid = r["sessionId"].as_str().unwrap();
+    let again = second.start_run_in(sid, "[demo:write] again").await;
+    let a = second.wait(&again, "awaiting_approval").await["steps"][0]["toolCalls"][0]["approval"]
+        .clone();
+    assert_ne!(a["id"], approval.as_str());
+    assert_eq!(
+        second
+            .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+            .await,
+        204
+    );
+    let done = second.wait(&again, "completed").await;
+    assert_eq!(
+        done["steps"][0]["toolCalls"][0]["status"], "succeeded",
+        "{done}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("wisp-demo.txt")).unwrap(),
+        wisp_sim::scenario::DEMO_WRITE_CONTENT
+    );
+    // The old run is as the restart left it: nothing executed it in the meantime.
+    let (_, r) = second.call("GET", &format!("/api/runs/{run}"), None).await;
+    assert_eq!(r["status"], "interrupted", "{r}");
+    assert_eq!(old(&r)["status"], "cancelled", "{r}");
+    assert_eq!(old(&r)["approval"]["state"], "void", "{r}");
+    assert!(old(&r)["result"].is_null(), "{r}");
 }
 
 #[tokio::test]
@@ -276,6 +371,8 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
     let store = wisp_store::Store::open(&data.join("wisp.db")).unwrap();
     let r = store.run(&run).unwrap().unwrap();
     assert_eq!(r.status, wisp_protocol::RunStatus::Interrupted);
+    // Stopped by the shutdown, not found unfinished at the next start.
+    assert_eq!(r.error.unwrap().kind, "interrupted");
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&data), 0o700);
@@ -315,16 +412,62 @@ async fn live_mode_without_a_key_says_so_instead_of_crashing() {
     );
 }
 
-fn serve_fails(args: &[&str], env_token: Option<&str>) -> String {
+/// How long a `wisp` that should refuse to start may take to exit.
+const EXIT_DEADLINE: Duration = Duration::from_secs(30);
+
+/// Runs `command` to its end like `Command::output`, but a process still running after
+/// [`EXIT_DEADLINE`] (a start that should have been refused, and serves instead) is killed and
+/// fails the test rather than hanging it.
+pub(crate) fn output_within_deadline(mut command: Command) -> std::process::Output {
+    use std::io::Read;
+    let mut child = command
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both pipes are drained while waiting, so a chatty child cannot block on a full pipe.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = std::time::Instant::now() + EXIT_DEADLINE;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let err = String::from_utf8_lossy(&stderr.join().unwrap()).into_owned();
+            panic!("{command:?} still ran after {EXIT_DEADLINE:?}; stderr: {err}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// Runs `wisp serve --no-open ARGS`, which must fail with one clear line on stderr (returned).
+pub(crate) fn serve_fails(args: &[&str], env_token: Option<&str>) -> String {
     let mut c = wisp();
     c.args(["serve", "--no-open"]).args(args);
     if let Some(t) = env_token {
         c.env("WISP_TOKEN", t);
     }
-    let out = c.output().unwrap();
-    assert!(!out.status.success());
+    let out = output_within_deadline(c);
     let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+    assert!(!out.status.success(), "{args:?} started: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "one clear line: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
     stderr
 }
 

@@ -6,5 +6,6 @@
 mod api_contract;
 mod cli;
 mod e2e;
+mod hardening_host;
 mod tidy;
 mod workbench;

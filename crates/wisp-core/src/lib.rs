@@ -188,17 +188,19 @@ impl Host {
                 shutting_down,
             }),
         };
-        host.interrupt_leftovers()?;
+        host.interrupt_leftovers(&found_unfinished_error())?;
         Ok(host)
     }
 
-    fn interrupt_leftovers(&self) -> Result<(), CoreError> {
+    /// Marks every unfinished run interrupted with `error` as its reason: at start the runs a
+    /// Host that stopped left behind, at shutdown the runs that outlived the grace period.
+    fn interrupt_leftovers(&self, error: &p::RunError) -> Result<(), CoreError> {
         let at = now_ms();
-        for (session, run) in self.inner.store.interrupt_unfinished(at)? {
+        for (session, run) in self.inner.store.interrupt_unfinished(at, error)? {
             let kind = p::EventKind::RunFinished {
                 status: p::RunStatus::Interrupted,
                 final_text: None,
-                error: Some(interrupted_error()),
+                error: Some(error.clone()),
                 usage: p::Usage::default(),
             };
             self.inner.emit(&session, Some(&run), kind);
@@ -715,7 +717,7 @@ impl Host {
             }
         };
         let _ = tokio::time::timeout(grace, all).await;
-        if let Err(e) = self.interrupt_leftovers() {
+        if let Err(e) = self.interrupt_leftovers(&interrupted_error()) {
             tracing::error!(error = %e, "marking runs interrupted at shutdown failed");
         }
         if let Err(e) = self.inner.store.close() {
@@ -771,6 +773,15 @@ pub(crate) fn interrupted_error() -> p::RunError {
     p::RunError {
         kind: "interrupted".into(),
         message: "Wisp stopped while this run was unfinished. Nothing was replayed; send a new message to continue.".into(),
+    }
+}
+
+/// The reason of a run found unfinished when the Host starts: the Host that ran it stopped
+/// without ending it (killed, crashed, power lost), unlike a run stopped by a shutdown.
+pub(crate) fn found_unfinished_error() -> p::RunError {
+    p::RunError {
+        kind: "unfinished_at_start".into(),
+        message: "The Host stopped before this run finished (found at start). Nothing was replayed; send a new message to continue.".into(),
     }
 }
 

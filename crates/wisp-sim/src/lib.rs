@@ -9,7 +9,9 @@
 //! - Realistic streams: reasoning first, small content pieces cut inside UTF-8 characters on the
 //!   wire, interleaved tool-call fragments, keep-alive comments, usage on the last chunk.
 //! - [`Fault`]s act out failures, chosen by `[fault:NAME]` or the [`FAULT_HEADER`] header.
-//! - Every request is recorded (without its key) so tests can assert what the model was sent.
+//! - Every request is recorded (without its key) so tests can assert what the model was sent;
+//!   the log keeps the newest [`limits::MAX_RECORDED_REQUESTS`] (and at most
+//!   [`limits::MAX_RECORDED_BODY_BYTES`] of bodies), so a long-lived simulator stays small.
 //!
 //! It never calls out to any network and holds no state but its request log and which
 //! once-only faults already fired.
@@ -22,11 +24,12 @@
 //! ```
 
 mod fault;
+pub mod limits;
 pub mod scenario;
 mod stream;
 mod validate;
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -91,7 +94,7 @@ pub enum Outcome {
 /// One request as the simulator received it.
 #[derive(Debug, Clone)]
 pub struct RecordedRequest {
-    /// Position in the log, from 0.
+    /// Position among every request received, from 0 (older ones may have left the log).
     pub seq: usize,
     /// HTTP method.
     pub method: String,
@@ -115,19 +118,57 @@ impl RecordedRequest {
     }
 }
 
+/// The newest requests, oldest first, within [`limits::MAX_RECORDED_REQUESTS`] and
+/// [`limits::MAX_RECORDED_BODY_BYTES`].
+#[derive(Default)]
+struct RequestLog {
+    /// Each request with the size of its body as received.
+    kept: VecDeque<(RecordedRequest, usize)>,
+    /// The `seq` the next request gets.
+    next_seq: usize,
+    /// Sum of the kept body sizes.
+    body_bytes: usize,
+}
+
+impl RequestLog {
+    fn push(&mut self, mut request: RecordedRequest, body_bytes: usize) -> usize {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        request.seq = seq;
+        self.kept.push_back((request, body_bytes));
+        self.body_bytes += body_bytes;
+        while self.kept.len() > limits::MAX_RECORDED_REQUESTS
+            || (self.body_bytes > limits::MAX_RECORDED_BODY_BYTES && self.kept.len() > 1)
+        {
+            if let Some((_, size)) = self.kept.pop_front() {
+                self.body_bytes -= size;
+            }
+        }
+        seq
+    }
+
+    fn get_mut(&mut self, seq: usize) -> Option<&mut RecordedRequest> {
+        // Kept requests have consecutive seqs, so the position follows from the first one.
+        let first = self.kept.front()?.0.seq;
+        let (r, _) = self.kept.get_mut(seq.checked_sub(first)?)?;
+        Some(r)
+    }
+}
+
 struct Shared {
     config: SimConfig,
-    log: Mutex<Vec<RecordedRequest>>,
+    log: Mutex<RequestLog>,
     fired_once: Mutex<HashSet<u64>>,
 }
 
 impl Shared {
-    fn log(&self) -> MutexGuard<'_, Vec<RecordedRequest>> {
+    fn log(&self) -> MutexGuard<'_, RequestLog> {
         // A poisoned log only means a test thread panicked; the data is still the log.
         self.log.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn set_outcome(&self, seq: usize, outcome: Outcome) {
+        // A request that already left the log has no outcome to keep.
         if let Some(r) = self.log().get_mut(seq) {
             r.outcome = outcome;
         }
@@ -153,7 +194,7 @@ impl SimServer {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             config,
-            log: Mutex::new(Vec::new()),
+            log: Mutex::new(RequestLog::default()),
             fired_once: Mutex::new(HashSet::new()),
         });
         let (stop, stopped) = oneshot::channel::<()>();
@@ -189,9 +230,15 @@ impl SimServer {
         &self.shared.config.api_key
     }
 
-    /// Every request received so far, oldest first.
+    /// The requests received so far, oldest first: every one, or the newest
+    /// [`limits::MAX_RECORDED_REQUESTS`] of a long-lived simulator.
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.log().clone()
+        self.shared
+            .log()
+            .kept
+            .iter()
+            .map(|(r, _)| r.clone())
+            .collect()
     }
 
     /// Only the chat-completion requests.
@@ -217,8 +264,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/chat/completions", post(chat))
         .route("/models", get(models))
         .route("/v1/models", get(models))
-        // Long conversations are large; DeepSeek accepts far more than axum's default 2 MB.
-        .layer(DefaultBodyLimit::max(64 * 1024 * 1024))
+        .layer(DefaultBodyLimit::max(limits::MAX_REQUEST_BODY_BYTES))
         .with_state(shared)
 }
 
@@ -235,6 +281,7 @@ fn admit(
     uri: &Uri,
     headers: &HeaderMap,
     body: Value,
+    body_bytes: usize,
 ) -> (usize, Option<Response>) {
     let kept = headers
         .iter()
@@ -246,17 +293,17 @@ fn admit(
             )
         })
         .collect();
-    let mut log = shared.log();
-    let seq = log.len();
-    log.push(RecordedRequest {
-        seq,
-        method: method.as_str().to_owned(),
-        path: uri.path().to_owned(),
-        headers: kept,
-        body,
-        outcome: Outcome::Answered,
-    });
-    drop(log);
+    let seq = shared.log().push(
+        RecordedRequest {
+            seq: 0,
+            method: method.as_str().to_owned(),
+            path: uri.path().to_owned(),
+            headers: kept,
+            body,
+            outcome: Outcome::Answered,
+        },
+        body_bytes,
+    );
     let presented = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -283,7 +330,7 @@ async fn models(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    if let (_, Some(refused)) = admit(&shared, &method, &uri, &headers, Value::Null) {
+    if let (_, Some(refused)) = admit(&shared, &method, &uri, &headers, Value::Null, 0) {
         return refused;
     }
     let data: Vec<Value> = shared
@@ -307,7 +354,7 @@ async fn chat(
         Ok(v) => v.clone(),
         Err(_) => Value::String(String::from_utf8_lossy(&raw).into_owned()),
     };
-    let (seq, refused) = admit(&shared, &method, &uri, &headers, recorded);
+    let (seq, refused) = admit(&shared, &method, &uri, &headers, recorded, raw.len());
     if let Some(refused) = refused {
         return refused;
     }

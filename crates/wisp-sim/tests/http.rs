@@ -154,3 +154,82 @@ async fn models_are_listed_under_both_paths() {
         assert_eq!(r["data"][0]["id"], "deepseek-flash");
     }
 }
+
+/// Issue 13 §6: the request log is a ring. Past `MAX_RECORDED_REQUESTS` the oldest leave, the
+/// `seq`s keep counting, and a stream that starts after the ring turned still gets its outcome.
+#[tokio::test]
+async fn the_request_log_keeps_only_the_newest_requests() {
+    use wisp_sim::limits::MAX_RECORDED_REQUESTS;
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let http = reqwest::Client::new();
+    let extra = 7;
+    for _ in 0..MAX_RECORDED_REQUESTS + extra {
+        let r = http
+            .get(format!("{}/models", sim.base_url()))
+            .bearer_auth(sim.api_key())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let log = sim.requests();
+    assert_eq!(log.len(), MAX_RECORDED_REQUESTS);
+    assert_eq!(log[0].seq, extra);
+    assert_eq!(log.last().unwrap().seq, MAX_RECORDED_REQUESTS + extra - 1);
+    let b = body(json!([{"role": "user", "content": "hello"}]), true);
+    let (status, text) = post(&sim, sim.api_key(), &b).await;
+    assert_eq!(status, 200);
+    assert!(text.ends_with("data: [DONE]\n\n"));
+    let log = sim.requests();
+    assert_eq!(log.len(), MAX_RECORDED_REQUESTS);
+    let last = log.last().unwrap();
+    assert_eq!(
+        (last.seq, last.path.as_str(), last.outcome),
+        (
+            MAX_RECORDED_REQUESTS + extra,
+            "/chat/completions",
+            Outcome::Completed
+        )
+    );
+}
+
+/// Issue 13 §6: large bodies are dropped oldest first once the kept ones pass
+/// `MAX_RECORDED_BODY_BYTES`; the newest request is always kept whole.
+#[tokio::test]
+async fn the_request_log_keeps_its_bodies_within_a_byte_budget() {
+    use wisp_sim::limits::MAX_RECORDED_BODY_BYTES;
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let piece = MAX_RECORDED_BODY_BYTES / 3 + 1;
+    for i in 0..5 {
+        let text = format!("{i}{}", "x".repeat(piece));
+        let (status, _) = post(
+            &sim,
+            sim.api_key(),
+            &body(json!([{"role": "user", "content": text}]), false),
+        )
+        .await;
+        assert_eq!(status, 200);
+    }
+    let log = sim.requests();
+    // Three bodies of a third and a bit are over the budget: two remain, the newest two.
+    assert_eq!(
+        log.len(),
+        2,
+        "{:?}",
+        log.iter().map(|r| r.seq).collect::<Vec<_>>()
+    );
+    assert_eq!((log[0].seq, log[1].seq), (3, 4));
+    let newest = log[1].body["messages"][0]["content"].as_str().unwrap();
+    assert!(newest.starts_with('4') && newest.len() == piece + 1);
+    let huge = "y".repeat(MAX_RECORDED_BODY_BYTES + 1);
+    let (status, _) = post(
+        &sim,
+        sim.api_key(),
+        &body(json!([{"role": "user", "content": huge}]), false),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let log = sim.requests();
+    assert_eq!(log.len(), 1, "the newest alone, even past the budget");
+    assert_eq!(log[0].seq, 5);
+}

@@ -28,6 +28,10 @@ pub enum StoreError {
     /// A stored value could not be read back.
     #[error("database holds an unreadable {0}")]
     Corrupt(&'static str),
+    /// The file is not a sound SQLite database: SQLite's own check (`PRAGMA quick_check`)
+    /// failed, or the file is not a database at all. Nothing was written to it.
+    #[error("the database is damaged ({0})")]
+    Damaged(String),
     /// The database is newer than this build.
     #[error("the database was written by a newer Wisp (schema {found}, this build knows {known})")]
     TooNew {
@@ -100,9 +104,27 @@ fn parse<T: serde::de::DeserializeOwned>(s: &str, what: &'static str) -> Result<
 
 impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
+    ///
+    /// A damaged file is refused with [`StoreError::Damaged`] before anything is written to
+    /// it: SQLite's `quick_check` runs first, so a file with overwritten pages is named at start
+    /// instead of every later query failing (and never silently replaced).
     pub fn open(path: &Path) -> Result<Self> {
-        let conn = Connection::open(path)?;
-        Self::setup(conn)
+        let conn = Connection::open(path).map_err(damaged)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // Before the pragmas below: they may write (journal mode, migrations), and a damaged
+        // file must stay as it was for whoever tries to rescue it.
+        let verdict: String = conn
+            .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+            .map_err(damaged)?;
+        if verdict != "ok" {
+            // SQLite's report spans lines; one line reads better in a message.
+            let verdict = verdict.split_whitespace().collect::<Vec<_>>().join(" ");
+            return Err(StoreError::Damaged(verdict));
+        }
+        Self::setup(conn).map_err(|e| match e {
+            StoreError::Sqlite(e) => damaged(e),
+            e => e,
+        })
     }
 
     /// An in-memory database (tests).
@@ -335,8 +357,14 @@ impl Store {
 
     /// Runs left `running` or `awaiting_approval` (the Host stopped under them) become
     /// `interrupted`, their unfinished calls `cancelled`, and every pending approval `void`.
-    /// Returns (session, run) of each interrupted run. Nothing is replayed (RUN-11).
-    pub fn interrupt_unfinished(&self, at: i64) -> Result<Vec<(String, String)>> {
+    /// Each such run keeps `error` as the reason (the caller says whether it found the run at
+    /// start or stopped it at shutdown). Returns (session, run) of each interrupted run.
+    /// Nothing is replayed (RUN-11).
+    pub fn interrupt_unfinished(
+        &self,
+        at: i64,
+        error: &p::RunError,
+    ) -> Result<Vec<(String, String)>> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let runs: Vec<(String, String)> = {
@@ -347,8 +375,9 @@ impl Store {
             rows.collect::<rusqlite::Result<_>>()?
         };
         tx.execute(
-            "UPDATE runs SET status = 'interrupted', ended_at = ?1 WHERE status IN ('running', 'awaiting_approval')",
-            [at],
+            "UPDATE runs SET status = 'interrupted', ended_at = ?1, error_kind = ?2, error_message = ?3
+             WHERE status IN ('running', 'awaiting_approval')",
+            params![at, error.kind, error.message],
         )?;
         tx.execute(
             "UPDATE tool_calls SET status = 'cancelled' WHERE status IN ('pending', 'awaiting_approval', 'running')",
@@ -649,6 +678,16 @@ impl Store {
             });
         }
         Ok(out)
+    }
+}
+
+/// Names SQLite's "this file is damaged" answers as such; every other failure stays itself.
+fn damaged(e: rusqlite::Error) -> StoreError {
+    match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase) => {
+            StoreError::Damaged(e.to_string())
+        }
+        _ => StoreError::Sqlite(e),
     }
 }
 

@@ -3,7 +3,7 @@
 // A failing test should stop at the line that failed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use wisp_protocol::{ApprovalState, EventKind, Mode, RunStatus, ToolCallStatus, Usage};
+use wisp_protocol::{ApprovalState, EventKind, Mode, RunError, RunStatus, ToolCallStatus, Usage};
 use wisp_store::Store;
 
 fn store() -> (tempfile::TempDir, Store) {
@@ -112,16 +112,24 @@ fn unfinished_runs_become_interrupted_and_pending_approvals_void() {
         .unwrap();
     s.insert_approval("ap", "a", "r2", "c1", "files_write", "{}", "d", 2)
         .unwrap();
-    let hit = s.interrupt_unfinished(9).unwrap();
+    let why = RunError {
+        kind: "unfinished_at_start".into(),
+        message: "found at start".into(),
+    };
+    let hit = s.interrupt_unfinished(9, &why).unwrap();
     assert_eq!(hit, vec![("a".to_owned(), "r2".to_owned())]);
     let r2 = s.run("r2").unwrap().unwrap();
     assert_eq!(r2.status, RunStatus::Interrupted);
+    let kept = r2.error.unwrap();
+    assert_eq!((kept.kind, kept.message), (why.kind, why.message));
     assert_eq!(r2.steps[0].tool_calls[0].status, ToolCallStatus::Cancelled);
     assert_eq!(
         r2.steps[0].tool_calls[0].approval.as_ref().unwrap().state,
         ApprovalState::Void
     );
-    assert_eq!(s.run("r1").unwrap().unwrap().status, RunStatus::Completed);
+    let r1 = s.run("r1").unwrap().unwrap();
+    assert_eq!(r1.status, RunStatus::Completed);
+    assert!(r1.error.is_none(), "a finished run keeps its own outcome");
 }
 
 #[test]
@@ -181,4 +189,97 @@ fn reasoning_is_kept_apart_and_only_in_the_model_history() {
     assert_eq!(history.len(), 1);
     assert_eq!(history[0].steps[0].reasoning, "SECRET-REASONING");
     assert_eq!(history[0].steps[0].calls[0].3.as_deref(), Some("[]"));
+}
+
+// ---- a damaged file is named, never silently replaced (issue 13 §5) ------------------------
+
+/// A store with a few sessions, runs and events in it, checkpointed into the main file the way
+/// a clean shutdown leaves it.
+fn filled(path: &std::path::Path) {
+    let s = Store::open(path).unwrap();
+    for i in 0..8 {
+        let sid = format!("s{i}");
+        s.insert_session(&sid, None, "a session with some history", 1)
+            .unwrap();
+        let rid = format!("r{i}");
+        s.insert_run(&rid, &sid, &"a message ".repeat(40), Mode::Simulation, 2)
+            .unwrap();
+        for step in 0..40 {
+            s.append_event(&sid, Some(&rid), 3, &EventKind::StepStarted { step })
+                .unwrap();
+        }
+        s.finish_run(
+            &rid,
+            RunStatus::Completed,
+            Some(&"the answer ".repeat(60)),
+            None,
+            &Usage::default(),
+            4,
+        )
+        .unwrap();
+    }
+    s.close().unwrap();
+}
+
+/// A small deterministic generator: the damage is "random" but the same on every run.
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+const PAGE: usize = 4096;
+
+#[test]
+fn random_pages_overwritten_are_refused_as_damaged_and_the_file_is_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let clean = dir.path().join("clean.db");
+    filled(&clean);
+    let bytes = std::fs::read(&clean).unwrap();
+    let pages = bytes.len() / PAGE;
+    assert!(pages >= 8, "the sample needs several pages, has {pages}");
+    for seed in 1..=6u64 {
+        let path = dir.path().join(format!("damaged-{seed}.db"));
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut damaged = bytes.clone();
+        // Three pages after the header page: the header alone still says "SQLite", so only
+        // the check can tell.
+        for _ in 0..3 {
+            let page = 1 + (xorshift(&mut state) as usize) % (pages - 1);
+            for b in &mut damaged[page * PAGE..(page + 1) * PAGE] {
+                *b = xorshift(&mut state) as u8;
+            }
+        }
+        std::fs::write(&path, &damaged).unwrap();
+        let err = match Store::open(&path) {
+            Ok(_) => panic!("seed {seed}: a damaged database opened"),
+            Err(e) => e,
+        };
+        assert!(
+            matches!(err, wisp_store::StoreError::Damaged(_)),
+            "seed {seed}: {err}"
+        );
+        assert!(err.to_string().contains("damaged"), "{err}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            damaged,
+            "seed {seed}: the refused file was changed"
+        );
+    }
+    // The undamaged original still opens: the check refuses damage, not every file.
+    assert_eq!(Store::open(&clean).unwrap().sessions().unwrap().len(), 8);
+}
+
+#[test]
+fn a_file_that_is_not_a_database_is_refused_as_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wisp.db");
+    filled(&path);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[..PAGE].fill(0x5a);
+    std::fs::write(&path, &bytes).unwrap();
+    let err = Store::open(&path).err().expect("a header-less file opened");
+    assert!(matches!(err, wisp_store::StoreError::Damaged(_)), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), bytes);
 }
