@@ -386,10 +386,53 @@ async fn keep_alives_do_not_reset_the_idle_timeout() {
 #[tokio::test]
 async fn a_keep_alive_flood_does_not_disturb_the_answer() {
     let sim = sim().await;
-    let c = ask(&client(&sim), "[demo:multi] [fault:keepalive-flood]")
+    let flooded = ask(&client(&sim), "[demo:multi] [fault:keepalive-flood]")
         .await
         .unwrap();
-    assert_eq!(c.tool_calls.len(), 2);
+    // An unknown fault name of the same length: the same request size (the simulator's usage
+    // counts request bytes), no flood.
+    let calm = ask(&client(&sim), "[demo:multi] [fault:keepalive-quiet]")
+        .await
+        .unwrap();
+    assert_eq!(flooded.tool_calls.len(), 2);
+    // The whole answer, not only its shape: text, every call's name and arguments, the
+    // finish reason, the usage and the reasoning are what the unflooded stream gives. Call ids
+    // differ only in the simulator's hash of the user text (`call_<hash>_<user>_<round>_<i>`).
+    assert_eq!(flooded.text, calm.text);
+    let shape = |c: &wisp_model::Completion| -> Vec<(String, String, String)> {
+        c.tool_calls
+            .iter()
+            .map(|t| {
+                let (_, _, rest) = split3(&t.id);
+                (rest.to_owned(), t.name.clone(), t.arguments.clone())
+            })
+            .collect()
+    };
+    fn split3(id: &str) -> (&str, &str, &str) {
+        let mut parts = id.splitn(3, '_');
+        let call = parts.next().unwrap_or("");
+        let hash = parts.next().unwrap_or("");
+        (call, hash, parts.next().unwrap_or(""))
+    }
+    assert_eq!(shape(&flooded), shape(&calm));
+    assert!(shape(&calm).iter().all(|(rest, _, _)| !rest.is_empty()));
+    assert_eq!(flooded.finish_reason, calm.finish_reason);
+    assert_eq!(flooded.usage, calm.usage);
+    assert!(flooded.usage.is_some());
+    // The reasoning names the call-id prefix too.
+    let prefix = |c: &wisp_model::Completion| {
+        let (call, hash, _) = split3(&c.tool_calls[0].id);
+        format!("{call}_{hash}")
+    };
+    assert_eq!(
+        flooded
+            .continuation
+            .expose_private()
+            .replace(&prefix(&flooded), "PREFIX"),
+        calm.continuation
+            .expose_private()
+            .replace(&prefix(&calm), "PREFIX")
+    );
 }
 
 #[tokio::test]
