@@ -96,7 +96,7 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         marker: "[demo:escape]",
-        summary: "reads and writes outside the project (../, absolute, through a symlink), then a report of the refusals",
+        summary: "reads and writes outside the project (../, absolute, through symlinks), then a report of the refusals",
         script: demo_escape,
     },
     Scenario {
@@ -351,9 +351,22 @@ fn demo_escape(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
                 json!({"path": "link-out/wisp-escape.txt", "content": "must never be written"})
                     .to_string(),
             ),
+            // Through a relative `up -> ..` link: no `..` in the text, so only the kernel's
+            // boundary can refuse these.
+            turn.call(
+                6,
+                "files_read",
+                json!({"path": "up/outside.txt"}).to_string(),
+            ),
+            turn.call(
+                7,
+                "files_write",
+                json!({"path": "up/wisp-escape.txt", "content": "must never be written"})
+                    .to_string(),
+            ),
         ];
         return (
-            "Probe paths outside the project: parent, absolute, and through a symlink.".to_owned(),
+            "Probe paths outside the project: parent, absolute, and through symlinks.".to_owned(),
             "Trying paths outside the project to show that they are refused.".to_owned(),
             calls,
         );
