@@ -9,7 +9,7 @@ use wisp_core::{Host, HostConfig};
 use wisp_protocol::Mode;
 use wisp_sim::{REASONING_CANARY, SimConfig, SimServer};
 
-const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
+pub const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
 
 /// A running Host on a temp project, with its simulator.
 pub struct Wisp {
@@ -285,7 +285,7 @@ pub fn calls(run: &Value) -> Vec<Value> {
         .collect()
 }
 
-fn statuses(run: &Value) -> Vec<String> {
+pub fn statuses(run: &Value) -> Vec<String> {
     calls(run)
         .iter()
         .map(|c| c["status"].as_str().unwrap().to_owned())

@@ -5,4 +5,5 @@
 
 mod cli;
 mod e2e;
+mod e2e_claims;
 mod tidy;

@@ -95,6 +95,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_multi,
     },
     Scenario {
+        marker: "[demo:read-write]",
+        summary: "files_read of README.md, then files_write of wisp-demo.txt in the same step, then an answer reporting both",
+        script: demo_read_write,
+    },
+    Scenario {
         marker: "[demo:escape]",
         summary: "reads and writes outside the project (../, absolute, through symlinks), then a report of the refusals",
         script: demo_escape,
@@ -309,6 +314,28 @@ fn demo_multi(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
         "Summarise both results.".to_owned(),
         format!(
             "Here is what the two tools returned 两个工具的结果：{}",
+            report(turn)
+        ),
+        Vec::new(),
+    )
+}
+
+fn demo_read_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let write = json!({"path": "wisp-demo.txt", "content": DEMO_WRITE_CONTENT}).to_string();
+        return (
+            "Read the README, then write the demo file.".to_owned(),
+            "Reading README.md, then writing wisp-demo.txt.".to_owned(),
+            vec![
+                turn.call(0, "files_read", json!({"path": "README.md"}).to_string()),
+                turn.call(1, "files_write", write),
+            ],
+        );
+    }
+    (
+        "Report both results.".to_owned(),
+        format!(
+            "What the two calls returned 两个调用的结果：{}",
             report(turn)
         ),
         Vec::new(),
