@@ -663,3 +663,51 @@ async fn a_nul_within_binary_sniff_bytes_is_binary_and_one_past_is_not_looked_fo
         "read whole"
     );
 }
+
+/// A subscriber that falls behind the live broadcast (`EVENT_BROADCAST_CAPACITY`, here 1)
+/// re-reads from the store: every stored event arrives, once, in order. The run task emits
+/// several events without yielding (a step's text and its calls), and on the test's
+/// single-threaded runtime the stream cannot read in between, so it does fall behind.
+#[tokio::test]
+async fn a_lagging_subscriber_rereads_and_misses_nothing() {
+    let w = Wisp::start_with(|c| c.event_buffer = 1).await;
+    std::fs::write(w.file("README.md"), "readme").unwrap();
+    let s = w.session().await;
+    let mut resp = reqwest::Client::new()
+        .get(format!("{}/api/sessions/{s}/events?after=0", w.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let run = w.run(&s, "[demo:multi] look").await;
+    assert_eq!(w.finished(&run).await["status"], "completed");
+    let stored: Vec<Value> = w
+        .host
+        .events_after(&s, 0, 10_000)
+        .unwrap()
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .collect();
+    let last = stored.last().unwrap()["seq"].as_u64().unwrap();
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    let received = loop {
+        let complete = &text[..text.rfind("\n\n").map_or(0, |i| i + 2)];
+        let got: Vec<(u64, Value)> = sse_events(complete)
+            .into_iter()
+            .filter_map(|(id, e)| id.map(|id| (id, e)))
+            .collect();
+        if got.last().is_some_and(|(id, _)| *id >= last) {
+            break got;
+        }
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout(left, resp.chunk()).await {
+            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
+            other => panic!("stream ended or stalled before seq {last} ({other:?}): {text}"),
+        }
+    };
+    let ids: Vec<u64> = received.iter().map(|(id, _)| *id).collect();
+    assert_eq!(ids, (1..=last).collect::<Vec<_>>(), "{text}");
+    let events: Vec<Value> = received.into_iter().map(|(_, e)| e).collect();
+    assert_eq!(events, stored);
+}

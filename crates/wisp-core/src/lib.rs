@@ -79,6 +79,8 @@ pub struct HostConfig {
     pub model_attempts: u32,
     /// First retry pause.
     pub retry_base_delay: Duration,
+    /// Live events held for slow subscribers ([`limits::EVENT_BROADCAST_CAPACITY`]).
+    pub event_buffer: usize,
 }
 
 impl HostConfig {
@@ -89,6 +91,7 @@ impl HostConfig {
             step_budget: limits::DEFAULT_STEP_BUDGET,
             model_attempts: limits::MODEL_ATTEMPTS,
             retry_base_delay: limits::RETRY_BASE_DELAY,
+            event_buffer: limits::EVENT_BROADCAST_CAPACITY,
         }
     }
 }
@@ -168,7 +171,8 @@ impl Host {
         model_problem: Option<String>,
         config: HostConfig,
     ) -> Result<Self, CoreError> {
-        let (events, _) = broadcast::channel(4096);
+        // broadcast::channel panics on 0.
+        let (events, _) = broadcast::channel(config.event_buffer.max(1));
         let (shutting_down, _) = watch::channel(false);
         let host = Self {
             inner: Arc::new(Inner {

@@ -24,3 +24,8 @@ pub const MAX_RUNS_PAGE: u32 = 100;
 
 /// Characters of a session title.
 pub const MAX_TITLE_CHARS: usize = 200;
+
+/// Live events (stored events and deltas) the broadcast to event streams holds for a slow
+/// subscriber. One that falls further behind re-reads stored events from the store, so the
+/// size trades memory for how often that happens, never correctness.
+pub const EVENT_BROADCAST_CAPACITY: usize = 4096;
