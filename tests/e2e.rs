@@ -9,7 +9,7 @@ use wisp_core::{Host, HostConfig};
 use wisp_protocol::Mode;
 use wisp_sim::{REASONING_CANARY, SimConfig, SimServer};
 
-pub const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
+pub(crate) const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
 
 /// A running Host on a temp project, with its simulator.
 pub struct Wisp {
