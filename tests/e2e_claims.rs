@@ -381,6 +381,18 @@ async fn the_digest_is_the_sha256_of_the_shown_arguments_and_binds_one_approval(
     assert_eq!(requested["digest"], approval_a["digest"]);
 
     let id_a = approval_a["id"].as_str().unwrap();
+    // Two characters swapped: byte differences that cancel out under XOR, so a comparison
+    // that folded them with `^` instead of `|` would let it through.
+    let digest_a = approval_a["digest"].as_str().unwrap();
+    let i = digest_a
+        .as_bytes()
+        .windows(2)
+        .position(|w| w[0] != w[1])
+        .unwrap();
+    let mut swapped = digest_a.as_bytes().to_vec();
+    swapped.swap(i, i + 1);
+    let swapped = String::from_utf8(swapped).unwrap();
+    assert_eq!(w.decide(id_a, &swapped, "approve").await, 409);
     let (status, body) = w
         .call(
             "POST",
@@ -395,7 +407,6 @@ async fn the_digest_is_the_sha256_of_the_shown_arguments_and_binds_one_approval(
     );
     assert_eq!(w.get_run(&ra).await["status"], "awaiting_approval");
     assert!(!w.file("a.txt").exists());
-    let digest_a = approval_a["digest"].as_str().unwrap();
     assert_eq!(w.decide(id_a, digest_a, "approve").await, 204);
     assert_eq!(w.finished(&ra).await["status"], "completed");
     assert_eq!(
@@ -701,4 +712,31 @@ async fn a_lagging_subscriber_rereads_and_misses_nothing() {
     assert_eq!(ids, (1..=last).collect::<Vec<_>>(), "{text}");
     let events: Vec<Value> = received.into_iter().map(|(_, e)| e).collect();
     assert_eq!(events, stored);
+}
+
+/// RUN-06: cancelling a run that already ended is refused and leaves the session's current
+/// run alone; only the run named is ever cancelled.
+#[tokio::test]
+async fn cancelling_an_ended_run_leaves_the_sessions_current_run_alone() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let old = w.run(&s, "hello").await;
+    assert_eq!(w.finished(&old).await["status"], "completed");
+    let current = w.run(&s, "[demo:write] please").await;
+    w.wait(&current, &["awaiting_approval"]).await;
+    let (status, body) = w
+        .call("POST", &format!("/api/runs/{old}/cancel"), None)
+        .await;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("completed"),
+        "{body}"
+    );
+    // Still waiting, and still decidable.
+    let r = w.get_run(&current).await;
+    assert_eq!(r["status"], "awaiting_approval", "{r}");
+    let [(id, digest)] = Wisp::pending(&r).try_into().unwrap();
+    assert_eq!(w.decide(&id, &digest, "approve").await, 204);
+    assert_eq!(w.finished(&current).await["status"], "completed");
+    assert!(w.file("wisp-demo.txt").exists());
 }
