@@ -73,14 +73,14 @@ impl From<wisp_store::StoreError> for CoreError {
 pub struct HostConfig {
     /// Simulation or live; recorded on every run.
     pub mode: p::Mode,
+    /// Live events held for slow subscribers ([`limits::EVENT_BROADCAST_CAPACITY`]).
+    pub event_buffer: usize,
     /// Model rounds per run (RUN-05).
     pub step_budget: u32,
     /// Attempts per model request.
     pub model_attempts: u32,
     /// First retry pause.
     pub retry_base_delay: Duration,
-    /// Live events held for slow subscribers ([`limits::EVENT_BROADCAST_CAPACITY`]).
-    pub event_buffer: usize,
 }
 
 impl HostConfig {
@@ -88,10 +88,10 @@ impl HostConfig {
     pub fn new(mode: p::Mode) -> Self {
         Self {
             mode,
+            event_buffer: limits::EVENT_BROADCAST_CAPACITY,
             step_budget: limits::DEFAULT_STEP_BUDGET,
             model_attempts: limits::MODEL_ATTEMPTS,
             retry_base_delay: limits::RETRY_BASE_DELAY,
-            event_buffer: limits::EVENT_BROADCAST_CAPACITY,
         }
     }
 }
