@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --release --example sse_bench -- --generate bench/stream.sse   # 100,000 events
+//! cargo run --release --example sse_bench -- --generate bench/ids.sse 90000 --with-ids
 //! cargo run --release --example sse_bench -- bench/stream.sse              # Rust only
 //! cargo run --release --example sse_bench -- bench/stream.sse --compare-node
 //! ```
@@ -10,7 +11,8 @@
 //! every iteration aggregates exactly what one whole-buffer pass does, and prints one JSON line:
 //! `events`, `chunks_per_s`, `mb_per_s`; with `--compare-node` also the same measurement of
 //! the reference (eventsource-parser + JSON.parse in Node, `bench/sse_reference.mjs`, run on
-//! the same file in the same run) and `ratio`.
+//! the same file in the same run) and `ratio`. `--with-ids` generates events that also carry
+//! `id:` and `event: message` lines, as several OpenAI-compatible servers send them.
 
 // A benchmark reports on the terminal.
 #![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
@@ -37,24 +39,28 @@ fn run() -> Result<(), String> {
     if let [flag, path, rest @ ..] = args.as_slice()
         && flag == "--generate"
     {
-        let events = match rest {
-            [n] => n.parse().map_err(|_| format!("not a number: {n}"))?,
-            _ => 100_000,
+        let with_ids = rest.iter().any(|a| a == "--with-ids");
+        let events = match rest.iter().find(|a| *a != "--with-ids") {
+            Some(n) => n.parse().map_err(|_| format!("not a number: {n}"))?,
+            None => 100_000,
         };
-        std::fs::write(path, generate(events)).map_err(|e| format!("{path}: {e}"))?;
+        std::fs::write(path, generate(events, with_ids)).map_err(|e| format!("{path}: {e}"))?;
         eprintln!("wrote {events} events to {path}");
         return Ok(());
     }
     let Some(path) = args.first() else {
         return Err(
-            "usage: sse_bench FILE [--compare-node] | sse_bench --generate FILE [EVENTS]".into(),
+            "usage: sse_bench FILE [--compare-node] | sse_bench --generate FILE [EVENTS] [--with-ids]".into(),
         );
     };
     let compare = args.iter().any(|a| a == "--compare-node");
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     // Caps sized to the file: the benchmark measures parsing, not the refusal of big input.
+    // The event cap is the tightest the file allows, so every run also checks that the cap
+    // counts each event on its own (issue 14: `id:` lines once added up across events).
     let limits = StreamLimits {
         max_response_bytes: bytes.len(),
+        max_event_bytes: largest_event(&bytes),
         ..StreamLimits::default()
     };
 
@@ -122,6 +128,21 @@ fn decode(
     }
     let events = d.data_events().saturating_sub(1);
     Ok((d.finish().map_err(|e| e.to_string())?, events))
+}
+
+/// The bytes of the largest event's lines, line ends not counted, as the parser's cap counts
+/// them. Exact for LF files; CR or CRLF line ends only make it larger (a looser cap).
+fn largest_event(bytes: &[u8]) -> usize {
+    let (mut largest, mut current) = (0, 0);
+    for line in bytes.split(|&b| b == b'\n') {
+        if line.is_empty() {
+            current = 0;
+        } else {
+            current += line.len();
+            largest = largest.max(current);
+        }
+    }
+    largest
 }
 
 fn fingerprint(c: &Completion) -> String {
@@ -196,8 +217,9 @@ fn node_reference(path: &str) -> Result<Reference, String> {
 
 /// The benchmark stream: DeepSeek-shaped chunks, content deltas in English and Chinese, every
 /// 10th event a tool-argument fragment (two calls, interleaved), a keep-alive comment every
-/// 997 events, the finish chunk with usage, then `[DONE]`.
-fn generate(events: usize) -> String {
+/// 997 events, the finish chunk with usage, then `[DONE]`. `with_ids`: every data event is
+/// preceded by `id: N` and `event: message` lines.
+fn generate(events: usize, with_ids: bool) -> String {
     const WORDS: [&str; 8] = [
         "Hello",
         " world",
@@ -215,6 +237,9 @@ fn generate(events: usize) -> String {
     for n in 0..events {
         if n > 0 && n % 997 == 0 {
             out.push_str(": keep-alive\n\n");
+        }
+        if with_ids {
+            out.push_str(&format!("id: {n}\nevent: message\n"));
         }
         out.push_str("data: ");
         out.push_str(head);

@@ -210,8 +210,16 @@ impl Wisp {
         }
     }
 
-    /// Everything the event stream replays for a session, as raw SSE text.
+    /// Everything the event stream replays for a session, as raw SSE text: read until the
+    /// event numbered the session's `lastEventSeq` (not until a silence, which a busy machine
+    /// can fake), and that last event must end a run.
     pub async fn event_stream_text(&self, session: &str) -> String {
+        let last = self
+            .ok("GET", &format!("/api/sessions/{session}"), None)
+            .await["lastEventSeq"]
+            .as_u64()
+            .unwrap();
+        assert!(last > 0, "session {session} has no events");
         let mut resp = self
             .http
             .get(format!(
@@ -224,17 +232,48 @@ impl Wisp {
             .unwrap();
         assert_eq!(resp.headers()["content-type"], "text/event-stream");
         let mut text = String::new();
-        while let Ok(Ok(Some(chunk))) =
-            tokio::time::timeout(Duration::from_millis(400), resp.chunk()).await
-        {
-            text.push_str(&String::from_utf8_lossy(&chunk));
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            // Complete events only: a chunk may end inside one.
+            let complete = &text[..text.rfind("\n\n").map_or(0, |i| i + 2)];
+            let last_seen = sse_events(complete)
+                .last()
+                .and_then(|(id, _)| *id)
+                .unwrap_or(0);
+            if last_seen >= last {
+                let (_, data) = sse_events(complete)
+                    .into_iter()
+                    .rfind(|(id, _)| id.is_some())
+                    .unwrap();
+                assert_eq!(data["type"], "run_finished", "last event: {data}");
+                return complete.to_owned();
+            }
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match tokio::time::timeout(left, resp.chunk()).await {
+                Ok(Ok(Some(chunk))) => text.push_str(&String::from_utf8_lossy(&chunk)),
+                other => panic!("stream ended before seq {last} ({other:?}): {text}"),
+            }
         }
-        text
     }
 
     pub fn file(&self, rel: &str) -> PathBuf {
         self.project.join(rel)
     }
+}
+
+/// The events of SSE text: (`id` when stored, the JSON data), in order.
+pub fn sse_events(text: &str) -> Vec<(Option<u64>, Value)> {
+    text.split("\n\n")
+        .filter(|e| !e.trim().is_empty() && !e.starts_with(':'))
+        .filter_map(|e| {
+            let id = e
+                .lines()
+                .find_map(|l| l.strip_prefix("id: "))
+                .map(|n| n.parse().unwrap());
+            let data = e.lines().find_map(|l| l.strip_prefix("data: "))?;
+            Some((id, serde_json::from_str(data).unwrap()))
+        })
+        .collect()
 }
 
 pub fn calls(run: &Value) -> Vec<Value> {
@@ -246,7 +285,7 @@ pub fn calls(run: &Value) -> Vec<Value> {
         .collect()
 }
 
-fn statuses(run: &Value) -> Vec<String> {
+pub fn statuses(run: &Value) -> Vec<String> {
     calls(run)
         .iter()
         .map(|c| c["status"].as_str().unwrap().to_owned())
@@ -412,7 +451,20 @@ async fn a_500_then_success_retries_the_request_without_a_second_write() {
         .await;
     assert_eq!(r["status"], "completed", "{r}");
     // Each of the two rounds failed once and was retried: four requests, one write.
-    assert_eq!(w.sim.chat_requests().len(), 4);
+    let sent = w.sim.chat_requests();
+    assert_eq!(sent.len(), 4);
+    // RUN-10: a retry repeats the request byte for byte (same history, same tool results),
+    // and the second round carries the one write's result.
+    assert_eq!(sent[1].body, sent[0].body, "round 1 retried as sent");
+    assert_eq!(sent[3].body, sent[2].body, "round 2 retried as sent");
+    assert_ne!(sent[2].body, sent[0].body);
+    let tool_messages = sent[3].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .count();
+    assert_eq!(tool_messages, 1);
     assert_eq!(calls(&r).len(), 1);
     assert!(r["steps"].as_array().unwrap().len() == 2);
     let events = w.host.events_after(&s, 0, 1000).unwrap();
@@ -502,26 +554,74 @@ async fn two_sessions_at_once_keep_their_events_and_approvals_apart() {
     assert!(events_b.contains(&rb) && !events_b.contains(&ra));
 }
 
+/// FILE-03, APPR-06: every escape is refused with its own reason before any approval, and
+/// nothing lands where it would have landed. The relative `up -> ..` link has no `..` in the
+/// path text, so what refuses it is the kernel's boundary (cap-std), not the text check.
 #[tokio::test]
 async fn escape_attempts_are_refused_before_any_approval() {
     let w = Wisp::start().await;
+    let parent = w.project.parent().unwrap().to_owned();
+    // Real targets: a missing sandbox would read them or write next to them.
+    std::fs::write(parent.join("outside.txt"), "TOP-SECRET-PARENT").unwrap();
     std::fs::write(w.outside.join("secret.txt"), "TOP-SECRET").unwrap();
     std::os::unix::fs::symlink(&w.outside, w.file("link-out")).unwrap();
+    std::os::unix::fs::symlink("..", w.file("up")).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(w.file("up/outside.txt")).unwrap(),
+        "TOP-SECRET-PARENT",
+        "the link itself leads out"
+    );
+    let listing = |dir: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let parent_before = listing(&parent);
     let s = w.session().await;
     let r = w
         .drive(&w.run(&s, "[demo:escape] try").await, "approve")
         .await;
     assert_eq!(r["status"], "completed");
     let calls = calls(&r);
-    assert_eq!(calls.len(), 6);
-    for c in &calls {
+    let dotdot = "'..' is not allowed";
+    let absolute = "absolute paths are not allowed";
+    let kernel = "leads outside the authorized project folder";
+    let expected = [
+        ("files_read", "../outside.txt", dotdot),
+        ("files_read", "/etc/hostname", absolute),
+        ("files_read", "link-out/secret.txt", kernel),
+        ("files_write", "../wisp-escape.txt", dotdot),
+        ("files_write", "/tmp/wisp-escape.txt", absolute),
+        ("files_write", "link-out/wisp-escape.txt", kernel),
+        ("files_read", "up/outside.txt", kernel),
+        ("files_write", "up/wisp-escape.txt", kernel),
+    ];
+    assert_eq!(calls.len(), expected.len(), "{r}");
+    for (c, (tool, path, reason)) in calls.iter().zip(expected) {
+        assert_eq!(c["tool"], tool, "{c}");
+        assert_eq!(c["arguments"]["path"], path, "{c}");
         assert_eq!(c["status"], "failed", "{c}");
         assert!(c["approval"].is_null(), "no approval was asked for {c}");
-        assert!(c["result"].as_str().unwrap().contains("error"));
+        let result: Value = serde_json::from_str(c["result"].as_str().unwrap()).unwrap();
+        let message = result["error"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with(path) && message.contains(reason),
+            "{path}: expected {reason:?}, got {result}"
+        );
     }
-    assert_eq!(std::fs::read_dir(&w.outside).unwrap().count(), 1);
+    // Where each write would have landed.
+    assert!(!parent.join("wisp-escape.txt").exists());
+    assert!(!w.outside.join("wisp-escape.txt").exists());
     assert!(!Path::new("/tmp/wisp-escape.txt").exists());
-    assert!(!serde_json::to_string(&r).unwrap().contains("TOP-SECRET"));
+    assert_eq!(listing(&parent), parent_before);
+    assert_eq!(listing(&w.outside), ["secret.txt"]);
+    let all = serde_json::to_string(&r).unwrap();
+    assert!(!all.contains("TOP-SECRET"), "{all}");
+    let sent = serde_json::to_string(&w.sim.chat_requests()[1].body).unwrap();
+    assert!(!sent.contains("TOP-SECRET"), "the model was sent a secret");
 }
 
 #[tokio::test]
@@ -1026,8 +1126,16 @@ async fn sessions_are_renamed_and_deleted_but_not_while_running() {
         .await,
         400
     );
+    let kept = w.session().await;
+    let kept_run = w.run(&kept, "hello").await;
+    w.finished(&kept_run).await;
     let run = w.run(&s, "[demo:write] please").await;
-    w.wait(&run, &["awaiting_approval"]).await;
+    let [(approval, _)] = Wisp::pending(&w.wait(&run, &["awaiting_approval"]).await)
+        .try_into()
+        .unwrap();
+    assert!(w.host.store().approval(&approval).unwrap().is_some());
+    assert!(!w.host.store().continuations(&run).unwrap().is_empty());
+    assert!(!w.host.store().events_after(&s, 0, 1000).unwrap().is_empty());
     assert_eq!(
         w.status("DELETE", &format!("/api/sessions/{s}"), None)
             .await,
@@ -1049,6 +1157,15 @@ async fn sessions_are_renamed_and_deleted_but_not_while_running() {
         404
     );
     assert!(w.host.events_after(&s, 0, 10).is_err());
+    // Not only the session row: its runs, events and approvals are gone from the store.
+    let store = w.host.store();
+    assert!(store.run(&run).unwrap().is_none());
+    assert!(store.events_after(&s, 0, 1000).unwrap().is_empty());
+    assert!(store.approval(&approval).unwrap().is_none());
+    assert!(store.continuations(&run).unwrap().is_empty());
+    // The session that stays keeps everything.
+    assert!(store.run(&kept_run).unwrap().is_some());
+    assert!(!store.events_after(&kept, 0, 1000).unwrap().is_empty());
 }
 
 /// Live subscribers get streaming text as `delta` events (no id), and reasoning only as a size.

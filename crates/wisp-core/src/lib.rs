@@ -73,6 +73,8 @@ impl From<wisp_store::StoreError> for CoreError {
 pub struct HostConfig {
     /// Simulation or live; recorded on every run.
     pub mode: p::Mode,
+    /// Live events held for slow subscribers ([`limits::EVENT_BROADCAST_CAPACITY`]).
+    pub event_buffer: usize,
     /// Model rounds per run (RUN-05).
     pub step_budget: u32,
     /// Attempts per model request.
@@ -88,6 +90,7 @@ impl HostConfig {
     pub fn new(mode: p::Mode) -> Self {
         Self {
             mode,
+            event_buffer: limits::EVENT_BROADCAST_CAPACITY,
             step_budget: limits::DEFAULT_STEP_BUDGET,
             model_attempts: limits::MODEL_ATTEMPTS,
             retry_base_delay: limits::RETRY_BASE_DELAY,
@@ -171,7 +174,8 @@ impl Host {
         model_problem: Option<String>,
         config: HostConfig,
     ) -> Result<Self, CoreError> {
-        let (events, _) = broadcast::channel(4096);
+        // broadcast::channel panics on 0.
+        let (events, _) = broadcast::channel(config.event_buffer.max(1));
         let (shutting_down, _) = watch::channel(false);
         let host = Self {
             inner: Arc::new(Inner {

@@ -9,6 +9,11 @@ pub const DEFAULT_STEP_BUDGET: u32 = 8;
 /// a retry never re-executes a tool (RUN-10, GAP-09).
 pub const MODEL_ATTEMPTS: u32 = 3;
 
+/// Live events (stored events and deltas) the broadcast to event streams holds for a slow
+/// subscriber. One that falls further behind re-reads stored events from the store, so the
+/// size trades memory for how often that happens, never correctness.
+pub const EVENT_BROADCAST_CAPACITY: usize = 4096;
+
 /// First pause before retrying a model request; doubled each time unless the service named
 /// its own (`Retry-After`).
 pub const RETRY_BASE_DELAY: Duration = Duration::from_millis(500);

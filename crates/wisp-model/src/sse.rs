@@ -84,6 +84,9 @@ impl SseParser {
                 && let Some(value) = piece.strip_prefix(b"data:")
             {
                 self.check_line_len(piece.len())?;
+                // The blank line ends the event, as in `line_complete`: the next one (and its
+                // `id:` / `event:` lines) is measured from zero.
+                self.event_bytes = 0;
                 let value = value.strip_prefix(b" ").unwrap_or(value);
                 sink(SseItem::Data(value))?;
                 input = &input[end + 2..];
@@ -287,5 +290,137 @@ mod tests {
         let endless = [b'x'; 40];
         let err = parse_in_pieces(&endless, &[10, 20, 30], 16).unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::EventTooLarge);
+    }
+
+    #[test]
+    fn the_cap_is_per_event_when_events_carry_id_and_event_lines() {
+        // Regression (issue 14, bug 1): the fast path dispatched without resetting the count,
+        // so `id:` lines of earlier events added up until a valid stream was refused.
+        let twice = b"id: 1\ndata: x\n\nid: 1\ndata: x\n\n";
+        assert_eq!(
+            parse_in_pieces(twice, &[], 16).unwrap(),
+            vec![data("x"), data("x")]
+        );
+        let shaped = b"id: 7\nevent: message\ndata: {}\n\n".repeat(100);
+        assert_eq!(parse_in_pieces(&shaped, &[], 32).unwrap().len(), 100);
+        // The lines before the data line still count toward their own event.
+        let err = parse_in_pieces(b"id: 123456\ndata: 1234567\n\n", &[], 16).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::EventTooLarge);
+    }
+
+    #[test]
+    fn crlf_multi_line_data_is_one_event() {
+        // The fast path must only take an LF LF pair; CRLF between two data lines is not the
+        // end of the event.
+        let got = parse_in_pieces(b"data: a\r\ndata: b\r\n\r\n", &[], 100).unwrap();
+        assert_eq!(got, vec![data("a\nb")]);
+        let got = parse_in_pieces(b"\rdata: a\r\rdata: b\r\r", &[], 100).unwrap();
+        assert_eq!(got, vec![data("a"), data("b")]);
+    }
+
+    #[test]
+    fn a_data_value_ending_in_a_colon_is_not_read_twice() {
+        // The fast path goes on right after the blank line, not inside the value.
+        let got = parse_in_pieces(b"data: :)\n\ndata: b\n\n", &[], 100).unwrap();
+        assert_eq!(got, vec![data(":)"), data("b")]);
+    }
+
+    #[test]
+    fn a_partial_line_counts_with_the_part_before_it() {
+        // 6 + 6 bytes fit in 12; a 13th byte in a later piece does not.
+        assert_eq!(
+            parse_in_pieces(b"data: 123456\n\n", &[9], 12).unwrap(),
+            vec![data("123456")]
+        );
+        let err = parse_in_pieces(b"data: 1234567\n\n", &[9], 12).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::EventTooLarge);
+        let err = parse_in_pieces(b"data: 1234567", &[9], 12).unwrap_err();
+        assert_eq!(err.kind(), crate::ErrorKind::EventTooLarge);
+    }
+
+    /// A small deterministic PRNG (SplitMix64): reproducible cases without a dev-dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// A random stream of the lines chat servers send, with mixed line ends.
+    fn random_stream(rng: &mut Rng) -> Vec<u8> {
+        const LINES: &[&[u8]] = &[
+            b"data: x",
+            b"data:{\"a\":1}",
+            b"data: \xE4\xBD\xA0",
+            b"data:",
+            b"id: 1",
+            b"event: message",
+            b": keep-alive",
+            b"retry: 5",
+            b"",
+            b"",
+            b"",
+            b"data: [DONE]",
+        ];
+        const ENDS: &[&[u8]] = &[b"\n", b"\n", b"\r\n", b"\r"];
+        let mut out = Vec::new();
+        for _ in 0..rng.below(12) {
+            out.extend_from_slice(LINES[rng.below(LINES.len())]);
+            out.extend_from_slice(ENDS[rng.below(ENDS.len())]);
+        }
+        if rng.below(4) == 0 {
+            // Sometimes the stream ends inside a line.
+            out.extend_from_slice(&b"data: [DONE]"[..rng.below(13)]);
+        }
+        out
+    }
+
+    fn outcome(input: &[u8], cut: &[usize], max: usize) -> Result<Vec<Got>, crate::ErrorKind> {
+        parse_in_pieces(input, cut, max).map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn any_split_of_a_stream_gives_the_same_events_as_the_whole() {
+        for seed in 0..3000 {
+            let mut rng = Rng(seed);
+            let stream = random_stream(&mut rng);
+            // Caps from tight to roomy, so the error path is compared too.
+            let max = [8, 14, 20, 40, 1000][rng.below(5)];
+            let whole = outcome(&stream, &[], max);
+            for cut in 0..=stream.len() {
+                assert_eq!(
+                    outcome(&stream, &[cut], max),
+                    whole,
+                    "seed {seed}, cap {max}, cut at {cut} of {:?}",
+                    String::from_utf8_lossy(&stream)
+                );
+            }
+            let mut cuts: Vec<usize> = (0..rng.below(6))
+                .map(|_| rng.below(stream.len() + 1))
+                .collect();
+            cuts.sort_unstable();
+            assert_eq!(
+                outcome(&stream, &cuts, max),
+                whole,
+                "seed {seed}, cap {max}, cuts {cuts:?} of {:?}",
+                String::from_utf8_lossy(&stream)
+            );
+            // Byte by byte: the line is never in the input with its end.
+            let every: Vec<usize> = (1..stream.len()).collect();
+            assert_eq!(
+                outcome(&stream, &every, max),
+                whole,
+                "seed {seed}, byte by byte"
+            );
+        }
     }
 }

@@ -388,10 +388,53 @@ async fn keep_alives_do_not_reset_the_idle_timeout() {
 #[tokio::test]
 async fn a_keep_alive_flood_does_not_disturb_the_answer() {
     let sim = sim().await;
-    let c = ask(&client(&sim), "[demo:multi] [fault:keepalive-flood]")
+    let flooded = ask(&client(&sim), "[demo:multi] [fault:keepalive-flood]")
         .await
         .unwrap();
-    assert_eq!(c.tool_calls.len(), 2);
+    // An unknown fault name of the same length: the same request size (the simulator's usage
+    // counts request bytes), no flood.
+    let calm = ask(&client(&sim), "[demo:multi] [fault:keepalive-quiet]")
+        .await
+        .unwrap();
+    assert_eq!(flooded.tool_calls.len(), 2);
+    // The whole answer, not only its shape: text, every call's name and arguments, the
+    // finish reason, the usage and the reasoning are what the unflooded stream gives. Call ids
+    // differ only in the simulator's hash of the user text (`call_<hash>_<user>_<round>_<i>`).
+    assert_eq!(flooded.text, calm.text);
+    let shape = |c: &wisp_model::Completion| -> Vec<(String, String, String)> {
+        c.tool_calls
+            .iter()
+            .map(|t| {
+                let (_, _, rest) = split3(&t.id);
+                (rest.to_owned(), t.name.clone(), t.arguments.clone())
+            })
+            .collect()
+    };
+    fn split3(id: &str) -> (&str, &str, &str) {
+        let mut parts = id.splitn(3, '_');
+        let call = parts.next().unwrap_or("");
+        let hash = parts.next().unwrap_or("");
+        (call, hash, parts.next().unwrap_or(""))
+    }
+    assert_eq!(shape(&flooded), shape(&calm));
+    assert!(shape(&calm).iter().all(|(rest, _, _)| !rest.is_empty()));
+    assert_eq!(flooded.finish_reason, calm.finish_reason);
+    assert_eq!(flooded.usage, calm.usage);
+    assert!(flooded.usage.is_some());
+    // The reasoning names the call-id prefix too.
+    let prefix = |c: &wisp_model::Completion| {
+        let (call, hash, _) = split3(&c.tool_calls[0].id);
+        format!("{call}_{hash}")
+    };
+    assert_eq!(
+        flooded
+            .continuation
+            .expose_private()
+            .replace(&prefix(&flooded), "PREFIX"),
+        calm.continuation
+            .expose_private()
+            .replace(&prefix(&calm), "PREFIX")
+    );
 }
 
 #[tokio::test]
@@ -473,4 +516,132 @@ async fn cancelling_closes_the_stream_at_once() {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// A server that answers every request with `response` (raw HTTP) and closes: for the caps on
+/// what a misbehaving service sends, which the simulator never sends.
+async fn canned(response: Vec<u8>) -> DeepSeekClient {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            // Read the head and the body it announces, so the answer never races the request.
+            let mut got = Vec::new();
+            let mut buf = [0u8; 8192];
+            loop {
+                let n = stream.read(&mut buf).await.unwrap_or(0);
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&got).to_lowercase();
+                if let Some(head_end) = text.find("\r\n\r\n") {
+                    let body_len = text[..head_end]
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .map_or(0, |v| v.trim().parse().unwrap());
+                    if got.len() >= head_end + 4 + body_len {
+                        break;
+                    }
+                }
+            }
+            let _ = stream.write_all(&response).await;
+            let _ = stream.shutdown().await;
+        }
+    });
+    let mut config = ModelConfig::new(Some(ApiKey::new("sk-x").unwrap()));
+    config.base_url = format!("http://{addr}");
+    DeepSeekClient::new(config).unwrap()
+}
+
+fn http_response(status: &str, headers: &[(&str, String)], body: &[u8]) -> Vec<u8> {
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        out.push_str(&format!("{name}: {value}\r\n"));
+    }
+    out.push_str("\r\n");
+    let mut out = out.into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+/// `MAX_RETRY_AFTER`: a `Retry-After` up to the cap is kept as given, a longer one is capped.
+#[tokio::test]
+async fn retry_after_is_kept_up_to_max_retry_after_and_capped_past_it() {
+    let cap = wisp_model::limits::MAX_RETRY_AFTER;
+    for (sent, expected) in [
+        (cap.as_secs() - 1, cap - Duration::from_secs(1)),
+        (cap.as_secs(), cap),
+        (cap.as_secs() + 1, cap),
+        (u64::MAX, cap),
+    ] {
+        let client = canned(http_response(
+            "429 Too Many Requests",
+            &[("retry-after", sent.to_string())],
+            br#"{"error":{"message":"Rate Limit Reached"}}"#,
+        ))
+        .await;
+        let e = ask(&client, "hi").await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::RateLimited, "{e}");
+        assert_eq!(e.retry_after(), Some(expected), "Retry-After: {sent}");
+    }
+}
+
+/// `MAX_ERROR_BODY_BYTES`: an error body of exactly that size is read and its message kept; one
+/// byte more is not read at all, and the status alone still explains the failure.
+#[tokio::test]
+async fn an_error_body_at_max_error_body_bytes_is_read_and_one_more_is_not() {
+    let cap = wisp_model::limits::MAX_ERROR_BODY_BYTES;
+    let body = |len: usize| {
+        let head = r#"{"error":{"message":"quota-marker"}"#;
+        // JSON allows whitespace before the closing brace: pad to the exact size.
+        format!("{head}{}}}", " ".repeat(len - head.len() - 1)).into_bytes()
+    };
+    assert_eq!(body(cap).len(), cap);
+    let at = ask(
+        &canned(http_response("400 Bad Request", &[], &body(cap))).await,
+        "hi",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(at.kind(), ErrorKind::BadRequest);
+    assert!(at.to_string().contains("quota-marker"), "{at}");
+    let past = ask(
+        &canned(http_response("400 Bad Request", &[], &body(cap + 1))).await,
+        "hi",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(past.kind(), ErrorKind::BadRequest);
+    assert!(!past.to_string().contains("quota-marker"), "{past}");
+    assert!(past.to_string().contains("(400)"), "{past}");
+}
+
+/// `MAX_MODELS_BODY_BYTES`: a model list of exactly that size is read; one byte more is refused
+/// as too large.
+#[tokio::test]
+async fn a_model_list_at_max_models_body_bytes_is_read_and_one_more_is_refused() {
+    let cap = wisp_model::limits::MAX_MODELS_BODY_BYTES;
+    let body = |len: usize| {
+        let head = r#"{"object":"list","data":[{"id":"deepseek-flash","object":"model"}]"#;
+        format!("{head}{}}}", " ".repeat(len - head.len() - 1)).into_bytes()
+    };
+    assert_eq!(body(cap).len(), cap);
+    let ok = &[("content-type", "application/json".to_owned())];
+    let listed = canned(http_response("200 OK", ok, &body(cap)))
+        .await
+        .list_models()
+        .await
+        .unwrap();
+    assert_eq!(listed, ["deepseek-flash"]);
+    let e = canned(http_response("200 OK", ok, &body(cap + 1)))
+        .await
+        .list_models()
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ResponseTooLarge, "{e}");
 }

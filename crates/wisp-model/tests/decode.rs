@@ -293,3 +293,51 @@ fn the_next_request_carries_the_reasoning_of_a_tool_call_answer() {
         "Debug must not show reasoning"
     );
 }
+
+#[test]
+fn done_is_reported_as_soon_as_it_arrives() {
+    // The client stops reading at `[DONE]`: a server that keeps the connection open after it
+    // must not hold the answer back.
+    let mut d = StreamDecoder::new(&StreamLimits::default());
+    d.feed(chunk(r#"{"content":"a"}"#).as_bytes(), &mut |_| {})
+        .unwrap();
+    assert!(!d.is_done());
+    d.feed(finish("stop").as_bytes(), &mut |_| {}).unwrap();
+    assert!(d.is_done());
+    assert_eq!(d.finish().unwrap().text, "a");
+}
+
+#[test]
+fn a_final_done_without_its_blank_line_still_completes() {
+    // Some servers end the body right after `data: [DONE]`; the parser's end-of-body rule
+    // must run for it.
+    let stream = chunk(r#"{"content":"a"}"#) + "data: [DONE]";
+    let mut d = StreamDecoder::new(&StreamLimits::default());
+    d.feed(stream.as_bytes(), &mut |_| {}).unwrap();
+    assert!(!d.is_done());
+    assert_eq!(d.finish().unwrap().text, "a");
+}
+
+#[test]
+fn id_and_event_lines_on_every_event_do_not_add_up_to_the_cap() {
+    // Issue 14, bug 1: several OpenAI-compatible servers put `id:` and `event: message` on
+    // every event; the per-event cap must not count them across events.
+    let event = chunk(r#"{"content":"x"}"#);
+    let cap = event.trim_end().len() + "id: 99999\nevent: message".len();
+    let mut stream = String::new();
+    for i in 0..2000 {
+        stream += &format!("id: {i}\nevent: message\n{event}");
+    }
+    stream += &finish("stop");
+    let limits = StreamLimits {
+        max_event_bytes: cap,
+        ..StreamLimits::default()
+    };
+    let whole = decode_pieces(&[stream.as_bytes()], &limits).unwrap();
+    assert_eq!(whole.text, "x".repeat(2000));
+    let pieces: Vec<&[u8]> = stream.as_bytes().chunks(77).collect();
+    assert_eq!(
+        summary(&decode_pieces(&pieces, &limits).unwrap()),
+        summary(&whole)
+    );
+}

@@ -450,9 +450,8 @@ pub struct CreateProject {
 
 impl Check for CreateProject {
     fn check(&self) -> Result<(), String> {
-        let absolute = self.path.starts_with('/')
-            || self.path == "~"
-            || self.path.starts_with("~/");
+        let absolute =
+            self.path.starts_with('/') || self.path == "~" || self.path.starts_with("~/");
         if !absolute || self.path.contains('\0') {
             return Err("path: give the folder's absolute path (or ~/…)".into());
         }

@@ -32,6 +32,9 @@ pub enum Fault {
     HugeEvent,
     /// `stream-error`: an `{"error": …}` chunk in the middle of the stream.
     StreamError,
+    /// `hang`: the request is recorded and then not answered at all, not even a status line,
+    /// until the stall limit (for cancelling before the first byte).
+    Hang,
 }
 
 impl Fault {
@@ -55,6 +58,7 @@ impl Fault {
             "slow" => Self::Slow,
             "huge-event" => Self::HugeEvent,
             "stream-error" => Self::StreamError,
+            "hang" => Self::Hang,
             _ => return None,
         })
     }

@@ -81,6 +81,8 @@ impl Default for SimConfig {
 pub enum Outcome {
     /// A whole (non-streamed or error) response was sent.
     Answered,
+    /// Nothing has been sent yet, not even the status line (the `hang` fault).
+    Holding,
     /// The stream is still being sent.
     Streaming,
     /// The stream was sent to its end.
@@ -397,6 +399,19 @@ async fn chat(
                 return status_fault(code);
             }
         }
+        Some(Fault::Hang) => {
+            shared.set_outcome(seq, Outcome::Holding);
+            // The server drops this future when the client goes away; the guard records it.
+            let mut gone = ClientGoneOnDrop {
+                shared: shared.clone(),
+                seq,
+                armed: true,
+            };
+            tokio::time::sleep(shared.config.stall_limit).await;
+            gone.armed = false;
+            shared.set_outcome(seq, Outcome::Faulted);
+            return status_fault(503);
+        }
         _ => {}
     }
     let reply = scenario::reply(request.messages, request.thinking);
@@ -418,6 +433,21 @@ async fn chat(
         .header(header::CACHE_CONTROL, "no-cache")
         .body(body)
         .unwrap_or_else(|_| error_response(500, "server_error", "response"))
+}
+
+/// Marks a held request `ClientGone` when its handler is dropped before it answered.
+struct ClientGoneOnDrop {
+    shared: Arc<Shared>,
+    seq: usize,
+    armed: bool,
+}
+
+impl Drop for ClientGoneOnDrop {
+    fn drop(&mut self) {
+        if self.armed {
+            self.shared.set_outcome(self.seq, Outcome::ClientGone);
+        }
+    }
 }
 
 fn status_fault(code: u16) -> Response {

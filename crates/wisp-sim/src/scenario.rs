@@ -95,8 +95,13 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_multi,
     },
     Scenario {
+        marker: "[demo:read-write]",
+        summary: "files_read of README.md, then files_write of wisp-demo.txt in the same step, then an answer reporting both",
+        script: demo_read_write,
+    },
+    Scenario {
         marker: "[demo:escape]",
-        summary: "reads and writes outside the project (../, absolute, through a symlink), then a report of the refusals",
+        summary: "reads and writes outside the project (../, absolute, through symlinks), then a report of the refusals",
         script: demo_escape,
     },
     Scenario {
@@ -369,6 +374,28 @@ fn demo_multi(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     )
 }
 
+fn demo_read_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let write = json!({"path": "wisp-demo.txt", "content": DEMO_WRITE_CONTENT}).to_string();
+        return (
+            "Read the README, then write the demo file.".to_owned(),
+            "Reading README.md, then writing wisp-demo.txt.".to_owned(),
+            vec![
+                turn.call(0, "files_read", json!({"path": "README.md"}).to_string()),
+                turn.call(1, "files_write", write),
+            ],
+        );
+    }
+    (
+        "Report both results.".to_owned(),
+        format!(
+            "What the two calls returned 两个调用的结果：{}",
+            report(turn)
+        ),
+        Vec::new(),
+    )
+}
+
 fn demo_escape(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     if turn.step == 0 {
         let calls = vec![
@@ -405,9 +432,22 @@ fn demo_escape(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
                 json!({"path": "link-out/wisp-escape.txt", "content": "must never be written"})
                     .to_string(),
             ),
+            // Through a relative `up -> ..` link: no `..` in the text, so only the kernel's
+            // boundary can refuse these.
+            turn.call(
+                6,
+                "files_read",
+                json!({"path": "up/outside.txt"}).to_string(),
+            ),
+            turn.call(
+                7,
+                "files_write",
+                json!({"path": "up/wisp-escape.txt", "content": "must never be written"})
+                    .to_string(),
+            ),
         ];
         return (
-            "Probe paths outside the project: parent, absolute, and through a symlink.".to_owned(),
+            "Probe paths outside the project: parent, absolute, and through symlinks.".to_owned(),
             "Trying paths outside the project to show that they are refused.".to_owned(),
             calls,
         );
