@@ -294,3 +294,331 @@ fn a_symlink_swapped_in_after_approval_cannot_make_a_write_escape() {
     );
     assert!(!f.outside.join("escape.txt").exists());
 }
+
+// ---- issue 13 §1: nothing in the project can make an open block -----------------------------
+
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Runs `f` on a thread and fails the test if it does not return within a few seconds: the
+/// bug being guarded against is a call that never returns. The thread is left behind then.
+fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(5))
+        .expect("the call blocked")
+}
+
+fn fixture_arc() -> (Fixture, std::sync::Arc<Sandbox>) {
+    let f = fixture();
+    let s = std::sync::Arc::new(Sandbox::open(&f.root).unwrap());
+    (f, s)
+}
+
+#[test]
+fn reading_a_fifo_is_refused_at_once_as_not_a_regular_file() {
+    let (f, s) = fixture_arc();
+    mkfifo(&f.root.join("fifo"));
+    symlink("fifo", f.root.join("to-fifo")).unwrap();
+    for p in ["fifo", "to-fifo"] {
+        let s = s.clone();
+        let e = within_seconds(move || s.read(p, None, None)).unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::NotRegularFile, "{p}: {e}");
+        assert_eq!(
+            e.message,
+            format!("{p}: not a regular file (a FIFO); Wisp reads and writes regular files only")
+        );
+    }
+}
+
+#[test]
+fn a_unix_socket_is_refused_for_reading_and_writing() {
+    let (f, s) = fixture_arc();
+    let _listener = std::os::unix::net::UnixListener::bind(f.root.join("sock")).unwrap();
+    let e = within_seconds({
+        let s = s.clone();
+        move || s.read("sock", None, None)
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotRegularFile);
+    assert!(e.message.contains("(a socket)"), "{e}");
+    let e = within_seconds(move || s.prepare_write("sock", "x".into())).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotRegularFile);
+    assert!(e.message.contains("(a socket)"), "{e}");
+}
+
+#[test]
+fn writing_over_a_fifo_is_refused_at_prepare_and_at_execution() {
+    let (f, s) = fixture_arc();
+    mkfifo(&f.root.join("fifo"));
+    let e = within_seconds({
+        let s = s.clone();
+        move || s.prepare_write("fifo", "x".into())
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotRegularFile, "{e}");
+    assert!(e.message.contains("(a FIFO)"), "{e}");
+    // A FIFO that appears after approval.
+    let plan = s.prepare_write("late", "x".into()).unwrap();
+    mkfifo(&f.root.join("late"));
+    let e = within_seconds(move || s.write(&plan)).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotRegularFile, "{e}");
+    let names: Vec<_> = std::fs::read_dir(&f.root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(names.iter().all(|n| !is_temp_file_name(n)), "{names:?}");
+}
+
+#[test]
+fn listing_a_folder_with_a_fifo_and_a_socket_never_opens_them() {
+    let (f, s) = fixture_arc();
+    mkfifo(&f.root.join("fifo"));
+    let _listener = std::os::unix::net::UnixListener::bind(f.root.join("sock")).unwrap();
+    let l = within_seconds({
+        let s = s.clone();
+        move || s.list(".")
+    })
+    .unwrap();
+    let got: Vec<(&str, &str)> = l
+        .entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.kind))
+        .collect();
+    assert_eq!(got, vec![("fifo", "other"), ("sock", "other")]);
+    // A FIFO where a folder is meant.
+    let e = within_seconds(move || s.list("fifo")).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotADirectory, "{e}");
+}
+
+// ---- issue 13 §4: a write keeps the file's mode; hard links are not split ------------------
+
+fn mode_of(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn a_write_keeps_the_permission_bits_of_the_file_it_replaces() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = fixture();
+    for mode in [0o600, 0o640, 0o755, 0o400] {
+        let p = f.root.join("secret.env");
+        let _ = std::fs::remove_file(&p);
+        std::fs::write(&p, "KEY=1").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        let plan = f
+            .sandbox
+            .prepare_write("secret.env", "KEY=2".into())
+            .unwrap();
+        f.sandbox.write(&plan).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "KEY=2");
+        assert_eq!(mode_of(&p), mode, "{mode:o}");
+    }
+    // Set-ID bits are not carried over to new content.
+    let p = f.root.join("tool");
+    std::fs::write(&p, "#!/bin/sh").unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    let plan = f
+        .sandbox
+        .prepare_write("tool", "#!/bin/sh\n".into())
+        .unwrap();
+    f.sandbox.write(&plan).unwrap();
+    assert_eq!(mode_of(&p), 0o755);
+}
+
+#[test]
+fn a_new_file_gets_the_default_mode() {
+    let f = fixture();
+    let plan = f.sandbox.prepare_write("new.txt", "x".into()).unwrap();
+    f.sandbox.write(&plan).unwrap();
+    std::fs::write(f.root.join("by-std.txt"), "x").unwrap();
+    assert_eq!(
+        mode_of(&f.root.join("new.txt")),
+        mode_of(&f.root.join("by-std.txt"))
+    );
+}
+
+#[test]
+fn a_file_with_several_hard_links_is_not_replaced() {
+    let f = fixture();
+    std::fs::write(f.root.join("a.txt"), "shared").unwrap();
+    std::fs::hard_link(f.root.join("a.txt"), f.root.join("b.txt")).unwrap();
+    let e = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::HardLinked);
+    assert_eq!(
+        e.message,
+        "a.txt: has 2 hard links; replacing it would split them, so Wisp does not write it"
+    );
+    // A link made after approval is caught at execution.
+    std::fs::write(f.root.join("c.txt"), "alone").unwrap();
+    let plan = f.sandbox.prepare_write("c.txt", "mine".into()).unwrap();
+    std::fs::hard_link(f.root.join("c.txt"), f.root.join("d.txt")).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::HardLinked
+    );
+    for n in ["a.txt", "b.txt"] {
+        assert_eq!(std::fs::read_to_string(f.root.join(n)).unwrap(), "shared");
+    }
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("d.txt")).unwrap(),
+        "alone"
+    );
+}
+
+#[test]
+fn temp_files_have_a_recognisable_name() {
+    let t = temp_file_name("notes.md", &[0xab; 8]);
+    assert_eq!(t, ".wisp-tmp-abababababababab-notes.md");
+    assert!(is_temp_file_name(&t));
+    for other in [
+        "notes.md",
+        ".wisp-tmp-",
+        ".wisp-tmp-abababababababab",
+        ".wisp-tmp-abababababababaX-notes.md",
+        ".wisp-tmp-ababababababab-notes.md",
+        "x.wisp-tmp-abababababababab-notes.md",
+    ] {
+        assert!(!is_temp_file_name(other), "{other}");
+    }
+    // A long name is cut so the temp name stays a valid file name.
+    let long = "é".repeat(200);
+    let t = temp_file_name(&long, &[0; 8]);
+    assert!(t.len() <= 255 && t.len() > 250, "{}", t.len());
+    assert!(is_temp_file_name(&t));
+    let f = fixture();
+    std::fs::write(f.root.join(&long[..254]), "x").unwrap();
+    let plan = f.sandbox.prepare_write(&long[..254], "y".into()).unwrap();
+    f.sandbox.write(&plan).unwrap();
+    // The pattern is Wisp's own: the model cannot write such a name.
+    let e = f
+        .sandbox
+        .prepare_write(".wisp-tmp-0000000000000000-x", "y".into())
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::InvalidPath);
+}
+
+// ---- issue 14 bug 2: the content digest is bound ---------------------------------------------
+
+#[test]
+fn a_same_size_edit_in_place_after_prepare_is_refused() {
+    let f = fixture();
+    let p = f.root.join("a.txt");
+    std::fs::write(&p, "aaaa").unwrap();
+    let before = std::fs::metadata(&p).unwrap().modified().unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
+    {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        file.write_all(b"bbbb").unwrap();
+        // Same size and, as a coarse clock would leave it, the same mtime.
+        file.set_modified(before).unwrap();
+    }
+    let e = f.sandbox.write(&plan).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "bbbb");
+}
+
+#[test]
+fn a_same_size_replacement_by_rename_after_prepare_is_refused() {
+    let f = fixture();
+    let p = f.root.join("a.txt");
+    std::fs::write(&p, "aaaa").unwrap();
+    let before = std::fs::metadata(&p).unwrap().modified().unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
+    let other = f.root.join("other");
+    std::fs::write(&other, "bbbb").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&other)
+        .unwrap()
+        .set_modified(before)
+        .unwrap();
+    std::fs::rename(&other, &p).unwrap();
+    let e = f.sandbox.write(&plan).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "bbbb");
+}
+
+#[test]
+fn the_plan_binds_the_content_digest_and_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = fixture();
+    std::fs::write(f.root.join("a.txt"), "aaaa").unwrap();
+    std::fs::set_permissions(f.root.join("a.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "x".into()).unwrap();
+    let TargetState::File {
+        sha256, mode, len, ..
+    } = plan.target
+    else {
+        panic!("{:?}", plan.target)
+    };
+    assert_eq!(hex::encode(sha256), hex::encode(Sha256::digest(b"aaaa")));
+    assert_eq!((mode, len), (0o640, 4));
+    // A chmod after approval is a change too.
+    std::fs::set_permissions(f.root.join("a.txt"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
+}
+
+/// Only the modification time moves (content, size and inode stay): still a change. The two
+/// times differ by one second and one nanosecond in opposite directions, which a wrong
+/// nanosecond arithmetic would not tell apart.
+#[test]
+fn an_mtime_change_alone_is_a_change() {
+    let f = fixture();
+    let p = f.root.join("a.txt");
+    std::fs::write(&p, "aaaa").unwrap();
+    let at = |s, n| std::time::UNIX_EPOCH + std::time::Duration::new(s, n);
+    let file = std::fs::File::options().write(true).open(&p).unwrap();
+    file.set_modified(at(1_700_000_000, 500)).unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
+    file.set_modified(at(1_700_000_001, 499)).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
+    file.set_modified(at(1_700_000_000, 500)).unwrap();
+    f.sandbox.write(&plan).unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "mine");
+}
+
+#[test]
+fn a_file_past_the_replace_limit_is_refused() {
+    let f = fixture();
+    let p = f.root.join("big.log");
+    let file = std::fs::File::create(&p).unwrap();
+    file.set_len(limits::MAX_REPLACED_BYTES).unwrap();
+    f.sandbox.prepare_write("big.log", "x".into()).unwrap();
+    file.set_len(limits::MAX_REPLACED_BYTES + 1).unwrap();
+    let e = f.sandbox.prepare_write("big.log", "x".into()).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::TooLarge, "{e}");
+}
+
+// ---- issue 13 §6: what total counts ----------------------------------------------------------
+
+#[test]
+fn total_counts_listable_entries_not_skipped_ones() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = fixture();
+    std::fs::write(f.root.join("a.txt"), "").unwrap();
+    std::fs::write(f.root.join(std::ffi::OsStr::from_bytes(b"bad\xff")), "").unwrap();
+    let l = f.sandbox.list(".").unwrap();
+    assert_eq!(l.entries.len(), 1);
+    assert_eq!(l.total, 1);
+    assert!(!l.truncated);
+    assert_eq!(
+        l.skipped,
+        vec!["an entry whose name is not UTF-8".to_owned()]
+    );
+}
