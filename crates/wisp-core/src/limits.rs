@@ -24,3 +24,12 @@ pub const MAX_RUNS_PAGE: u32 = 100;
 
 /// Characters of a session title.
 pub const MAX_TITLE_CHARS: usize = 200;
+
+/// Blocking file tasks (tool calls, previews) that may run at once; more are refused, so
+/// threads stuck on a hung file system cannot exhaust tokio's blocking pool (512 threads) that
+/// the rest of the Host needs (issue 13 §1).
+pub const MAX_FILE_TASKS: usize = 64;
+
+/// Blocking file tasks running at once from which `/api/health` says `degraded`: file work
+/// takes milliseconds, so this many at the same moment means they are stuck.
+pub const FILE_TASKS_DEGRADED: usize = 8;
