@@ -72,15 +72,19 @@ fn a_missing_key_is_a_clear_message_not_a_crash() {
 
 const TOKEN: &str = "cli-token-0123456789abcdef0123456789abcdef";
 
-struct Served {
-    child: std::process::Child,
-    port: u16,
-    http: reqwest::Client,
+pub(crate) struct Served {
+    pub(crate) child: std::process::Child,
+    pub(crate) port: u16,
+    pub(crate) http: reqwest::Client,
 }
 
 impl Served {
     /// Starts `wisp serve` and reads the URL it prints.
-    fn start(data: &std::path::Path, project: &std::path::Path, extra: &[&str]) -> Served {
+    pub(crate) fn start(
+        data: &std::path::Path,
+        project: &std::path::Path,
+        extra: &[&str],
+    ) -> Served {
         let mut c = wisp();
         c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
             .arg(data)
@@ -121,7 +125,7 @@ impl Served {
         }
     }
 
-    async fn call(
+    pub(crate) async fn call(
         &self,
         method: &str,
         path: &str,
@@ -140,7 +144,7 @@ impl Served {
         (status, resp.json().await.unwrap_or(serde_json::Value::Null))
     }
 
-    async fn wait(&self, run: &str, until: &str) -> serde_json::Value {
+    pub(crate) async fn wait(&self, run: &str, until: &str) -> serde_json::Value {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
         loop {
             let (_, r) = self.call("GET", &format!("/api/runs/{run}"), None).await;
@@ -153,7 +157,7 @@ impl Served {
     }
 
     /// Starts a run in a new session; returns the run ID.
-    async fn start_run(&self, text: &str) -> String {
+    pub(crate) async fn start_run(&self, text: &str) -> String {
         let (_, s) = self
             .call("POST", "/api/sessions", Some(serde_json::json!({})))
             .await;
