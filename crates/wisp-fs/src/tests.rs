@@ -622,3 +622,237 @@ fn total_counts_listable_entries_not_skipped_ones() {
         vec!["an entry whose name is not UTF-8".to_owned()]
     );
 }
+
+// ---- limits and messages, each at and past its boundary ---------------------------------------
+
+/// The tool descriptions state these numbers to the model (GAP-01, GAP-02, GAP-03).
+#[test]
+fn limits_have_their_documented_values() {
+    assert_eq!(limits::MAX_LIST_ENTRIES, 1000);
+    assert_eq!(limits::MAX_READ_BYTES, 262_144);
+    assert_eq!(limits::MAX_WRITE_BYTES, 1_048_576);
+    assert_eq!(limits::MAX_PATH_BYTES, 4096);
+    assert_eq!(limits::BINARY_SNIFF_BYTES, 8192);
+    assert_eq!(limits::MAX_REPLACED_BYTES, 67_108_864);
+}
+
+#[test]
+fn the_path_length_limit_holds_at_the_limit_and_refuses_past_it() {
+    let f = fixture();
+    // 4096 bytes of short components: accepted as text, then simply not there.
+    let at = "a/".repeat(limits::MAX_PATH_BYTES / 2);
+    assert_eq!(at.len(), limits::MAX_PATH_BYTES);
+    let e = f.sandbox.read(&at, None, None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotFound, "{e}");
+    let past = format!("{at}a");
+    let e = f.sandbox.read(&past, None, None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::InvalidPath);
+    assert_eq!(e.message, "path longer than 4096 bytes");
+    assert_eq!(
+        f.sandbox.prepare_write(&past, "x".into()).unwrap_err().kind,
+        FsErrorKind::InvalidPath
+    );
+    let e = f.sandbox.read("a\0b", None, None).unwrap_err();
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (FsErrorKind::InvalidPath, "path contains a NUL byte")
+    );
+}
+
+#[test]
+fn read_offsets_hold_at_the_end_and_refuse_past_it() {
+    let f = fixture();
+    std::fs::write(f.root.join("t.txt"), "abc").unwrap();
+    let r = f.sandbox.read("t.txt", Some(3), None).unwrap();
+    assert_eq!(
+        (r.content.as_str(), r.partial, r.next_offset, r.offset),
+        ("", false, None, 3)
+    );
+    let e = f.sandbox.read("t.txt", Some(4), None).unwrap_err();
+    assert_eq!(e.message, "t.txt: offset 4 is past the end (3 bytes)");
+    // A part that ends exactly at the end is not partial; one byte before it is.
+    let r = f.sandbox.read("t.txt", Some(1), Some(2)).unwrap();
+    assert_eq!((r.content.as_str(), r.partial), ("bc", false));
+    let r = f.sandbox.read("t.txt", Some(1), Some(1)).unwrap();
+    assert_eq!((r.content.as_str(), r.partial, r.next_offset), ("b", true, Some(2)));
+    // An empty file reads as empty text.
+    std::fs::write(f.root.join("empty"), "").unwrap();
+    let r = f.sandbox.read("empty", None, None).unwrap();
+    assert_eq!((r.content.as_str(), r.size, r.partial), ("", 0, false));
+}
+
+#[test]
+fn the_binary_sniff_covers_exactly_its_window() {
+    let f = fixture();
+    // A NUL as the last byte of the window makes a file binary ...
+    let mut at = vec![b'a'; limits::BINARY_SNIFF_BYTES];
+    at[limits::BINARY_SNIFF_BYTES - 1] = 0;
+    std::fs::write(f.root.join("at"), &at).unwrap();
+    let e = f.sandbox.read("at", None, None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Binary);
+    assert_eq!(e.message, "at: binary file (8192 bytes); only UTF-8 text can be read");
+    // ... one just past it is not looked for; the text then ends at that byte ... and NUL is
+    // valid UTF-8, so the read returns it.
+    let mut past = vec![b'a'; limits::BINARY_SNIFF_BYTES + 1];
+    past[limits::BINARY_SNIFF_BYTES] = 0;
+    std::fs::write(f.root.join("past"), &past).unwrap();
+    let r = f.sandbox.read("past", None, None).unwrap();
+    assert_eq!(r.content.len(), limits::BINARY_SNIFF_BYTES + 1);
+}
+
+#[test]
+fn a_part_ending_inside_a_character_stops_before_it_but_the_end_of_file_does_not_hide_bad_bytes() {
+    let f = fixture();
+    // "é" is two bytes; the file ends with a cut character.
+    std::fs::write(f.root.join("cut"), [b'a', 0xC3, 0xA9, b'b', 0xC3]).unwrap();
+    let r = f.sandbox.read("cut", None, Some(2)).unwrap();
+    assert_eq!((r.content.as_str(), r.next_offset), ("a", Some(1)));
+    let e = f.sandbox.read("cut", Some(3), None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Binary, "{e}");
+    assert_eq!(e.message, "cut: not UTF-8 text; only UTF-8 text can be read");
+    let e = f.sandbox.read("cut", Some(2), None).unwrap_err();
+    assert_eq!(e.message, "cut: offset 2 is inside a character");
+}
+
+#[test]
+fn os_errors_have_specific_messages() {
+    use std::io::{Error, ErrorKind as K};
+    for (kind, class, message) in [
+        (K::NotFound, FsErrorKind::NotFound, "p: no such file or directory"),
+        (
+            K::PermissionDenied,
+            FsErrorKind::OutsideRoot,
+            "p: refused, the path leads outside the authorized project folder",
+        ),
+        (
+            K::NotADirectory,
+            FsErrorKind::NotADirectory,
+            "p: a part of the path is not a directory",
+        ),
+        (K::IsADirectory, FsErrorKind::IsADirectory, "p: is a directory"),
+        (K::Other, FsErrorKind::Io, "p: boom"),
+    ] {
+        let e = io_err("p", &Error::new(kind, "boom"));
+        assert_eq!((e.kind, e.message.as_str()), (class, message));
+        // Display is the message, nothing added.
+        assert_eq!(e.to_string(), message);
+    }
+    let f = fixture();
+    std::fs::write(f.root.join("real.txt"), "r").unwrap();
+    let e = f.sandbox.read("real.txt/x", None, None).unwrap_err();
+    assert_eq!(e.message, "real.txt/x: a part of the path is not a directory");
+}
+
+#[test]
+fn write_refusals_say_what_is_wrong() {
+    let f = fixture();
+    std::fs::create_dir(f.root.join("dir")).unwrap();
+    std::fs::write(f.root.join("real.txt"), "r").unwrap();
+    symlink("real.txt", f.root.join("link.txt")).unwrap();
+    let msg = |p: &str| f.sandbox.prepare_write(p, "x".into()).unwrap_err().message;
+    assert_eq!(
+        msg("missing/x.txt"),
+        "missing/x.txt: the parent folder missing does not exist; files_write does not create folders"
+    );
+    assert_eq!(msg("dir"), "dir: is a directory");
+    assert_eq!(
+        msg("link.txt"),
+        "link.txt: is a symbolic link; files_write never writes through links"
+    );
+    assert_eq!(msg("real.txt/x"), "real.txt/x: real.txt is not a folder");
+    assert_eq!(msg("."), "the project folder itself cannot be written");
+    // The parent's own problems (here: it leads outside) are not reported as missing.
+    symlink(&f.outside, f.root.join("out")).unwrap();
+    assert_eq!(
+        f.sandbox.prepare_write("out/x", "x".into()).unwrap_err().kind,
+        FsErrorKind::OutsideRoot
+    );
+    // A target that disappears after approval is a change too, and nothing is created.
+    let plan = f.sandbox.prepare_write("real.txt", "mine".into()).unwrap();
+    std::fs::remove_file(f.root.join("real.txt")).unwrap();
+    assert_eq!(f.sandbox.write(&plan).unwrap_err().kind, FsErrorKind::Changed);
+    assert!(!f.root.join("real.txt").exists());
+    // And one that appears after a create was approved.
+    let plan = f.sandbox.prepare_write("new.txt", "mine".into()).unwrap();
+    assert_eq!(plan.target, TargetState::Absent);
+    std::fs::write(f.root.join("new.txt"), "theirs").unwrap();
+    assert_eq!(f.sandbox.write(&plan).unwrap_err().kind, FsErrorKind::Changed);
+    assert_eq!(std::fs::read_to_string(f.root.join("new.txt")).unwrap(), "theirs");
+}
+
+#[test]
+fn a_write_reports_what_it_wrote() {
+    let f = fixture();
+    let plan = f.sandbox.prepare_write("w.txt", "héllo".into()).unwrap();
+    let w = f.sandbox.write(&plan).unwrap();
+    assert_eq!((w.path.as_str(), w.bytes, w.created), ("w.txt", 6, true));
+    assert_eq!(w.sha256, hex::encode(Sha256::digest("héllo".as_bytes())));
+    std::fs::create_dir(f.root.join("sub")).unwrap();
+    let plan = f.sandbox.prepare_write("sub/./w.txt", "x".into()).unwrap();
+    assert_eq!(plan.path, "sub/w.txt");
+    f.sandbox.write(&plan).unwrap();
+    assert_eq!(std::fs::read_to_string(f.root.join("sub/w.txt")).unwrap(), "x");
+}
+
+/// Owner passes to the replacing file where the process may give it (root here); elsewhere
+/// the refusal is expected and the write still lands.
+#[test]
+fn a_write_keeps_the_owner_where_it_may() {
+    use std::os::unix::fs::MetadataExt;
+    let f = fixture();
+    let p = f.root.join("owned.txt");
+    std::fs::write(&p, "a").unwrap();
+    let may_chown = std::os::unix::fs::chown(&p, Some(4242), Some(4343)).is_ok();
+    let before = std::fs::metadata(&p).unwrap();
+    let plan = f.sandbox.prepare_write("owned.txt", "b".into()).unwrap();
+    f.sandbox.write(&plan).unwrap();
+    let after = std::fs::metadata(&p).unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "b");
+    if may_chown {
+        assert_eq!((after.uid(), after.gid()), (4242, 4343));
+    } else {
+        assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
+    }
+}
+
+#[test]
+fn kinds_are_named_in_refusals() {
+    let dev = Dir::open_ambient_dir("/dev", ambient_authority()).unwrap();
+    let null = dev.metadata("null").unwrap().file_type();
+    assert_eq!(kind_name(null), "a character device");
+    let f = fixture();
+    std::fs::create_dir(f.root.join("d")).unwrap();
+    symlink("d", f.root.join("l")).unwrap();
+    assert_eq!(kind_name(f.sandbox.dir.metadata("d").unwrap().file_type()), "a directory");
+    assert_eq!(
+        kind_name(f.sandbox.dir.symlink_metadata("l").unwrap().file_type()),
+        "a symbolic link"
+    );
+    assert_eq!(
+        not_regular("x", null).message,
+        "x: not a regular file (a character device); Wisp reads and writes regular files only"
+    );
+}
+
+#[test]
+fn the_root_must_be_an_existing_folder() {
+    let f = fixture();
+    std::fs::write(f.root.join("file"), "").unwrap();
+    let e = Sandbox::open(&f.root.join("file")).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotADirectory);
+    assert!(e.message.ends_with("file is not a directory"), "{e}");
+    assert_eq!(
+        Sandbox::open(&f.root.join("missing")).unwrap_err().kind,
+        FsErrorKind::NotFound
+    );
+    assert_eq!(f.sandbox.root(), std::fs::canonicalize(&f.root).unwrap());
+    let e = f.sandbox.read(".", None, None).unwrap_err();
+    assert_eq!(e.message, ". is the project folder; use files_list");
+    std::fs::create_dir(f.root.join("d")).unwrap();
+    assert_eq!(
+        f.sandbox.read("d", None, None).unwrap_err().message,
+        "d: is a directory; use files_list"
+    );
+    assert_eq!(f.sandbox.list("").unwrap().path, ".");
+    assert_eq!(f.sandbox.list("./d").unwrap().path, "d");
+}
