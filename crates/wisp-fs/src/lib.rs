@@ -416,18 +416,7 @@ impl Sandbox {
         if !meta.is_file() {
             return Err(not_regular(&shown, meta.file_type()));
         }
-        let mut file = self
-            .dir
-            .open_with(
-                &rel,
-                OpenOptions::new().read(true).custom_flags(nonblocking()),
-            )
-            .map_err(|e| io_err(&shown, &e))?;
-        let meta = file.metadata().map_err(|e| io_err(&shown, &e))?;
-        if !meta.is_file() {
-            // Swapped after the stat; O_NONBLOCK kept the open from waiting.
-            return Err(not_regular(&shown, meta.file_type()));
-        }
+        let (mut file, meta) = self.open_regular(&rel, &shown, true)?;
         let size = meta.len();
         let mut sniff = vec![0u8; limits::BINARY_SNIFF_BYTES.min(size as usize)];
         file.read_exact(&mut sniff)
@@ -569,6 +558,30 @@ impl Sandbox {
         })
     }
 
+    /// Opens a regular file for reading without ever blocking: `O_NONBLOCK` (and `O_NOFOLLOW`
+    /// unless `follow`), then `fstat` says whether what was opened is a regular file — the
+    /// caller's stat before cannot rule out a FIFO swapped in right after it.
+    fn open_regular(
+        &self,
+        rel: &Path,
+        shown: &str,
+        follow: bool,
+    ) -> Result<(cap_std::fs::File, cap_std::fs::Metadata), FsError> {
+        let mut flags = nonblocking();
+        if !follow {
+            flags |= rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+        }
+        let file = self
+            .dir
+            .open_with(rel, OpenOptions::new().read(true).custom_flags(flags))
+            .map_err(|e| io_err(shown, &e))?;
+        let meta = file.metadata().map_err(|e| io_err(shown, &e))?;
+        if !meta.is_file() {
+            return Err(not_regular(shown, meta.file_type()));
+        }
+        Ok((file, meta))
+    }
+
     fn inspect_target(&self, rel: &Path, shown: &str) -> Result<TargetState, FsError> {
         let (parent, name) = split(rel);
         if rel.as_os_str().is_empty() {
@@ -619,22 +632,17 @@ impl Sandbox {
         if !m.is_file() {
             return Err(not_regular(shown, m.file_type()));
         }
-        // The content is bound too: opened without following links and without blocking, then
-        // checked to be the very file the stat saw.
-        let mut file = self
-            .dir
-            .open_with(
-                rel,
-                OpenOptions::new()
-                    .read(true)
-                    .custom_flags(nonblocking() | rustix::fs::OFlags::NOFOLLOW.bits() as i32),
-            )
-            .map_err(|e| io_err(shown, &e))?;
-        let m = file.metadata().map_err(|e| io_err(shown, &e))?;
-        if !m.is_file() {
-            return Err(not_regular(shown, m.file_type()));
-        }
+        // The content is bound too: opened without following links, then checked to be the
+        // very file the stat saw.
         use cap_std::fs::MetadataExt;
+        let seen = (m.dev(), m.ino());
+        let (mut file, m) = self.open_regular(rel, shown, false)?;
+        if (m.dev(), m.ino()) != seen {
+            return Err(err(
+                FsErrorKind::Changed,
+                format!("{shown}: the file changed while it was being checked; try again"),
+            ));
+        }
         if m.nlink() > 1 {
             return Err(err(
                 FsErrorKind::HardLinked,

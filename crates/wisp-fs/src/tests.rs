@@ -492,8 +492,16 @@ fn temp_files_have_a_recognisable_name() {
     // A long name is cut so the temp name stays a valid file name.
     let long = "é".repeat(200);
     let t = temp_file_name(&long, &[0; 8]);
-    assert!(t.len() <= 255 && t.len() > 250, "{}", t.len());
+    assert_eq!(t.len(), 255);
     assert!(is_temp_file_name(&t));
+    let t = temp_file_name(&"x".repeat(300), &[0; 8]);
+    assert_eq!(t.len(), 255);
+    // A name that fits exactly is kept whole.
+    let fits = "y".repeat(255 - 27);
+    assert_eq!(
+        temp_file_name(&fits, &[0; 8]),
+        format!(".wisp-tmp-0000000000000000-{fits}")
+    );
     let f = fixture();
     std::fs::write(f.root.join(&long[..254]), "x").unwrap();
     let plan = f.sandbox.prepare_write(&long[..254], "y".into()).unwrap();
@@ -674,7 +682,10 @@ fn read_offsets_hold_at_the_end_and_refuse_past_it() {
     let r = f.sandbox.read("t.txt", Some(1), Some(2)).unwrap();
     assert_eq!((r.content.as_str(), r.partial), ("bc", false));
     let r = f.sandbox.read("t.txt", Some(1), Some(1)).unwrap();
-    assert_eq!((r.content.as_str(), r.partial, r.next_offset), ("b", true, Some(2)));
+    assert_eq!(
+        (r.content.as_str(), r.partial, r.next_offset),
+        ("b", true, Some(2))
+    );
     // An empty file reads as empty text.
     std::fs::write(f.root.join("empty"), "").unwrap();
     let r = f.sandbox.read("empty", None, None).unwrap();
@@ -690,7 +701,10 @@ fn the_binary_sniff_covers_exactly_its_window() {
     std::fs::write(f.root.join("at"), &at).unwrap();
     let e = f.sandbox.read("at", None, None).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Binary);
-    assert_eq!(e.message, "at: binary file (8192 bytes); only UTF-8 text can be read");
+    assert_eq!(
+        e.message,
+        "at: binary file (8192 bytes); only UTF-8 text can be read"
+    );
     // ... one just past it is not looked for; the text then ends at that byte ... and NUL is
     // valid UTF-8, so the read returns it.
     let mut past = vec![b'a'; limits::BINARY_SNIFF_BYTES + 1];
@@ -709,7 +723,10 @@ fn a_part_ending_inside_a_character_stops_before_it_but_the_end_of_file_does_not
     assert_eq!((r.content.as_str(), r.next_offset), ("a", Some(1)));
     let e = f.sandbox.read("cut", Some(3), None).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Binary, "{e}");
-    assert_eq!(e.message, "cut: not UTF-8 text; only UTF-8 text can be read");
+    assert_eq!(
+        e.message,
+        "cut: not UTF-8 text; only UTF-8 text can be read"
+    );
     let e = f.sandbox.read("cut", Some(2), None).unwrap_err();
     assert_eq!(e.message, "cut: offset 2 is inside a character");
 }
@@ -718,7 +735,11 @@ fn a_part_ending_inside_a_character_stops_before_it_but_the_end_of_file_does_not
 fn os_errors_have_specific_messages() {
     use std::io::{Error, ErrorKind as K};
     for (kind, class, message) in [
-        (K::NotFound, FsErrorKind::NotFound, "p: no such file or directory"),
+        (
+            K::NotFound,
+            FsErrorKind::NotFound,
+            "p: no such file or directory",
+        ),
         (
             K::PermissionDenied,
             FsErrorKind::OutsideRoot,
@@ -729,7 +750,11 @@ fn os_errors_have_specific_messages() {
             FsErrorKind::NotADirectory,
             "p: a part of the path is not a directory",
         ),
-        (K::IsADirectory, FsErrorKind::IsADirectory, "p: is a directory"),
+        (
+            K::IsADirectory,
+            FsErrorKind::IsADirectory,
+            "p: is a directory",
+        ),
         (K::Other, FsErrorKind::Io, "p: boom"),
     ] {
         let e = io_err("p", &Error::new(kind, "boom"));
@@ -740,7 +765,10 @@ fn os_errors_have_specific_messages() {
     let f = fixture();
     std::fs::write(f.root.join("real.txt"), "r").unwrap();
     let e = f.sandbox.read("real.txt/x", None, None).unwrap_err();
-    assert_eq!(e.message, "real.txt/x: a part of the path is not a directory");
+    assert_eq!(
+        e.message,
+        "real.txt/x: a part of the path is not a directory"
+    );
 }
 
 #[test]
@@ -764,20 +792,32 @@ fn write_refusals_say_what_is_wrong() {
     // The parent's own problems (here: it leads outside) are not reported as missing.
     symlink(&f.outside, f.root.join("out")).unwrap();
     assert_eq!(
-        f.sandbox.prepare_write("out/x", "x".into()).unwrap_err().kind,
+        f.sandbox
+            .prepare_write("out/x", "x".into())
+            .unwrap_err()
+            .kind,
         FsErrorKind::OutsideRoot
     );
     // A target that disappears after approval is a change too, and nothing is created.
     let plan = f.sandbox.prepare_write("real.txt", "mine".into()).unwrap();
     std::fs::remove_file(f.root.join("real.txt")).unwrap();
-    assert_eq!(f.sandbox.write(&plan).unwrap_err().kind, FsErrorKind::Changed);
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
     assert!(!f.root.join("real.txt").exists());
     // And one that appears after a create was approved.
     let plan = f.sandbox.prepare_write("new.txt", "mine".into()).unwrap();
     assert_eq!(plan.target, TargetState::Absent);
     std::fs::write(f.root.join("new.txt"), "theirs").unwrap();
-    assert_eq!(f.sandbox.write(&plan).unwrap_err().kind, FsErrorKind::Changed);
-    assert_eq!(std::fs::read_to_string(f.root.join("new.txt")).unwrap(), "theirs");
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("new.txt")).unwrap(),
+        "theirs"
+    );
 }
 
 #[test]
@@ -791,7 +831,10 @@ fn a_write_reports_what_it_wrote() {
     let plan = f.sandbox.prepare_write("sub/./w.txt", "x".into()).unwrap();
     assert_eq!(plan.path, "sub/w.txt");
     f.sandbox.write(&plan).unwrap();
-    assert_eq!(std::fs::read_to_string(f.root.join("sub/w.txt")).unwrap(), "x");
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("sub/w.txt")).unwrap(),
+        "x"
+    );
 }
 
 /// Owner passes to the replacing file where the process may give it (root here); elsewhere
@@ -823,7 +866,10 @@ fn kinds_are_named_in_refusals() {
     let f = fixture();
     std::fs::create_dir(f.root.join("d")).unwrap();
     symlink("d", f.root.join("l")).unwrap();
-    assert_eq!(kind_name(f.sandbox.dir.metadata("d").unwrap().file_type()), "a directory");
+    assert_eq!(
+        kind_name(f.sandbox.dir.metadata("d").unwrap().file_type()),
+        "a directory"
+    );
     assert_eq!(
         kind_name(f.sandbox.dir.symlink_metadata("l").unwrap().file_type()),
         "a symbolic link"
@@ -855,4 +901,66 @@ fn the_root_must_be_an_existing_folder() {
     );
     assert_eq!(f.sandbox.list("").unwrap().path, ".");
     assert_eq!(f.sandbox.list("./d").unwrap().path, "d");
+}
+
+/// The opens themselves, without the stat in front that normally keeps a FIFO or a link away:
+/// what a swap between the stat and the open would meet.
+#[test]
+fn the_open_itself_never_blocks_and_never_follows_a_link_when_told_not_to() {
+    let (f, s) = fixture_arc();
+    mkfifo(&f.root.join("fifo"));
+    std::fs::write(f.root.join("real.txt"), "r").unwrap();
+    symlink("real.txt", f.root.join("link.txt")).unwrap();
+    for follow in [true, false] {
+        let s = s.clone();
+        let e = within_seconds(move || {
+            s.open_regular(Path::new("fifo"), "fifo", follow)
+                .map(|_| ())
+        })
+        .unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::NotRegularFile, "{e}");
+    }
+    assert!(
+        s.open_regular(Path::new("link.txt"), "link.txt", true)
+            .is_ok()
+    );
+    assert!(
+        s.open_regular(Path::new("link.txt"), "link.txt", false)
+            .is_err()
+    );
+}
+
+#[test]
+fn a_file_starting_with_a_continuation_byte_is_not_text() {
+    let f = fixture();
+    std::fs::write(f.root.join("c"), [0x80, b'a']).unwrap();
+    let e = f.sandbox.read("c", None, None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Binary, "{e}");
+}
+
+#[test]
+fn a_target_name_the_file_system_refuses_is_an_error_not_a_new_file() {
+    let f = fixture();
+    let e = f
+        .sandbox
+        .prepare_write(&"n".repeat(256), "x".into())
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Io, "{e}");
+}
+
+/// Whole seconds only (nanoseconds 0), as coarse file systems store them.
+#[test]
+fn an_mtime_change_of_whole_seconds_is_a_change() {
+    let f = fixture();
+    let p = f.root.join("a.txt");
+    std::fs::write(&p, "aaaa").unwrap();
+    let at = |s| std::time::UNIX_EPOCH + std::time::Duration::from_secs(s);
+    let file = std::fs::File::options().write(true).open(&p).unwrap();
+    file.set_modified(at(1_700_000_000)).unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
+    file.set_modified(at(1_700_000_001)).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
 }
