@@ -15,6 +15,9 @@ mod limits;
 mod serve;
 mod token;
 
+/// How long the runtime waits for blocking threads once the command has finished.
+const RUNTIME_SHUTDOWN_DEADLINE: Duration = Duration::from_secs(2);
+
 /// Wisp: a local host for AI agents that work on a project folder you authorize.
 #[derive(Parser)]
 #[command(name = "wisp", version, about, long_about = None)]
@@ -99,6 +102,9 @@ fn main() -> ExitCode {
             Command::Models => models().await,
         }
     });
+    // Dropping the runtime would wait for every blocking thread, and one stuck on a hung file
+    // system never returns: bounded, then the process exits without it (issue 13 §1).
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN_DEADLINE);
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -170,7 +170,19 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         // and stops the runs; the rest happens once the server has closed.
         stopping.begin_shutdown();
     };
-    wisp_server::serve(listener, app, shutdown).await?;
+    // Graceful shutdown waits for requests in flight; one stuck in file work would hold it
+    // forever, so the server gets a deadline once the Host is stopping (issue 13 §1).
+    let mut stopped = host.stopping();
+    let drain_deadline = async move {
+        let _ = stopped.wait_for(|s| *s).await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        served = wisp_server::serve(listener, app, shutdown) => served?,
+        () = drain_deadline => {
+            tracing::warn!("requests still open after the shutdown grace; closing without them");
+        }
+    }
     host.shutdown(SHUTDOWN_GRACE).await;
     let _ = std::fs::remove_file(&launch);
     tracing::info!("wisp serve stopped");

@@ -4,8 +4,6 @@
 //! (APPR-05), and caps at and past their limits. Same harness as `e2e.rs`: real Host, real
 //! adapter, the simulator, real HTTP, temp folders.
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -122,78 +120,36 @@ async fn cancel_during_a_retry_backoff_ends_the_run_without_retrying() {
     );
 }
 
-/// Opens the FIFO for writing once its reader is there: what a `files_read` blocked in
-/// open() is waiting for.
-async fn feed_fifo(path: std::path::PathBuf) {
-    tokio::task::spawn_blocking(move || {
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        loop {
-            // Non-blocking: fails with ENXIO while nobody has the FIFO open for reading.
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .custom_flags(0o4000) // O_NONBLOCK
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    // Opening already unblocks the reader, which may read nothing and close
-                    // before this write (then EPIPE): either way the read returns.
-                    let _ = f.write_all(b"late text\n");
-                    return;
-                }
-                Err(e) => {
-                    assert!(std::time::Instant::now() < deadline, "no reader: {e}");
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-            }
-        }
-    })
-    .await
-    .unwrap();
-}
-
-/// RUN-06, RUN-04: a cancel while a tool runs ends the run; the calls after it in the same
-/// step never start (no approval asked, nothing written), and the model is not asked again.
+/// RUN-06, RUN-04: a cancel between the calls of one step ends the run: the earlier call's
+/// result stands, the later one is recorded cancelled and never executes, and the model is not
+/// asked again. (A cancel while a tool's file work is stuck is tested where work can still be
+/// made to block, in `crates/wisp-core/src/file_work/tests.rs`: since issue 13 §1 nothing in a
+/// project can hold a tool end to end.)
 #[tokio::test]
-async fn cancel_while_a_tool_runs_ends_the_run_and_later_calls_never_start() {
+async fn cancel_between_the_calls_of_a_step_runs_nothing_more() {
     let w = Wisp::start().await;
-    // A FIFO: `files_read` blocks in open() until someone writes, so the tool is running
-    // for as long as the test wants.
-    let fifo = w.file("README.md");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
-    assert!(made.success());
+    std::fs::write(w.file("README.md"), "read me\n").unwrap();
     let s = w.session().await;
     let run = w.run(&s, "[demo:read-write] go").await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    loop {
-        let r = w.get_run(&run).await;
-        if calls(&r).first().is_some_and(|c| c["status"] == "running") {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "read never ran: {r}"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let c = calls(&r);
+    assert_eq!(c.len(), 2, "{r}");
+    assert_eq!(c[0]["status"], "succeeded", "the read ran first: {r}");
     cancel(&w, &run).await;
-    // Let the blocked read return (a Host that abandons it on cancel leaves its thread
-    // waiting there too).
-    feed_fifo(fifo).await;
     let r = w.finished(&run).await;
     assert_eq!(r["status"], "cancelled", "{r}");
     let c = calls(&r);
-    assert_eq!(c.len(), 2, "{r}");
-    // The read either ran to its own end before the cancel was noticed (on a FIFO that is
-    // "Illegal seek") or was abandoned; the cancel itself is never made a tool error.
-    let read_result = c[0]["result"].as_str().unwrap_or_default();
-    assert!(!read_result.to_lowercase().contains("cancel"), "{r}");
+    assert_eq!(c[0]["status"], "succeeded", "{r}");
+    assert!(
+        c[0]["result"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("read me"),
+        "{r}"
+    );
     assert_eq!(c[1]["tool"], "files_write");
     assert_eq!(c[1]["status"], "cancelled", "{r}");
-    assert!(c[1]["approval"].is_null(), "the write never started: {r}");
-    assert!(!event_types(&w, &s).contains(&"approval_requested".to_owned()));
+    assert_eq!(c[1]["approval"]["state"], "void", "{r}");
     assert!(!w.file("wisp-demo.txt").exists());
     assert_eq!(
         w.sim.chat_requests().len(),

@@ -15,6 +15,7 @@
 //!
 //! This crate never speaks HTTP and never writes SQL; it never prints.
 
+mod file_work;
 pub mod limits;
 mod run;
 pub mod tools;
@@ -116,8 +117,11 @@ pub(crate) struct Inner {
     pub(crate) approvals: Mutex<HashMap<String, PendingApproval>>,
     sandboxes: Mutex<HashMap<String, Arc<Sandbox>>>,
     pub(crate) events: broadcast::Sender<p::Live>,
-    /// Every file-changing execution of the Host holds this (APPR-05).
-    pub(crate) change_queue: tokio::sync::Mutex<()>,
+    /// Every file-changing execution of the Host holds this (APPR-05), until the write has
+    /// really ended, also when its run stopped waiting for it.
+    pub(crate) change_queue: Arc<tokio::sync::Mutex<()>>,
+    /// Blocking file tasks running now ([`file_work`]).
+    file_tasks: Arc<std::sync::atomic::AtomicUsize>,
     pub(crate) shutting_down: watch::Sender<bool>,
 }
 
@@ -188,7 +192,8 @@ impl Host {
                 approvals: Mutex::new(HashMap::new()),
                 sandboxes: Mutex::new(HashMap::new()),
                 events,
-                change_queue: tokio::sync::Mutex::new(()),
+                change_queue: Arc::new(tokio::sync::Mutex::new(())),
+                file_tasks: Arc::default(),
                 shutting_down,
             }),
         };
@@ -212,12 +217,20 @@ impl Host {
         Ok(())
     }
 
-    /// `/api/health`.
+    /// `/api/health`: `degraded` once [`limits::FILE_TASKS_DEGRADED`] blocking file tasks are
+    /// running at the same time, which in practice means they are stuck (a hung file system).
     pub fn health(&self) -> p::Health {
+        let running = self.file_tasks();
         p::Health {
-            status: "ok".into(),
+            status: if running >= limits::FILE_TASKS_DEGRADED {
+                "degraded"
+            } else {
+                "ok"
+            }
+            .into(),
             mode: self.inner.config.mode,
             model_problem: lock(&self.inner.model_problem).clone(),
+            blocking_file_tasks: u32::try_from(running).unwrap_or(u32::MAX),
         }
     }
 
@@ -247,10 +260,13 @@ impl Host {
                 ),
             ));
         }
-        let sandbox = Sandbox::open(path).map_err(|e| match e.kind {
-            wisp_fs::FsErrorKind::NotFound => fail(CoreErrorKind::NotFound, e.message),
-            _ => fail(CoreErrorKind::Invalid, e.message),
-        })?;
+        let sandbox = {
+            let _slot = self.file_task()?;
+            Sandbox::open(path).map_err(|e| match e.kind {
+                wisp_fs::FsErrorKind::NotFound => fail(CoreErrorKind::NotFound, e.message),
+                _ => fail(CoreErrorKind::Invalid, e.message),
+            })?
+        };
         let root = sandbox.root().display().to_string();
         let project = self
             .inner
@@ -655,8 +671,10 @@ impl Host {
     }
 
     /// A text file of the session's project, through the same sandbox and cap as `files_read`.
+    /// Blocking (the server runs it off the async threads); counted as a file task.
     pub fn preview(&self, session_id: &str, path: &str) -> Result<p::Preview, CoreError> {
         let session = self.session(session_id)?;
+        let _slot = self.file_task()?;
         let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
             fail(
                 CoreErrorKind::Invalid,
@@ -721,6 +739,15 @@ impl Host {
             }
         };
         let _ = tokio::time::timeout(grace, all).await;
+        let stuck = self.file_tasks();
+        if stuck > 0 {
+            // They cannot be stopped; the process exits without them (the binary bounds the
+            // runtime's shutdown).
+            tracing::warn!(
+                stuck,
+                "file operations still running at shutdown are abandoned"
+            );
+        }
         if let Err(e) = self.interrupt_leftovers(&interrupted_error()) {
             tracing::error!(error = %e, "marking runs interrupted at shutdown failed");
         }

@@ -31,3 +31,12 @@ pub use wisp_protocol::limits::{
 /// [`MAX_RETRY_DELAY`]) before the run fails; these waits do not use up [`MODEL_ATTEMPTS`]
 /// (issue 12 §2).
 pub const RATE_LIMIT_WINDOW: Duration = Duration::from_secs(60);
+
+/// Blocking file tasks (tool calls, previews) that may run at once; more are refused, so
+/// threads stuck on a hung file system cannot exhaust tokio's blocking pool (512 threads) that
+/// the rest of the Host needs (issue 13 §1).
+pub const MAX_FILE_TASKS: usize = 64;
+
+/// Blocking file tasks running at once from which `/api/health` says `degraded`: file work
+/// takes milliseconds, so this many at the same moment means they are stuck.
+pub const FILE_TASKS_DEGRADED: usize = 8;

@@ -34,7 +34,7 @@ struct End {
     error: Option<p::RunError>,
 }
 
-enum CallOutcome {
+pub(crate) enum CallOutcome {
     Done {
         status: p::ToolCallStatus,
         result: String,
@@ -568,17 +568,31 @@ async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
     }
 }
 
-async fn blocking_fs<F>(ctx: &RunCtx, f: F) -> CallOutcome
+/// A file tool's work on the blocking pool, as a counted file task. Cancel ends the call at
+/// once even if the work is stuck (a hung file system): the run stops waiting and the thread
+/// is abandoned; its slot stays counted until the work really ends.
+pub(crate) async fn blocking_fs<F>(ctx: &RunCtx, f: F) -> CallOutcome
 where
     F: FnOnce(&Sandbox) -> Result<Value, wisp_fs::FsError> + Send + 'static,
 {
     let Some(sandbox) = ctx.sandbox.clone() else {
         return failed("this session has no authorized project folder");
     };
-    match tokio::task::spawn_blocking(move || f(&sandbox)).await {
-        Ok(Ok(v)) => succeeded(v),
-        Ok(Err(e)) => failed(e.message),
-        Err(_) => failed("the file operation stopped unexpectedly"),
+    let task = match ctx.host.spawn_file_task(move || f(&sandbox)) {
+        Ok(t) => t,
+        Err(e) => return failed(e.message),
+    };
+    tokio::select! {
+        biased;
+        joined = task => match joined {
+            Ok(Ok(v)) => succeeded(v),
+            Ok(Err(e)) => failed(e.message),
+            Err(_) => failed("the file operation stopped unexpectedly"),
+        },
+        _ = ctx.wait_cancel() => {
+            tracing::warn!("cancelled while a file operation was running; it is abandoned");
+            CallOutcome::Cancelled
+        }
     }
 }
 
@@ -589,12 +603,23 @@ async fn write_with_approval(ctx: &RunCtx, call: &ToolCall, a: WriteArgs) -> Cal
     };
     let prepared = {
         let sandbox = sandbox.clone();
-        tokio::task::spawn_blocking(move || sandbox.prepare_write(&a.path, a.content)).await
+        match ctx
+            .host
+            .spawn_file_task(move || sandbox.prepare_write(&a.path, a.content))
+        {
+            Ok(t) => t,
+            Err(e) => return failed(e.message),
+        }
     };
-    let plan = match prepared {
-        Ok(Ok(plan)) => plan,
-        Ok(Err(e)) => return failed(e.message),
-        Err(_) => return failed("the file check stopped unexpectedly"),
+    let plan = tokio::select! {
+        biased;
+        joined = prepared => match joined {
+            Ok(Ok(plan)) => plan,
+            Ok(Err(e)) => return failed(e.message),
+            Err(_) => return failed("the file check stopped unexpectedly"),
+        },
+        // Nothing was asked or written yet.
+        _ = ctx.wait_cancel() => return CallOutcome::Cancelled,
     };
     // What the person approves is exactly what executes: the normalised path and content.
     let canonical_args = json!({"path": plan.path, "content": plan.content});
@@ -671,10 +696,32 @@ async fn write_with_approval(ctx: &RunCtx, call: &ToolCall, a: WriteArgs) -> Cal
         };
     }
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);
-    let _queue = ctx.host.inner.change_queue.lock().await;
-    match tokio::task::spawn_blocking(move || sandbox.write(&plan)).await {
-        Ok(Ok(w)) => succeeded(json!(w)),
-        Ok(Err(e)) => failed(format!("{e} (nothing was written)")),
-        Err(_) => failed("the write stopped unexpectedly; check the file"),
+    // Cancel while waiting for the queue: approved, never executed.
+    let queue = tokio::select! {
+        q = ctx.host.inner.change_queue.clone().lock_owned() => q,
+        _ = ctx.wait_cancel() => return CallOutcome::Cancelled,
+    };
+    // The queue is held by the work itself, so a write the run stopped waiting for still
+    // keeps the next one out until it has really ended (APPR-05).
+    let task = match ctx.host.spawn_file_task(move || {
+        let _queue = queue;
+        sandbox.write(&plan)
+    }) {
+        Ok(t) => t,
+        Err(e) => return failed(format!("{} (nothing was written)", e.message)),
+    };
+    tokio::select! {
+        biased;
+        joined = task => match joined {
+            Ok(Ok(w)) => succeeded(json!(w)),
+            Ok(Err(e)) => failed(format!("{e} (nothing was written)")),
+            Err(_) => failed("the write stopped unexpectedly; check the file"),
+        },
+        // The write is under way and may still land: say so instead of claiming nothing
+        // happened. The run still ends cancelled (the next check of the cancel sees it).
+        _ = ctx.wait_cancel() => {
+            tracing::warn!("cancelled while a write was running; it is abandoned");
+            failed("cancelled while the write was running; it may still complete, so check the file")
+        }
     }
 }

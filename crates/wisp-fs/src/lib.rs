@@ -7,7 +7,14 @@
 //!
 //! Writes are prepared (validated) before approval and re-validated at execution, then done
 //! atomically: a temp file in the same directory, fsync, rename (DEC-02). A write never goes
-//! through a symlink and never creates parent directories.
+//! through a symlink and never creates parent directories. The replaced file's identity
+//! (device, inode, size, mtime) and its content's SHA-256 are bound at prepare and checked again
+//! at execution; the temp file gets the replaced file's permission bits and owner.
+//!
+//! Only regular files are read or written, and no open can block: the kind is checked with a
+//! stat before anything is opened, every open adds `O_NONBLOCK` (a FIFO swapped in after the
+//! stat still cannot block the thread), and the opened file is checked again with `fstat`.
+//! Listing never opens an entry.
 //!
 //! This crate knows nothing of approvals, runs or HTTP; it never prints.
 
@@ -17,7 +24,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, OpenOptions};
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -46,6 +53,10 @@ pub enum FsErrorKind {
     IsADirectory,
     /// A symlink where a write would go through it.
     Symlink,
+    /// A FIFO, socket or device where a regular file is meant.
+    NotRegularFile,
+    /// A file with several hard links, which a replace-by-rename would split.
+    HardLinked,
     /// Not UTF-8 text.
     Binary,
     /// Over a limit.
@@ -92,6 +103,78 @@ fn io_err(path: &str, e: &std::io::Error) -> FsError {
         K::IsADirectory => err(FsErrorKind::IsADirectory, format!("{path}: is a directory")),
         _ => err(FsErrorKind::Io, format!("{path}: {e}")),
     }
+}
+
+/// Added to every open of a file: opening a FIFO without it waits for a peer forever, and the
+/// stat before the open cannot rule out a FIFO swapped in right after it (issue 13 §1).
+fn nonblocking() -> i32 {
+    rustix::fs::OFlags::NONBLOCK.bits() as i32
+}
+
+/// What a non-regular, non-directory entry is, for messages.
+fn kind_name(ft: cap_std::fs::FileType) -> &'static str {
+    use cap_std::fs::FileTypeExt;
+    if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_symlink() {
+        "a symbolic link"
+    } else if ft.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
+fn not_regular(shown: &str, ft: cap_std::fs::FileType) -> FsError {
+    err(
+        FsErrorKind::NotRegularFile,
+        format!(
+            "{shown}: not a regular file ({}); Wisp reads and writes regular files only",
+            kind_name(ft)
+        ),
+    )
+}
+
+/// Permission bits a replacing temp file takes over. Set-user-ID, set-group-ID and sticky
+/// bits are left out: new content must not gain the privileges of what it replaces.
+const KEPT_MODE_BITS: u32 = 0o777;
+
+/// How every temp file of a write starts: `.wisp-tmp-<16 hex>-<name>`, hidden and recognisable,
+/// so leftovers of a crash can be found and removed (see [`is_temp_file_name`]).
+pub const TEMP_FILE_PREFIX: &str = ".wisp-tmp-";
+
+/// Hex digits of the random part of a temp file name.
+const TEMP_RANDOM_HEX: usize = 16;
+
+/// Bytes of a file name the file system accepts (Linux `NAME_MAX`).
+const NAME_MAX_BYTES: usize = 255;
+
+/// The temp file name for a write of `name`: [`TEMP_FILE_PREFIX`], the random part, `-`, then
+/// as much of the name as fits in a file name.
+pub fn temp_file_name(name: &str, random: &[u8; TEMP_RANDOM_HEX / 2]) -> String {
+    let mut out = format!("{TEMP_FILE_PREFIX}{}-", hex::encode(random));
+    for c in name.chars() {
+        if out.len() + c.len_utf8() > NAME_MAX_BYTES {
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Whether `name` is a temp file of [`temp_file_name`]'s pattern.
+pub fn is_temp_file_name(name: &str) -> bool {
+    name.strip_prefix(TEMP_FILE_PREFIX)
+        .and_then(|rest| rest.get(..=TEMP_RANDOM_HEX))
+        .is_some_and(|r| {
+            r.ends_with('-') && r[..TEMP_RANDOM_HEX].bytes().all(|b| b.is_ascii_hexdigit())
+        })
 }
 
 /// A path argument checked as text: relative, no `..`, no NUL, not too long. `.` and empty
@@ -154,9 +237,10 @@ pub struct Listing {
     pub entries: Vec<Entry>,
     /// Whether entries were left out because of the cap.
     pub truncated: bool,
-    /// How many entries the directory has in all.
+    /// How many entries files_list can list: `entries` plus those the cap left out. Entries in
+    /// `skipped` are not counted, so `total == entries.len()` whenever `truncated` is false.
     pub total: usize,
-    /// Entries left out and why (names that are not UTF-8).
+    /// Entries that cannot be listed, one line each saying why (names that are not UTF-8).
     pub skipped: Vec<String>,
 }
 
@@ -183,8 +267,10 @@ pub struct ReadText {
 pub enum TargetState {
     /// Nothing there: the write creates the file.
     Absent,
-    /// A regular file with this identity and version. Inode numbers are reused at once after a
-    /// delete, so size and modification time are part of it (APPR-04: any detected change).
+    /// A regular file with this identity, version and content. Inode numbers are reused at
+    /// once after a delete, so size and modification time are part of it; mtime moves in coarse
+    /// ticks, so an edit of the same size right after the card appeared can keep it, hence the
+    /// content digest (APPR-04: any detected change; FILE-16).
     File {
         /// Device.
         dev: u64,
@@ -194,6 +280,14 @@ pub enum TargetState {
         len: u64,
         /// Modification time, nanoseconds since the epoch.
         mtime_ns: i128,
+        /// SHA-256 of the content.
+        sha256: [u8; 32],
+        /// Permission bits, which the replacing file takes over.
+        mode: u32,
+        /// Owner, which the replacing file takes over where the process may give it.
+        uid: u32,
+        /// Group, likewise.
+        gid: u32,
     },
 }
 
@@ -263,6 +357,8 @@ impl Sandbox {
         };
         let mut entries = Vec::new();
         let mut skipped = Vec::new();
+        // Stat only (the entry's type and `fstatat`): an entry is never opened, so a FIFO or a
+        // device in the folder is listed as `other` without being touched.
         for entry in dir.entries().map_err(|e| io_err(&shown, &e))? {
             let entry = entry.map_err(|e| io_err(&shown, &e))?;
             let Ok(name) = entry.file_name().into_string() else {
@@ -310,14 +406,17 @@ impl Sandbox {
                 ". is the project folder; use files_list",
             ));
         }
-        let mut file = self.dir.open(&rel).map_err(|e| io_err(&shown, &e))?;
-        let meta = file.metadata().map_err(|e| io_err(&shown, &e))?;
+        let meta = self.dir.metadata(&rel).map_err(|e| io_err(&shown, &e))?;
         if meta.is_dir() {
             return Err(err(
                 FsErrorKind::IsADirectory,
                 format!("{shown}: is a directory; use files_list"),
             ));
         }
+        if !meta.is_file() {
+            return Err(not_regular(&shown, meta.file_type()));
+        }
+        let (mut file, meta) = self.open_regular(&rel, &shown, true)?;
         let size = meta.len();
         let mut sniff = vec![0u8; limits::BINARY_SNIFF_BYTES.min(size as usize)];
         file.read_exact(&mut sniff)
@@ -398,7 +497,8 @@ impl Sandbox {
     }
 
     /// Executes an approved write: re-validates everything [`Sandbox::prepare_write`] checked,
-    /// refuses if the target changed, then writes atomically.
+    /// refuses if the target changed (identity, version or content), then writes atomically.
+    /// A replaced file's permission bits and owner pass to the new one.
     pub fn write(&self, plan: &WritePlan) -> Result<Written, FsError> {
         let rel = check_path(&plan.path)?;
         let now = self.inspect_target(&rel, &plan.path)?;
@@ -416,17 +516,35 @@ impl Sandbox {
             Some(p) => self.dir.open_dir(p).map_err(|e| io_err(&plan.path, &e))?,
             None => self.dir.try_clone().map_err(|e| io_err(&plan.path, &e))?,
         };
-        let temp = temp_name(name);
-        let mut file = parent_dir
-            .open_with(&temp, OpenOptions::new().write(true).create_new(true))
+        let mut random = [0u8; TEMP_RANDOM_HEX / 2];
+        // A collision only makes create_new fail, which is reported; it never overwrites.
+        let _ = getrandom::fill(&mut random);
+        let temp = temp_file_name(&name.to_string_lossy(), &random);
+        let file = parent_dir
+            .open_with(
+                &temp,
+                OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .custom_flags(nonblocking()),
+            )
             .map_err(|e| io_err(&plan.path, &e))?;
+        let mut file = file.into_std();
         let result = (|| {
+            if let TargetState::File { mode, uid, gid, .. } = plan.target {
+                keep_owner_and_mode(&file, mode, uid, gid)?;
+            }
             file.write_all(plan.content.as_bytes())?;
             file.sync_all()?;
             drop(file);
             parent_dir.rename(&temp, &parent_dir, name)?;
             // The rename itself is durable once the directory is synced.
-            parent_dir.open(".").and_then(|d| d.sync_all())
+            parent_dir
+                .open_with(
+                    ".",
+                    OpenOptions::new().read(true).custom_flags(nonblocking()),
+                )
+                .and_then(|d| d.sync_all())
         })();
         if let Err(e) = result {
             let _ = parent_dir.remove_file(&temp);
@@ -440,8 +558,32 @@ impl Sandbox {
         })
     }
 
+    /// Opens a regular file for reading without ever blocking: `O_NONBLOCK` (and `O_NOFOLLOW`
+    /// unless `follow`), then `fstat` says whether what was opened is a regular file — the
+    /// caller's stat before cannot rule out a FIFO swapped in right after it.
+    fn open_regular(
+        &self,
+        rel: &Path,
+        shown: &str,
+        follow: bool,
+    ) -> Result<(cap_std::fs::File, cap_std::fs::Metadata), FsError> {
+        let mut flags = nonblocking();
+        if !follow {
+            flags |= rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+        }
+        let file = self
+            .dir
+            .open_with(rel, OpenOptions::new().read(true).custom_flags(flags))
+            .map_err(|e| io_err(shown, &e))?;
+        let meta = file.metadata().map_err(|e| io_err(shown, &e))?;
+        if !meta.is_file() {
+            return Err(not_regular(shown, meta.file_type()));
+        }
+        Ok((file, meta))
+    }
+
     fn inspect_target(&self, rel: &Path, shown: &str) -> Result<TargetState, FsError> {
-        let (parent, _) = split(rel);
+        let (parent, name) = split(rel);
         if rel.as_os_str().is_empty() {
             return Err(err(
                 FsErrorKind::IsADirectory,
@@ -463,46 +605,121 @@ impl Sandbox {
                 ));
             }
         }
-        match self.dir.symlink_metadata(rel) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(TargetState::Absent),
-            Err(e) => Err(io_err(shown, &e)),
-            Ok(m) if m.file_type().is_symlink() => Err(err(
+        if is_temp_file_name(&name.to_string_lossy()) {
+            // Leftovers of that pattern are removed as crash debris.
+            return Err(err(
+                FsErrorKind::InvalidPath,
+                format!("{shown}: this name has the pattern of Wisp's temp files; choose another"),
+            ));
+        }
+        let m = match self.dir.symlink_metadata(rel) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(TargetState::Absent),
+            Err(e) => return Err(io_err(shown, &e)),
+            Ok(m) => m,
+        };
+        if m.file_type().is_symlink() {
+            return Err(err(
                 FsErrorKind::Symlink,
                 format!("{shown}: is a symbolic link; files_write never writes through links"),
-            )),
-            Ok(m) if m.is_dir() => Err(err(
+            ));
+        }
+        if m.is_dir() {
+            return Err(err(
                 FsErrorKind::IsADirectory,
                 format!("{shown}: is a directory"),
-            )),
-            Ok(m) if m.is_file() => {
-                use cap_std::fs::MetadataExt;
-                Ok(TargetState::File {
-                    dev: m.dev(),
-                    ino: m.ino(),
-                    len: m.len(),
-                    mtime_ns: i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
-                })
-            }
-            Ok(_) => Err(err(FsErrorKind::Io, format!("{shown}: not a regular file"))),
+            ));
         }
+        if !m.is_file() {
+            return Err(not_regular(shown, m.file_type()));
+        }
+        // The content is bound too: opened without following links, then checked to be the
+        // very file the stat saw.
+        use cap_std::fs::MetadataExt;
+        let seen = (m.dev(), m.ino());
+        let (mut file, m) = self.open_regular(rel, shown, false)?;
+        if (m.dev(), m.ino()) != seen {
+            return Err(err(
+                FsErrorKind::Changed,
+                format!("{shown}: the file changed while it was being checked; try again"),
+            ));
+        }
+        if m.nlink() > 1 {
+            return Err(err(
+                FsErrorKind::HardLinked,
+                format!(
+                    "{shown}: has {} hard links; replacing it would split them, so Wisp does not write it",
+                    m.nlink()
+                ),
+            ));
+        }
+        if m.len() > limits::MAX_REPLACED_BYTES {
+            return Err(err(
+                FsErrorKind::TooLarge,
+                format!(
+                    "{shown}: is {} bytes; files_write replaces files of at most {} bytes",
+                    m.len(),
+                    limits::MAX_REPLACED_BYTES
+                ),
+            ));
+        }
+        let mut hasher = Sha256::new();
+        let mut copied = 0u64;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = file.read(&mut buf).map_err(|e| io_err(shown, &e))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            copied += n as u64;
+        }
+        let after = file.metadata().map_err(|e| io_err(shown, &e))?;
+        let state = TargetState::File {
+            dev: m.dev(),
+            ino: m.ino(),
+            len: m.len(),
+            mtime_ns: mtime_ns(&m),
+            sha256: hasher.finalize().into(),
+            mode: m.mode() & KEPT_MODE_BITS,
+            uid: m.uid(),
+            gid: m.gid(),
+        };
+        if copied != m.len() || mtime_ns(&after) != mtime_ns(&m) {
+            return Err(err(
+                FsErrorKind::Changed,
+                format!("{shown}: the file changed while it was being checked; try again"),
+            ));
+        }
+        Ok(state)
     }
+}
+
+/// A file's modification time in nanoseconds since the epoch.
+fn mtime_ns(m: &cap_std::fs::Metadata) -> i128 {
+    use cap_std::fs::MetadataExt;
+    i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec())
+}
+
+/// Gives a replacing temp file the replaced file's owner and permission bits, as editors do on
+/// an atomic save. Changing the owner is allowed only to root (and the group only to a member),
+/// so a refusal there is expected and the file keeps the writer's owner; the mode always passes.
+fn keep_owner_and_mode(file: &std::fs::File, mode: u32, uid: u32, gid: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    match rustix::fs::fchown(
+        file,
+        Some(rustix::fs::Uid::from_raw(uid)),
+        Some(rustix::fs::Gid::from_raw(gid)),
+    ) {
+        Ok(()) | Err(rustix::io::Errno::PERM) => {}
+        Err(e) => return Err(e.into()),
+    }
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
 }
 
 fn split(rel: &Path) -> (Option<&Path>, &Path) {
     let name = rel.file_name().map(Path::new).unwrap_or(rel);
     let parent = rel.parent().filter(|p| !p.as_os_str().is_empty());
     (parent, name)
-}
-
-fn temp_name(name: &Path) -> PathBuf {
-    let mut bytes = [0u8; 8];
-    // A collision only makes create_new fail, which is reported; it never overwrites.
-    let _ = getrandom::fill(&mut bytes);
-    PathBuf::from(format!(
-        ".{}.wisp-tmp-{}",
-        name.display(),
-        hex::encode(bytes)
-    ))
 }
 
 fn display(rel: &Path) -> String {

@@ -15,3 +15,7 @@ pub const MAX_PATH_BYTES: usize = 4096;
 
 /// Bytes at the start of a file examined for NUL to call it binary.
 pub const BINARY_SNIFF_BYTES: usize = 8192;
+
+/// Bytes of an existing file `files_write` replaces: its content is hashed at prepare and again
+/// at execution (FILE-16), so a huge file would make both slow.
+pub const MAX_REPLACED_BYTES: u64 = 64 * 1024 * 1024;

@@ -294,3 +294,673 @@ fn a_symlink_swapped_in_after_approval_cannot_make_a_write_escape() {
     );
     assert!(!f.outside.join("escape.txt").exists());
 }
+
+// ---- issue 13 §1: nothing in the project can make an open block -----------------------------
+
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// Runs `f` on a thread and fails the test if it does not return within a few seconds: the
+/// bug being guarded against is a call that never returns. The thread is left behind then.
+fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(5))
+        .expect("the call blocked")
+}
+
+fn fixture_arc() -> (Fixture, std::sync::Arc<Sandbox>) {
+    let f = fixture();
+    let s = std::sync::Arc::new(Sandbox::open(&f.root).unwrap());
+    (f, s)
+}
+
+#[test]
+fn reading_a_fifo_is_refused_at_once_as_not_a_regular_file() {
+    let (f, s) = fixture_arc();
+    mkfifo(&f.root.join("fifo"));
+    symlink("fifo", f.root.join("to-fifo")).unwrap();
+    for p in ["fifo", "to-fifo"] {
+        let s = s.clone();
+        let e = within_seconds(move || s.read(p, None, None)).unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::NotRegularFile, "{p}: {e}");
+        assert_eq!(
+            e.message,
+            format!("{p}: not a regular file (a FIFO); Wisp reads and writes regular files only")
+        );
+    }
+}
+
+#[test]
+fn a_unix_socket_is_refused_for_reading_and_writing() {
+    let (f, s) = fixture_arc();
+    let _listener = std::os::unix::net::UnixListener::bind(f.root.join("sock")).unwrap();
+    let e = within_seconds({
+        let s = s.clone();
+        move || s.read("sock", None, None)
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotRegularFile);
+    assert!(e.message.contains("(a socket)"), "{e}");
+    let e = within_seconds(move || s.prepare_write("sock", "x".into())).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotRegularFile);
+    assert!(e.message.contains("(a socket)"), "{e}");
+}
+
+#[test]
+fn writing_over_a_fifo_is_refused_at_prepare_and_at_execution() {
+    let (f, s) = fixture_arc();
+    mkfifo(&f.root.join("fifo"));
+    let e = within_seconds({
+        let s = s.clone();
+        move || s.prepare_write("fifo", "x".into())
+    })
+    .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotRegularFile, "{e}");
+    assert!(e.message.contains("(a FIFO)"), "{e}");
+    // A FIFO that appears after approval.
+    let plan = s.prepare_write("late", "x".into()).unwrap();
+    mkfifo(&f.root.join("late"));
+    let e = within_seconds(move || s.write(&plan)).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotRegularFile, "{e}");
+    let names: Vec<_> = std::fs::read_dir(&f.root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(names.iter().all(|n| !is_temp_file_name(n)), "{names:?}");
+}
+
+#[test]
+fn listing_a_folder_with_a_fifo_and_a_socket_never_opens_them() {
+    let (f, s) = fixture_arc();
+    mkfifo(&f.root.join("fifo"));
+    let _listener = std::os::unix::net::UnixListener::bind(f.root.join("sock")).unwrap();
+    let l = within_seconds({
+        let s = s.clone();
+        move || s.list(".")
+    })
+    .unwrap();
+    let got: Vec<(&str, &str)> = l
+        .entries
+        .iter()
+        .map(|e| (e.name.as_str(), e.kind))
+        .collect();
+    assert_eq!(got, vec![("fifo", "other"), ("sock", "other")]);
+    // A FIFO where a folder is meant.
+    let e = within_seconds(move || s.list("fifo")).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotADirectory, "{e}");
+}
+
+// ---- issue 13 §4: a write keeps the file's mode; hard links are not split ------------------
+
+fn mode_of(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn a_write_keeps_the_permission_bits_of_the_file_it_replaces() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = fixture();
+    for mode in [0o600, 0o640, 0o755, 0o400] {
+        let p = f.root.join("secret.env");
+        let _ = std::fs::remove_file(&p);
+        std::fs::write(&p, "KEY=1").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        let plan = f
+            .sandbox
+            .prepare_write("secret.env", "KEY=2".into())
+            .unwrap();
+        f.sandbox.write(&plan).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "KEY=2");
+        assert_eq!(mode_of(&p), mode, "{mode:o}");
+    }
+    // Set-ID bits are not carried over to new content.
+    let p = f.root.join("tool");
+    std::fs::write(&p, "#!/bin/sh").unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    let plan = f
+        .sandbox
+        .prepare_write("tool", "#!/bin/sh\n".into())
+        .unwrap();
+    f.sandbox.write(&plan).unwrap();
+    assert_eq!(mode_of(&p), 0o755);
+}
+
+#[test]
+fn a_new_file_gets_the_default_mode() {
+    let f = fixture();
+    let plan = f.sandbox.prepare_write("new.txt", "x".into()).unwrap();
+    f.sandbox.write(&plan).unwrap();
+    std::fs::write(f.root.join("by-std.txt"), "x").unwrap();
+    assert_eq!(
+        mode_of(&f.root.join("new.txt")),
+        mode_of(&f.root.join("by-std.txt"))
+    );
+}
+
+#[test]
+fn a_file_with_several_hard_links_is_not_replaced() {
+    let f = fixture();
+    std::fs::write(f.root.join("a.txt"), "shared").unwrap();
+    std::fs::hard_link(f.root.join("a.txt"), f.root.join("b.txt")).unwrap();
+    let e = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::HardLinked);
+    assert_eq!(
+        e.message,
+        "a.txt: has 2 hard links; replacing it would split them, so Wisp does not write it"
+    );
+    // A link made after approval is caught at execution.
+    std::fs::write(f.root.join("c.txt"), "alone").unwrap();
+    let plan = f.sandbox.prepare_write("c.txt", "mine".into()).unwrap();
+    std::fs::hard_link(f.root.join("c.txt"), f.root.join("d.txt")).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::HardLinked
+    );
+    for n in ["a.txt", "b.txt"] {
+        assert_eq!(std::fs::read_to_string(f.root.join(n)).unwrap(), "shared");
+    }
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("d.txt")).unwrap(),
+        "alone"
+    );
+}
+
+#[test]
+fn temp_files_have_a_recognisable_name() {
+    let t = temp_file_name("notes.md", &[0xab; 8]);
+    assert_eq!(t, ".wisp-tmp-abababababababab-notes.md");
+    assert!(is_temp_file_name(&t));
+    for other in [
+        "notes.md",
+        ".wisp-tmp-",
+        ".wisp-tmp-abababababababab",
+        ".wisp-tmp-abababababababaX-notes.md",
+        ".wisp-tmp-ababababababab-notes.md",
+        "x.wisp-tmp-abababababababab-notes.md",
+    ] {
+        assert!(!is_temp_file_name(other), "{other}");
+    }
+    // A long name is cut so the temp name stays a valid file name.
+    let long = "é".repeat(200);
+    let t = temp_file_name(&long, &[0; 8]);
+    assert_eq!(t.len(), 255);
+    assert!(is_temp_file_name(&t));
+    let t = temp_file_name(&"x".repeat(300), &[0; 8]);
+    assert_eq!(t.len(), 255);
+    // A name that fits exactly is kept whole.
+    let fits = "y".repeat(255 - 27);
+    assert_eq!(
+        temp_file_name(&fits, &[0; 8]),
+        format!(".wisp-tmp-0000000000000000-{fits}")
+    );
+    let f = fixture();
+    std::fs::write(f.root.join(&long[..254]), "x").unwrap();
+    let plan = f.sandbox.prepare_write(&long[..254], "y".into()).unwrap();
+    f.sandbox.write(&plan).unwrap();
+    // The pattern is Wisp's own: the model cannot write such a name.
+    let e = f
+        .sandbox
+        .prepare_write(".wisp-tmp-0000000000000000-x", "y".into())
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::InvalidPath);
+}
+
+// ---- issue 14 bug 2: the content digest is bound ---------------------------------------------
+
+#[test]
+fn a_same_size_edit_in_place_after_prepare_is_refused() {
+    let f = fixture();
+    let p = f.root.join("a.txt");
+    std::fs::write(&p, "aaaa").unwrap();
+    let before = std::fs::metadata(&p).unwrap().modified().unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
+    {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+        file.write_all(b"bbbb").unwrap();
+        // Same size and, as a coarse clock would leave it, the same mtime.
+        file.set_modified(before).unwrap();
+    }
+    let e = f.sandbox.write(&plan).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "bbbb");
+}
+
+#[test]
+fn a_same_size_replacement_by_rename_after_prepare_is_refused() {
+    let f = fixture();
+    let p = f.root.join("a.txt");
+    std::fs::write(&p, "aaaa").unwrap();
+    let before = std::fs::metadata(&p).unwrap().modified().unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
+    let other = f.root.join("other");
+    std::fs::write(&other, "bbbb").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&other)
+        .unwrap()
+        .set_modified(before)
+        .unwrap();
+    std::fs::rename(&other, &p).unwrap();
+    let e = f.sandbox.write(&plan).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "bbbb");
+}
+
+#[test]
+fn the_plan_binds_the_content_digest_and_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = fixture();
+    std::fs::write(f.root.join("a.txt"), "aaaa").unwrap();
+    std::fs::set_permissions(f.root.join("a.txt"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "x".into()).unwrap();
+    let TargetState::File {
+        sha256, mode, len, ..
+    } = plan.target
+    else {
+        panic!("{:?}", plan.target)
+    };
+    assert_eq!(hex::encode(sha256), hex::encode(Sha256::digest(b"aaaa")));
+    assert_eq!((mode, len), (0o640, 4));
+    // A chmod after approval is a change too.
+    std::fs::set_permissions(f.root.join("a.txt"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
+}
+
+/// Only the modification time moves (content, size and inode stay): still a change. The two
+/// times differ by one second and one nanosecond in opposite directions, which a wrong
+/// nanosecond arithmetic would not tell apart.
+#[test]
+fn an_mtime_change_alone_is_a_change() {
+    let f = fixture();
+    let p = f.root.join("a.txt");
+    std::fs::write(&p, "aaaa").unwrap();
+    let at = |s, n| std::time::UNIX_EPOCH + std::time::Duration::new(s, n);
+    let file = std::fs::File::options().write(true).open(&p).unwrap();
+    file.set_modified(at(1_700_000_000, 500)).unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
+    file.set_modified(at(1_700_000_001, 499)).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
+    file.set_modified(at(1_700_000_000, 500)).unwrap();
+    f.sandbox.write(&plan).unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "mine");
+}
+
+#[test]
+fn a_file_past_the_replace_limit_is_refused() {
+    let f = fixture();
+    let p = f.root.join("big.log");
+    let file = std::fs::File::create(&p).unwrap();
+    file.set_len(limits::MAX_REPLACED_BYTES).unwrap();
+    f.sandbox.prepare_write("big.log", "x".into()).unwrap();
+    file.set_len(limits::MAX_REPLACED_BYTES + 1).unwrap();
+    let e = f.sandbox.prepare_write("big.log", "x".into()).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::TooLarge, "{e}");
+}
+
+// ---- issue 13 §6: what total counts ----------------------------------------------------------
+
+#[test]
+fn total_counts_listable_entries_not_skipped_ones() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = fixture();
+    std::fs::write(f.root.join("a.txt"), "").unwrap();
+    std::fs::write(f.root.join(std::ffi::OsStr::from_bytes(b"bad\xff")), "").unwrap();
+    let l = f.sandbox.list(".").unwrap();
+    assert_eq!(l.entries.len(), 1);
+    assert_eq!(l.total, 1);
+    assert!(!l.truncated);
+    assert_eq!(
+        l.skipped,
+        vec!["an entry whose name is not UTF-8".to_owned()]
+    );
+}
+
+// ---- limits and messages, each at and past its boundary ---------------------------------------
+
+/// The tool descriptions state these numbers to the model (GAP-01, GAP-02, GAP-03).
+#[test]
+fn limits_have_their_documented_values() {
+    assert_eq!(limits::MAX_LIST_ENTRIES, 1000);
+    assert_eq!(limits::MAX_READ_BYTES, 262_144);
+    assert_eq!(limits::MAX_WRITE_BYTES, 1_048_576);
+    assert_eq!(limits::MAX_PATH_BYTES, 4096);
+    assert_eq!(limits::BINARY_SNIFF_BYTES, 8192);
+    assert_eq!(limits::MAX_REPLACED_BYTES, 67_108_864);
+}
+
+#[test]
+fn the_path_length_limit_holds_at_the_limit_and_refuses_past_it() {
+    let f = fixture();
+    // 4096 bytes of short components: accepted as text, then simply not there.
+    let at = "a/".repeat(limits::MAX_PATH_BYTES / 2);
+    assert_eq!(at.len(), limits::MAX_PATH_BYTES);
+    let e = f.sandbox.read(&at, None, None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotFound, "{e}");
+    let past = format!("{at}a");
+    let e = f.sandbox.read(&past, None, None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::InvalidPath);
+    assert_eq!(e.message, "path longer than 4096 bytes");
+    assert_eq!(
+        f.sandbox.prepare_write(&past, "x".into()).unwrap_err().kind,
+        FsErrorKind::InvalidPath
+    );
+    let e = f.sandbox.read("a\0b", None, None).unwrap_err();
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (FsErrorKind::InvalidPath, "path contains a NUL byte")
+    );
+}
+
+#[test]
+fn read_offsets_hold_at_the_end_and_refuse_past_it() {
+    let f = fixture();
+    std::fs::write(f.root.join("t.txt"), "abc").unwrap();
+    let r = f.sandbox.read("t.txt", Some(3), None).unwrap();
+    assert_eq!(
+        (r.content.as_str(), r.partial, r.next_offset, r.offset),
+        ("", false, None, 3)
+    );
+    let e = f.sandbox.read("t.txt", Some(4), None).unwrap_err();
+    assert_eq!(e.message, "t.txt: offset 4 is past the end (3 bytes)");
+    // A part that ends exactly at the end is not partial; one byte before it is.
+    let r = f.sandbox.read("t.txt", Some(1), Some(2)).unwrap();
+    assert_eq!((r.content.as_str(), r.partial), ("bc", false));
+    let r = f.sandbox.read("t.txt", Some(1), Some(1)).unwrap();
+    assert_eq!(
+        (r.content.as_str(), r.partial, r.next_offset),
+        ("b", true, Some(2))
+    );
+    // An empty file reads as empty text.
+    std::fs::write(f.root.join("empty"), "").unwrap();
+    let r = f.sandbox.read("empty", None, None).unwrap();
+    assert_eq!((r.content.as_str(), r.size, r.partial), ("", 0, false));
+}
+
+#[test]
+fn the_binary_sniff_covers_exactly_its_window() {
+    let f = fixture();
+    // A NUL as the last byte of the window makes a file binary ...
+    let mut at = vec![b'a'; limits::BINARY_SNIFF_BYTES];
+    at[limits::BINARY_SNIFF_BYTES - 1] = 0;
+    std::fs::write(f.root.join("at"), &at).unwrap();
+    let e = f.sandbox.read("at", None, None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Binary);
+    assert_eq!(
+        e.message,
+        "at: binary file (8192 bytes); only UTF-8 text can be read"
+    );
+    // ... one just past it is not looked for; the text then ends at that byte ... and NUL is
+    // valid UTF-8, so the read returns it.
+    let mut past = vec![b'a'; limits::BINARY_SNIFF_BYTES + 1];
+    past[limits::BINARY_SNIFF_BYTES] = 0;
+    std::fs::write(f.root.join("past"), &past).unwrap();
+    let r = f.sandbox.read("past", None, None).unwrap();
+    assert_eq!(r.content.len(), limits::BINARY_SNIFF_BYTES + 1);
+}
+
+#[test]
+fn a_part_ending_inside_a_character_stops_before_it_but_the_end_of_file_does_not_hide_bad_bytes() {
+    let f = fixture();
+    // "é" is two bytes; the file ends with a cut character.
+    std::fs::write(f.root.join("cut"), [b'a', 0xC3, 0xA9, b'b', 0xC3]).unwrap();
+    let r = f.sandbox.read("cut", None, Some(2)).unwrap();
+    assert_eq!((r.content.as_str(), r.next_offset), ("a", Some(1)));
+    let e = f.sandbox.read("cut", Some(3), None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Binary, "{e}");
+    assert_eq!(
+        e.message,
+        "cut: not UTF-8 text; only UTF-8 text can be read"
+    );
+    let e = f.sandbox.read("cut", Some(2), None).unwrap_err();
+    assert_eq!(e.message, "cut: offset 2 is inside a character");
+}
+
+#[test]
+fn os_errors_have_specific_messages() {
+    use std::io::{Error, ErrorKind as K};
+    for (kind, class, message) in [
+        (
+            K::NotFound,
+            FsErrorKind::NotFound,
+            "p: no such file or directory",
+        ),
+        (
+            K::PermissionDenied,
+            FsErrorKind::OutsideRoot,
+            "p: refused, the path leads outside the authorized project folder",
+        ),
+        (
+            K::NotADirectory,
+            FsErrorKind::NotADirectory,
+            "p: a part of the path is not a directory",
+        ),
+        (
+            K::IsADirectory,
+            FsErrorKind::IsADirectory,
+            "p: is a directory",
+        ),
+        (K::Other, FsErrorKind::Io, "p: boom"),
+    ] {
+        let e = io_err("p", &Error::new(kind, "boom"));
+        assert_eq!((e.kind, e.message.as_str()), (class, message));
+        // Display is the message, nothing added.
+        assert_eq!(e.to_string(), message);
+    }
+    let f = fixture();
+    std::fs::write(f.root.join("real.txt"), "r").unwrap();
+    let e = f.sandbox.read("real.txt/x", None, None).unwrap_err();
+    assert_eq!(
+        e.message,
+        "real.txt/x: a part of the path is not a directory"
+    );
+}
+
+#[test]
+fn write_refusals_say_what_is_wrong() {
+    let f = fixture();
+    std::fs::create_dir(f.root.join("dir")).unwrap();
+    std::fs::write(f.root.join("real.txt"), "r").unwrap();
+    symlink("real.txt", f.root.join("link.txt")).unwrap();
+    let msg = |p: &str| f.sandbox.prepare_write(p, "x".into()).unwrap_err().message;
+    assert_eq!(
+        msg("missing/x.txt"),
+        "missing/x.txt: the parent folder missing does not exist; files_write does not create folders"
+    );
+    assert_eq!(msg("dir"), "dir: is a directory");
+    assert_eq!(
+        msg("link.txt"),
+        "link.txt: is a symbolic link; files_write never writes through links"
+    );
+    assert_eq!(msg("real.txt/x"), "real.txt/x: real.txt is not a folder");
+    assert_eq!(msg("."), "the project folder itself cannot be written");
+    // The parent's own problems (here: it leads outside) are not reported as missing.
+    symlink(&f.outside, f.root.join("out")).unwrap();
+    assert_eq!(
+        f.sandbox
+            .prepare_write("out/x", "x".into())
+            .unwrap_err()
+            .kind,
+        FsErrorKind::OutsideRoot
+    );
+    // A target that disappears after approval is a change too, and nothing is created.
+    let plan = f.sandbox.prepare_write("real.txt", "mine".into()).unwrap();
+    std::fs::remove_file(f.root.join("real.txt")).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
+    assert!(!f.root.join("real.txt").exists());
+    // And one that appears after a create was approved.
+    let plan = f.sandbox.prepare_write("new.txt", "mine".into()).unwrap();
+    assert_eq!(plan.target, TargetState::Absent);
+    std::fs::write(f.root.join("new.txt"), "theirs").unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("new.txt")).unwrap(),
+        "theirs"
+    );
+}
+
+#[test]
+fn a_write_reports_what_it_wrote() {
+    let f = fixture();
+    let plan = f.sandbox.prepare_write("w.txt", "héllo".into()).unwrap();
+    let w = f.sandbox.write(&plan).unwrap();
+    assert_eq!((w.path.as_str(), w.bytes, w.created), ("w.txt", 6, true));
+    assert_eq!(w.sha256, hex::encode(Sha256::digest("héllo".as_bytes())));
+    std::fs::create_dir(f.root.join("sub")).unwrap();
+    let plan = f.sandbox.prepare_write("sub/./w.txt", "x".into()).unwrap();
+    assert_eq!(plan.path, "sub/w.txt");
+    f.sandbox.write(&plan).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("sub/w.txt")).unwrap(),
+        "x"
+    );
+}
+
+/// Owner passes to the replacing file where the process may give it (root here); elsewhere
+/// the refusal is expected and the write still lands.
+#[test]
+fn a_write_keeps_the_owner_where_it_may() {
+    use std::os::unix::fs::MetadataExt;
+    let f = fixture();
+    let p = f.root.join("owned.txt");
+    std::fs::write(&p, "a").unwrap();
+    let may_chown = std::os::unix::fs::chown(&p, Some(4242), Some(4343)).is_ok();
+    let before = std::fs::metadata(&p).unwrap();
+    let plan = f.sandbox.prepare_write("owned.txt", "b".into()).unwrap();
+    f.sandbox.write(&plan).unwrap();
+    let after = std::fs::metadata(&p).unwrap();
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "b");
+    if may_chown {
+        assert_eq!((after.uid(), after.gid()), (4242, 4343));
+    } else {
+        assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
+    }
+}
+
+#[test]
+fn kinds_are_named_in_refusals() {
+    let dev = Dir::open_ambient_dir("/dev", ambient_authority()).unwrap();
+    let null = dev.metadata("null").unwrap().file_type();
+    assert_eq!(kind_name(null), "a character device");
+    let f = fixture();
+    std::fs::create_dir(f.root.join("d")).unwrap();
+    symlink("d", f.root.join("l")).unwrap();
+    assert_eq!(
+        kind_name(f.sandbox.dir.metadata("d").unwrap().file_type()),
+        "a directory"
+    );
+    assert_eq!(
+        kind_name(f.sandbox.dir.symlink_metadata("l").unwrap().file_type()),
+        "a symbolic link"
+    );
+    assert_eq!(
+        not_regular("x", null).message,
+        "x: not a regular file (a character device); Wisp reads and writes regular files only"
+    );
+}
+
+#[test]
+fn the_root_must_be_an_existing_folder() {
+    let f = fixture();
+    std::fs::write(f.root.join("file"), "").unwrap();
+    let e = Sandbox::open(&f.root.join("file")).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotADirectory);
+    assert!(e.message.ends_with("file is not a directory"), "{e}");
+    assert_eq!(
+        Sandbox::open(&f.root.join("missing")).unwrap_err().kind,
+        FsErrorKind::NotFound
+    );
+    assert_eq!(f.sandbox.root(), std::fs::canonicalize(&f.root).unwrap());
+    let e = f.sandbox.read(".", None, None).unwrap_err();
+    assert_eq!(e.message, ". is the project folder; use files_list");
+    std::fs::create_dir(f.root.join("d")).unwrap();
+    assert_eq!(
+        f.sandbox.read("d", None, None).unwrap_err().message,
+        "d: is a directory; use files_list"
+    );
+    assert_eq!(f.sandbox.list("").unwrap().path, ".");
+    assert_eq!(f.sandbox.list("./d").unwrap().path, "d");
+}
+
+/// The opens themselves, without the stat in front that normally keeps a FIFO or a link away:
+/// what a swap between the stat and the open would meet.
+#[test]
+fn the_open_itself_never_blocks_and_never_follows_a_link_when_told_not_to() {
+    let (f, s) = fixture_arc();
+    mkfifo(&f.root.join("fifo"));
+    std::fs::write(f.root.join("real.txt"), "r").unwrap();
+    symlink("real.txt", f.root.join("link.txt")).unwrap();
+    for follow in [true, false] {
+        let s = s.clone();
+        let e = within_seconds(move || {
+            s.open_regular(Path::new("fifo"), "fifo", follow)
+                .map(|_| ())
+        })
+        .unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::NotRegularFile, "{e}");
+    }
+    assert!(
+        s.open_regular(Path::new("link.txt"), "link.txt", true)
+            .is_ok()
+    );
+    assert!(
+        s.open_regular(Path::new("link.txt"), "link.txt", false)
+            .is_err()
+    );
+}
+
+#[test]
+fn a_file_starting_with_a_continuation_byte_is_not_text() {
+    let f = fixture();
+    std::fs::write(f.root.join("c"), [0x80, b'a']).unwrap();
+    let e = f.sandbox.read("c", None, None).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Binary, "{e}");
+}
+
+#[test]
+fn a_target_name_the_file_system_refuses_is_an_error_not_a_new_file() {
+    let f = fixture();
+    let e = f
+        .sandbox
+        .prepare_write(&"n".repeat(256), "x".into())
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Io, "{e}");
+}
+
+/// Whole seconds only (nanoseconds 0), as coarse file systems store them.
+#[test]
+fn an_mtime_change_of_whole_seconds_is_a_change() {
+    let f = fixture();
+    let p = f.root.join("a.txt");
+    std::fs::write(&p, "aaaa").unwrap();
+    let at = |s| std::time::UNIX_EPOCH + std::time::Duration::from_secs(s);
+    let file = std::fs::File::options().write(true).open(&p).unwrap();
+    file.set_modified(at(1_700_000_000)).unwrap();
+    let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
+    file.set_modified(at(1_700_000_001)).unwrap();
+    assert_eq!(
+        f.sandbox.write(&plan).unwrap_err().kind,
+        FsErrorKind::Changed
+    );
+}

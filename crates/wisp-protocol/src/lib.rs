@@ -23,13 +23,17 @@ pub enum Mode {
 /// `GET /api/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Health {
-    /// Always `ok` when the Host answers.
+    /// `ok` when the Host answers and works; `degraded` when blocking file tasks pile up
+    /// (`blocking_file_tasks` says how many: a file system is hanging).
     pub status: String,
     /// Simulation or live.
     pub mode: Mode,
     /// Why live runs cannot start (no key, bad configuration), when that is so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_problem: Option<String>,
+    /// Blocking file tasks running now, stuck ones included.
+    #[serde(default)]
+    pub blocking_file_tasks: u32,
 }
 
 /// The state of a run.

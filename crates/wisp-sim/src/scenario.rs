@@ -120,6 +120,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_markdown,
     },
     Scenario {
+        marker: "[demo:read]",
+        summary: "one files_read of README.md (or of the path after file= in the message), then an answer reporting its result",
+        script: demo_read,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -508,6 +513,22 @@ fn demo_introspect(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     )
 }
 
+fn demo_read(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let path = named_file(turn.user_text, "README.md");
+    if turn.step == 0 {
+        return (
+            format!("Read {path}."),
+            format!("Reading {path}."),
+            vec![turn.call(0, "files_read", json!({"path": path}).to_string())],
+        );
+    }
+    (
+        "Report what the read returned.".to_owned(),
+        format!("The read of {path} finished 读取结果：{}", report(turn)),
+        Vec::new(),
+    )
+}
+
 fn demo_loop(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Keep looking; never finish.".to_owned(),
@@ -612,6 +633,28 @@ mod tests {
         );
         let args: Value = serde_json::from_str(&r.tool_calls[0].arguments).unwrap();
         assert_eq!(args["path"], "sub/x.txt");
+    }
+
+    #[test]
+    fn read_takes_its_path_from_file_equals_then_reports() {
+        let h = vec![json!({"role": "user", "content": "[demo:read] file=dir/fifo"})];
+        let first = reply(&h, false);
+        assert_eq!(first.tool_calls.len(), 1);
+        assert_eq!(first.tool_calls[0].name, "files_read");
+        let args: Value = serde_json::from_str(&first.tool_calls[0].arguments).unwrap();
+        assert_eq!(args, json!({"path": "dir/fifo"}));
+        let mut h2 = h.clone();
+        h2.push(assistant_with_calls(&first));
+        h2.push(json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": "{\"error\":\"dir/fifo: not a regular file\"}"}));
+        let second = reply(&h2, false);
+        assert!(second.tool_calls.is_empty());
+        assert!(
+            second.content.contains("files_read failed"),
+            "{}",
+            second.content
+        );
+        let default = reply(&[json!({"role": "user", "content": "[demo:read]"})], false);
+        assert!(default.tool_calls[0].arguments.contains("README.md"));
     }
 
     #[test]
