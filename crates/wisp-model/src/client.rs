@@ -8,7 +8,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use reqwest::{Response, Url};
 use tokio::time::{Instant, timeout_at};
 
-use crate::config::{ApiKey, ModelConfig, shorten};
+use crate::config::{ApiKey, Dialect, ModelConfig, shorten};
 use crate::decode::{Completion, StreamDecoder, StreamDelta};
 use crate::error::{ErrorKind, ModelError};
 use crate::request::ChatRequest;
@@ -22,6 +22,7 @@ pub struct DeepSeekClient {
     models_url: Url,
     model: String,
     key: Option<ApiKey>,
+    dialect: Dialect,
     limits: StreamLimits,
 }
 
@@ -83,6 +84,7 @@ impl DeepSeekClient {
             models_url: join("models")?,
             model: config.model,
             key: config.api_key,
+            dialect: config.dialect,
             limits: config.limits,
         })
     }
@@ -134,7 +136,7 @@ impl DeepSeekClient {
     where
         F: FnMut(StreamDelta<'_>),
     {
-        let body = serde_json::to_vec(&wire::RequestBody::new(&self.model, request))
+        let body = serde_json::to_vec(&wire::RequestBody::new(&self.model, request, self.dialect))
             .map_err(|e| ModelError::new(ErrorKind::InvalidConfig, format!("request: {e}")))?;
         let idle = self.limits.idle_timeout;
         let mut deadline = Instant::now() + idle;
@@ -240,14 +242,36 @@ fn is_loopback(url: &Url) -> bool {
 fn transport_error(e: &reqwest::Error) -> ModelError {
     // The innermost cause is the one a person recognises ("Connection refused").
     let mut cause: &dyn std::error::Error = e;
-    while let Some(next) = cause.source() {
-        cause = next;
+    let mut tls = false;
+    loop {
+        let text = cause.to_string().to_ascii_lowercase();
+        tls |= ["certificate", "tls", "handshake", "ssl"]
+            .iter()
+            .any(|w| text.contains(w));
+        match cause.source() {
+            Some(next) => cause = next,
+            None => break,
+        }
     }
+    // Host and port: "127.0.0.1" alone does not say which of its services is meant.
     let host = e
         .url()
-        .map(|u| u.host_str().unwrap_or("?").to_owned())
+        .map(|u| {
+            format!(
+                "{}:{}",
+                u.host_str().unwrap_or("?"),
+                u.port_or_known_default().unwrap_or(0)
+            )
+        })
         .unwrap_or_default();
-    if e.is_connect() || e.is_timeout() {
+    if tls {
+        ModelError::new(
+            ErrorKind::Tls,
+            format!(
+                "The secure connection to the model service at {host} failed: {cause}. Check the base URL (https with a valid certificate)."
+            ),
+        )
+    } else if e.is_connect() || e.is_timeout() {
         ModelError::new(
             ErrorKind::Connect,
             format!("Could not connect to the model service at {host}: {cause}."),

@@ -29,8 +29,10 @@ pub enum ErrorKind {
     UnexpectedStatus,
     /// The configured model is not among the models the account offers.
     ModelNotOffered,
-    /// The connection could not be opened (refused, DNS, TLS, connect timeout).
+    /// The connection could not be opened (refused, DNS, connect timeout).
     Connect,
+    /// The TLS handshake failed (an untrusted or wrong certificate, a plain-http server).
+    Tls,
     /// The connection broke before an answer started.
     ConnectionLost,
     /// The answer stopped before `[DONE]` (connection closed or reset mid-stream).

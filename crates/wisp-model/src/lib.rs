@@ -39,7 +39,7 @@ mod wire;
 
 pub use client::DeepSeekClient;
 pub use config::{
-    ApiKey, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ModelConfig,
+    ApiKey, DEFAULT_BASE_URL, Dialect, DEFAULT_MODEL, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ModelConfig,
     StreamLimits,
 };
 pub use decode::{Completion, FinishReason, StreamDecoder, StreamDelta, Usage};

@@ -61,7 +61,7 @@ impl Default for SimConfig {
     fn default() -> Self {
         Self {
             api_key: "sk-wisp-simulator".to_owned(),
-            models: vec!["deepseek-flash".to_owned(), "deepseek-v4-pro".to_owned()],
+            models: vec!["deepseek-v4-flash".to_owned(), "deepseek-v4-pro".to_owned()],
             pace: Duration::ZERO,
             stall_limit: Duration::from_secs(30),
         }
