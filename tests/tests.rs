@@ -6,4 +6,5 @@
 mod api_contract;
 mod cli;
 mod e2e;
+mod settings;
 mod tidy;

@@ -24,6 +24,8 @@ pub(crate) struct RunCtx {
     pub(crate) tools: Vec<p::ToolInfo>,
     pub(crate) sandbox: Option<Arc<Sandbox>>,
     pub(crate) cancel: watch::Receiver<bool>,
+    /// The model in effect when the run started: the whole run uses it (issue 11).
+    pub(crate) model: Arc<crate::settings::ActiveModel>,
 }
 
 /// How a run ended.
@@ -119,6 +121,10 @@ pub(crate) async fn drive(ctx: RunCtx) {
             error: Some(crate::interrupted_error()),
         };
     }
+    usage.estimated_cost = ctx
+        .model
+        .price
+        .map(|p| crate::settings::estimate(&p, &usage));
     if let Err(e) = ctx.host.inner.store.finish_run(
         &ctx.run_id,
         end.status,
@@ -214,6 +220,7 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
         ctx.emit(p::EventKind::StepStarted { step });
         let mut request = ChatRequest::new(messages.clone());
         request.tools = specs.clone();
+        request.thinking = ctx.model.thinking;
         let completion = match request_with_retries(ctx, &request, step).await {
             Ok(Some(c)) => c,
             Ok(None) => return cancelled(),
@@ -331,10 +338,10 @@ async fn request_with_retries(
     step: u32,
 ) -> Result<Option<Completion>, ModelError> {
     let config = &ctx.host.inner.config;
-    let Some(model) = &ctx.host.inner.model else {
-        let problem = crate::lock(&ctx.host.inner.model_problem).clone();
+    let Some(model) = &ctx.model.client else {
+        let problem = ctx.model.problem.as_ref().map(|p| p.message.as_str());
         return Err(ModelError::unavailable(
-            problem.as_deref().unwrap_or("no model is configured"),
+            problem.unwrap_or("no model is configured"),
         ));
     };
     let mut attempt = 1;

@@ -20,6 +20,7 @@ pub struct DeepSeekClient {
     http: reqwest::Client,
     chat_url: Url,
     models_url: Url,
+    balance_url: Url,
     model: String,
     key: Option<ApiKey>,
     dialect: Dialect,
@@ -82,6 +83,7 @@ impl DeepSeekClient {
             http,
             chat_url: join("chat/completions")?,
             models_url: join("models")?,
+            balance_url: join("user/balance")?,
             model: config.model,
             key: config.api_key,
             dialect: config.dialect,
@@ -103,6 +105,22 @@ impl DeepSeekClient {
         let list: wire::ModelList = serde_json::from_slice(&body)
             .map_err(|e| ModelError::malformed(format_args!("model list: {e}")))?;
         Ok(list.data.into_iter().map(|m| m.id).collect())
+    }
+
+    /// Whether the account has balance left (DeepSeek's `GET /user/balance`); `None` when the
+    /// endpoint has no such call (any other OpenAI-compatible service).
+    pub async fn balance_available(&self) -> Result<Option<bool>, ModelError> {
+        let deadline = Instant::now() + self.limits.idle_timeout;
+        let request = self.http.get(self.balance_url.clone());
+        let response = match self.send(request, deadline).await {
+            Ok(r) => r,
+            Err(e) if e.status() == Some(404) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let body = read_limited(response, limits::MAX_MODELS_BODY_BYTES, deadline).await?;
+        let balance: wire::Balance = serde_json::from_slice(&body)
+            .map_err(|e| ModelError::malformed(format_args!("balance: {e}")))?;
+        Ok(Some(balance.is_available))
     }
 
     /// Ok when the account offers the configured model; otherwise a message naming what it
@@ -186,7 +204,7 @@ impl DeepSeekClient {
         let key = self.key.as_ref().ok_or_else(|| {
             ModelError::new(
                 ErrorKind::MissingKey,
-                "No DeepSeek API key is set. Set DEEPSEEK_API_KEY and start Wisp again, or start it with --simulate.",
+                "No API key is set. Enter one in Settings → Model, or set DEEPSEEK_API_KEY, or start Wisp with --simulate.",
             )
         })?;
         let mut auth = HeaderValue::try_from(format!("Bearer {}", key.expose())).map_err(|_| {
@@ -228,6 +246,13 @@ impl DeepSeekClient {
             retry_after,
         ))
     }
+}
+
+/// The host and port a base URL points at (port defaulted by scheme), for messages that must
+/// say exactly which service could not be reached.
+pub fn endpoint_of(base_url: &str) -> Option<(String, u16)> {
+    let url = Url::parse(base_url.trim()).ok()?;
+    Some((url.host_str()?.to_owned(), url.port_or_known_default()?))
 }
 
 fn is_loopback(url: &Url) -> bool {

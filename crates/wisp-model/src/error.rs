@@ -160,7 +160,7 @@ impl ModelError {
 
     /// An error answer from the service, from its status, its `Retry-After` and its own message
     /// (already redacted and shortened).
-    pub(crate) fn from_status(
+    pub fn from_status(
         status: u16,
         provider_message: Option<&str>,
         retry_after: Option<Duration>,

@@ -347,6 +347,12 @@ pub(crate) struct ModelList {
     pub(crate) data: Vec<ModelEntry>,
 }
 
+/// DeepSeek's `GET /user/balance` (only the field Wisp reads).
+#[derive(Deserialize)]
+pub(crate) struct Balance {
+    pub(crate) is_available: bool,
+}
+
 #[derive(Deserialize)]
 pub(crate) struct ModelEntry {
     pub(crate) id: String,

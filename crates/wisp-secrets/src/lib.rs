@@ -342,12 +342,15 @@ mod tests {
     #[test]
     fn without_an_os_store_the_keyring_is_refused_and_process_only_works() {
         let s = Secrets::new(Err(SecretError::Unavailable("no session bus".into())));
-        let e = s.set(MODEL_API_KEY, "sk-secret-1", Storage::Keyring).unwrap_err();
+        let e = s
+            .set(MODEL_API_KEY, "sk-secret-1", Storage::Keyring)
+            .unwrap_err();
         assert!(matches!(e, SecretError::Unavailable(_)));
         assert!(e.to_string().contains("this Wisp session only"), "{e}");
         assert!(!e.to_string().contains("sk-secret-1"));
         assert!(s.get(MODEL_API_KEY).unwrap().is_none());
-        s.set(MODEL_API_KEY, "sk-secret-1", Storage::Process).unwrap();
+        s.set(MODEL_API_KEY, "sk-secret-1", Storage::Process)
+            .unwrap();
         assert_eq!(
             s.get(MODEL_API_KEY).unwrap(),
             Some(("sk-secret-1".into(), Storage::Process))
