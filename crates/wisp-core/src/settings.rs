@@ -84,6 +84,10 @@ pub(crate) struct ActiveModel {
     /// What gave the base URL and the key, for messages.
     base_label: String,
     key_label: String,
+    /// Stable names of the same, for the UI: a variable's name, `settings`, `default`,
+    /// `simulator`, `keyring`, `process`.
+    base_code: String,
+    key_code: String,
     base_url: String,
     /// Why the configuration cannot work, when it cannot.
     pub(crate) problem: Option<p::Problem>,
@@ -110,6 +114,8 @@ impl ActiveModel {
             price: None,
             base_label: "the command line".into(),
             key_label: wisp_model::ENV_API_KEY.into(),
+            base_code: "flag".into(),
+            key_code: "flag".into(),
             base_url: String::new(),
             problem: None,
         }
@@ -168,6 +174,7 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
         .unwrap_or_default();
     let base = active.base_label.as_str();
     let key = active.key_label.as_str();
+    let (base_code, key_code) = (active.base_code.as_str(), active.key_code.as_str());
     let model = active.run_model.name.as_str();
     match e.kind() {
         ErrorKind::Connect | ErrorKind::ConnectionLost | ErrorKind::IdleTimeout => problem(
@@ -175,21 +182,21 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
             format!(
                 "Cannot reach the model service at {host}:{port} (the base URL comes from {base}). Check that the service runs and the address is right, or change the base URL in Settings → Model. ({e})"
             ),
-            &[("host", &host), ("port", &port), ("source", base)],
+            &[("host", &host), ("port", &port), ("source", base_code)],
         ),
         ErrorKind::Tls => problem(
             "tls",
             format!(
                 "The secure connection to {host}:{port} failed (the base URL comes from {base}): the certificate is not trusted or the address does not speak https. ({e})"
             ),
-            &[("host", &host), ("port", &port), ("source", base)],
+            &[("host", &host), ("port", &port), ("source", base_code)],
         ),
         ErrorKind::Unauthorized => problem(
             "key_refused",
             format!(
                 "The model service at {host}:{port} refused the API key (401; the key comes from {key}). Replace it in Settings → Model."
             ),
-            &[("host", &host), ("port", &port), ("source", key)],
+            &[("host", &host), ("port", &port), ("source", key_code)],
         ),
         ErrorKind::InsufficientBalance => problem(
             "no_balance",
@@ -372,6 +379,18 @@ fn resolve(state: &SettingsState) -> (p::Settings, ActiveModel) {
             .then(|| prices.models.get(&model).copied())
             .flatten(),
         base_label,
+        base_code: match base_src {
+            _ if simulated => "simulator".to_owned(),
+            Src::Env => wisp_model::ENV_BASE_URL.to_owned(),
+            Src::Stored => "settings".to_owned(),
+            Src::Flag | Src::Default => "default".to_owned(),
+        },
+        key_code: match (key_src, state.key.as_ref().map(|k| k.1)) {
+            (Src::Env, _) => wisp_model::ENV_API_KEY.to_owned(),
+            (_, Some(Storage::Keyring)) => "keyring".to_owned(),
+            (_, Some(Storage::Process)) => "process".to_owned(),
+            _ => "none".to_owned(),
+        },
         key_label,
         base_url: base_url.clone(),
         problem: None,

@@ -115,8 +115,10 @@ pub struct PriceTable {
     /// When they were taken (a date as the source gave it).
     #[schemars(length(max = limits::MAX_PRICE_NOTE_CHARS))]
     pub as_of: String,
-    /// Prices by exact model name. A model missing here gets no estimate.
+    /// Prices by exact model name (visible ASCII, as [`UpdateSettings::model`]). A model
+    /// missing here gets no estimate.
     #[schemars(length(max = limits::MAX_PRICED_MODELS))]
+    #[schemars(extend("propertyNames" = {"minLength": 1, "maxLength": limits::MAX_MODEL_NAME_CHARS, "pattern": MODEL_NAME}))]
     pub models: BTreeMap<String, ModelPrice>,
 }
 

@@ -137,7 +137,13 @@ function Usage({ run }: { run: Run }) {
   const u = run.usage;
   return (
     <div className="usage muted">
+      {run.model && (
+        <span className="run-model">
+          {t(`provider_${run.model.provider}` as Key)} · {run.model.name} ·{" "}
+        </span>
+      )}
       {t("usage", { p: u.promptTokens, h: u.cacheHitTokens, m: u.cacheMissTokens, c: u.completionTokens, r: u.reasoningTokens })}
+      {typeof u.estimatedCost === "number" && <span className="cost"> · {t("cost", { v: u.estimatedCost.toFixed(6), c: "USD" })}</span>}
     </div>
   );
 }
