@@ -176,7 +176,9 @@ impl ModelError {
             ),
             401 => (
                 ErrorKind::Unauthorized,
-                format!("The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY.{said}"),
+                format!(
+                    "The API key was refused (401). Replace it in Settings → Model, or check DEEPSEEK_API_KEY if it is set.{said}"
+                ),
             ),
             402 => (
                 ErrorKind::InsufficientBalance,

@@ -6,6 +6,7 @@ import type { Run, ToolCall } from "../types";
 import { useT, type Key } from "../i18n";
 import { ApprovalCard, type Outcome } from "./ApprovalCard";
 import { Markdown } from "./Markdown";
+import { runErrorText } from "../features/settings/problem";
 
 export interface LiveState {
   step: number;
@@ -126,7 +127,7 @@ function RunStatusLine({ run }: { run: Run }) {
   return (
     <div className={`status-line status-${run.status}`} role={run.status === "failed" ? "alert" : undefined}>
       <strong>{t(`status_${run.status}` as Key)}</strong>
-      {run.status === "failed" && run.error ? <span> {run.error.message}</span> : h ? <span> {t(h)}</span> : null}
+      {run.status === "failed" && run.error ? <span> {runErrorText(t, run.error)}</span> : h ? <span> {t(h)}</span> : null}
       {run.usage.promptTokens > 0 && <Usage run={run} />}
     </div>
   );

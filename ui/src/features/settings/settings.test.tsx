@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { I18n, translator } from "../../i18n";
 import { ModelSettingsPage, type SettingsApi } from "./ModelSettings";
-import { problemText } from "./problem";
+import { problemText, runErrorText } from "./problem";
 import type { ConnectionTest, ModelSettings, Problem, UpdateSettings } from "./types";
 
 afterEach(cleanup);
@@ -130,6 +130,8 @@ describe("Settings → Model", () => {
       [{ kind: "secret_store_unavailable", message: "en", params: {} }, "无法访问系统的密钥存储"],
     ];
     for (const [p, want] of cases) expect(problemText(zh, p)).toContain(want);
+    expect(runErrorText(zh, { kind: "insufficient_balance", message: "en" })).toContain("余额已用完（402）");
+    expect(runErrorText(zh, { kind: "stream_cut", message: "The Host's words." })).toBe("The Host's words.");
     // A kind this UI does not know falls back to the Host's sentence.
     expect(problemText(zh, { kind: "brand_new", message: "The Host's words.", params: {} })).toBe("The Host's words.");
 
