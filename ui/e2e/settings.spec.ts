@@ -80,3 +80,31 @@ test("a key entered in Settings → Model reaches the endpoint, and the run says
   await expect(page.getByRole("status").filter({ hasText: "SIMULATION —" })).toHaveCount(0);
   expect(await page.content()).not.toContain(simKey);
 });
+
+test.describe("in Chinese", () => {
+  test.use({ locale: "zh-CN" });
+  test("a dead base URL from the environment is said at start in Chinese, with host, port and variable", async ({ page }) => {
+    const net = await import("node:net");
+    const port = await new Promise<number>((res) => {
+      const s = net.createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => res(p));
+      });
+    });
+    const dir = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
+    mkdirSync(join(dir, "project"));
+    const host = await launch(
+      ["serve", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), join(dir, "project")],
+      { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock", DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}`, DEEPSEEK_API_KEY: "sk-any" },
+      (l) => l.some((x) => x.startsWith("Open ")),
+    );
+    procs.push(host.proc);
+    await page.goto(host.lines.find((l) => l.startsWith("Open "))!.slice(5).trim());
+    await expect(page.getByRole("alert")).toContainText(`无法连接 127.0.0.1:${port} 上的模型服务（地址来自 DEEPSEEK_BASE_URL）`);
+    await page.getByRole("button", { name: "设置" }).click();
+    const settings = page.getByRole("region", { name: "模型" });
+    await expect(settings.getByText("来自环境变量").first()).toBeVisible();
+    await settings.getByRole("button", { name: "测试连接" }).click();
+    await expect(settings.getByTestId("test-outcome")).toContainText(`无法连接 127.0.0.1:${port}`);
+  });
+});
