@@ -230,7 +230,7 @@ fn generate(events: usize, with_ids: bool) -> String {
         "数据",
         " ok.",
     ];
-    let head = "{\"id\":\"chatcmpl-bench-0001\",\"object\":\"chat.completion.chunk\",\"created\":1764460800,\"model\":\"deepseek-flash\",\"system_fingerprint\":\"fp_bench\",\"choices\":[{\"index\":0,\"delta\":";
+    let head = "{\"id\":\"chatcmpl-bench-0001\",\"object\":\"chat.completion.chunk\",\"created\":1764460800,\"model\":\"deepseek-v4-flash\",\"system_fingerprint\":\"fp_bench\",\"choices\":[{\"index\":0,\"delta\":";
     let tail = ",\"logprobs\":null,\"finish_reason\":null}]}";
     let mut out = String::with_capacity(events * 230);
     let mut started = [false, false];
@@ -261,7 +261,7 @@ fn generate(events: usize, with_ids: bool) -> String {
         out.push_str(tail);
         out.push_str("\n\n");
     }
-    out.push_str("data: {\"id\":\"chatcmpl-bench-0001\",\"object\":\"chat.completion.chunk\",\"created\":1764460800,\"model\":\"deepseek-flash\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"}\"}},{\"index\":1,\"function\":{\"arguments\":\"\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":100000,\"total_tokens\":100100}}\n\n");
+    out.push_str("data: {\"id\":\"chatcmpl-bench-0001\",\"object\":\"chat.completion.chunk\",\"created\":1764460800,\"model\":\"deepseek-v4-flash\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"\\\"}\"}},{\"index\":1,\"function\":{\"arguments\":\"\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":100000,\"total_tokens\":100100}}\n\n");
     out.push_str("data: [DONE]\n\n");
     out
 }

@@ -40,33 +40,29 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     }
     raise_open_file_limit();
 
-    // Keep the simulator alive as long as the Host.
-    let mut _sim = None;
-    let (mode, model, problem) = if args.simulate {
-        let sim = wisp_sim::SimServer::start(wisp_sim::SimConfig {
-            pace: Duration::from_millis(args.sim_pace_ms),
-            ..wisp_sim::SimConfig::default()
-        })
-        .await
-        .context("cannot start the simulator")?;
-        let mut config =
-            wisp_model::ModelConfig::new(Some(wisp_model::ApiKey::new(sim.api_key())?));
-        config.base_url = sim.base_url();
-        let client = wisp_model::DeepSeekClient::new(config)?;
-        _sim = Some(sim);
-        (Mode::Simulation, Some(client), None)
+    // The simulator always runs beside the Host (loopback, scripted, free), so Settings can
+    // switch to it and back without a restart; --simulate pins the provider to it. Kept alive
+    // as long as the Host.
+    let sim = wisp_sim::SimServer::start(wisp_sim::SimConfig {
+        pace: Duration::from_millis(args.sim_pace_ms),
+        ..wisp_sim::SimConfig::default()
+    })
+    .await
+    .context("cannot start the simulator")?;
+    let secrets = open_secrets().await;
+    let setup = wisp_core::ModelSetup {
+        simulator: Some(wisp_core::SimEndpoint {
+            base_url: sim.base_url(),
+            api_key: sim.api_key().to_owned(),
+        }),
+        pinned_simulation: args.simulate,
+        env: wisp_core::EnvModel::from_vars(|name| std::env::var(name).ok()),
+        secrets: std::sync::Arc::new(secrets),
+    };
+    let mode = if args.simulate {
+        Mode::Simulation
     } else {
-        match wisp_model::ModelConfig::from_env().and_then(wisp_model::DeepSeekClient::new) {
-            Ok(client) => {
-                let problem = std::env::var(wisp_model::ENV_API_KEY)
-                    .ok()
-                    .filter(|k| !k.trim().is_empty())
-                    .is_none()
-                    .then(|| "No DeepSeek API key is set. Set DEEPSEEK_API_KEY and restart, or start Wisp with --simulate.".to_owned());
-                (Mode::Live, Some(client), problem)
-            }
-            Err(e) => (Mode::Live, None, Some(e.to_string())),
-        }
+        Mode::Live
     };
 
     // Created 0600 before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
@@ -87,33 +83,19 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ),
         e => anyhow!("cannot open the database {}: {e}", db_path.display()),
     })?;
-    let checked = model
-        .clone()
-        .filter(|_| mode == Mode::Live && problem.is_none());
-    let host = Host::start(store, model, problem.clone(), HostConfig::new(mode))
+    let host = Host::start(store, None, None, HostConfig::new(mode))
         .map_err(|e| anyhow!("cannot start: {e}"))?;
-    if let Some(client) = checked {
-        // Ask the account which models it offers, without delaying the start: a model it does
-        // not offer, a refused key or an empty balance is then said up front (health and the
-        // UI banner) instead of at the first message.
+    // Reads the stored settings and the key (the OS secret store may answer over D-Bus), then
+    // checks the connection in the background: a dead address, a refused key, an empty
+    // balance or a model the endpoint does not offer is said up front (health, the UI banner).
+    {
         let host = host.clone();
-        tokio::spawn(async move {
-            match client.check_model().await {
-                Ok(()) => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        wisp_model::ErrorKind::ModelNotOffered
-                            | wisp_model::ErrorKind::Unauthorized
-                            | wisp_model::ErrorKind::InsufficientBalance
-                    ) =>
-                {
-                    host.set_model_problem(Some(e.to_string()))
-                }
-                Err(e) => tracing::warn!(error = %e, "could not check the configured model"),
-            }
-        });
+        tokio::task::spawn_blocking(move || host.configure_model(setup))
+            .await
+            .map_err(|e| anyhow!("cannot start: {e}"))?
+            .map_err(|e| anyhow!("cannot start: {e}"))?;
     }
+    let problem = host.health().model_problem;
     if let Some(dir) = &args.project_dir {
         let project = host
             .add_project(&std::fs::canonicalize(dir)?.display().to_string())
@@ -142,7 +124,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let url = format!("http://127.0.0.1:{port}/#token={token}");
     // For a second instance to name this one; the token stays out of the lock file.
     owned.record(Some(&format!("http://127.0.0.1:{port}/")))?;
-    if mode == Mode::Simulation {
+    if host.health().mode == Mode::Simulation {
         println!("Wisp is running in SIMULATION mode (scripted model, no key needed).");
     } else if let Some(p) = &problem {
         println!("Wisp is running, but the model cannot be used yet: {p}");
@@ -187,6 +169,33 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let _ = std::fs::remove_file(&launch);
     tracing::info!("wisp serve stopped");
     Ok(())
+}
+
+/// Longest wait for the OS secret store to answer at start; past it the key can still be
+/// kept for this session.
+const SECRET_STORE_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The OS secret store, or why there is none. `WISP_SECRET_STORE=mock` uses keyring-core's
+/// in-memory mock store instead: for tests and the API fuzzing run, which must never write to
+/// the person's real keyring.
+async fn open_secrets() -> wisp_secrets::Secrets {
+    if std::env::var("WISP_SECRET_STORE").as_deref() == Ok("mock") {
+        return wisp_secrets::Secrets::new(Ok(wisp_secrets::Keyring::mock()));
+    }
+    let connect = tokio::task::spawn_blocking(wisp_secrets::Keyring::platform);
+    let keyring = match tokio::time::timeout(SECRET_STORE_CONNECT_TIMEOUT, connect).await {
+        Ok(Ok(k)) => k,
+        Ok(Err(_)) => Err(wisp_secrets::SecretError::Unavailable(
+            "the connection attempt stopped".into(),
+        )),
+        Err(_) => Err(wisp_secrets::SecretError::Unavailable(
+            "it did not answer in time".into(),
+        )),
+    };
+    if let Err(e) = &keyring {
+        tracing::info!(error = %e, "no OS secret store; keys can be kept for this session only");
+    }
+    wisp_secrets::Secrets::new(keyring)
 }
 
 async fn shutdown_signal() {

@@ -46,7 +46,10 @@ async fn models_lists_what_the_account_offers_and_marks_the_configured_one() {
         "{stdout} {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.contains("deepseek-flash (configured)"), "{stdout}");
+    assert!(
+        stdout.contains("deepseek-v4-flash (configured)"),
+        "{stdout}"
+    );
     assert!(stdout.contains("deepseek-v4-pro"), "{stdout}");
 }
 

@@ -9,5 +9,6 @@ mod e2e;
 mod e2e_claims;
 mod hardening_fs;
 mod hardening_host;
+mod settings;
 mod tidy;
 mod workbench;

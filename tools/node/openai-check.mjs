@@ -5,7 +5,7 @@ import OpenAI from "openai";
 
 const [baseURL, apiKey] = process.argv.slice(2);
 const client = new OpenAI({ baseURL, apiKey, maxRetries: 2 });
-const model = "deepseek-flash";
+const model = "deepseek-v4-flash";
 const tools = ["files_list", "files_read", "files_write"].map((name) => ({
   type: "function",
   function: { name, description: name, parameters: { type: "object", properties: { path: { type: "string" } } } },

@@ -12,6 +12,8 @@ import { RunView, type LiveState } from "./features/conversation/RunView";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
+import { ModelSettingsPage } from "./features/settings/ModelSettings";
+import { ModelBadge, ProblemText } from "./features/settings/problem";
 
 /** How often the session list is re-read for approvals waiting in other sessions. */
 const SESSION_POLL_MS = 3000;
@@ -459,13 +461,14 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       )}
       {health?.model_problem && (
         <div className="banner warn" role="alert">
-          {t("modelProblem")} {health.model_problem}
+          {t("modelProblem")} <ProblemText problem={health.problem} fallback={health.model_problem} />
         </div>
       )}
       <div className="columns">
         <aside className="sidebar" aria-label={t("sessions")}>
           <header className="brand">
             <span>{t("appName")}</span>
+            <ModelBadge model={health?.model} />
             <button className="icon" aria-label={t("settings")} title={t("settings")} onClick={() => setDialog("settings")}>
               <Settings size={18} />
             </button>
@@ -719,7 +722,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       </div>
 
       <ApprovalAnnouncer runs={runs} />
-      <SettingsDialog open={dialog === "settings"} lang={lang} theme={theme} onLang={onLang} onTheme={onTheme} onClose={() => setDialog(null)} />
+      <SettingsDialog open={dialog === "settings"} lang={lang} theme={theme} onLang={onLang} onTheme={onTheme} onClose={() => setDialog(null)}>
+        <ModelSettingsPage api={api} onChanged={() => api.health().then(setHealth).catch(report)} />
+      </SettingsDialog>
       <RenameDialog
         open={dialog === "rename"}
         initial={current?.title ?? ""}

@@ -1,6 +1,7 @@
 // The Host's local API, and nothing else: every request carries the token in a header (never
 // in a URL), and the event stream is read with fetch so the header goes there too.
 import type { Delta, Health, Preview, Project, Run, RunPage, Session, WispEvent } from "./types";
+import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
 
 export class ApiError extends Error {
   constructor(public status: number, public code: string, message: string) {
@@ -51,6 +52,11 @@ export class Api {
   cancel = (runId: string) => this.call<void>("POST", `/api/runs/${runId}/cancel`);
   decide = (approvalId: string, decision: "approve" | "reject", digest: string, sessionId: string) =>
     this.call<void>("POST", `/api/approvals/${approvalId}`, { decision, digest, sessionId });
+  settings = () => this.call<ModelSettings>("GET", "/api/settings");
+  updateSettings = (s: UpdateSettings) => this.call<ModelSettings>("PUT", "/api/settings", s);
+  setApiKey = (value: string, storage: Exclude<KeyStorage, "env">) => this.call<ModelSettings>("PUT", "/api/settings/api-key", { value, storage });
+  deleteApiKey = () => this.call<ModelSettings>("DELETE", "/api/settings/api-key");
+  testConnection = () => this.call<ConnectionTest>("POST", "/api/settings/test");
   preview = (sessionId: string, path: string) =>
     this.call<Preview>("GET", `/api/sessions/${sessionId}/preview?path=${encodeURIComponent(path)}`);
 

@@ -1,15 +1,16 @@
 // Wire types of the Host's local API (crates/wisp-protocol); keep the two in step.
+import type { Problem, RunModel } from "./features/settings/types";
 
 export type Mode = "simulation" | "live";
 export type RunStatus = "running" | "awaiting_approval" | "completed" | "cancelled" | "failed" | "budget_exhausted" | "interrupted";
 export type CallStatus = "pending" | "awaiting_approval" | "running" | "succeeded" | "failed" | "rejected" | "cancelled";
 export type ApprovalState = "pending" | "approved" | "rejected" | "void";
 
-export interface Health { status: "ok"; mode: Mode; model_problem?: string }
+export interface Health { status: "ok"; mode: Mode; model_problem?: string; problem?: Problem; model?: RunModel }
 export interface Project { id: string; root: string; createdAt: number }
 export interface Session {
   id: string; projectId: string | null; root: string | null; title: string;
-  createdAt: number; activeRunId: string | null; lastEventSeq: number;
+  createdAt: number; activeRunId: string | null; lastEventSeq: number; usage?: Usage;
 }
 export interface Approval { id: string; state: ApprovalState; digest: string; arguments: unknown }
 export interface ToolCall {
@@ -18,10 +19,10 @@ export interface ToolCall {
 }
 export interface Step { index: number; text: string; partial?: boolean; toolCalls: ToolCall[] }
 export interface RunError { kind: string; message: string }
-export interface Usage { promptTokens: number; completionTokens: number; reasoningTokens: number; cacheHitTokens: number; cacheMissTokens: number }
+export interface Usage { promptTokens: number; completionTokens: number; reasoningTokens: number; cacheHitTokens: number; cacheMissTokens: number; estimatedCost?: number | null }
 export interface Run {
   id: string; sessionId: string; text: string; status: RunStatus; mode: Mode; steps: Step[];
-  finalText: string | null; error: RunError | null; usage: Usage; createdAt: number; endedAt: number | null;
+  finalText: string | null; error: RunError | null; usage: Usage; model?: RunModel | null; createdAt: number; endedAt: number | null;
 }
 export interface RunPage { runs: Run[]; nextCursor: string | null }
 export interface Preview { path: string; content: string; size: number; partial: boolean }

@@ -18,10 +18,14 @@
 mod file_work;
 pub mod limits;
 mod run;
+mod settings;
 pub mod tools;
+
+pub use settings::{EnvModel, ModelSetup, SimEndpoint, default_prices};
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -53,6 +57,8 @@ pub enum CoreErrorKind {
     Invalid,
     /// Something inside failed (the database).
     Internal,
+    /// The OS secret store cannot be reached; keeping the secret for this process still works.
+    SecretStoreUnavailable,
 }
 
 fn fail(kind: CoreErrorKind, message: impl Into<String>) -> CoreError {
@@ -108,9 +114,14 @@ pub struct Host {
 
 pub(crate) struct Inner {
     pub(crate) store: Store,
-    /// `None` when the configuration cannot work; `model_problem` says why.
-    pub(crate) model: Option<DeepSeekClient>,
-    pub(crate) model_problem: Mutex<Option<String>>,
+    /// The model in effect; a run takes it at its start (issue 11: switching needs no restart).
+    pub(crate) model: Mutex<Arc<settings::ActiveModel>>,
+    /// Why the model cannot be used, from its configuration or the latest check.
+    pub(crate) model_problem: Mutex<Option<p::Problem>>,
+    /// `None` until [`Host::configure_model`]: the model stays the one given to [`Host::start`].
+    settings: Mutex<Option<settings::SettingsState>>,
+    /// Counts connection checks, so an older check that ends late does not win.
+    check_generation: AtomicU64,
     default_project: Mutex<Option<String>>,
     pub(crate) config: HostConfig,
     active: Mutex<HashMap<String, ActiveRun>>,
@@ -181,11 +192,16 @@ impl Host {
         // broadcast::channel panics on 0.
         let (events, _) = broadcast::channel(config.event_buffer.max(1));
         let (shutting_down, _) = watch::channel(false);
+        let model_problem = model_problem.map(unavailable);
+        let mut active = settings::ActiveModel::fixed(model, config.mode);
+        active.problem = model_problem.clone();
         let host = Self {
             inner: Arc::new(Inner {
                 store,
-                model,
+                model: Mutex::new(Arc::new(active)),
                 model_problem: Mutex::new(model_problem),
+                settings: Mutex::new(None),
+                check_generation: AtomicU64::new(0),
                 default_project: Mutex::new(None),
                 config,
                 active: Mutex::new(HashMap::new()),
@@ -221,6 +237,8 @@ impl Host {
     /// running at the same time, which in practice means they are stuck (a hung file system).
     pub fn health(&self) -> p::Health {
         let running = self.file_tasks();
+        let active = lock(&self.inner.model).clone();
+        let problem = lock(&self.inner.model_problem).clone();
         p::Health {
             status: if running >= limits::FILE_TASKS_DEGRADED {
                 "degraded"
@@ -228,8 +246,10 @@ impl Host {
                 "ok"
             }
             .into(),
-            mode: self.inner.config.mode,
-            model_problem: lock(&self.inner.model_problem).clone(),
+            mode: active.mode,
+            model_problem: problem.as_ref().map(|p| p.message.clone()),
+            problem,
+            model: Some(active.run_model.clone()),
             blocking_file_tasks: u32::try_from(running).unwrap_or(u32::MAX),
         }
     }
@@ -284,7 +304,7 @@ impl Host {
     /// Records (or clears) why the model cannot be used, e.g. after a start-up check found the
     /// configured model missing from the account; `/api/health` reports it.
     pub fn set_model_problem(&self, problem: Option<String>) {
-        *lock(&self.inner.model_problem) = problem;
+        *lock(&self.inner.model_problem) = problem.map(unavailable);
     }
 
     /// Authorized projects.
@@ -386,6 +406,7 @@ impl Host {
         }
         let session = self.session(session_id)?;
         let sandbox = self.sandbox_for(&session)?;
+        let model = lock(&self.inner.model).clone();
         let run_id = new_id("r");
         let (cancel, cancel_rx) = watch::channel(false);
         let (done_tx, done) = watch::channel(false);
@@ -400,13 +421,10 @@ impl Host {
                     ),
                 ));
             }
-            self.inner.store.insert_run(
-                &run_id,
-                session_id,
-                text,
-                self.inner.config.mode,
-                now_ms(),
-            )?;
+            self.inner
+                .store
+                .insert_run(&run_id, session_id, text, model.mode, now_ms())?;
+            self.inner.store.set_run_model(&run_id, &model.run_model)?;
             if session.title == DEFAULT_TITLE {
                 // An unnamed session is named after its first message, so the list says
                 // what each one is about.
@@ -445,6 +463,7 @@ impl Host {
             tools: tools::snapshot(sandbox.is_some()),
             sandbox,
             cancel: cancel_rx,
+            model,
         };
         let host = self.clone();
         let span = tracing::info_span!("run", session = %session_id, run = %run_id);
@@ -798,6 +817,15 @@ fn expand_home(path: &str) -> Result<std::path::PathBuf, CoreError> {
             )
         })?;
     Ok(Path::new(&home).join(rest))
+}
+
+/// A problem given as a sentence only (by [`Host::start`] or [`Host::set_model_problem`]).
+fn unavailable(message: String) -> p::Problem {
+    p::Problem {
+        kind: "invalid_config".into(),
+        message,
+        params: Default::default(),
+    }
 }
 
 pub(crate) fn interrupted_error() -> p::RunError {

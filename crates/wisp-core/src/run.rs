@@ -25,6 +25,8 @@ pub(crate) struct RunCtx {
     pub(crate) tools: Vec<p::ToolInfo>,
     pub(crate) sandbox: Option<Arc<Sandbox>>,
     pub(crate) cancel: watch::Receiver<bool>,
+    /// The model in effect when the run started: the whole run uses it (issue 11).
+    pub(crate) model: Arc<crate::settings::ActiveModel>,
 }
 
 /// How a run ended.
@@ -120,6 +122,10 @@ pub(crate) async fn drive(ctx: RunCtx) {
             error: Some(crate::interrupted_error()),
         };
     }
+    usage.estimated_cost = ctx
+        .model
+        .price
+        .map(|p| crate::settings::estimate(&p, &usage));
     if let Err(e) = ctx.host.inner.store.finish_run(
         &ctx.run_id,
         end.status,
@@ -226,6 +232,7 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
         ctx.emit(p::EventKind::StepStarted { step });
         let mut request = ChatRequest::new(messages.clone());
         request.tools = specs.clone();
+        request.thinking = ctx.model.thinking;
         let completion = match request_with_retries(ctx, &request, step).await {
             Answer::Done(c) => c,
             Answer::Cancelled { partial } => {
@@ -371,11 +378,11 @@ enum Answer {
 /// never retries earlier than the service asked.
 async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) -> Answer {
     let config = &ctx.host.inner.config;
-    let Some(model) = &ctx.host.inner.model else {
-        let problem = crate::lock(&ctx.host.inner.model_problem).clone();
+    let Some(model) = &ctx.model.client else {
+        let problem = ctx.model.problem.as_ref().map(|p| p.message.as_str());
         return Answer::Failed {
             error: run_error(&ModelError::unavailable(
-                problem.as_deref().unwrap_or("no model is configured"),
+                problem.unwrap_or("no model is configured"),
             )),
             partial: String::new(),
         };

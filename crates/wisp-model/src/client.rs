@@ -8,7 +8,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, RETRY_AFTER};
 use reqwest::{Response, Url};
 use tokio::time::{Instant, timeout_at};
 
-use crate::config::{ApiKey, ModelConfig, shorten};
+use crate::config::{ApiKey, Dialect, ModelConfig, shorten};
 use crate::decode::{Completion, StreamDecoder, StreamDelta};
 use crate::error::{ErrorKind, ModelError};
 use crate::request::ChatRequest;
@@ -20,8 +20,10 @@ pub struct DeepSeekClient {
     http: reqwest::Client,
     chat_url: Url,
     models_url: Url,
+    balance_url: Url,
     model: String,
     key: Option<ApiKey>,
+    dialect: Dialect,
     limits: StreamLimits,
 }
 
@@ -81,8 +83,10 @@ impl DeepSeekClient {
             http,
             chat_url: join("chat/completions")?,
             models_url: join("models")?,
+            balance_url: join("user/balance")?,
             model: config.model,
             key: config.api_key,
+            dialect: config.dialect,
             limits: config.limits,
         })
     }
@@ -101,6 +105,22 @@ impl DeepSeekClient {
         let list: wire::ModelList = serde_json::from_slice(&body)
             .map_err(|e| ModelError::malformed(format_args!("model list: {e}")))?;
         Ok(list.data.into_iter().map(|m| m.id).collect())
+    }
+
+    /// Whether the account has balance left (DeepSeek's `GET /user/balance`); `None` when the
+    /// endpoint has no such call (any other OpenAI-compatible service).
+    pub async fn balance_available(&self) -> Result<Option<bool>, ModelError> {
+        let deadline = Instant::now() + self.limits.idle_timeout;
+        let request = self.http.get(self.balance_url.clone());
+        let response = match self.send(request, deadline).await {
+            Ok(r) => r,
+            Err(e) if e.status() == Some(404) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let body = read_limited(response, limits::MAX_MODELS_BODY_BYTES, deadline).await?;
+        let balance: wire::Balance = serde_json::from_slice(&body)
+            .map_err(|e| ModelError::malformed(format_args!("balance: {e}")))?;
+        Ok(Some(balance.is_available))
     }
 
     /// Ok when the account offers the configured model; otherwise a message naming what it
@@ -134,7 +154,7 @@ impl DeepSeekClient {
     where
         F: FnMut(StreamDelta<'_>),
     {
-        let body = serde_json::to_vec(&wire::RequestBody::new(&self.model, request))
+        let body = serde_json::to_vec(&wire::RequestBody::new(&self.model, request, self.dialect))
             .map_err(|e| ModelError::new(ErrorKind::InvalidConfig, format!("request: {e}")))?;
         let idle = self.limits.idle_timeout;
         let mut deadline = Instant::now() + idle;
@@ -184,7 +204,7 @@ impl DeepSeekClient {
         let key = self.key.as_ref().ok_or_else(|| {
             ModelError::new(
                 ErrorKind::MissingKey,
-                "No DeepSeek API key is set. Set DEEPSEEK_API_KEY and start Wisp again, or start it with --simulate.",
+                "No API key is set. Enter one in Settings → Model, or set DEEPSEEK_API_KEY, or start Wisp with --simulate.",
             )
         })?;
         let mut auth = HeaderValue::try_from(format!("Bearer {}", key.expose())).map_err(|_| {
@@ -228,6 +248,13 @@ impl DeepSeekClient {
     }
 }
 
+/// The host and port a base URL points at (port defaulted by scheme), for messages that must
+/// say exactly which service could not be reached.
+pub fn endpoint_of(base_url: &str) -> Option<(String, u16)> {
+    let url = Url::parse(base_url.trim()).ok()?;
+    Some((url.host_str()?.to_owned(), url.port_or_known_default()?))
+}
+
 fn is_loopback(url: &Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
@@ -240,14 +267,36 @@ fn is_loopback(url: &Url) -> bool {
 fn transport_error(e: &reqwest::Error) -> ModelError {
     // The innermost cause is the one a person recognises ("Connection refused").
     let mut cause: &dyn std::error::Error = e;
-    while let Some(next) = cause.source() {
-        cause = next;
+    let mut tls = false;
+    loop {
+        let text = cause.to_string().to_ascii_lowercase();
+        tls |= ["certificate", "tls", "handshake", "ssl"]
+            .iter()
+            .any(|w| text.contains(w));
+        match cause.source() {
+            Some(next) => cause = next,
+            None => break,
+        }
     }
+    // Host and port: "127.0.0.1" alone does not say which of its services is meant.
     let host = e
         .url()
-        .map(|u| u.host_str().unwrap_or("?").to_owned())
+        .map(|u| {
+            format!(
+                "{}:{}",
+                u.host_str().unwrap_or("?"),
+                u.port_or_known_default().unwrap_or(0)
+            )
+        })
         .unwrap_or_default();
-    if e.is_connect() || e.is_timeout() {
+    if tls {
+        ModelError::new(
+            ErrorKind::Tls,
+            format!(
+                "The secure connection to the model service at {host} failed: {cause}. Check the base URL (https with a valid certificate)."
+            ),
+        )
+    } else if e.is_connect() || e.is_timeout() {
         ModelError::new(
             ErrorKind::Connect,
             format!("Could not connect to the model service at {host}: {cause}."),

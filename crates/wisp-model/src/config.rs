@@ -13,7 +13,7 @@ pub const DEFAULT_BASE_URL: &str = "https://api.deepseek.com";
 /// documented default (DeepSeek's recommended general model on 2026-11-29). Any other name is
 /// sent as configured, and [`crate::DeepSeekClient::check_model`] says when the account does not
 /// offer it.
-pub const DEFAULT_MODEL: &str = "deepseek-flash";
+pub const DEFAULT_MODEL: &str = "deepseek-v4-flash";
 
 /// Environment variable holding the base URL.
 pub const ENV_BASE_URL: &str = "DEEPSEEK_BASE_URL";
@@ -87,6 +87,18 @@ impl Default for StreamLimits {
     }
 }
 
+/// Which request fields the endpoint understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// DeepSeek: `thinking`, `reasoning_effort`, and `reasoning_content` sent back with every
+    /// assistant message that made tool calls.
+    #[default]
+    DeepSeek,
+    /// Any other OpenAI-compatible endpoint (Ollama, vLLM, LM Studio): only the standard
+    /// chat-completions fields, since some refuse fields they do not know.
+    OpenAiCompatible,
+}
+
 /// Everything [`crate::DeepSeekClient`] needs.
 #[derive(Debug, Clone)]
 pub struct ModelConfig {
@@ -96,6 +108,8 @@ pub struct ModelConfig {
     pub model: String,
     /// The key; `None` makes every request fail with [`ErrorKind::MissingKey`], not a crash.
     pub api_key: Option<ApiKey>,
+    /// Which fields the endpoint gets.
+    pub dialect: Dialect,
     /// Caps and timeouts.
     pub limits: StreamLimits,
 }
@@ -107,6 +121,7 @@ impl ModelConfig {
             base_url: DEFAULT_BASE_URL.to_owned(),
             model: DEFAULT_MODEL.to_owned(),
             api_key,
+            dialect: Dialect::DeepSeek,
             limits: StreamLimits::default(),
         }
     }

@@ -29,8 +29,10 @@ pub enum ErrorKind {
     UnexpectedStatus,
     /// The configured model is not among the models the account offers.
     ModelNotOffered,
-    /// The connection could not be opened (refused, DNS, TLS, connect timeout).
+    /// The connection could not be opened (refused, DNS, connect timeout).
     Connect,
+    /// The TLS handshake failed (an untrusted or wrong certificate, a plain-http server).
+    Tls,
     /// The connection broke before an answer started.
     ConnectionLost,
     /// The answer stopped before `[DONE]` (connection closed or reset mid-stream).
@@ -158,7 +160,7 @@ impl ModelError {
 
     /// An error answer from the service, from its status, its `Retry-After` and its own message
     /// (already redacted and shortened).
-    pub(crate) fn from_status(
+    pub fn from_status(
         status: u16,
         provider_message: Option<&str>,
         retry_after: Option<Duration>,
@@ -174,7 +176,9 @@ impl ModelError {
             ),
             401 => (
                 ErrorKind::Unauthorized,
-                format!("The DeepSeek API key was refused (401). Check DEEPSEEK_API_KEY.{said}"),
+                format!(
+                    "The API key was refused (401). Replace it in Settings → Model, or check DEEPSEEK_API_KEY if it is set.{said}"
+                ),
             ),
             402 => (
                 ErrorKind::InsufficientBalance,

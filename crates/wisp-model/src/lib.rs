@@ -37,10 +37,10 @@ mod request;
 mod sse;
 mod wire;
 
-pub use client::DeepSeekClient;
+pub use client::{DeepSeekClient, endpoint_of};
 pub use config::{
-    ApiKey, DEFAULT_BASE_URL, DEFAULT_MODEL, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ModelConfig,
-    StreamLimits,
+    ApiKey, DEFAULT_BASE_URL, DEFAULT_MODEL, Dialect, ENV_API_KEY, ENV_BASE_URL, ENV_MODEL,
+    ModelConfig, StreamLimits,
 };
 pub use decode::{Completion, FinishReason, StreamDecoder, StreamDelta, Usage};
 pub use error::{ErrorKind, ModelError};

@@ -184,11 +184,10 @@ pub enum Thinking {
     },
 }
 
-/// DeepSeek's `reasoning_effort` levels (other spellings are mapped by the provider).
+/// DeepSeek's `reasoning_effort` levels: `high` and `max` (DeepSeek maps other spellings to
+/// these two, so Wisp offers only them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReasoningEffort {
-    /// `low`
-    Low,
     /// `high` (the provider's default)
     High,
     /// `max`
@@ -198,7 +197,6 @@ pub enum ReasoningEffort {
 impl ReasoningEffort {
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Self::Low => "low",
             Self::High => "high",
             Self::Max => "max",
         }

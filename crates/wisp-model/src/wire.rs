@@ -6,6 +6,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::Dialect;
 use crate::request::{ChatRequest, Message, Thinking, ToolChoice};
 
 #[derive(Serialize)]
@@ -18,7 +19,9 @@ pub(crate) struct RequestBody<'a> {
     tool_choice: Option<serde_json::Value>,
     stream: bool,
     stream_options: StreamOptions,
-    thinking: WireThinking,
+    /// DeepSeek's own field: other OpenAI-compatible endpoints may refuse unknown fields.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<WireThinking>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasoning_effort: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -89,8 +92,12 @@ struct WireFunction<'a> {
 }
 
 impl<'a> RequestBody<'a> {
-    pub(crate) fn new(model: &'a str, request: &'a ChatRequest) -> Self {
-        let messages = request.messages.iter().map(WireMessage::from).collect();
+    pub(crate) fn new(model: &'a str, request: &'a ChatRequest, dialect: Dialect) -> Self {
+        let messages = request
+            .messages
+            .iter()
+            .map(|m| WireMessage::new(m, dialect))
+            .collect();
         let tools: Vec<WireTool<'a>> = request
             .tools
             .iter()
@@ -112,9 +119,12 @@ impl<'a> RequestBody<'a> {
                 "function": { "name": name },
             }),
         });
-        let (thinking, reasoning_effort) = match request.thinking {
-            Thinking::Disabled => ("disabled", None),
-            Thinking::Enabled { effort } => ("enabled", effort.map(|e| e.as_str())),
+        let (thinking, reasoning_effort) = match (dialect, request.thinking) {
+            (Dialect::OpenAiCompatible, _) => (None, None),
+            (Dialect::DeepSeek, Thinking::Disabled) => (Some("disabled"), None),
+            (Dialect::DeepSeek, Thinking::Enabled { effort }) => {
+                (Some("enabled"), effort.map(|e| e.as_str()))
+            }
         };
         Self {
             model,
@@ -125,15 +135,15 @@ impl<'a> RequestBody<'a> {
             stream_options: StreamOptions {
                 include_usage: true,
             },
-            thinking: WireThinking { kind: thinking },
+            thinking: thinking.map(|kind| WireThinking { kind }),
             reasoning_effort,
             max_tokens: request.max_tokens,
         }
     }
 }
 
-impl<'a> From<&'a Message> for WireMessage<'a> {
-    fn from(message: &'a Message) -> Self {
+impl<'a> WireMessage<'a> {
+    fn new(message: &'a Message, dialect: Dialect) -> Self {
         match message {
             Message::System(content) => WireMessage::System { content },
             Message::User(content) => WireMessage::User { content },
@@ -150,8 +160,11 @@ impl<'a> From<&'a Message> for WireMessage<'a> {
                         },
                     })
                     .collect();
-                let reasoning_content =
-                    (!tool_calls.is_empty()).then(|| a.continuation().expose_private());
+                // DeepSeek needs it on every message that made tool calls; another endpoint gets
+                // it back only when it sent reasoning itself.
+                let reasoning_content = (!tool_calls.is_empty()
+                    && (dialect == Dialect::DeepSeek || !a.continuation().is_empty()))
+                .then(|| a.continuation().expose_private());
                 WireMessage::Assistant {
                     content: a.content(),
                     reasoning_content,
@@ -334,6 +347,12 @@ pub(crate) struct ModelList {
     pub(crate) data: Vec<ModelEntry>,
 }
 
+/// DeepSeek's `GET /user/balance` (only the field Wisp reads).
+#[derive(Deserialize)]
+pub(crate) struct Balance {
+    pub(crate) is_available: bool,
+}
+
 #[derive(Deserialize)]
 pub(crate) struct ModelEntry {
     pub(crate) id: String,
@@ -345,7 +364,42 @@ mod tests {
     use crate::request::{AssistantMessage, Continuation, ToolCall, ToolSpec};
 
     fn body(request: &ChatRequest) -> serde_json::Value {
-        serde_json::to_value(RequestBody::new("m", request)).unwrap()
+        serde_json::to_value(RequestBody::new("m", request, Dialect::DeepSeek)).unwrap()
+    }
+
+    #[test]
+    fn another_endpoint_gets_no_deepseek_fields_unless_it_reasoned_itself() {
+        let call = ToolCall {
+            id: "c1".into(),
+            name: "files_list".into(),
+            arguments: "{}".into(),
+        };
+        let mut request = ChatRequest::new(vec![
+            Message::User("hi".into()),
+            Message::Assistant(AssistantMessage::with_tool_calls(
+                "",
+                vec![call.clone()],
+                Continuation::none(),
+            )),
+            Message::Tool {
+                call_id: "c1".into(),
+                content: "[]".into(),
+            },
+            Message::Assistant(AssistantMessage::with_tool_calls(
+                "",
+                vec![call],
+                Continuation::from_private("its own".into()),
+            )),
+        ]);
+        request.thinking = Thinking::Enabled {
+            effort: Some(crate::ReasoningEffort::Max),
+        };
+        let v = serde_json::to_value(RequestBody::new("m", &request, Dialect::OpenAiCompatible))
+            .unwrap();
+        assert!(v.get("thinking").is_none(), "{v}");
+        assert!(v.get("reasoning_effort").is_none(), "{v}");
+        assert!(v["messages"][1].get("reasoning_content").is_none(), "{v}");
+        assert_eq!(v["messages"][3]["reasoning_content"], "its own");
     }
 
     #[test]

@@ -137,7 +137,7 @@ async fn the_simulator_refuses_a_tool_call_message_without_reasoning_like_deepse
     // Built by hand the way a forgetful client would: the adapter itself cannot send this.
     let sim = sim().await;
     let body = serde_json::json!({
-        "model": "deepseek-flash", "stream": false,
+        "model": "deepseek-v4-flash", "stream": false,
         "messages": [
             {"role": "user", "content": "hi"},
             {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "files_list", "arguments": "{}"}}]},
@@ -206,7 +206,7 @@ async fn models_are_listed_and_an_unoffered_model_is_named_clearly() {
     let e = client.check_model().await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::ModelNotOffered);
     assert!(
-        e.to_string().contains("deepseek-imaginary") && e.to_string().contains("deepseek-flash"),
+        e.to_string().contains("deepseek-imaginary") && e.to_string().contains("deepseek-v4-flash"),
         "{e}"
     );
     // Sending anyway gets DeepSeek's own 400.

@@ -63,7 +63,7 @@ fn interleaved_calls_are_assembled_by_index() {
         c.continuation.expose_private(),
         "先看看目录，then read the README."
     );
-    assert_eq!(c.model.as_deref(), Some("deepseek-flash"));
+    assert_eq!(c.model.as_deref(), Some("deepseek-v4-flash"));
     let u = c.usage.unwrap();
     assert_eq!(
         (u.prompt_tokens, u.completion_tokens, u.total_tokens),

@@ -5,6 +5,9 @@
 //! alone, and the constraints the server enforces are the ones written beside the field.
 
 pub mod limits;
+mod settings;
+
+pub use settings::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -34,6 +37,12 @@ pub struct Health {
     /// Blocking file tasks running now, stuck ones included.
     #[serde(default)]
     pub blocking_file_tasks: u32,
+    /// The same problem as a stable kind with parameters, for the UI to word.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<Problem>,
+    /// The provider and model the next run will use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<RunModel>,
 }
 
 /// The state of a run.
@@ -128,6 +137,8 @@ pub struct Session {
     /// Sequence number of the session's latest event (0: none): open the event stream with
     /// `after` set to it to receive only what happens from now on.
     pub last_event_seq: u64,
+    /// Totals over the session's runs.
+    pub usage: Usage,
 }
 
 /// A failure a person can act on.
@@ -140,8 +151,8 @@ pub struct RunError {
     pub message: String,
 }
 
-/// Token counts of a run, summed over its model requests.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+/// Token counts of a run (or a session), summed over its model requests, and what they cost.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Input tokens.
@@ -154,6 +165,11 @@ pub struct Usage {
     pub cache_hit_tokens: u64,
     /// Input tokens not in the cache.
     pub cache_miss_tokens: u64,
+    /// Estimated cost in the price table's currency (USD by default), from the prices of the
+    /// model that answered at the time of the run; `null` when that model has no price (no
+    /// estimate rather than a wrong one). For a session: the sum over its priced runs.
+    #[serde(default)]
+    pub estimated_cost: Option<f64>,
 }
 
 /// The approval attached to a tool call.
@@ -224,8 +240,10 @@ pub struct Run {
     pub final_text: Option<String>,
     /// Why it failed or stopped, when it did.
     pub error: Option<RunError>,
-    /// Summed token counts.
+    /// Summed token counts and the cost estimate.
     pub usage: Usage,
+    /// Which provider and model answered (`null` for runs recorded before Wisp kept it).
+    pub model: Option<RunModel>,
     /// Unix milliseconds.
     pub created_at: i64,
     /// Unix milliseconds, when ended.
@@ -578,7 +596,7 @@ pub const APPROVAL_ID: &str = "^ap_[0-9a-f]{32}$";
 /// SHA-256 in lowercase hex.
 pub const DIGEST: &str = "^[0-9a-f]{64}$";
 
-fn at_most(field: &str, value: &str, max: usize) -> Result<(), String> {
+pub(crate) fn at_most(field: &str, value: &str, max: usize) -> Result<(), String> {
     if value.chars().count() > max {
         return Err(format!("{field} is longer than {max} characters"));
     }

@@ -28,3 +28,21 @@ pub const MAX_SEQ: u64 = i64::MAX as u64;
 /// Digits of a runs-page cursor: every cursor this API gives out is a run's position in its
 /// session, far below 18 digits, and 18 digits always fit the store's integers.
 pub const MAX_CURSOR_DIGITS: usize = 18;
+
+/// Characters of a model base URL (`PUT /api/settings`).
+pub const MAX_BASE_URL_CHARS: usize = 2048;
+
+/// Characters of a model name.
+pub const MAX_MODEL_NAME_CHARS: usize = 200;
+
+/// Characters of an API key (`PUT /api/settings/api-key`); real keys are far shorter.
+pub const MAX_API_KEY_CHARS: usize = 512;
+
+/// Highest price per million tokens a price table may state.
+pub const MAX_PRICE_PER_MTOK: f64 = 1000.0;
+
+/// Characters of a price table's source and date notes.
+pub const MAX_PRICE_NOTE_CHARS: usize = 300;
+
+/// Models one price table may price.
+pub const MAX_PRICED_MODELS: usize = 50;

@@ -71,6 +71,9 @@ impl From<CoreError> for ApiError {
             CoreErrorKind::Conflict => (StatusCode::CONFLICT, "conflict"),
             CoreErrorKind::Invalid => (StatusCode::BAD_REQUEST, "invalid"),
             CoreErrorKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            CoreErrorKind::SecretStoreUnavailable => {
+                (StatusCode::CONFLICT, "secret_store_unavailable")
+            }
         };
         Self::new(status, kind, e.message)
     }

@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use futures_util::stream::{self, Stream, StreamExt};
 use schemars::JsonSchema;
@@ -81,6 +81,12 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/runs/{id}", get(get_run))
         .route("/api/runs/{id}/cancel", post(cancel_run))
         .route("/api/approvals/{id}", post(decide))
+        .route("/api/settings", get(get_settings).put(update_settings))
+        .route(
+            "/api/settings/api-key",
+            put(set_api_key).delete(delete_api_key),
+        )
+        .route("/api/settings/test", post(test_connection))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limits::MAX_BODY_BYTES))
@@ -280,6 +286,35 @@ async fn openapi() -> Response {
         OPENAPI.as_str(),
     )
         .into_response()
+}
+
+async fn get_settings(State(s): State<AppState>) -> ApiResult<p::Settings> {
+    Ok(Json(s.host.settings()?))
+}
+
+async fn update_settings(
+    State(s): State<AppState>,
+    Body(body): Body<p::UpdateSettings>,
+) -> ApiResult<p::Settings> {
+    Ok(Json(s.host.update_settings(body)?))
+}
+
+/// The key goes to the OS secret store, which may be a D-Bus round trip: off the async threads.
+async fn set_api_key(
+    State(s): State<AppState>,
+    Body(body): Body<p::SetApiKey>,
+) -> ApiResult<p::Settings> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.set_api_key(&body)).await?))
+}
+
+async fn delete_api_key(State(s): State<AppState>) -> ApiResult<p::Settings> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.delete_api_key()).await?))
+}
+
+async fn test_connection(State(s): State<AppState>) -> Json<p::ConnectionTest> {
+    Json(s.host.test_connection().await)
 }
 
 async fn list_projects(State(s): State<AppState>) -> ApiResult<Vec<p::Project>> {

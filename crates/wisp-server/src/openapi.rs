@@ -10,7 +10,7 @@ use wisp_protocol::{self as p, limits};
 
 use crate::{EventsQuery, PageQuery, PreviewQuery};
 
-const DESCRIPTION: &str = "Loopback only. Every /api call except /api/health needs `Authorization: Bearer TOKEN` (the token printed at start, also in the UI URL fragment; the scheme name is case-insensitive). Every request needs the Host header 127.0.0.1:PORT or localhost:PORT; a foreign Origin gets 403. Writes with a body must be application/json. Every refusal is an ApiError `{error, message}` whose `error` is a stable kind: invalid_path, invalid_query, invalid_header, invalid_json, invalid_body, invalid, unauthorized, forbidden_host, forbidden_origin, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, internal. Reasoning never appears in any answer or event.";
+const DESCRIPTION: &str = "Loopback only. Every /api call except /api/health needs `Authorization: Bearer TOKEN` (the token printed at start, also in the UI URL fragment; the scheme name is case-insensitive). Every request needs the Host header 127.0.0.1:PORT or localhost:PORT; a foreign Origin gets 403. Writes with a body must be application/json. Every refusal is an ApiError `{error, message}` whose `error` is a stable kind: invalid_path, invalid_query, invalid_header, invalid_json, invalid_body, invalid, unauthorized, forbidden_host, forbidden_origin, not_found, method_not_allowed, conflict, secret_store_unavailable (409: the OS secret store cannot be reached; keep the key with storage `process`), payload_too_large, unsupported_media_type, internal. Reasoning never appears in any answer or event.";
 
 /// Statuses every operation may answer with an `ApiError`, and what they mean.
 const ERRORS: [(&str, &str); 9] = [
@@ -376,7 +376,48 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![approval()])
     .body(s.body::<p::Decide>());
 
+    let settings_links = || {
+        json!({
+            "TestConnection": {"operationId": "testConnection"},
+            "GetSettings": {"operationId": "getSettings"},
+        })
+    };
+    let get_settings = Op::new(
+        "getSettings",
+        "The model settings in effect: provider, base URL, model, thinking, whether a key is set (never the key), prices, and where each value comes from (environment variables and --simulate win over stored settings)",
+        s.answer::<p::Settings>("200", "OK"),
+    )
+    .links(settings_links());
+    let update_settings = Op::new(
+        "updateSettings",
+        "Store the model settings; they apply from the next run, without a restart, and the connection is checked again",
+        s.answer::<p::Settings>("200", "stored; the settings now in effect"),
+    )
+    .body(s.body::<p::UpdateSettings>())
+    .links(settings_links());
+    let set_api_key = Op::new(
+        "setApiKey",
+        "Keep the API key in the OS secret store or for this Host process only; it is never returned. 409 secret_store_unavailable when the OS store cannot be reached",
+        s.answer::<p::Settings>("200", "kept; the settings now in effect"),
+    )
+    .body(s.body::<p::SetApiKey>())
+    .links(settings_links());
+    let delete_api_key = Op::new(
+        "deleteApiKey",
+        "Remove the stored API key (from the OS secret store and this process)",
+        s.answer::<p::Settings>("200", "removed; the settings now in effect"),
+    )
+    .links(settings_links());
+    let test_connection = Op::new(
+        "testConnection",
+        "Ask the endpoint in effect for its models (GET /models) and say, as a stable kind with parameters, what stops it: unreachable, tls, key_refused, no_balance, model_not_offered, missing_key, invalid_config",
+        s.answer::<p::ConnectionTest>("200", "the outcome (ok or a problem)"),
+    );
+
     let paths = json!({
+        "/api/settings": {"get": get_settings.into_json(), "put": update_settings.into_json()},
+        "/api/settings/api-key": {"put": set_api_key.into_json(), "delete": delete_api_key.into_json()},
+        "/api/settings/test": {"post": test_connection.into_json()},
         "/api/health": {"get": health.into_json()},
         "/api/openapi.json": {"get": openapi.into_json()},
         "/api/projects": {"get": list_projects.into_json(), "post": create_project.into_json()},

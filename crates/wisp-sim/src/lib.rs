@@ -58,6 +58,12 @@ pub struct SimConfig {
     pub pace: Duration,
     /// How long the `stall` fault keeps a stream open with keep-alives only.
     pub stall_limit: Duration,
+    /// What `GET /user/balance` says: `false` plays an account with no balance left.
+    pub balance_available: bool,
+    /// Play a strict OpenAI-compatible endpoint instead of DeepSeek: a request field or message
+    /// field outside the standard chat-completions set (`thinking`, `reasoning_effort`,
+    /// `reasoning_content`, …) is refused with 400, and no reasoning is streamed.
+    pub strict_fields: bool,
 }
 
 /// The default [`SimConfig::stall_limit`]: longer than a client's usual idle timeout (the
@@ -69,9 +75,11 @@ impl Default for SimConfig {
     fn default() -> Self {
         Self {
             api_key: "sk-wisp-simulator".to_owned(),
-            models: vec!["deepseek-flash".to_owned(), "deepseek-v4-pro".to_owned()],
+            models: vec!["deepseek-v4-flash".to_owned(), "deepseek-v4-pro".to_owned()],
             pace: Duration::ZERO,
             stall_limit: DEFAULT_STALL_LIMIT,
+            balance_available: true,
+            strict_fields: false,
         }
     }
 }
@@ -266,6 +274,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/v1/chat/completions", post(chat))
         .route("/models", get(models))
         .route("/v1/models", get(models))
+        .route("/user/balance", get(balance))
         .layer(DefaultBodyLimit::max(limits::MAX_REQUEST_BODY_BYTES))
         .with_state(shared)
 }
@@ -344,6 +353,28 @@ async fn models(
     axum::Json(json!({"object": "list", "data": data})).into_response()
 }
 
+/// DeepSeek's `GET /user/balance`.
+async fn balance(
+    State(shared): State<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    if let (_, Some(refused)) = admit(&shared, &method, &uri, &headers, Value::Null, 0) {
+        return refused;
+    }
+    let (available, total) = if shared.config.balance_available {
+        (true, "10.00")
+    } else {
+        (false, "0.00")
+    };
+    axum::Json(json!({
+        "is_available": available,
+        "balance_infos": [{"currency": "USD", "total_balance": total, "granted_balance": "0.00", "topped_up_balance": total}],
+    }))
+    .into_response()
+}
+
 async fn chat(
     State(shared): State<Arc<Shared>>,
     method: Method,
@@ -367,7 +398,12 @@ async fn chat(
             "Failed to deserialize the JSON body",
         );
     };
-    let request = match validate::check(&body, &shared.config.models) {
+    if shared.config.strict_fields
+        && let Err(refusal) = validate::strict_fields(&body)
+    {
+        return error_response(refusal.status, "invalid_request_error", &refusal.message);
+    }
+    let request = match validate::check(&body, &shared.config.models, shared.config.strict_fields) {
         Ok(r) => r,
         Err(refusal) => {
             return error_response(refusal.status, "invalid_request_error", &refusal.message);

@@ -24,7 +24,12 @@ pub(crate) struct Checked<'a> {
     pub(crate) thinking: bool,
 }
 
-pub(crate) fn check<'a>(body: &'a Value, offered: &[String]) -> Result<Checked<'a>, Refusal> {
+/// `strict`: a standard OpenAI-compatible endpoint, which has no thinking mode.
+pub(crate) fn check<'a>(
+    body: &'a Value,
+    offered: &[String],
+    strict: bool,
+) -> Result<Checked<'a>, Refusal> {
     let model = body.get("model").and_then(Value::as_str).ok_or_else(|| {
         refuse(
             422,
@@ -47,7 +52,7 @@ pub(crate) fn check<'a>(body: &'a Value, offered: &[String]) -> Result<Checked<'
         Some(_) => return Err(refuse(422, "stream: invalid type, expected a boolean")),
     };
     let thinking = match body.get("thinking") {
-        None | Some(Value::Null) => true,
+        None | Some(Value::Null) => !strict,
         Some(t) => match t.get("type").and_then(Value::as_str) {
             Some("enabled") => true,
             Some("disabled") => false,
@@ -178,6 +183,58 @@ fn check_sequence(messages: &[Value], thinking: bool) -> Result<(), Refusal> {
             400,
             "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. (insufficient tool messages following tool_calls message)",
         ));
+    }
+    Ok(())
+}
+
+/// The fields a strict OpenAI-compatible endpoint knows (a subset of OpenAI's chat
+/// completions: what a standard client sends).
+const STANDARD_FIELDS: &[&str] = &[
+    "model",
+    "messages",
+    "tools",
+    "tool_choice",
+    "stream",
+    "stream_options",
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "stop",
+];
+
+/// Message fields of the standard format.
+const STANDARD_MESSAGE_FIELDS: &[&str] = &["role", "content", "tool_calls", "tool_call_id", "name"];
+
+/// Refuses any field outside the standard set, as strict servers do.
+pub(crate) fn strict_fields(body: &Value) -> Result<(), Refusal> {
+    let Some(fields) = body.as_object() else {
+        return Err(refuse(400, "the body must be an object"));
+    };
+    if let Some(k) = fields
+        .keys()
+        .find(|k| !STANDARD_FIELDS.contains(&k.as_str()))
+    {
+        return Err(refuse(
+            400,
+            format!("Unrecognized request argument supplied: {k}"),
+        ));
+    }
+    for (i, m) in body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if let Some(k) = m.as_object().and_then(|o| {
+            o.keys()
+                .find(|k| !STANDARD_MESSAGE_FIELDS.contains(&k.as_str()))
+        }) {
+            return Err(refuse(
+                400,
+                format!("messages[{i}]: Unrecognized message field: {k}"),
+            ));
+        }
     }
     Ok(())
 }

@@ -15,7 +15,7 @@ async fn post(sim: &SimServer, key: &str, body: &Value) -> (u16, String) {
 }
 
 fn body(messages: Value, stream: bool) -> Value {
-    json!({"model": "deepseek-flash", "stream": stream, "messages": messages})
+    json!({"model": "deepseek-v4-flash", "stream": stream, "messages": messages})
 }
 
 #[tokio::test]
@@ -151,7 +151,7 @@ async fn models_are_listed_under_both_paths() {
             .await
             .unwrap();
         assert_eq!(r["object"], "list");
-        assert_eq!(r["data"][0]["id"], "deepseek-flash");
+        assert_eq!(r["data"][0]["id"], "deepseek-v4-flash");
     }
 }
 

@@ -11,6 +11,7 @@
 //! prints and holds no async state: callers keep each call short.
 
 mod migrations;
+mod settings;
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -247,15 +248,19 @@ impl Store {
 
     /// One session (without `active_run_id`, which is the runtime's to fill in).
     pub fn session(&self, id: &str) -> Result<Option<p::Session>> {
-        Ok(self
-            .conn()
+        let conn = self.conn();
+        let mut session = conn
             .query_row(
                 "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1 FROM sessions s
                  LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL WHERE s.id = ?1",
                 [id],
                 session_row,
             )
-            .optional()?)
+            .optional()?;
+        if let Some(s) = &mut session {
+            s.usage = settings::session_usage(&conn, &s.id)?;
+        }
+        Ok(session)
     }
 
     /// Every session, newest first.
@@ -267,7 +272,11 @@ impl Store {
              ORDER BY s.created_at DESC, s.id DESC",
         )?;
         let rows = stmt.query_map([], session_row)?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let mut sessions: Vec<p::Session> = rows.collect::<rusqlite::Result<_>>()?;
+        for s in &mut sessions {
+            s.usage = settings::session_usage(&conn, &s.id)?;
+        }
+        Ok(sessions)
     }
 
     /// Renames a session.
@@ -396,7 +405,7 @@ impl Store {
         let conn = self.conn();
         let Some(mut run) = conn
             .query_row(
-                "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at
+                "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, provider, model
                  FROM runs WHERE id = ?1",
                 [id],
                 run_row,
@@ -419,12 +428,12 @@ impl Store {
     ) -> Result<(Vec<p::Run>, Option<i64>)> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
-            "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, ordinal
+            "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, provider, model, ordinal
              FROM runs WHERE session_id = ?1 AND ordinal < ?2 ORDER BY ordinal DESC LIMIT ?3",
         )?;
         let rows = stmt.query_map(
             params![session_id, cursor.unwrap_or(i64::MAX), i64::from(limit) + 1],
-            |r| Ok((run_row(r)?, r.get::<_, i64>(11)?)),
+            |r| Ok((run_row(r)?, r.get::<_, i64>(13)?)),
         )?;
         let mut rows: Vec<(RawRun, i64)> = rows.collect::<rusqlite::Result<_>>()?;
         let next = if rows.len() > limit as usize {
@@ -732,6 +741,7 @@ fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<p::Session> {
         created_at: r.get(4)?,
         active_run_id: None,
         last_event_seq: r.get::<_, i64>(5)?.max(0) as u64,
+        usage: p::Usage::default(),
     })
 }
 
@@ -747,6 +757,8 @@ struct RawRun {
     usage: String,
     created_at: i64,
     ended_at: Option<i64>,
+    provider: Option<String>,
+    model: Option<String>,
     steps: Vec<p::Step>,
 }
 
@@ -763,6 +775,8 @@ fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
         usage: r.get(8)?,
         created_at: r.get(9)?,
         ended_at: r.get(10)?,
+        provider: r.get(11)?,
+        model: r.get(12)?,
         steps: Vec::new(),
     })
 }
@@ -782,6 +796,13 @@ impl RawRun {
                 _ => None,
             },
             usage: serde_json::from_str(&self.usage).unwrap_or_default(),
+            model: match (self.provider, self.model) {
+                (Some(provider), Some(name)) => Some(p::RunModel {
+                    provider: parse(&provider, "run provider")?,
+                    name,
+                }),
+                _ => None,
+            },
             created_at: self.created_at,
             ended_at: self.ended_at,
         })

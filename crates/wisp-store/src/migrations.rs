@@ -87,4 +87,14 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE steps ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 4: Settings → Model (issue 11): which provider and model answered each run, and the
+    // non-secret settings (one JSON value per name; keys live in the OS secret store only).
+    r#"
+    ALTER TABLE runs ADD COLUMN provider TEXT;
+    ALTER TABLE runs ADD COLUMN model TEXT;
+    CREATE TABLE settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    "#,
 ];

@@ -26,7 +26,7 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 3);
+    assert_eq!(store.schema_version().unwrap(), 4);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
@@ -282,4 +282,44 @@ fn a_file_that_is_not_a_database_is_refused_as_damaged() {
     let err = Store::open(&path).err().expect("a header-less file opened");
     assert!(matches!(err, wisp_store::StoreError::Damaged(_)), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
+}
+
+/// Settings → Model (issue 11): settings by name, which model answered a run, session totals.
+#[test]
+fn settings_run_models_and_session_totals_are_kept() {
+    let (_d, s) = store();
+    assert!(s.setting("model").unwrap().is_none());
+    s.put_setting("model", "{\"a\":1}").unwrap();
+    s.put_setting("model", "{\"a\":2}").unwrap();
+    assert_eq!(s.setting("model").unwrap().as_deref(), Some("{\"a\":2}"));
+    s.insert_session("s1", None, "t", 1).unwrap();
+    for (id, cost) in [("r1", Some(0.5)), ("r2", None), ("r3", Some(0.25))] {
+        s.insert_run(id, "s1", "hi", wisp_protocol::Mode::Live, 2)
+            .unwrap();
+        let usage = wisp_protocol::Usage {
+            completion_tokens: 10,
+            estimated_cost: cost,
+            ..Default::default()
+        };
+        s.finish_run(
+            id,
+            wisp_protocol::RunStatus::Completed,
+            None,
+            None,
+            &usage,
+            3,
+        )
+        .unwrap();
+    }
+    let model = wisp_protocol::RunModel {
+        provider: wisp_protocol::Provider::OpenaiCompatible,
+        name: "llama".into(),
+    };
+    s.set_run_model("r1", &model).unwrap();
+    assert_eq!(s.run("r1").unwrap().unwrap().model, Some(model));
+    assert_eq!(s.run("r2").unwrap().unwrap().model, None);
+    let session = s.session("s1").unwrap().unwrap();
+    assert_eq!(session.usage.completion_tokens, 30);
+    assert_eq!(session.usage.estimated_cost, Some(0.75));
+    assert_eq!(s.sessions().unwrap()[0].usage.completion_tokens, 30);
 }

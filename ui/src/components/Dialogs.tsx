@@ -71,10 +71,13 @@ export function SettingsDialog(props: {
   onLang: (l: LangSetting) => void;
   onTheme: (t: Theme) => void;
   onClose: () => void;
+  /** More sections (Settings → Model). */
+  children?: ReactNode;
 }) {
   const t = useT();
   return (
     <Shell open={props.open} onOpenChange={(o) => !o && props.onClose()} title={t("settings")}>
+      {props.children}
       <label className="setting">
         {t("language")}
         <select aria-label={t("language")} value={props.lang} onChange={(e) => props.onLang(e.target.value as LangSetting)}>

@@ -66,6 +66,10 @@ fn ctx(f: &Fixture) -> (RunCtx, watch::Sender<bool>) {
         tools: Vec::new(),
         sandbox: Some(Arc::new(wisp_fs::Sandbox::open(&f.project).unwrap())),
         cancel: cancel_rx,
+        model: Arc::new(crate::settings::ActiveModel::fixed(
+            None,
+            wisp_protocol::Mode::Simulation,
+        )),
     };
     (ctx, cancel)
 }

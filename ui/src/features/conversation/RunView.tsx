@@ -6,6 +6,7 @@ import type { Run, ToolCall } from "../../types";
 import { useT, type Key } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import { Markdown } from "./Markdown";
+import { runErrorText } from "../settings/problem";
 
 export interface LiveState {
   step: number;
@@ -209,7 +210,7 @@ function RunStatusLine({ run }: { run: Run }) {
   return (
     <div className={`status-line status-${run.status}`} role={run.status === "failed" ? "alert" : undefined}>
       <strong>{t(`status_${run.status}` as Key)}</strong>
-      {run.status === "failed" && run.error ? <span> {run.error.message}</span> : h ? <span> {t(h)}</span> : null}
+      {run.status === "failed" && run.error ? <span> {runErrorText(t, run.error)}</span> : h ? <span> {t(h)}</span> : null}
       {run.usage.promptTokens > 0 && <Usage run={run} />}
     </div>
   );
@@ -220,7 +221,13 @@ function Usage({ run }: { run: Run }) {
   const u = run.usage;
   return (
     <div className="usage muted">
+      {run.model && (
+        <span className="run-model">
+          {t(`provider_${run.model.provider}` as Key)} · {run.model.name} ·{" "}
+        </span>
+      )}
       {t("usage", { p: u.promptTokens, h: u.cacheHitTokens, m: u.cacheMissTokens, c: u.completionTokens, r: u.reasoningTokens })}
+      {typeof u.estimatedCost === "number" && <span className="cost"> · {t("cost", { v: u.estimatedCost.toFixed(6), c: "USD" })}</span>}
     </div>
   );
 }

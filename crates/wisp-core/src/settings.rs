@@ -1,0 +1,777 @@
+//! Settings → Model (issue 11): which provider, endpoint, model, thinking mode, key and prices
+//! the next run uses; where each value comes from; the connection check and its problems.
+//!
+//! - Precedence per field: a flag (`--simulate` pins the simulator) or an environment variable
+//!   (`DEEPSEEK_BASE_URL`, `DEEPSEEK_MODEL`, `DEEPSEEK_API_KEY`) over the stored settings over
+//!   Wisp's defaults; [`p::SettingsSources`] says which won.
+//! - The Host holds the model in effect as one swappable [`ActiveModel`]: a run takes the one in
+//!   effect when it starts and keeps it, so a change applies from the next run, no restart.
+//! - The key lives in [`wisp_secrets::Secrets`] (OS keyring or this process only), is read into
+//!   memory once, and never leaves the Host but in the `Authorization` header of the endpoint.
+//! - The same check ("Test connection": `GET /models` and "is the model offered") runs at
+//!   start, after every change and on request; its outcome is the Host's model problem.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use wisp_model::{ApiKey, DeepSeekClient, Dialect, ErrorKind, ModelConfig, ModelError, Thinking};
+use wisp_protocol as p;
+use wisp_secrets::{MODEL_API_KEY, SecretError, Secrets, Storage};
+
+use crate::{CoreError, CoreErrorKind, Host, fail, lock};
+
+/// The settings' name in the store.
+const STORED_NAME: &str = "model";
+
+/// The built-in simulator's address and key, when the binary started one.
+#[derive(Clone)]
+pub struct SimEndpoint {
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    /// The key it accepts.
+    pub api_key: String,
+}
+
+/// The model variables of the environment (blank ones count as unset).
+#[derive(Clone, Default)]
+pub struct EnvModel {
+    /// `DEEPSEEK_BASE_URL`.
+    pub base_url: Option<String>,
+    /// `DEEPSEEK_MODEL`.
+    pub model: Option<String>,
+    /// `DEEPSEEK_API_KEY`.
+    pub api_key: Option<String>,
+}
+
+impl EnvModel {
+    /// Reads the three variables through `var`.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Self {
+        let set = |name: &str| {
+            var(name)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        Self {
+            base_url: set(wisp_model::ENV_BASE_URL),
+            model: set(wisp_model::ENV_MODEL),
+            api_key: set(wisp_model::ENV_API_KEY),
+        }
+    }
+}
+
+/// What [`Host::configure_model`] needs.
+pub struct ModelSetup {
+    /// The simulator, for the `simulation` provider.
+    pub simulator: Option<SimEndpoint>,
+    /// `--simulate`: the provider is the simulator whatever is stored.
+    pub pinned_simulation: bool,
+    /// The environment's model variables.
+    pub env: EnvModel,
+    /// Where keys live.
+    pub secrets: Arc<Secrets>,
+}
+
+/// The model in effect: what a run takes at its start.
+pub(crate) struct ActiveModel {
+    /// `None` when the configuration cannot work; `problem` says why.
+    pub(crate) client: Option<DeepSeekClient>,
+    pub(crate) run_model: p::RunModel,
+    pub(crate) mode: p::Mode,
+    pub(crate) thinking: Thinking,
+    /// The price of `run_model.name`, when the table has one.
+    pub(crate) price: Option<p::ModelPrice>,
+    /// What gave the base URL and the key, for messages.
+    base_label: String,
+    key_label: String,
+    /// Stable names of the same, for the UI: a variable's name, `settings`, `default`,
+    /// `simulator`, `keyring`, `process`.
+    base_code: String,
+    key_code: String,
+    base_url: String,
+    /// Why the configuration cannot work, when it cannot.
+    pub(crate) problem: Option<p::Problem>,
+}
+
+impl ActiveModel {
+    /// The model of a Host started with a fixed client ([`Host::start`]).
+    pub(crate) fn fixed(client: Option<DeepSeekClient>, mode: p::Mode) -> Self {
+        let name = client
+            .as_ref()
+            .map(|c| c.model().to_owned())
+            .unwrap_or_else(|| wisp_model::DEFAULT_MODEL.to_owned());
+        Self {
+            client,
+            run_model: p::RunModel {
+                provider: match mode {
+                    p::Mode::Simulation => p::Provider::Simulation,
+                    p::Mode::Live => p::Provider::Deepseek,
+                },
+                name,
+            },
+            mode,
+            thinking: Thinking::Enabled { effort: None },
+            price: None,
+            base_label: "the command line".into(),
+            key_label: wisp_model::ENV_API_KEY.into(),
+            base_code: "flag".into(),
+            key_code: "flag".into(),
+            base_url: String::new(),
+            problem: None,
+        }
+    }
+}
+
+/// The settings machinery of a Host configured by [`Host::configure_model`].
+pub(crate) struct SettingsState {
+    setup: ModelSetup,
+    stored: Option<p::UpdateSettings>,
+    /// The key from the secret store, read once.
+    key: Option<(String, Storage)>,
+}
+
+/// DeepSeek's published prices (USD per million tokens).
+pub fn default_prices() -> p::PriceTable {
+    let price = |cache_hit, cache_miss, output| p::ModelPrice {
+        cache_hit,
+        cache_miss,
+        output,
+    };
+    p::PriceTable {
+        currency: "USD".into(),
+        source: "DeepSeek Models & Pricing, api-docs.deepseek.com/quick_start/pricing (as summarized by several independent pages; check the page before relying on an estimate)".into(),
+        as_of: "2026-06-28".into(),
+        models: BTreeMap::from([
+            ("deepseek-v4-flash".to_owned(), price(0.0028, 0.14, 0.28)),
+            ("deepseek-v4-pro".to_owned(), price(0.003625, 0.435, 0.87)),
+        ]),
+    }
+}
+
+/// What `usage` cost at `price` (reasoning is part of the output tokens).
+pub(crate) fn estimate(price: &p::ModelPrice, usage: &p::Usage) -> f64 {
+    let per = |tokens: u64, rate: f64| tokens as f64 * rate / 1_000_000.0;
+    per(usage.cache_hit_tokens, price.cache_hit)
+        + per(usage.cache_miss_tokens, price.cache_miss)
+        + per(usage.completion_tokens, price.output)
+}
+
+fn problem(kind: &str, message: String, params: &[(&str, &str)]) -> p::Problem {
+    p::Problem {
+        kind: kind.to_owned(),
+        message,
+        params: params
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect(),
+    }
+}
+
+/// What a failed model request means for the person, with the setting that gave the value.
+pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
+    let (host, port) = wisp_model::endpoint_of(&active.base_url)
+        .map(|(h, p)| (h, p.to_string()))
+        .unwrap_or_default();
+    let base = active.base_label.as_str();
+    let key = active.key_label.as_str();
+    let (base_code, key_code) = (active.base_code.as_str(), active.key_code.as_str());
+    let model = active.run_model.name.as_str();
+    match e.kind() {
+        ErrorKind::Connect | ErrorKind::ConnectionLost | ErrorKind::IdleTimeout => problem(
+            "unreachable",
+            format!(
+                "Cannot reach the model service at {host}:{port} (the base URL comes from {base}). Check that the service runs and the address is right, or change the base URL in Settings → Model. ({e})"
+            ),
+            &[("host", &host), ("port", &port), ("source", base_code)],
+        ),
+        ErrorKind::Tls => problem(
+            "tls",
+            format!(
+                "The secure connection to {host}:{port} failed (the base URL comes from {base}): the certificate is not trusted or the address does not speak https. ({e})"
+            ),
+            &[("host", &host), ("port", &port), ("source", base_code)],
+        ),
+        ErrorKind::Unauthorized => problem(
+            "key_refused",
+            format!(
+                "The model service at {host}:{port} refused the API key (401; the key comes from {key}). Replace it in Settings → Model."
+            ),
+            &[("host", &host), ("port", &port), ("source", key_code)],
+        ),
+        ErrorKind::InsufficientBalance => problem(
+            "no_balance",
+            "The account has no balance left (402). Top it up with the provider, then test the connection again.".into(),
+            &[("host", &host), ("port", &port)],
+        ),
+        ErrorKind::ModelNotOffered => problem(
+            "model_not_offered",
+            e.to_string(),
+            &[("model", model)],
+        ),
+        ErrorKind::MissingKey => problem(
+            "missing_key",
+            e.to_string(),
+            &[],
+        ),
+        ErrorKind::RateLimited => problem("rate_limited", e.to_string(), &[]),
+        ErrorKind::InvalidConfig => problem("invalid_config", e.to_string(), &[]),
+        _ => problem(
+            "service_error",
+            e.to_string(),
+            &[("host", &host), ("port", &port)],
+        ),
+    }
+}
+
+fn storage_wire(s: Storage) -> p::KeyStorage {
+    match s {
+        Storage::Keyring => p::KeyStorage::Keyring,
+        Storage::Process => p::KeyStorage::Process,
+    }
+}
+
+fn secret_problem(e: &SecretError) -> p::Problem {
+    match e {
+        SecretError::Unavailable(_) => problem("secret_store_unavailable", e.to_string(), &[]),
+        SecretError::Failed(_) => problem("secret_store_failed", e.to_string(), &[]),
+    }
+}
+
+fn secret_error(e: SecretError) -> CoreError {
+    match e {
+        SecretError::Unavailable(_) => fail(CoreErrorKind::SecretStoreUnavailable, e.to_string()),
+        SecretError::Failed(_) => fail(CoreErrorKind::Internal, e.to_string()),
+    }
+}
+
+/// The settings in effect and the model they make.
+fn resolve(state: &SettingsState) -> (p::Settings, ActiveModel) {
+    use p::SettingSource as Src;
+    let stored = state.stored.as_ref();
+    let env = &state.setup.env;
+    let (provider, provider_src) = if state.setup.pinned_simulation {
+        (p::Provider::Simulation, Src::Flag)
+    } else if let Some(s) = stored {
+        (s.provider, Src::Stored)
+    } else {
+        (p::Provider::Deepseek, Src::Default)
+    };
+    let simulated = provider == p::Provider::Simulation;
+    let sim = state.setup.simulator.as_ref();
+    // The environment's variables name the real endpoint; the simulator has its own.
+    let (base_url, base_src, base_label) = if simulated {
+        (
+            sim.map(|s| s.base_url.clone()).unwrap_or_default(),
+            if state.setup.pinned_simulation {
+                Src::Flag
+            } else {
+                Src::Default
+            },
+            "the built-in simulator".to_owned(),
+        )
+    } else if let Some(b) = &env.base_url {
+        (b.clone(), Src::Env, wisp_model::ENV_BASE_URL.to_owned())
+    } else if let Some(b) = stored.and_then(|s| s.base_url.clone()) {
+        (b, Src::Stored, "Settings → Model".to_owned())
+    } else if provider == p::Provider::Deepseek {
+        (
+            wisp_model::DEFAULT_BASE_URL.to_owned(),
+            Src::Default,
+            "Wisp's default".to_owned(),
+        )
+    } else {
+        (String::new(), Src::Default, "Settings → Model".to_owned())
+    };
+    let (model, model_src) = match (&env.model, stored) {
+        (Some(m), _) if !simulated => (m.clone(), Src::Env),
+        (_, Some(s)) => (s.model.clone(), Src::Stored),
+        _ => (wisp_model::DEFAULT_MODEL.to_owned(), Src::Default),
+    };
+    let (thinking, thinking_src) = match stored {
+        Some(s) => (s.thinking, Src::Stored),
+        None => (p::ThinkingMode::Enabled, Src::Default),
+    };
+    let (effort, effort_src) = match stored {
+        Some(s) => (s.reasoning_effort, Src::Stored),
+        None => (None, Src::Default),
+    };
+    let (prices, prices_src) = match stored.and_then(|s| s.prices.clone()) {
+        Some(t) => (t, Src::Stored),
+        None => (default_prices(), Src::Default),
+    };
+    let (key_state, key_src, key_value, key_label) = if let Some(k) = &env.api_key {
+        (
+            p::ApiKeyState {
+                set: true,
+                storage: Some(p::KeyStorage::Env),
+            },
+            Src::Env,
+            Some(k.clone()),
+            wisp_model::ENV_API_KEY.to_owned(),
+        )
+    } else if let Some((k, storage)) = &state.key {
+        (
+            p::ApiKeyState {
+                set: true,
+                storage: Some(storage_wire(*storage)),
+            },
+            Src::Stored,
+            Some(k.clone()),
+            match storage {
+                Storage::Keyring => "the system keyring".to_owned(),
+                Storage::Process => "this Wisp session".to_owned(),
+            },
+        )
+    } else {
+        (
+            p::ApiKeyState {
+                set: false,
+                storage: None,
+            },
+            Src::Default,
+            None,
+            "nowhere".to_owned(),
+        )
+    };
+    let view = p::Settings {
+        provider,
+        base_url: base_url.clone(),
+        model: model.clone(),
+        thinking,
+        reasoning_effort: effort,
+        api_key: key_state,
+        prices: prices.clone(),
+        sources: p::SettingsSources {
+            provider: provider_src,
+            base_url: base_src,
+            model: model_src,
+            thinking: thinking_src,
+            reasoning_effort: effort_src,
+            api_key: key_src,
+            prices: prices_src,
+        },
+        keyring_problem: state.setup.secrets.keyring_problem().map(secret_problem),
+    };
+
+    let run_model = p::RunModel {
+        provider,
+        name: model.clone(),
+    };
+    let mut active = ActiveModel {
+        client: None,
+        run_model,
+        mode: if simulated {
+            p::Mode::Simulation
+        } else {
+            p::Mode::Live
+        },
+        thinking: match thinking {
+            p::ThinkingMode::Disabled => Thinking::Disabled,
+            p::ThinkingMode::Enabled => Thinking::Enabled {
+                effort: effort.map(|e| match e {
+                    p::Effort::High => wisp_model::ReasoningEffort::High,
+                    p::Effort::Max => wisp_model::ReasoningEffort::Max,
+                }),
+            },
+        },
+        // The simulator costs nothing: no estimate rather than a made-up one.
+        price: (!simulated)
+            .then(|| prices.models.get(&model).copied())
+            .flatten(),
+        base_label,
+        base_code: match base_src {
+            _ if simulated => "simulator".to_owned(),
+            Src::Env => wisp_model::ENV_BASE_URL.to_owned(),
+            Src::Stored => "settings".to_owned(),
+            Src::Flag | Src::Default => "default".to_owned(),
+        },
+        key_code: match (key_src, state.key.as_ref().map(|k| k.1)) {
+            (Src::Env, _) => wisp_model::ENV_API_KEY.to_owned(),
+            (_, Some(Storage::Keyring)) => "keyring".to_owned(),
+            (_, Some(Storage::Process)) => "process".to_owned(),
+            _ => "none".to_owned(),
+        },
+        key_label,
+        base_url: base_url.clone(),
+        problem: None,
+    };
+    let key = if simulated {
+        sim.map(|s| s.api_key.clone())
+    } else {
+        key_value
+    };
+    if simulated && sim.is_none() {
+        active.problem = Some(problem(
+            "invalid_config",
+            "The simulator is not running in this Wisp; choose another provider or start Wisp with --simulate.".into(),
+            &[],
+        ));
+        return (view, active);
+    }
+    if base_url.is_empty() {
+        active.problem = Some(problem(
+            "invalid_config",
+            "No base URL is set for the OpenAI-compatible endpoint; enter it in Settings → Model."
+                .into(),
+            &[],
+        ));
+        return (view, active);
+    }
+    let api_key = match key.map(ApiKey::new).transpose() {
+        Ok(k) => k,
+        Err(e) => {
+            active.problem = Some(problem_of(&e, &active));
+            return (view, active);
+        }
+    };
+    let mut config = ModelConfig::new(api_key);
+    config.base_url = base_url;
+    config.model = model;
+    config.dialect = match provider {
+        p::Provider::OpenaiCompatible => Dialect::OpenAiCompatible,
+        p::Provider::Deepseek | p::Provider::Simulation => Dialect::DeepSeek,
+    };
+    let missing_key = config.api_key.is_none();
+    match DeepSeekClient::new(config) {
+        Ok(client) => {
+            active.client = Some(client);
+            if missing_key {
+                active.problem = Some(problem(
+                    "missing_key",
+                    "No API key is set. Enter one in Settings → Model, or set DEEPSEEK_API_KEY, or start Wisp with --simulate.".into(),
+                    &[],
+                ));
+            }
+        }
+        Err(e) => active.problem = Some(problem_of(&e, &active)),
+    }
+    (view, active)
+}
+
+/// "Test connection": `GET /models`, then whether the model is among them.
+async fn check(active: &ActiveModel) -> p::ConnectionTest {
+    let failed = |problem| p::ConnectionTest {
+        ok: false,
+        problem: Some(problem),
+        models: Vec::new(),
+    };
+    let Some(client) = &active.client else {
+        return failed(
+            active.problem.clone().unwrap_or_else(|| {
+                problem("invalid_config", "No model is configured.".into(), &[])
+            }),
+        );
+    };
+    if let Some(p) = active.problem.as_ref().filter(|p| p.kind == "missing_key") {
+        return failed(p.clone());
+    }
+    let models = match client.list_models().await {
+        Ok(m) => m,
+        Err(e) => return failed(problem_of(&e, active)),
+    };
+    if active.run_model.provider == p::Provider::Deepseek {
+        match client.balance_available().await {
+            Ok(Some(false)) => {
+                return p::ConnectionTest {
+                    ok: false,
+                    problem: Some(problem_of(
+                        &ModelError::from_status(402, None, None),
+                        active,
+                    )),
+                    models,
+                };
+            }
+            Ok(_) => {}
+            Err(e) => tracing::info!(error = %e, "the balance could not be read"),
+        }
+    }
+    if models.iter().any(|m| m == &active.run_model.name) {
+        return p::ConnectionTest {
+            ok: true,
+            problem: None,
+            models,
+        };
+    }
+    let offered = models.join(", ");
+    let name = &active.run_model.name;
+    p::ConnectionTest {
+        ok: false,
+        problem: Some(problem(
+            "model_not_offered",
+            format!(
+                "The model \"{name}\" is not offered by this endpoint. It offers: {}. Pick one in Settings → Model{}.",
+                if offered.is_empty() {
+                    "nothing"
+                } else {
+                    &offered
+                },
+                if active.base_label == wisp_model::ENV_BASE_URL {
+                    " or set DEEPSEEK_MODEL"
+                } else {
+                    ""
+                }
+            ),
+            &[("model", name), ("offered", &offered)],
+        )),
+        models,
+    }
+}
+
+impl Host {
+    /// Puts the model under Settings: reads the stored settings and the key (blocking: the OS
+    /// secret store may be a D-Bus call), applies them, and checks the connection in the
+    /// background. Until this is called the Host uses the client it was started with.
+    pub fn configure_model(&self, setup: ModelSetup) -> Result<(), CoreError> {
+        let stored = match self.inner.store.setting(STORED_NAME)? {
+            Some(json) => serde_json::from_str::<p::UpdateSettings>(&json)
+                .map_err(|_| tracing::warn!("stored model settings are unreadable; using defaults"))
+                .ok(),
+            None => None,
+        };
+        let key = match setup.secrets.get(MODEL_API_KEY) {
+            Ok(k) => k,
+            Err(e) => {
+                tracing::warn!(error = %e, "the stored API key cannot be read");
+                None
+            }
+        };
+        *lock(&self.inner.settings) = Some(SettingsState { setup, stored, key });
+        self.apply_settings();
+        Ok(())
+    }
+
+    /// Rebuilds the model in effect from the settings and starts a check of it.
+    fn apply_settings(&self) -> Option<p::Settings> {
+        let (view, active) = {
+            let state = lock(&self.inner.settings);
+            resolve(state.as_ref()?)
+        };
+        let active = Arc::new(active);
+        *lock(&self.inner.model) = active.clone();
+        *lock(&self.inner.model_problem) = active.problem.clone();
+        self.spawn_check(active);
+        Some(view)
+    }
+
+    fn spawn_check(&self, active: Arc<ActiveModel>) {
+        let generation = self.inner.check_generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let host = self.clone();
+        if tokio::runtime::Handle::try_current().is_err() {
+            return;
+        }
+        tokio::spawn(async move {
+            let outcome = check(&active).await;
+            host.record_check(generation, &outcome);
+        });
+    }
+
+    /// Keeps a check's outcome unless a newer check has started since.
+    fn record_check(&self, generation: u64, outcome: &p::ConnectionTest) {
+        if self.inner.check_generation.load(Ordering::SeqCst) == generation {
+            *lock(&self.inner.model_problem) = outcome.problem.clone();
+        }
+    }
+
+    fn not_configured() -> CoreError {
+        fail(
+            CoreErrorKind::Conflict,
+            "this Host was started with a fixed model; its settings cannot change",
+        )
+    }
+
+    /// `GET /api/settings`.
+    pub fn settings(&self) -> Result<p::Settings, CoreError> {
+        let state = lock(&self.inner.settings);
+        let state = state.as_ref().ok_or_else(Self::not_configured)?;
+        Ok(resolve(state).0)
+    }
+
+    /// `PUT /api/settings`: stores them and applies them from the next run.
+    pub fn update_settings(&self, update: p::UpdateSettings) -> Result<p::Settings, CoreError> {
+        let json = serde_json::to_string(&update)
+            .map_err(|_| fail(CoreErrorKind::Internal, "settings cannot be saved"))?;
+        {
+            let mut state = lock(&self.inner.settings);
+            let state = state.as_mut().ok_or_else(Self::not_configured)?;
+            self.inner.store.put_setting(STORED_NAME, &json)?;
+            state.stored = Some(update);
+        }
+        self.apply_settings().ok_or_else(Self::not_configured)
+    }
+
+    /// `PUT /api/settings/api-key`: keeps the key where the person chose (blocking). Refused,
+    /// changing nothing, when the OS secret store is chosen and cannot be reached.
+    pub fn set_api_key(&self, request: &p::SetApiKey) -> Result<p::Settings, CoreError> {
+        ApiKey::new(request.value.as_str())
+            .map_err(|e| fail(CoreErrorKind::Invalid, e.to_string()))?;
+        let value = request.value.trim().to_owned();
+        let storage = match request.storage {
+            p::KeyChoice::Keyring => Storage::Keyring,
+            p::KeyChoice::Process => Storage::Process,
+        };
+        {
+            let mut state = lock(&self.inner.settings);
+            let state = state.as_mut().ok_or_else(Self::not_configured)?;
+            state
+                .setup
+                .secrets
+                .set(MODEL_API_KEY, &value, storage)
+                .map_err(secret_error)?;
+            state.key = Some((value, storage));
+        }
+        tracing::info!(?storage, "API key replaced");
+        self.apply_settings().ok_or_else(Self::not_configured)
+    }
+
+    /// `DELETE /api/settings/api-key` (blocking).
+    pub fn delete_api_key(&self) -> Result<p::Settings, CoreError> {
+        {
+            let mut state = lock(&self.inner.settings);
+            let state = state.as_mut().ok_or_else(Self::not_configured)?;
+            state
+                .setup
+                .secrets
+                .delete(MODEL_API_KEY)
+                .map_err(secret_error)?;
+            state.key = None;
+        }
+        tracing::info!("API key removed");
+        self.apply_settings().ok_or_else(Self::not_configured)
+    }
+
+    /// `POST /api/settings/test`: the check, now; its outcome becomes the model problem.
+    pub async fn test_connection(&self) -> p::ConnectionTest {
+        let active = lock(&self.inner.model).clone();
+        let generation = self.inner.check_generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let outcome = check(&active).await;
+        self.record_check(generation, &outcome);
+        outcome
+    }
+
+    /// The provider and model the next run uses.
+    pub fn model_in_use(&self) -> p::RunModel {
+        lock(&self.inner.model).run_model.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cost_counts_cache_hits_misses_and_output_at_their_prices() {
+        let price = p::ModelPrice {
+            cache_hit: 0.1,
+            cache_miss: 1.0,
+            output: 2.0,
+        };
+        let usage = p::Usage {
+            prompt_tokens: 3_000_000,
+            completion_tokens: 1_000_000,
+            reasoning_tokens: 400_000,
+            cache_hit_tokens: 1_000_000,
+            cache_miss_tokens: 2_000_000,
+            estimated_cost: None,
+        };
+        assert!((estimate(&price, &usage) - 4.1).abs() < 1e-9);
+        let prices = default_prices();
+        assert!(prices.models.contains_key(wisp_model::DEFAULT_MODEL));
+    }
+
+    fn state(env: EnvModel, stored: Option<p::UpdateSettings>, pinned: bool) -> SettingsState {
+        SettingsState {
+            setup: ModelSetup {
+                simulator: Some(SimEndpoint {
+                    base_url: "http://127.0.0.1:9".into(),
+                    api_key: "sk-sim".into(),
+                }),
+                pinned_simulation: pinned,
+                env,
+                secrets: Arc::new(Secrets::new(Ok(wisp_secrets::Keyring::mock()))),
+            },
+            stored,
+            key: None,
+        }
+    }
+
+    fn stored(provider: p::Provider, base: Option<&str>, model: &str) -> p::UpdateSettings {
+        p::UpdateSettings {
+            provider,
+            base_url: base.map(str::to_owned),
+            model: model.into(),
+            thinking: p::ThinkingMode::Disabled,
+            reasoning_effort: None,
+            prices: None,
+        }
+    }
+
+    #[test]
+    fn the_environment_and_the_flag_win_over_stored_settings_and_say_so() {
+        let env = EnvModel {
+            base_url: Some("http://127.0.0.1:7".into()),
+            model: Some("env-model".into()),
+            api_key: Some("sk-env".into()),
+        };
+        let s = state(
+            env.clone(),
+            Some(stored(
+                p::Provider::Deepseek,
+                Some("https://stored.example"),
+                "stored-model",
+            )),
+            false,
+        );
+        let (view, active) = resolve(&s);
+        assert_eq!(view.base_url, "http://127.0.0.1:7");
+        assert_eq!(view.sources.base_url, p::SettingSource::Env);
+        assert_eq!(view.model, "env-model");
+        assert_eq!(view.sources.model, p::SettingSource::Env);
+        assert_eq!(view.api_key.storage, Some(p::KeyStorage::Env));
+        assert_eq!(view.sources.thinking, p::SettingSource::Stored);
+        assert_eq!(view.sources.provider, p::SettingSource::Stored);
+        assert_eq!(active.mode, p::Mode::Live);
+        assert!(active.problem.is_none());
+        // No price for a model the table does not know.
+        assert!(active.price.is_none());
+
+        let pinned = state(
+            env,
+            Some(stored(
+                p::Provider::OpenaiCompatible,
+                Some("https://x.example"),
+                "deepseek-v4-pro",
+            )),
+            true,
+        );
+        let (view, active) = resolve(&pinned);
+        assert_eq!(view.provider, p::Provider::Simulation);
+        assert_eq!(view.sources.provider, p::SettingSource::Flag);
+        assert_eq!(view.base_url, "http://127.0.0.1:9");
+        assert_eq!(view.model, "deepseek-v4-pro");
+        assert_eq!(active.mode, p::Mode::Simulation);
+        assert!(active.price.is_none(), "the simulator costs nothing");
+    }
+
+    #[test]
+    fn defaults_are_deepseek_with_thinking_and_no_key() {
+        let (view, active) = resolve(&state(EnvModel::default(), None, false));
+        assert_eq!(view.provider, p::Provider::Deepseek);
+        assert_eq!(view.base_url, wisp_model::DEFAULT_BASE_URL);
+        assert_eq!(view.model, "deepseek-v4-flash");
+        assert_eq!(view.thinking, p::ThinkingMode::Enabled);
+        assert!(!view.api_key.set);
+        assert_eq!(active.problem.unwrap().kind, "missing_key");
+        assert!(active.price.is_some());
+    }
+
+    #[test]
+    fn an_openai_compatible_endpoint_without_a_base_url_is_a_problem_not_a_crash() {
+        let (_, active) = resolve(&state(
+            EnvModel::default(),
+            Some(stored(p::Provider::OpenaiCompatible, None, "llama")),
+            false,
+        ));
+        assert!(active.client.is_none());
+        assert_eq!(active.problem.unwrap().kind, "invalid_config");
+    }
+}

@@ -1,0 +1,456 @@
+//! Settings → Model on the wire: `GET/PUT /api/settings`, the API key's own calls, "Test
+//! connection", the problems the Host reports about the model (a stable `kind` plus
+//! parameters, so the UI words them in its own language), and the price table.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{Check, at_most, limits};
+
+/// Which model service answers runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+// Read (PUT) and written (GET) alike: described inline so each side has its own.
+#[schemars(inline)]
+pub enum Provider {
+    /// The built-in scripted simulator on loopback: no key, no cost, labelled everywhere.
+    Simulation,
+    /// DeepSeek's API (`thinking`, `reasoning_effort` and reasoning sent back).
+    Deepseek,
+    /// Any other OpenAI-compatible endpoint (Ollama, vLLM, LM Studio): standard fields only.
+    OpenaiCompatible,
+}
+
+/// DeepSeek's thinking mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+// Read (PUT) and written (GET) alike: described inline so each side has its own.
+#[schemars(inline)]
+pub enum ThinkingMode {
+    /// Reasoning before the answer (DeepSeek's default).
+    Enabled,
+    /// No reasoning.
+    Disabled,
+}
+
+/// DeepSeek's `reasoning_effort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+// Read (PUT) and written (GET) alike: described inline so each side has its own.
+#[schemars(inline)]
+pub enum Effort {
+    /// DeepSeek's default.
+    High,
+    /// The most thorough.
+    Max,
+}
+
+/// Where the API key lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyStorage {
+    /// The OS secret store.
+    Keyring,
+    /// This Host process only (gone at restart).
+    Process,
+    /// The `DEEPSEEK_API_KEY` environment variable.
+    Env,
+}
+
+/// Where a setting's value comes from. `env` and `flag` win over `stored`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SettingSource {
+    /// An environment variable (`DEEPSEEK_BASE_URL`, `DEEPSEEK_MODEL`, `DEEPSEEK_API_KEY`).
+    Env,
+    /// A command-line flag (`--simulate`).
+    Flag,
+    /// Saved in Settings.
+    Stored,
+    /// Wisp's default.
+    Default,
+}
+
+/// The API key's state: never its value.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiKeyState {
+    /// Whether a key is set.
+    pub set: bool,
+    /// Where it lives, when set.
+    pub storage: Option<KeyStorage>,
+}
+
+/// Prices of one model, per million tokens, in the table's currency.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// Read (PUT) and written (GET) alike: described inline so each side has its own.
+#[schemars(inline)]
+pub struct ModelPrice {
+    /// Input tokens served from the context cache.
+    #[schemars(range(min = 0.0, max = limits::MAX_PRICE_PER_MTOK))]
+    pub cache_hit: f64,
+    /// Input tokens not in the cache.
+    #[schemars(range(min = 0.0, max = limits::MAX_PRICE_PER_MTOK))]
+    pub cache_miss: f64,
+    /// Output tokens (reasoning included).
+    #[schemars(range(min = 0.0, max = limits::MAX_PRICE_PER_MTOK))]
+    pub output: f64,
+}
+
+/// The prices cost estimates use, and where they come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+// Read (PUT) and written (GET) alike: described inline so each side has its own.
+#[schemars(inline)]
+pub struct PriceTable {
+    /// ISO 4217 code, e.g. `USD`.
+    #[schemars(pattern(CURRENCY))]
+    pub currency: String,
+    /// Where the prices were taken from.
+    #[schemars(length(max = limits::MAX_PRICE_NOTE_CHARS))]
+    pub source: String,
+    /// When they were taken (a date as the source gave it).
+    #[schemars(length(max = limits::MAX_PRICE_NOTE_CHARS))]
+    pub as_of: String,
+    /// Prices by exact model name (visible ASCII, as [`UpdateSettings::model`]). A model
+    /// missing here gets no estimate.
+    #[schemars(length(max = limits::MAX_PRICED_MODELS))]
+    #[schemars(extend("propertyNames" = {"minLength": 1, "maxLength": limits::MAX_MODEL_NAME_CHARS, "pattern": MODEL_NAME}))]
+    pub models: BTreeMap<String, ModelPrice>,
+}
+
+/// Three capital letters.
+pub const CURRENCY: &str = "^[A-Z]{3}$";
+
+impl Check for PriceTable {
+    fn check(&self) -> Result<(), String> {
+        if !(self.currency.len() == 3 && self.currency.bytes().all(|b| b.is_ascii_uppercase())) {
+            return Err("prices.currency: three capital letters, e.g. USD".into());
+        }
+        at_most("prices.source", &self.source, limits::MAX_PRICE_NOTE_CHARS)?;
+        at_most("prices.asOf", &self.as_of, limits::MAX_PRICE_NOTE_CHARS)?;
+        if self.models.len() > limits::MAX_PRICED_MODELS {
+            return Err(format!(
+                "prices.models: at most {} models",
+                limits::MAX_PRICED_MODELS
+            ));
+        }
+        for (name, p) in &self.models {
+            model_name("prices.models key", name)?;
+            for v in [p.cache_hit, p.cache_miss, p.output] {
+                if !(0.0..=limits::MAX_PRICE_PER_MTOK).contains(&v) {
+                    return Err(format!(
+                        "prices.models.{name}: each price is between 0 and {}",
+                        limits::MAX_PRICE_PER_MTOK
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where each field of [`Settings`] comes from.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsSources {
+    /// See [`Settings::provider`].
+    pub provider: SettingSource,
+    /// See [`Settings::base_url`].
+    pub base_url: SettingSource,
+    /// See [`Settings::model`].
+    pub model: SettingSource,
+    /// See [`Settings::thinking`].
+    pub thinking: SettingSource,
+    /// See [`Settings::reasoning_effort`].
+    pub reasoning_effort: SettingSource,
+    /// See [`Settings::api_key`].
+    pub api_key: SettingSource,
+    /// See [`Settings::prices`].
+    pub prices: SettingSource,
+}
+
+/// `GET /api/settings`: the settings in effect (environment and flags applied).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// Who answers runs.
+    pub provider: Provider,
+    /// The endpoint (for `simulation`, the simulator's loopback address).
+    pub base_url: String,
+    /// The model name sent with every request.
+    pub model: String,
+    /// Thinking mode (DeepSeek only; other endpoints are not sent it).
+    pub thinking: ThinkingMode,
+    /// Reasoning effort; `null`: the provider's default.
+    pub reasoning_effort: Option<Effort>,
+    /// Whether a key is set, and where: never the key.
+    pub api_key: ApiKeyState,
+    /// The prices of cost estimates.
+    pub prices: PriceTable,
+    /// Where each value comes from.
+    pub sources: SettingsSources,
+    /// Why the OS secret store cannot keep the key, when it cannot (`process` still can).
+    pub keyring_problem: Option<Problem>,
+}
+
+/// `PUT /api/settings`: the stored settings (the key has its own calls). Values given by the
+/// environment or a flag stay in effect over these; they are stored all the same.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateSettings {
+    /// Who answers runs.
+    pub provider: Provider,
+    /// The endpoint: `https://…`, or `http://` to this machine only (127.0.0.1, localhost,
+    /// [::1]); `null`: DeepSeek's own (required for `openai_compatible`, unused for
+    /// `simulation`). Whether it answers is what `POST /api/settings/test` says.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = limits::MAX_BASE_URL_CHARS), pattern(BASE_URL))]
+    pub base_url: Option<String>,
+    /// The model name, as the endpoint's `/models` lists it.
+    #[schemars(length(min = 1, max = limits::MAX_MODEL_NAME_CHARS), pattern(MODEL_NAME))]
+    pub model: String,
+    /// Thinking mode.
+    pub thinking: ThinkingMode,
+    /// Reasoning effort; absent or `null`: the provider's default.
+    #[serde(default)]
+    pub reasoning_effort: Option<Effort>,
+    /// Prices; absent or `null`: Wisp's defaults.
+    #[serde(default)]
+    pub prices: Option<PriceTable>,
+}
+
+/// A base URL: https anywhere, plain http only to this machine; no white space or control
+/// characters.
+pub const BASE_URL: &str =
+    "^(?:https://|http://(?:127\\.0\\.0\\.1|localhost|\\[::1\\])(?:[:/]|$))[!-~]*$";
+
+/// A model name: visible ASCII.
+pub const MODEL_NAME: &str = "^[!-~]+$";
+
+fn model_name(field: &str, v: &str) -> Result<(), String> {
+    if v.is_empty() || !v.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(format!("{field}: a model name of visible ASCII characters"));
+    }
+    at_most(field, v, limits::MAX_MODEL_NAME_CHARS)
+}
+
+/// Whether `v` is a base URL [`BASE_URL`] allows.
+pub fn base_url_allowed(v: &str) -> bool {
+    if !v.bytes().all(|b| b.is_ascii_graphic()) {
+        return false;
+    }
+    if v.starts_with("https://") {
+        return true;
+    }
+    ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+        .iter()
+        .any(|h| {
+            v.strip_prefix(h)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '/']))
+        })
+}
+
+impl Check for UpdateSettings {
+    fn check(&self) -> Result<(), String> {
+        if let Some(url) = &self.base_url {
+            if url.is_empty() || !base_url_allowed(url) {
+                return Err("baseUrl: https://…, or http:// to this machine only (127.0.0.1, localhost, [::1]), without spaces".into());
+            }
+            at_most("baseUrl", url, limits::MAX_BASE_URL_CHARS)?;
+        }
+        model_name("model", &self.model)?;
+        match &self.prices {
+            Some(p) => p.check(),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Where a key entered in the UI is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyChoice {
+    /// The OS secret store (refused with `secret_store_unavailable` when there is none).
+    Keyring,
+    /// This Host process only.
+    Process,
+}
+
+/// `PUT /api/settings/api-key`.
+#[derive(Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetApiKey {
+    /// The key: visible ASCII, no spaces. It is never shown or returned again.
+    #[schemars(length(min = 1, max = limits::MAX_API_KEY_CHARS), pattern(API_KEY))]
+    pub value: String,
+    /// Where to keep it.
+    pub storage: KeyChoice,
+}
+
+impl std::fmt::Debug for SetApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SetApiKey")
+            .field("storage", &self.storage)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An API key: visible ASCII.
+pub const API_KEY: &str = "^[!-~]+$";
+
+impl Check for SetApiKey {
+    fn check(&self) -> Result<(), String> {
+        // The message never repeats the value.
+        if self.value.is_empty() || !self.value.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(
+                "value: the key has visible ASCII characters only (no spaces); paste it again"
+                    .into(),
+            );
+        }
+        if self.value.len() > limits::MAX_API_KEY_CHARS {
+            return Err(format!(
+                "value is longer than {} characters",
+                limits::MAX_API_KEY_CHARS
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A problem the Host reports: `kind` is stable (the UI words it in its language from
+/// `params`), `message` is the English sentence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Problem {
+    /// `unreachable`, `tls`, `key_refused`, `no_balance`, `model_not_offered`, `missing_key`,
+    /// `invalid_config`, `rate_limited`, `service_error`, `secret_store_unavailable`, …
+    pub kind: String,
+    /// The sentence for a person, in English.
+    pub message: String,
+    /// What the sentence names: `host`, `port`, `source` (the setting or variable that gave
+    /// the value), `model`, `offered`, `status`.
+    pub params: BTreeMap<String, String>,
+}
+
+/// `POST /api/settings/test`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionTest {
+    /// Whether the endpoint answered, took the key and offers the model.
+    pub ok: bool,
+    /// What is wrong, when something is.
+    pub problem: Option<Problem>,
+    /// The models the endpoint offers (empty when it could not be asked).
+    pub models: Vec<String>,
+}
+
+/// Which provider and model answered a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunModel {
+    /// The provider.
+    pub provider: Provider,
+    /// The model name as configured.
+    pub name: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn update(base: Option<&str>, model: &str) -> UpdateSettings {
+        UpdateSettings {
+            provider: Provider::Deepseek,
+            base_url: base.map(str::to_owned),
+            model: model.into(),
+            thinking: ThinkingMode::Enabled,
+            reasoning_effort: None,
+            prices: None,
+        }
+    }
+
+    #[test]
+    fn base_urls_are_https_or_loopback_http() {
+        for ok in [
+            "https://api.deepseek.com",
+            "http://127.0.0.1:11434/v1",
+            "http://localhost",
+            "http://[::1]:8080",
+        ] {
+            assert!(update(Some(ok), "m").check().is_ok(), "{ok}");
+        }
+        for bad in [
+            "http://example.com",
+            "http://localhost.evil.com",
+            "http://127.0.0.1@evil.com",
+            "ftp://x",
+            "https://a b",
+            "",
+        ] {
+            assert!(update(Some(bad), "m").check().is_err(), "{bad}");
+        }
+        let at = format!("https://{}", "a".repeat(limits::MAX_BASE_URL_CHARS - 8));
+        assert!(update(Some(&at), "m").check().is_ok());
+        assert!(update(Some(&format!("{at}a")), "m").check().is_err());
+    }
+
+    #[test]
+    fn model_names_and_keys_are_visible_ascii_within_their_limits() {
+        assert!(update(None, "deepseek-v4-flash").check().is_ok());
+        assert!(update(None, "a b").check().is_err());
+        assert!(update(None, "").check().is_err());
+        assert!(
+            update(None, &"m".repeat(limits::MAX_MODEL_NAME_CHARS))
+                .check()
+                .is_ok()
+        );
+        assert!(
+            update(None, &"m".repeat(limits::MAX_MODEL_NAME_CHARS + 1))
+                .check()
+                .is_err()
+        );
+        let key = |v: &str| SetApiKey {
+            value: v.into(),
+            storage: KeyChoice::Process,
+        };
+        assert!(key("sk-abc").check().is_ok());
+        let e = key("sk-secret with space").check().unwrap_err();
+        assert!(!e.contains("sk-secret"));
+        assert!(key(&"k".repeat(limits::MAX_API_KEY_CHARS)).check().is_ok());
+        assert!(
+            key(&"k".repeat(limits::MAX_API_KEY_CHARS + 1))
+                .check()
+                .is_err()
+        );
+        assert!(!format!("{:?}", key("sk-secret-9")).contains("sk-secret"));
+    }
+
+    #[test]
+    fn prices_are_bounded() {
+        let mut t = PriceTable {
+            currency: "USD".into(),
+            source: "s".into(),
+            as_of: "2026-06-28".into(),
+            models: BTreeMap::new(),
+        };
+        let price = |v: f64| ModelPrice {
+            cache_hit: v,
+            cache_miss: v,
+            output: v,
+        };
+        t.models
+            .insert("m".into(), price(limits::MAX_PRICE_PER_MTOK));
+        assert!(t.check().is_ok());
+        t.models.insert("m".into(), price(-0.1));
+        assert!(t.check().is_err());
+        t.models.insert("m".into(), price(f64::NAN));
+        assert!(t.check().is_err());
+        t.models.clear();
+        t.currency = "usd".into();
+        assert!(t.check().is_err());
+    }
+}

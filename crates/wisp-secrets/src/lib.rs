@@ -1,0 +1,374 @@
+//! Wisp's secrets: the model API key now, local MCP servers' variables next — one module, one
+//! naming scheme, two places a secret can live.
+//!
+//! - [`SecretStore`] is what the Host uses: `get`, `set` and `delete` by entry name.
+//! - [`Keyring`] keeps entries in the OS secret store (Secret Service over D-Bus on Linux, the
+//!   Keychain on macOS, the Credential Manager on Windows) under service [`SERVICE`] and the
+//!   entry's name as account: `model-api-key`, `mcp/<server-id>/<VAR>`.
+//! - [`ProcessOnly`] keeps entries in this process's memory: gone when the Host stops. It is the
+//!   person's choice when there is no reachable OS store (no D-Bus session, a locked keychain).
+//! - [`Secrets`] puts both behind one name lookup and says where a value came from.
+//!
+//! A secret is never written to a file by this crate, never logged, and never part of an
+//! error message.
+//!
+//! ```
+//! use wisp_secrets::{Keyring, Secrets, Storage};
+//! let secrets = Secrets::new(Ok(Keyring::mock()));
+//! secrets.set("model-api-key", "sk-example", Storage::Keyring).unwrap();
+//! assert_eq!(secrets.get("model-api-key").unwrap().unwrap().1, Storage::Keyring);
+//! ```
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+/// The keyring service every Wisp entry is filed under.
+pub const SERVICE: &str = "wisp";
+
+/// The entry of the model provider's API key.
+pub const MODEL_API_KEY: &str = "model-api-key";
+
+/// Where a secret lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// The OS secret store: survives restarts.
+    Keyring,
+    /// This Host process only.
+    Process,
+}
+
+/// Why a secret could not be read, kept or removed. The message never contains the secret.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SecretError {
+    /// No OS secret store can be reached (no D-Bus session bus or Secret Service, a locked or
+    /// refused keychain). The person can keep the secret for this Host process only.
+    #[error(
+        "the system's secret store cannot be reached ({0}); keep the key for this Wisp session only, or unlock or install a secret store (e.g. GNOME Keyring) and try again"
+    )]
+    Unavailable(String),
+    /// The store answered but refused or failed the operation.
+    #[error("the system's secret store failed: {0}")]
+    Failed(String),
+}
+
+/// Entries by name.
+pub trait SecretStore: Send + Sync {
+    /// The value of `name`, if there is one.
+    fn get(&self, name: &str) -> Result<Option<String>, SecretError>;
+    /// Keeps `value` as `name`, replacing what was there.
+    fn set(&self, name: &str, value: &str) -> Result<(), SecretError>;
+    /// Removes `name`; removing what is not there is fine.
+    fn delete(&self, name: &str) -> Result<(), SecretError>;
+}
+
+/// The OS secret store (or, in tests, keyring-core's in-memory mock store).
+#[derive(Clone)]
+pub struct Keyring {
+    store: Arc<keyring_core::CredentialStore>,
+}
+
+impl fmt::Debug for Keyring {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Keyring")
+    }
+}
+
+impl Keyring {
+    /// Connects to this platform's secret store. Blocking (D-Bus on Linux): call it off the
+    /// async threads.
+    pub fn platform() -> Result<Self, SecretError> {
+        platform_store().map(|store| Self { store })
+    }
+
+    /// keyring-core's mock store: in memory, same API — for tests.
+    pub fn mock() -> Self {
+        match keyring_core::mock::Store::new() {
+            Ok(store) => Self { store },
+            // The mock store's constructor cannot fail; keep a usable value anyway.
+            Err(_) => Self {
+                store: Arc::new(FailingStore),
+            },
+        }
+    }
+
+    fn entry(&self, name: &str) -> Result<keyring_core::Entry, SecretError> {
+        keyring_core::Entry::new_in_store(&self.store, SERVICE, name).map_err(map_error)
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn platform_store() -> Result<Arc<keyring_core::CredentialStore>, SecretError> {
+    let store = zbus_secret_service_keyring_store::Store::new().map_err(|e| {
+        tracing::info!(error = %e, "no Secret Service");
+        SecretError::Unavailable(short(&e))
+    })?;
+    Ok(store)
+}
+
+#[cfg(target_os = "macos")]
+fn platform_store() -> Result<Arc<keyring_core::CredentialStore>, SecretError> {
+    let store = apple_native_keyring_store::keychain::Store::new()
+        .map_err(|e| SecretError::Unavailable(short(&e)))?;
+    Ok(store)
+}
+
+#[cfg(target_os = "windows")]
+fn platform_store() -> Result<Arc<keyring_core::CredentialStore>, SecretError> {
+    let store = windows_native_keyring_store::Store::new()
+        .map_err(|e| SecretError::Unavailable(short(&e)))?;
+    Ok(store)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", target_os = "windows")))]
+fn platform_store() -> Result<Arc<keyring_core::CredentialStore>, SecretError> {
+    Err(SecretError::Unavailable(
+        "this platform has no supported secret store".into(),
+    ))
+}
+
+/// Characters of a store's own error kept in a message.
+const MAX_STORE_ERROR_CHARS: usize = 200;
+
+fn short(e: &dyn fmt::Display) -> String {
+    e.to_string()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_STORE_ERROR_CHARS)
+        .collect()
+}
+
+fn map_error(e: keyring_core::Error) -> SecretError {
+    match e {
+        keyring_core::Error::NoStorageAccess(_) | keyring_core::Error::PlatformFailure(_) => {
+            SecretError::Unavailable(short(&e))
+        }
+        // The variants carrying data carry the secret's bytes: never format them.
+        keyring_core::Error::BadEncoding(_) | keyring_core::Error::BadDataFormat(..) => {
+            SecretError::Failed("the stored value is not readable text".into())
+        }
+        other => SecretError::Failed(short(&other)),
+    }
+}
+
+impl SecretStore for Keyring {
+    fn get(&self, name: &str) -> Result<Option<String>, SecretError> {
+        match self.entry(name)?.get_password() {
+            Ok(v) => Ok(Some(v)),
+            Err(keyring_core::Error::NoEntry) => Ok(None),
+            Err(e) => Err(map_error(e)),
+        }
+    }
+
+    fn set(&self, name: &str, value: &str) -> Result<(), SecretError> {
+        self.entry(name)?.set_password(value).map_err(map_error)
+    }
+
+    fn delete(&self, name: &str) -> Result<(), SecretError> {
+        match self.entry(name)?.delete_credential() {
+            Ok(()) | Err(keyring_core::Error::NoEntry) => Ok(()),
+            Err(e) => Err(map_error(e)),
+        }
+    }
+}
+
+/// A store that refuses everything (stands in when no store could be built).
+#[derive(Debug)]
+struct FailingStore;
+
+impl keyring_core::api::CredentialStoreApi for FailingStore {
+    fn vendor(&self) -> String {
+        "none".into()
+    }
+    fn id(&self) -> String {
+        "none".into()
+    }
+    fn build(
+        &self,
+        _service: &str,
+        _user: &str,
+        _mods: Option<&HashMap<&str, &str>>,
+    ) -> keyring_core::Result<keyring_core::Entry> {
+        Err(keyring_core::Error::NotSupportedByStore(
+            "no secret store".into(),
+        ))
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// Entries kept in this process's memory only.
+#[derive(Default)]
+pub struct ProcessOnly {
+    entries: Mutex<HashMap<String, String>>,
+}
+
+impl fmt::Debug for ProcessOnly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProcessOnly(<redacted>)")
+    }
+}
+
+impl ProcessOnly {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl SecretStore for ProcessOnly {
+    fn get(&self, name: &str) -> Result<Option<String>, SecretError> {
+        Ok(self.map().get(name).cloned())
+    }
+    fn set(&self, name: &str, value: &str) -> Result<(), SecretError> {
+        self.map().insert(name.to_owned(), value.to_owned());
+        Ok(())
+    }
+    fn delete(&self, name: &str) -> Result<(), SecretError> {
+        self.map().remove(name);
+        Ok(())
+    }
+}
+
+/// The OS store when there is one, and this process's memory, behind one lookup. A value kept
+/// for this process wins over one in the OS store (it is the newer choice).
+pub struct Secrets {
+    keyring: Result<Keyring, SecretError>,
+    process: ProcessOnly,
+}
+
+impl fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Secrets")
+            .field("keyring", &self.keyring.is_ok())
+            .finish()
+    }
+}
+
+impl Secrets {
+    /// Both stores; `keyring` is the outcome of connecting to the OS store.
+    pub fn new(keyring: Result<Keyring, SecretError>) -> Self {
+        Self {
+            keyring,
+            process: ProcessOnly::default(),
+        }
+    }
+
+    /// Why the OS store cannot be used, when it cannot.
+    pub fn keyring_problem(&self) -> Option<&SecretError> {
+        self.keyring.as_ref().err()
+    }
+
+    /// The value of `name` and where it lives. An unreachable OS store reads as "not there".
+    pub fn get(&self, name: &str) -> Result<Option<(String, Storage)>, SecretError> {
+        if let Some(v) = self.process.get(name)? {
+            return Ok(Some((v, Storage::Process)));
+        }
+        match &self.keyring {
+            Ok(k) => Ok(k.get(name)?.map(|v| (v, Storage::Keyring))),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Keeps `value` in `storage`, and removes `name` from the other place so exactly one
+    /// value is live. Refused, changing nothing, when the OS store is asked for and unreachable.
+    pub fn set(&self, name: &str, value: &str, storage: Storage) -> Result<(), SecretError> {
+        match storage {
+            Storage::Keyring => {
+                let k = self.keyring.as_ref().map_err(Clone::clone)?;
+                k.set(name, value)?;
+                self.process.delete(name)
+            }
+            Storage::Process => {
+                self.process.set(name, value)?;
+                if let Ok(k) = &self.keyring
+                    && let Err(e) = k.delete(name)
+                {
+                    tracing::warn!(error = %e, "an older keyring value stays in the OS store");
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Removes `name` from both places.
+    pub fn delete(&self, name: &str) -> Result<(), SecretError> {
+        self.process.delete(name)?;
+        match &self.keyring {
+            Ok(k) => k.delete(name),
+            Err(_) => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_lives_in_exactly_one_place_and_says_where() {
+        let s = Secrets::new(Ok(Keyring::mock()));
+        assert!(s.get(MODEL_API_KEY).unwrap().is_none());
+        s.set(MODEL_API_KEY, "sk-one", Storage::Keyring).unwrap();
+        assert_eq!(
+            s.get(MODEL_API_KEY).unwrap(),
+            Some(("sk-one".into(), Storage::Keyring))
+        );
+        s.set(MODEL_API_KEY, "sk-two", Storage::Process).unwrap();
+        assert_eq!(
+            s.get(MODEL_API_KEY).unwrap(),
+            Some(("sk-two".into(), Storage::Process))
+        );
+        // Moving back to the keyring drops the process copy.
+        s.set(MODEL_API_KEY, "sk-three", Storage::Keyring).unwrap();
+        assert_eq!(
+            s.get(MODEL_API_KEY).unwrap(),
+            Some(("sk-three".into(), Storage::Keyring))
+        );
+        s.delete(MODEL_API_KEY).unwrap();
+        assert!(s.get(MODEL_API_KEY).unwrap().is_none());
+        s.delete(MODEL_API_KEY).unwrap();
+    }
+
+    #[test]
+    fn entries_are_separate_by_name() {
+        let s = Secrets::new(Ok(Keyring::mock()));
+        s.set("mcp/srv1/TOKEN", "a", Storage::Keyring).unwrap();
+        s.set(MODEL_API_KEY, "b", Storage::Keyring).unwrap();
+        assert_eq!(s.get("mcp/srv1/TOKEN").unwrap().unwrap().0, "a");
+        assert_eq!(s.get(MODEL_API_KEY).unwrap().unwrap().0, "b");
+    }
+
+    #[test]
+    fn without_an_os_store_the_keyring_is_refused_and_process_only_works() {
+        let s = Secrets::new(Err(SecretError::Unavailable("no session bus".into())));
+        let e = s
+            .set(MODEL_API_KEY, "sk-secret-1", Storage::Keyring)
+            .unwrap_err();
+        assert!(matches!(e, SecretError::Unavailable(_)));
+        assert!(e.to_string().contains("this Wisp session only"), "{e}");
+        assert!(!e.to_string().contains("sk-secret-1"));
+        assert!(s.get(MODEL_API_KEY).unwrap().is_none());
+        s.set(MODEL_API_KEY, "sk-secret-1", Storage::Process)
+            .unwrap();
+        assert_eq!(
+            s.get(MODEL_API_KEY).unwrap(),
+            Some(("sk-secret-1".into(), Storage::Process))
+        );
+        assert!(!format!("{s:?}").contains("sk-secret"));
+    }
+
+    #[test]
+    fn a_failing_os_store_is_reported_without_the_secret() {
+        let k = Keyring::mock();
+        k.set(MODEL_API_KEY, "sk-secret-2").unwrap();
+        let entry = k.entry(MODEL_API_KEY).unwrap();
+        let mock: &keyring_core::mock::Cred = entry.as_any().downcast_ref().unwrap();
+        mock.set_error(keyring_core::Error::NoStorageAccess(Box::new(
+            std::io::Error::other("locked"),
+        )));
+        let e = k.get(MODEL_API_KEY).unwrap_err();
+        assert!(matches!(e, SecretError::Unavailable(_)), "{e}");
+        assert!(!e.to_string().contains("sk-secret"));
+    }
+}

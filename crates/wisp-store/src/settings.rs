@@ -1,0 +1,58 @@
+//! Settings → Model in the store (issue 11): the non-secret settings, one JSON value per name,
+//! which provider and model answered each run, and a session's usage totals. No secret is
+//! ever written here: API keys live in the OS secret store or in the Host's memory.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use wisp_protocol as p;
+
+use crate::{Result, Store, name};
+
+impl Store {
+    /// The stored value of setting `key`, as the JSON text it was saved as.
+    pub fn setting(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row("SELECT value FROM settings WHERE name = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()?)
+    }
+
+    /// Saves setting `key`, replacing its value.
+    pub fn put_setting(&self, key: &str, value: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO settings (name, value) VALUES (?1, ?2)
+             ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?;
+        Ok(())
+    }
+
+    /// Records which provider and model answer run `id`.
+    pub fn set_run_model(&self, id: &str, model: &p::RunModel) -> Result<()> {
+        self.conn().execute(
+            "UPDATE runs SET provider = ?2, model = ?3 WHERE id = ?1",
+            params![id, name(model.provider), model.name],
+        )?;
+        Ok(())
+    }
+}
+
+/// The sum of a session's run usages; the cost is the sum of the runs that have an estimate.
+pub(crate) fn session_usage(conn: &Connection, session_id: &str) -> Result<p::Usage> {
+    let mut stmt = conn.prepare_cached("SELECT usage FROM runs WHERE session_id = ?1")?;
+    let rows = stmt.query_map([session_id], |r| r.get::<_, String>(0))?;
+    let mut total = p::Usage::default();
+    for row in rows {
+        let u: p::Usage = serde_json::from_str(&row?).unwrap_or_default();
+        total.prompt_tokens += u.prompt_tokens;
+        total.completion_tokens += u.completion_tokens;
+        total.reasoning_tokens += u.reasoning_tokens;
+        total.cache_hit_tokens += u.cache_hit_tokens;
+        total.cache_miss_tokens += u.cache_miss_tokens;
+        if let Some(c) = u.estimated_cost {
+            total.estimated_cost = Some(total.estimated_cost.unwrap_or(0.0) + c);
+        }
+    }
+    Ok(total)
+}

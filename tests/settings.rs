@@ -1,0 +1,572 @@
+//! Settings → Model end to end (issue 11): a key entered over the API reaches the endpoint and
+//! nothing else (canary), the provider switches between runs without a restart, each failure
+//! has its own actionable problem at start and on "Test connection", other OpenAI-compatible
+//! endpoints get only standard fields, and a fuzzed `--simulate` Host cannot be pointed away
+//! from its simulator.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wisp_core::{EnvModel, ModelSetup, SimEndpoint};
+use wisp_secrets::{Keyring, SecretError, Secrets};
+use wisp_sim::{SimConfig, SimServer};
+
+use crate::e2e::{TOKEN, Wisp};
+
+/// A key no one would type: if it shows up anywhere but the endpoint, it leaked.
+const CANARY: &str = "sk-canary-9f2e7c41d0b3a6e58d17";
+
+fn setup(
+    w: &Wisp,
+    env: EnvModel,
+    pinned: bool,
+    keyring: Result<Keyring, SecretError>,
+) -> ModelSetup {
+    ModelSetup {
+        simulator: Some(SimEndpoint {
+            base_url: w.sim.base_url(),
+            api_key: w.sim.api_key().to_owned(),
+        }),
+        pinned_simulation: pinned,
+        env,
+        secrets: Arc::new(Secrets::new(keyring)),
+    }
+}
+
+/// A Host whose model is under Settings, with keyring-core's mock store as the OS store.
+async fn configured(env: EnvModel) -> Wisp {
+    let w = Wisp::start().await;
+    w.host
+        .configure_model(setup(&w, env, false, Ok(Keyring::mock())))
+        .unwrap();
+    w
+}
+
+fn deepseek_at(base: &str, model: &str) -> Value {
+    json!({"provider": "deepseek", "baseUrl": base, "model": model, "thinking": "enabled"})
+}
+
+/// Polls `/api/health` until its problem has `kind` (`None`: no problem).
+async fn health_until(w: &Wisp, kind: Option<&str>) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let h = w.ok("GET", "/api/health", None).await;
+        if h["problem"]["kind"].as_str() == kind {
+            return h;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "health never reached {kind:?}: {h}"
+        );
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+/// A base URL where nothing listens.
+fn dead_base() -> (String, u16) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    drop(l);
+    (format!("http://127.0.0.1:{port}"), port)
+}
+
+/// Dead address, refused key, no balance, unknown model: each its own kind, with the words
+/// and parameters a person needs, both from the check at start and from "Test connection".
+#[tokio::test]
+async fn each_failure_has_its_own_actionable_problem_at_start_and_on_test() {
+    let (dead, dead_port) = dead_base();
+    let broke = SimServer::start(SimConfig {
+        balance_available: false,
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    // (environment, kind, parameters, words of the message)
+    type Case<'a> = (EnvModel, &'a str, Vec<(&'a str, String)>, Vec<String>);
+    let cases: Vec<Case> = vec![
+        (
+            EnvModel {
+                base_url: Some(dead.clone()),
+                model: None,
+                api_key: Some("sk-any".into()),
+            },
+            "unreachable",
+            vec![
+                ("host", "127.0.0.1".into()),
+                ("port", dead_port.to_string()),
+                ("source", "DEEPSEEK_BASE_URL".into()),
+            ],
+            vec![format!("127.0.0.1:{dead_port}"), "DEEPSEEK_BASE_URL".into()],
+        ),
+        (
+            EnvModel {
+                base_url: Some(sim.base_url()),
+                model: None,
+                api_key: Some("sk-wrong-key".into()),
+            },
+            "key_refused",
+            vec![("source", "DEEPSEEK_API_KEY".into())],
+            vec!["401".into(), "DEEPSEEK_API_KEY".into()],
+        ),
+        (
+            EnvModel {
+                base_url: Some(broke.base_url()),
+                model: None,
+                api_key: Some(broke.api_key().into()),
+            },
+            "no_balance",
+            vec![],
+            vec!["402".into(), "Top it up".into()],
+        ),
+        (
+            EnvModel {
+                base_url: Some(sim.base_url()),
+                model: Some("deepseek-gone".into()),
+                api_key: Some(sim.api_key().into()),
+            },
+            "model_not_offered",
+            vec![("model", "deepseek-gone".into())],
+            vec![
+                "\"deepseek-gone\" is not offered".into(),
+                "deepseek-v4-flash".into(),
+                "DEEPSEEK_MODEL".into(),
+            ],
+        ),
+    ];
+    for (env, kind, params, words) in cases {
+        let w = configured(env).await;
+        let at_start = health_until(&w, Some(kind)).await;
+        let tested = w.ok("POST", "/api/settings/test", None).await;
+        assert_eq!(tested["ok"], false, "{tested}");
+        for problem in [&at_start["problem"], &tested["problem"]] {
+            assert_eq!(problem["kind"], kind, "{problem}");
+            for (k, v) in &params {
+                assert_eq!(problem["params"][k], v.as_str(), "{kind}: {problem}");
+            }
+            let message = problem["message"].as_str().unwrap();
+            for word in &words {
+                assert!(message.contains(word.as_str()), "{kind}: {message}");
+            }
+        }
+        assert_eq!(at_start["model_problem"], at_start["problem"]["message"]);
+    }
+    // And a working configuration has no problem at all.
+    let w = configured(EnvModel {
+        base_url: Some(sim.base_url()),
+        model: None,
+        api_key: Some(sim.api_key().into()),
+    })
+    .await;
+    health_until(&w, None).await;
+    let tested = w.ok("POST", "/api/settings/test", None).await;
+    assert_eq!(tested["ok"], true, "{tested}");
+    assert_eq!(
+        tested["models"],
+        json!(["deepseek-v4-flash", "deepseek-v4-pro"])
+    );
+}
+
+/// The model in effect is taken by each run at its start: switching applies from the next
+/// run, the earlier run keeps what answered it, simulation stays labelled.
+#[tokio::test]
+async fn the_provider_switches_between_runs_without_a_restart() {
+    let w = configured(EnvModel::default()).await;
+    w.ok(
+        "PUT",
+        "/api/settings",
+        Some(
+            json!({"provider": "simulation", "model": "deepseek-v4-flash", "thinking": "enabled"}),
+        ),
+    )
+    .await;
+    let s = w.session().await;
+    let first = w.finished(&w.run(&s, "hello").await).await;
+    assert_eq!(first["status"], "completed", "{first}");
+    assert_eq!(first["mode"], "simulation");
+    assert_eq!(
+        first["model"],
+        json!({"provider": "simulation", "name": "deepseek-v4-flash"})
+    );
+    assert!(
+        first["usage"]["estimatedCost"].is_null(),
+        "the simulator costs nothing"
+    );
+
+    // Live: DeepSeek's API, played by the simulator at its address with a key kept for this
+    // session only.
+    w.ok(
+        "PUT",
+        "/api/settings/api-key",
+        Some(json!({"value": w.sim.api_key(), "storage": "process"})),
+    )
+    .await;
+    let settings = w
+        .ok(
+            "PUT",
+            "/api/settings",
+            Some(deepseek_at(&w.sim.base_url(), "deepseek-v4-pro")),
+        )
+        .await;
+    assert_eq!(settings["provider"], "deepseek");
+    assert_eq!(settings["sources"]["baseUrl"], "stored");
+    assert_eq!(
+        settings["apiKey"],
+        json!({"set": true, "storage": "process"})
+    );
+    let health = health_until(&w, None).await;
+    assert_eq!(health["mode"], "live");
+    assert_eq!(
+        health["model"],
+        json!({"provider": "deepseek", "name": "deepseek-v4-pro"})
+    );
+    let second = w.finished(&w.run(&s, "hello again").await).await;
+    assert_eq!(second["status"], "completed", "{second}");
+    assert_eq!(second["mode"], "live");
+    assert_eq!(
+        second["model"],
+        json!({"provider": "deepseek", "name": "deepseek-v4-pro"})
+    );
+    let sent = w.sim.chat_requests();
+    assert_eq!(sent.last().unwrap().body["model"], "deepseek-v4-pro");
+    assert_eq!(sent.last().unwrap().body["thinking"]["type"], "enabled");
+
+    // Cost: the default table's deepseek-v4-pro prices applied to the run's tokens.
+    let u = &second["usage"];
+    let tokens = |k: &str| u[k].as_u64().unwrap() as f64;
+    assert!(
+        tokens("promptTokens") > 0.0 && tokens("completionTokens") > 0.0,
+        "{u}"
+    );
+    let want = (tokens("cacheHitTokens") * 0.003625
+        + tokens("cacheMissTokens") * 0.435
+        + tokens("completionTokens") * 0.87)
+        / 1e6;
+    let got = u["estimatedCost"].as_f64().unwrap();
+    assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    // The session totals add both runs up.
+    let session = w.ok("GET", &format!("/api/sessions/{s}"), None).await;
+    let total = |k: &str| session["usage"][k].as_u64().unwrap();
+    assert_eq!(
+        total("completionTokens"),
+        first["usage"]["completionTokens"].as_u64().unwrap()
+            + second["usage"]["completionTokens"].as_u64().unwrap()
+    );
+    assert!((session["usage"]["estimatedCost"].as_f64().unwrap() - got).abs() < 1e-12);
+    // The first run still says what answered it.
+    let again = w.get_run(first["id"].as_str().unwrap()).await;
+    assert_eq!(again["model"]["provider"], "simulation");
+
+    // A model without a price gets no estimate rather than a wrong one.
+    let mut unpriced = deepseek_at(&w.sim.base_url(), "deepseek-v4-flash");
+    unpriced["prices"] =
+        json!({"currency": "USD", "source": "test", "asOf": "2026-12-01", "models": {}});
+    w.ok("PUT", "/api/settings", Some(unpriced)).await;
+    let third = w.finished(&w.run(&s, "once more").await).await;
+    assert_eq!(third["status"], "completed");
+    assert!(third["usage"]["estimatedCost"].is_null(), "{third}");
+}
+
+/// No OS secret store: the keyring choice is refused with a kind the UI can word, nothing is
+/// kept, and the process-only choice works.
+#[tokio::test]
+async fn without_a_secret_store_the_keyring_is_refused_and_process_only_works() {
+    let w = Wisp::start().await;
+    w.host
+        .configure_model(setup(
+            &w,
+            EnvModel {
+                base_url: Some(w.sim.base_url()),
+                model: None,
+                api_key: None,
+            },
+            false,
+            Err(SecretError::Unavailable("no session bus".into())),
+        ))
+        .unwrap();
+    let before = w.ok("GET", "/api/settings", None).await;
+    assert_eq!(before["keyringProblem"]["kind"], "secret_store_unavailable");
+    assert_eq!(before["apiKey"]["set"], false);
+    let (status, e) = w
+        .call(
+            "PUT",
+            "/api/settings/api-key",
+            Some(json!({"value": CANARY, "storage": "keyring"})),
+        )
+        .await;
+    assert_eq!(status, 409, "{e}");
+    assert_eq!(e["error"], "secret_store_unavailable");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("this Wisp session only")
+    );
+    assert!(!e.to_string().contains(CANARY));
+    assert_eq!(
+        w.ok("GET", "/api/settings", None).await["apiKey"]["set"],
+        false
+    );
+    let kept = w
+        .ok(
+            "PUT",
+            "/api/settings/api-key",
+            Some(json!({"value": w.sim.api_key(), "storage": "process"})),
+        )
+        .await;
+    assert_eq!(kept["apiKey"], json!({"set": true, "storage": "process"}));
+    assert_eq!(w.ok("POST", "/api/settings/test", None).await["ok"], true);
+    let removed = w.ok("DELETE", "/api/settings/api-key", None).await;
+    assert_eq!(removed["apiKey"]["set"], false);
+    let tested = w.ok("POST", "/api/settings/test", None).await;
+    assert_eq!(tested["problem"]["kind"], "missing_key");
+}
+
+/// An OpenAI-compatible endpoint that refuses unknown fields (the simulator's strict mode)
+/// works as `openai_compatible` and refuses what the DeepSeek dialect sends.
+#[tokio::test]
+async fn an_openai_compatible_endpoint_gets_only_standard_fields() {
+    let strict = SimServer::start(SimConfig {
+        strict_fields: true,
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let w = configured(EnvModel::default()).await;
+    w.ok(
+        "PUT",
+        "/api/settings/api-key",
+        Some(json!({"value": strict.api_key(), "storage": "keyring"})),
+    )
+    .await;
+    let settings = json!({
+        "provider": "openai_compatible",
+        "baseUrl": format!("{}/v1", strict.base_url()),
+        "model": "deepseek-v4-flash",
+        "thinking": "enabled",
+        "reasoningEffort": "max",
+    });
+    w.ok("PUT", "/api/settings", Some(settings)).await;
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:multi] look").await;
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(r["status"], "completed", "{r}");
+    let sent = strict.chat_requests();
+    assert!(sent.len() >= 2, "the tool round trip happened");
+    for req in &sent {
+        assert!(req.body.get("thinking").is_none(), "{}", req.body);
+        assert!(req.body.get("reasoning_effort").is_none(), "{}", req.body);
+    }
+    // The same endpoint as "deepseek" gets DeepSeek's fields and refuses them.
+    w.ok(
+        "PUT",
+        "/api/settings",
+        Some(deepseek_at(
+            &format!("{}/v1", strict.base_url()),
+            "deepseek-v4-flash",
+        )),
+    )
+    .await;
+    let failed = w.finished(&w.run(&s, "hello").await).await;
+    assert_eq!(failed["status"], "failed");
+    assert!(
+        failed["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Unrecognized request argument supplied: thinking"),
+        "{failed}"
+    );
+}
+
+/// `--simulate` pins the provider: settings a fuzzer stores (any base URL, any provider) are
+/// kept but never followed, so it can never make the Host contact another address.
+#[tokio::test]
+async fn a_simulate_host_stays_on_its_simulator_whatever_is_stored() {
+    let w = Wisp::start().await;
+    w.host
+        .configure_model(setup(&w, EnvModel::default(), true, Ok(Keyring::mock())))
+        .unwrap();
+    let stored = w
+        .ok(
+            "PUT",
+            "/api/settings",
+            Some(json!({"provider": "openai_compatible", "baseUrl": "https://wisp-test.invalid", "model": "deepseek-v4-pro", "thinking": "disabled"})),
+        )
+        .await;
+    assert_eq!(stored["provider"], "simulation");
+    assert_eq!(stored["sources"]["provider"], "flag");
+    assert_eq!(stored["baseUrl"], w.sim.base_url());
+    let before = w.sim.requests().len();
+    let tested = w.ok("POST", "/api/settings/test", None).await;
+    assert_eq!(tested["ok"], true, "{tested}");
+    assert!(
+        w.sim.requests().len() > before,
+        "the check asked the simulator"
+    );
+    // Bad input is refused and changes nothing.
+    for bad in [
+        json!({"provider": "deepseek", "baseUrl": "http://example.com", "model": "m", "thinking": "enabled"}),
+        json!({"provider": "deepseek", "model": "has space", "thinking": "enabled"}),
+        json!({"provider": "deepseek", "model": "m", "thinking": "enabled", "apiKey": "x"}),
+    ] {
+        let (status, e) = w.call("PUT", "/api/settings", Some(bad)).await;
+        assert_eq!(status, 400, "{e}");
+    }
+    let now = w.ok("GET", "/api/settings", None).await;
+    assert_eq!(now["model"], "deepseek-v4-pro");
+    assert_eq!(now["thinking"], "disabled");
+}
+
+/// The whole path as a person takes it, through the real binary: start live without a key,
+/// enter one (keyring-core's mock store stands in for the OS keyring), test the connection
+/// against the simulator playing DeepSeek, run — and the key is in no answer, event, log line
+/// or database row.
+#[tokio::test]
+async fn an_entered_key_reaches_the_endpoint_and_nowhere_else() {
+    let sim = SimServer::start(SimConfig {
+        api_key: CANARY.into(),
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, project) = (tmp.path().join("data"), tmp.path().join("project"));
+    std::fs::create_dir(&project).unwrap();
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_wisp"));
+    for var in ["DEEPSEEK_BASE_URL", "DEEPSEEK_MODEL", "DEEPSEEK_API_KEY"] {
+        c.env_remove(var);
+    }
+    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
+        .arg(&data)
+        .arg(&project)
+        .env("WISP_TOKEN", TOKEN)
+        .env("WISP_SECRET_STORE", "mock")
+        .env("WISP_LOG", "debug")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut child = c.spawn().unwrap();
+    let port: u16 = {
+        use std::io::BufRead;
+        let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        loop {
+            let line = lines.next().expect("no URL printed").unwrap();
+            if let Some(url) = line.strip_prefix("Open http://127.0.0.1:") {
+                break url.split('/').next().unwrap().parse().unwrap();
+            }
+        }
+    };
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let child = Kill(child);
+    let http = reqwest::Client::new();
+    let mut seen = String::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let mut call = async |method: &str, path: &str, body: Option<Value>| -> Value {
+        let mut r = http
+            .request(method.parse().unwrap(), format!("{base}{path}"))
+            .bearer_auth(TOKEN);
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let resp = r.send().await.unwrap();
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        seen.push_str(&text);
+        assert!(status < 300, "{method} {path} -> {status} {text}");
+        serde_json::from_str(&text).unwrap_or(Value::Null)
+    };
+
+    let health = call("GET", "/api/health", None).await;
+    assert_eq!(health["problem"]["kind"], "missing_key", "{health}");
+    call(
+        "PUT",
+        "/api/settings",
+        Some(deepseek_at(&sim.base_url(), "deepseek-v4-flash")),
+    )
+    .await;
+    let kept = call(
+        "PUT",
+        "/api/settings/api-key",
+        Some(json!({"value": CANARY, "storage": "keyring"})),
+    )
+    .await;
+    assert_eq!(kept["apiKey"], json!({"set": true, "storage": "keyring"}));
+    let tested = call("POST", "/api/settings/test", None).await;
+    assert_eq!(tested["ok"], true, "{tested}");
+    let s = call("POST", "/api/sessions", Some(json!({}))).await["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let run = call(
+        "POST",
+        &format!("/api/sessions/{s}/runs"),
+        Some(json!({"text": "[demo:multi] look"})),
+    )
+    .await["runId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let finished = loop {
+        let r = call("GET", &format!("/api/runs/{run}"), None).await;
+        if r["status"] == "completed" || r["status"] == "failed" {
+            break r;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{r}");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    };
+    assert_eq!(finished["status"], "completed", "{finished}");
+    assert_eq!(finished["mode"], "live");
+    assert!(finished["usage"]["estimatedCost"].as_f64().unwrap() > 0.0);
+    // The key went to the endpoint (it accepts nothing else) on every request.
+    assert!(sim.chat_requests().len() >= 2);
+    for path in [
+        "/api/settings",
+        "/api/health",
+        "/api/sessions",
+        &format!("/api/sessions/{s}"),
+        &format!("/api/sessions/{s}/runs"),
+    ] {
+        call("GET", path, None).await;
+    }
+    let events = http
+        .get(format!("{base}/api/sessions/{s}/events?after=0"))
+        .bearer_auth(TOKEN)
+        .timeout(Duration::from_millis(800))
+        .send()
+        .await
+        .unwrap();
+    let mut body = events.bytes_stream();
+    use futures_util::StreamExt;
+    while let Some(Ok(chunk)) = body.next().await {
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.contains("tool_call_finished"), "the events were read");
+    assert!(
+        !seen.contains(CANARY),
+        "the key leaked into an answer or event"
+    );
+    drop(child);
+    for file in ["wisp.log", "wisp.db", "wisp.db-wal", "settings.json"] {
+        let path = data.join(file);
+        if let Ok(bytes) = std::fs::read(&path) {
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains(CANARY),
+                "the key is in {file}"
+            );
+        }
+    }
+    let log = std::fs::read_to_string(data.join("wisp.log")).unwrap();
+    assert!(
+        log.contains("API key replaced"),
+        "the log was written: {log}"
+    );
+    let store = wisp_store::Store::open(&data.join("wisp.db")).unwrap();
+    assert!(store.setting("model").unwrap().is_some());
+}

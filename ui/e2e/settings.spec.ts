@@ -1,0 +1,110 @@
+// Settings → Model in real Chromium against a live-mode Host (no --simulate): a person enters
+// the endpoint and key of `wisp sim` (playing DeepSeek), tests the connection, runs, and sees
+// which model answered and what it cost; the key never shows again. Keyring-core's mock store
+// stands in for the OS keyring (WISP_SECRET_STORE=mock).
+import { test, expect } from "@playwright/test";
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { createInterface } from "node:readline";
+
+const TOKEN = "ui-e2e-token-0123456789abcdef0123456789abcdef";
+const BIN = process.env.WISP_BIN ?? resolve(process.env.CARGO_TARGET_DIR ?? "../target", "debug/wisp");
+
+/** Starts `args` and collects printed lines until `done` says enough. */
+function launch(args: string[], env: Record<string, string>, done: (lines: string[]) => boolean): Promise<{ proc: ChildProcess; lines: string[] }> {
+  const clean = { ...process.env };
+  for (const v of ["DEEPSEEK_BASE_URL", "DEEPSEEK_MODEL", "DEEPSEEK_API_KEY"]) delete clean[v];
+  const proc = spawn(BIN, args, { env: { ...clean, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const lines: string[] = [];
+  return new Promise((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`${args[0]} printed too little: ${lines.join("\n")}`)), 20_000);
+    createInterface({ input: proc.stdout! }).on("line", (l) => {
+      lines.push(l);
+      if (done(lines)) {
+        clearTimeout(timer);
+        res({ proc, lines });
+      }
+    });
+    proc.on("exit", (c) => rej(new Error(`${args[0]} exited with ${c}`)));
+  });
+}
+
+let procs: ChildProcess[] = [];
+test.afterEach(() => {
+  for (const p of procs) p.kill("SIGTERM");
+  procs = [];
+});
+
+test("a key entered in Settings → Model reaches the endpoint, and the run says which model answered", async ({ page }) => {
+  const sim = await launch(["sim", "--port", "0", "--pace-ms", "0"], {}, (l) => l.some((x) => x.includes("DEEPSEEK_API_KEY=")));
+  procs.push(sim.proc);
+  const simUrl = sim.lines.find((l) => l.includes("DEEPSEEK_BASE_URL="))!.split("=")[1]!.trim();
+  const simKey = sim.lines.find((l) => l.includes("DEEPSEEK_API_KEY="))!.split("=")[1]!.trim();
+
+  const dir = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
+  mkdirSync(join(dir, "project"));
+  const host = await launch(
+    ["serve", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), join(dir, "project")],
+    { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock" },
+    (l) => l.some((x) => x.startsWith("Open ")),
+  );
+  procs.push(host.proc);
+  const url = host.lines.find((l) => l.startsWith("Open "))!.slice(5).trim();
+
+  await page.goto(url);
+  await expect(page.getByRole("alert").filter({ hasText: "No API key is set" })).toBeVisible();
+  await expect(page.getByText("DeepSeek · deepseek-v4-flash").first()).toBeVisible();
+  await page.getByRole("button", { name: "Settings" }).click();
+  const settings = page.getByRole("region", { name: "Model" });
+  await settings.getByLabel("Base URL").fill(simUrl);
+  await settings.getByRole("button", { name: "Save model settings" }).click();
+  await expect(settings.getByText("Saved: used from the next run.")).toBeVisible();
+  await settings.getByRole("button", { name: "Replace" }).click();
+  await settings.getByLabel("New API key").fill(simKey);
+  await settings.getByRole("button", { name: "Keep key" }).click();
+  await expect(settings.getByTestId("key-state")).toHaveText("Set (system keyring)");
+  await settings.getByRole("button", { name: "Test connection" }).click();
+  await expect(settings.getByTestId("test-outcome")).toContainText("Connected: the endpoint offers deepseek-v4-flash, deepseek-v4-pro.");
+  expect(await page.content()).not.toContain(simKey);
+  await page.keyboard.press("Escape");
+
+  await expect(page.getByRole("alert").filter({ hasText: "No API key is set" })).toHaveCount(0);
+  await page.getByRole("button", { name: "New session" }).click();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill("hello");
+  await box.press("Enter");
+  await expect(page.getByText(/DeepSeek · deepseek-v4-flash ·/).last()).toBeVisible();
+  await expect(page.getByText(/≈ 0\.\d+ USD/)).toBeVisible();
+  await expect(page.getByRole("status").filter({ hasText: "SIMULATION —" })).toHaveCount(0);
+  expect(await page.content()).not.toContain(simKey);
+});
+
+test.describe("in Chinese", () => {
+  test.use({ locale: "zh-CN" });
+  test("a dead base URL from the environment is said at start in Chinese, with host, port and variable", async ({ page }) => {
+    const net = await import("node:net");
+    const port = await new Promise<number>((res) => {
+      const s = net.createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => res(p));
+      });
+    });
+    const dir = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
+    mkdirSync(join(dir, "project"));
+    const host = await launch(
+      ["serve", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), join(dir, "project")],
+      { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock", DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}`, DEEPSEEK_API_KEY: "sk-any" },
+      (l) => l.some((x) => x.startsWith("Open ")),
+    );
+    procs.push(host.proc);
+    await page.goto(host.lines.find((l) => l.startsWith("Open "))!.slice(5).trim());
+    await expect(page.getByRole("alert")).toContainText(`无法连接 127.0.0.1:${port} 上的模型服务（地址来自 DEEPSEEK_BASE_URL）`);
+    await page.getByRole("button", { name: "设置" }).click();
+    const settings = page.getByRole("region", { name: "模型" });
+    await expect(settings.getByText("来自环境变量").first()).toBeVisible();
+    await settings.getByRole("button", { name: "测试连接" }).click();
+    await expect(settings.getByTestId("test-outcome")).toContainText(`无法连接 127.0.0.1:${port}`);
+  });
+});

@@ -1,0 +1,144 @@
+// Settings → Model in jsdom against a fake of the Host's settings calls: the key is shown only
+// as "set" and leaves the page once kept, values from the environment are badged, "Test
+// connection" words each problem kind in the page's language, and prices say their source.
+import { afterEach, describe, expect, it } from "vitest";
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { I18n, translator } from "../../i18n";
+import { ModelSettingsPage, type SettingsApi } from "./ModelSettings";
+import { problemText, runErrorText } from "./problem";
+import type { ConnectionTest, ModelSettings, Problem, UpdateSettings } from "./types";
+
+afterEach(cleanup);
+
+const base: ModelSettings = {
+  provider: "deepseek",
+  baseUrl: "https://api.deepseek.com",
+  model: "deepseek-v4-flash",
+  thinking: "enabled",
+  reasoningEffort: null,
+  apiKey: { set: false, storage: null },
+  prices: {
+    currency: "USD",
+    source: "DeepSeek Models & Pricing",
+    asOf: "2026-06-28",
+    models: { "deepseek-v4-flash": { cacheHit: 0.0028, cacheMiss: 0.14, output: 0.28 } },
+  },
+  sources: { provider: "default", baseUrl: "env", model: "default", thinking: "default", reasoningEffort: "default", apiKey: "default", prices: "default" },
+  keyringProblem: null,
+};
+
+class FakeHost implements SettingsApi {
+  state: ModelSettings = structuredClone(base);
+  keys: [string, string][] = [];
+  updates: UpdateSettings[] = [];
+  next: ConnectionTest = { ok: true, problem: null, models: ["deepseek-v4-flash", "deepseek-v4-pro"] };
+  settings = async () => structuredClone(this.state);
+  updateSettings = async (u: UpdateSettings) => {
+    this.updates.push(u);
+    this.state = { ...this.state, ...u, baseUrl: u.baseUrl ?? "", prices: u.prices ?? base.prices, sources: { ...this.state.sources, model: "stored" } };
+    return structuredClone(this.state);
+  };
+  setApiKey = async (value: string, storage: "keyring" | "process") => {
+    this.keys.push([value, storage]);
+    this.state.apiKey = { set: true, storage };
+    return structuredClone(this.state);
+  };
+  deleteApiKey = async () => {
+    this.state.apiKey = { set: false, storage: null };
+    return structuredClone(this.state);
+  };
+  testConnection = async () => this.next;
+}
+
+async function page(host: FakeHost, lang: "en" | "zh" = "en") {
+  render(
+    <I18n.Provider value={translator(lang)}>
+      <ModelSettingsPage api={host} />
+    </I18n.Provider>,
+  );
+  await act(async () => {});
+}
+
+const click = async (name: string | RegExp) => {
+  await act(async () => {
+    fireEvent.click(screen.getByRole("button", { name }));
+  });
+};
+
+describe("Settings → Model", () => {
+  it("keeps an entered key in the chosen store and shows it only as set", async () => {
+    const host = new FakeHost();
+    await page(host);
+    expect(screen.getByTestId("key-state").textContent).toBe("Not set");
+    await click("Replace");
+    const input = screen.getByLabelText("New API key") as HTMLInputElement;
+    expect(input.type).toBe("password");
+    fireEvent.change(input, { target: { value: "sk-typed-secret" } });
+    fireEvent.change(screen.getByLabelText("Keep it in"), { target: { value: "process" } });
+    await click("Keep key");
+    expect(host.keys).toEqual([["sk-typed-secret", "process"]]);
+    expect(screen.getByTestId("key-state").textContent).toBe("Set (this session only)");
+    expect(document.body.innerHTML).not.toContain("sk-typed-secret");
+    await click("Remove");
+    expect(screen.getByTestId("key-state").textContent).toBe("Not set");
+  });
+
+  it("offers only the process choice when there is no secret store", async () => {
+    const host = new FakeHost();
+    host.state.keyringProblem = { kind: "secret_store_unavailable", message: "x", params: {} };
+    await page(host);
+    await click("Replace");
+    const keyring = screen.getByRole("option", { name: "system keyring" }) as HTMLOptionElement;
+    expect(keyring.disabled).toBe(true);
+    expect((screen.getByLabelText("Keep it in") as HTMLSelectElement).value).toBe("process");
+    expect(screen.getByText(/cannot be reached/)).toBeTruthy();
+  });
+
+  it("badges values from the environment and saves the edited settings", async () => {
+    const host = new FakeHost();
+    await page(host);
+    expect(screen.getByText("from environment")).toBeTruthy();
+    fireEvent.change(screen.getByLabelText("Model name"), { target: { value: "deepseek-v4-pro" } });
+    fireEvent.change(screen.getByLabelText("Reasoning effort"), { target: { value: "max" } });
+    // A model without a price says so instead of guessing.
+    expect(screen.getByTestId("price").textContent).toBe("No price for this model: no cost estimate.");
+    await click("Save model settings");
+    expect(host.updates).toEqual([
+      { provider: "deepseek", baseUrl: "https://api.deepseek.com", model: "deepseek-v4-pro", thinking: "enabled", reasoningEffort: "max", prices: null },
+    ]);
+    expect(screen.getByText(/Source: DeepSeek Models & Pricing, as of 2026-06-28/)).toBeTruthy();
+  });
+
+  it("tests the connection and fills the model picker from what the endpoint offers", async () => {
+    const host = new FakeHost();
+    await page(host);
+    await click("Test connection");
+    expect(screen.getByTestId("test-outcome").textContent).toContain("deepseek-v4-flash, deepseek-v4-pro");
+    const options = Array.from(document.querySelectorAll("#wisp-offered-models option")).map((o) => (o as HTMLOptionElement).value);
+    expect(options).toEqual(["deepseek-v4-flash", "deepseek-v4-pro"]);
+  });
+
+  it("words every problem kind in Chinese from its parameters", async () => {
+    const zh = translator("zh");
+    const cases: [Problem, string][] = [
+      [{ kind: "unreachable", message: "en", params: { host: "127.0.0.1", port: "9", source: "DEEPSEEK_BASE_URL" } }, "无法连接 127.0.0.1:9 上的模型服务（地址来自 DEEPSEEK_BASE_URL）"],
+      [{ kind: "tls", message: "en", params: { host: "h", port: "443", source: "settings" } }, "与 h:443 的安全连接失败（地址来自 设置 → 模型）"],
+      [{ kind: "key_refused", message: "en", params: { source: "keyring" } }, "密钥来自 系统钥匙串"],
+      [{ kind: "no_balance", message: "en", params: {} }, "余额已用完（402）"],
+      [{ kind: "model_not_offered", message: "en", params: { model: "m-gone", offered: "a, b" } }, "不提供模型“m-gone”。它提供：a, b"],
+      [{ kind: "missing_key", message: "en", params: {} }, "尚未设置 API 密钥"],
+      [{ kind: "secret_store_unavailable", message: "en", params: {} }, "无法访问系统的密钥存储"],
+    ];
+    for (const [p, want] of cases) expect(problemText(zh, p)).toContain(want);
+    expect(runErrorText(zh, { kind: "insufficient_balance", message: "en" })).toContain("余额已用完（402）");
+    expect(runErrorText(zh, { kind: "stream_cut", message: "The Host's words." })).toBe("The Host's words.");
+    // A kind this UI does not know falls back to the Host's sentence.
+    expect(problemText(zh, { kind: "brand_new", message: "The Host's words.", params: {} })).toBe("The Host's words.");
+
+    const host = new FakeHost();
+    host.next = { ok: false, problem: cases[3]![0], models: [] };
+    await page(host, "zh");
+    await click("测试连接");
+    expect(screen.getByTestId("test-outcome").textContent).toContain("余额已用完");
+  });
+});
