@@ -30,7 +30,8 @@ async fn mcp_06_discovers_every_page_and_calls_echo() {
             "oversized",
             "content",
             "fail",
-            "add_tool"
+            "add_tool",
+            "ask_client"
         ]
     );
     for t in list.tools.iter() {
@@ -197,14 +198,15 @@ async fn mcp_12_cancel_notifies_the_server_and_closes_the_connection() {
 #[tokio::test]
 async fn mcp_28_the_manager_enforces_server_and_tool_limits() {
     let m = Manager::new();
-    // 8 tools each: 12 servers are 96 tools, the 13th would be 104.
+    // Nine tools each: ten servers are 90 tools, six more make 96, the next server goes over.
     let mut specs = Vec::new();
-    for _ in 0..12 {
+    for _ in 0..10 {
         let s = spec(&[]);
         m.activate(&s).await.unwrap();
         specs.push(s);
     }
-    let err = m.activate(&spec(&[])).await.unwrap_err();
+    m.activate(&spec(&["--tools", "6"])).await.unwrap();
+    let err = m.activate(&spec(&["--tools", "1"])).await.unwrap_err();
     assert!(matches!(err, McpError::Limit(_)), "{err}");
     assert!(err.to_string().contains("limit of 96"), "{err}");
     let total: usize = m
@@ -223,13 +225,13 @@ async fn mcp_28_the_manager_enforces_server_and_tool_limits() {
         eventually(|| !c.is_open()).await,
         "the server that went over was stopped"
     );
-    assert_eq!(m.active_tools().await.len(), 11);
+    assert_eq!(m.active_tools().await.len(), 10);
     // Deactivating withdraws the tools at once (MCP-08) and frees room.
     m.deactivate(&specs[1].id).await;
     assert!(m.get(&specs[1].id).await.is_none());
     m.activate(&spec(&[])).await.unwrap();
     m.activate(&spec(&[])).await.unwrap();
-    assert_eq!(m.active_tools().await.len(), 12);
+    assert_eq!(m.active_tools().await.len(), 11);
     m.stop_all().await;
     assert!(m.active_tools().await.is_empty());
 }
@@ -260,4 +262,12 @@ async fn mcp_08_disabling_a_server_while_it_starts_keeps_it_off() {
     assert!(matches!(result, Err(McpError::Cancelled)), "{result:?}");
     assert!(m.get(&s.id).await.is_none());
     assert!(m.active_tools().await.is_empty());
+}
+
+#[tokio::test]
+async fn mcp_33_requests_for_unimplemented_capabilities_get_method_not_found() {
+    let c = connect(&spec(&[])).await;
+    let out = call(&c, "ask_client", json!({})).await.unwrap();
+    assert_eq!(out.text, "roots: -32601");
+    c.stop().await;
 }

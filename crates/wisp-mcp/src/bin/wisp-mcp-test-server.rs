@@ -1,6 +1,6 @@
 //! A stdio MCP server of our own, built with rmcp's server side, for wisp-mcp's tests and
 //! benchmark. By default a well-behaved server (tools `echo`, `env`, `slow`, `exit`,
-//! `oversized`, `content`, `fail`, `add_tool`; pages of 3 tools); flags make it hostile:
+//! `oversized`, `content`, `fail`, `add_tool`, `ask_client`; pages of 3 tools); flags make it hostile:
 //! `--banner` (junk and broken JSON on stdout first), `--silent` (never answers),
 //! `--flood N` (N `list_changed` after initialize), `--tools N` (declares N tools),
 //! `--big-schema` (a 1 MB input schema), `--external-ref`, `--stderr-mb N` (N MB to stderr
@@ -82,6 +82,11 @@ fn standard_tools() -> Vec<Tool> {
             "add_tool",
             "Adds a tool and sends list_changed",
             text_schema(),
+        ),
+        tool(
+            "ask_client",
+            "Asks the client for its roots",
+            json!({"type": "object"}),
         ),
     ]
 }
@@ -176,6 +181,18 @@ impl ServerHandler for TestServer {
                 }
                 let _ = context.peer.notify_tool_list_changed().await;
                 text("added")
+            }
+            "ask_client" => {
+                #[allow(deprecated)]
+                let roots = context.peer.list_roots().await;
+                let code = |e: &rmcp::ServiceError| match e {
+                    rmcp::ServiceError::McpError(e) => e.code.0.to_string(),
+                    other => other.to_string(),
+                };
+                text(format!(
+                    "roots: {}",
+                    roots.err().as_ref().map(code).unwrap_or("answered".into())
+                ))
             }
             other => {
                 return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
