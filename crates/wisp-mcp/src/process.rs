@@ -208,8 +208,19 @@ impl ServerProcess {
             }
             let _ = kill_process_group(pgid, Signal::KILL);
         }
+        self.pgid = None;
         let _ = self.child.start_kill();
         let _ = self.child.wait().await;
+    }
+}
+
+impl Drop for ServerProcess {
+    // A connection dropped without `stop` (a Host bug, a panic elsewhere) still takes its
+    // whole group with it, not only the direct child that `kill_on_drop` reaches.
+    fn drop(&mut self) {
+        if let Some(pgid) = self.pgid.take() {
+            let _ = kill_process_group(pgid, Signal::KILL);
+        }
     }
 }
 

@@ -219,3 +219,21 @@ async fn mcp_04_a_missing_program_says_to_use_an_absolute_path() {
     s.cwd = Some("relative/dir".into());
     assert!(connect_err(&s).await.contains("not an absolute path"));
 }
+
+#[tokio::test]
+async fn mcp_14_a_connection_dropped_without_stop_still_takes_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("grandchild.pid");
+    let c = connect(&spec(&["--grandchild", pidfile.to_str().unwrap()])).await;
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(alive(pid));
+    drop(c);
+    assert!(
+        eventually(|| !alive(pid)).await,
+        "grandchild {pid} outlived the dropped connection"
+    );
+}
