@@ -1,0 +1,325 @@
+//! A stdio MCP server of our own, built with rmcp's server side, for wisp-mcp's tests and
+//! benchmark. By default a well-behaved server (tools `echo`, `env`, `slow`, `exit`,
+//! `oversized`, `content`, `fail`, `add_tool`, `ask_client`; pages of 3 tools); flags make it hostile:
+//! `--banner` (junk and broken JSON on stdout first), `--silent` (never answers),
+//! `--flood N` (N `list_changed` after initialize), `--tools N` (declares N tools),
+//! `--big-schema` (a 1 MB input schema), `--external-ref`, `--stderr-mb N` (N MB to stderr
+//! before serving), `--grandchild PIDFILE` (starts `sleep 300` and writes its pid there).
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Map, Value, json};
+
+const PAGE: usize = 3;
+
+#[derive(Clone)]
+struct TestServer {
+    tools: Arc<Mutex<Vec<Tool>>>,
+    flood: usize,
+}
+
+fn schema(v: Value) -> Arc<Map<String, Value>> {
+    match v {
+        Value::Object(m) => Arc::new(m),
+        _ => Arc::new(Map::new()),
+    }
+}
+
+fn tool(name: &str, description: &str, input: Value) -> Tool {
+    Tool::new(name.to_owned(), description.to_owned(), schema(input))
+}
+
+fn text_schema() -> Value {
+    json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+}
+
+fn standard_tools() -> Vec<Tool> {
+    vec![
+        tool("echo", "Echoes the text back", text_schema()),
+        tool(
+            "env",
+            "Returns an environment variable of this process (or all names with name \"*\")",
+            json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+        ),
+        tool(
+            "slow",
+            "Answers after ms milliseconds",
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+                   "properties": {"ms": {"type": "integer", "minimum": 0}}, "required": ["ms"]}),
+        ),
+        tool(
+            "exit",
+            "Exits the process in the middle of the call",
+            json!({"type": "object"}),
+        ),
+        tool(
+            "oversized",
+            "Writes a 2 MB line to stdout",
+            json!({"type": "object"}),
+        ),
+        tool(
+            "content",
+            "Returns every kind of content",
+            json!({"type": "object"}),
+        ),
+        tool(
+            "fail",
+            "Fails: isError with the text, or a protocol error",
+            json!({
+                "type": "object",
+                "properties": {"text": {"type": "string"}, "protocol": {"type": "boolean"}},
+                "required": ["text"]
+            }),
+        ),
+        tool(
+            "add_tool",
+            "Adds a tool and sends list_changed",
+            text_schema(),
+        ),
+        tool(
+            "ask_client",
+            "Asks the client for its roots",
+            json!({"type": "object"}),
+        ),
+    ]
+}
+
+fn text(s: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(s.into())])
+}
+
+impl ServerHandler for TestServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let start: usize = request
+            .and_then(|r| r.cursor)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        let all = self.tools.lock().map(|t| t.clone()).unwrap_or_default();
+        let end = (start + PAGE.max(all.len() / 20)).min(all.len());
+        let mut result = ListToolsResult::with_all_items(
+            all.get(start..end)
+                .map(<[Tool]>::to_vec)
+                .unwrap_or_default(),
+        );
+        result.next_cursor = (end < all.len()).then(|| end.to_string());
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let arg = |k: &str| {
+            args.get(k)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let result = match request.name.as_ref() {
+            "echo" => text(format!("Echo: {}", arg("text"))),
+            "env" => {
+                let name = arg("name");
+                if name == "*" {
+                    let names: Vec<String> = std::env::vars_os()
+                        .map(|(k, _)| k.to_string_lossy().into_owned())
+                        .collect();
+                    text(names.join(","))
+                } else {
+                    text(std::env::var(&name).unwrap_or_default())
+                }
+            }
+            "slow" => {
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                text("done")
+            }
+            "exit" => std::process::exit(3),
+            "oversized" => {
+                let line = format!("\"{}\"\n", "x".repeat(2 * 1024 * 1024));
+                write_all_retrying(line.as_bytes()).await;
+                text("never seen")
+            }
+            "content" => {
+                let mut r = CallToolResult::success(vec![
+                    ContentBlock::text("plain"),
+                    ContentBlock::image("AAAA", "image/png"),
+                ]);
+                r.structured_content = Some(json!({"n": 1}));
+                r
+            }
+            "fail" => {
+                if args.get("protocol").and_then(Value::as_bool) == Some(true) {
+                    return Err(ErrorData::new(ErrorCode(-32000), arg("text"), None));
+                }
+                CallToolResult::error(vec![ContentBlock::text(arg("text"))])
+            }
+            "add_tool" => {
+                if let Ok(mut tools) = self.tools.lock() {
+                    tools.push(tool(&arg("text"), "added at run time", text_schema()));
+                }
+                let _ = context.peer.notify_tool_list_changed().await;
+                text("added")
+            }
+            "ask_client" => {
+                #[allow(deprecated)]
+                let roots = context.peer.list_roots().await;
+                let code = |e: &rmcp::ServiceError| match e {
+                    rmcp::ServiceError::McpError(e) => e.code.0.to_string(),
+                    other => other.to_string(),
+                };
+                text(format!(
+                    "roots: {}",
+                    roots.err().as_ref().map(code).unwrap_or("answered".into())
+                ))
+            }
+            other => {
+                return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
+            }
+        };
+        Ok(result.into())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        for _ in 0..self.flood {
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
+    }
+
+    async fn on_cancelled(
+        &self,
+        notification: rmcp::model::CancelledNotificationParam,
+        _context: NotificationContext<RoleServer>,
+    ) {
+        let _ = writeln!(std::io::stderr(), "cancelled {:?}", notification.request_id);
+    }
+}
+
+/// Writes straight to stdout, which may be in non-blocking mode (see `pipe_out`).
+async fn write_all_retrying(mut data: &[u8]) {
+    use std::os::fd::AsFd;
+    let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
+        return;
+    };
+    let mut raw = std::fs::File::from(fd);
+    while !data.is_empty() {
+        let written = raw.write(data);
+        match written {
+            Ok(n) => data = &data[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+            Err(_) => return,
+        }
+    }
+}
+
+fn pipe_in() -> std::io::Result<tokio::net::unix::pipe::Receiver> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned()?;
+    tokio::net::unix::pipe::Receiver::from_file(std::fs::File::from(fd))
+}
+
+fn pipe_out() -> std::io::Result<tokio::net::unix::pipe::Sender> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
+    tokio::net::unix::pipe::Sender::from_file(std::fs::File::from(fd))
+}
+
+fn flag_value(args: &[String], flag: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> std::io::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let has = |f: &str| args.iter().any(|a| a == f);
+    if let Some(mb) = flag_value(&args, "--stderr-mb").and_then(|n| n.parse::<usize>().ok()) {
+        let line = format!("{}\n", "e".repeat(1023));
+        let mut err = std::io::stderr().lock();
+        for _ in 0..mb * 1024 {
+            err.write_all(line.as_bytes())?;
+        }
+    }
+    if let Ok(canary) = std::env::var("WISP_CANARY") {
+        let _ = writeln!(std::io::stderr(), "starting with token {canary}");
+    }
+    if let Some(pidfile) = flag_value(&args, "--grandchild") {
+        let child = std::process::Command::new("sleep").arg("300").spawn()?;
+        std::fs::write(pidfile, child.id().to_string())?;
+    }
+    if has("--silent") {
+        let mut sink = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await?;
+        return Ok(());
+    }
+    if has("--banner") {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "Test server v1 starting...")?;
+        writeln!(out, "{{\"broken\": json")?;
+        writeln!(out)?;
+    }
+    let mut tools = standard_tools();
+    if let Some(n) = flag_value(&args, "--tools").and_then(|n| n.parse::<usize>().ok()) {
+        tools = (0..n)
+            .map(|i| tool(&format!("tool_{i}"), "one of many", text_schema()))
+            .collect();
+    }
+    if has("--big-schema") {
+        tools.push(tool(
+            "big",
+            "a schema of 1 MB",
+            json!({"type": "object", "description": "d".repeat(1_000_000)}),
+        ));
+    }
+    if has("--external-ref") {
+        tools.push(tool(
+            "remote_ref",
+            "a schema that needs a network fetch",
+            json!({"type": "object", "properties": {"x": {"$ref": "https://example.com/schema.json"}}}),
+        ));
+    }
+    let flood = flag_value(&args, "--flood")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    let server = TestServer {
+        tools: Arc::new(Mutex::new(tools)),
+        flood,
+    };
+    // Pipes are read and written through epoll, not tokio's blocking-thread stdin, so the
+    // server adds as little as it can to what the benchmark measures of the client.
+    let running = match (pipe_in(), pipe_out()) {
+        (Ok(input), Ok(output)) => server.serve((input, output)).await,
+        _ => {
+            server
+                .serve((tokio::io::stdin(), tokio::io::stdout()))
+                .await
+        }
+    }
+    .map_err(std::io::Error::other)?;
+    let _ = running.waiting().await;
+    Ok(())
+}

@@ -1,0 +1,533 @@
+//! One activated server: spawn, handshake through rmcp over our own filtered pipes, paginated
+//! discovery, `tools/list_changed` (debounced, one refresh at a time, compared before applied,
+//! backing off while a server floods), calls with a timeout and a cancel, and stop.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
+    Implementation, PaginatedRequestParams, ServerResult,
+};
+use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Map, Value};
+use tokio::sync::Notify;
+
+use crate::McpError;
+use crate::content::{ToolOutput, map_result};
+use crate::limits::{DEFAULT_TIMEOUT, LIST_CHANGED_DEBOUNCE, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER};
+use crate::lines::{JsonLines, StdoutStats};
+use crate::names::model_name;
+use crate::process::{ServerProcess, child_env, resolve_command, spawn};
+use crate::redact::Redactor;
+use crate::schema::InputSchema;
+
+/// The longest pause between refreshes while a server keeps sending `list_changed`.
+const LIST_CHANGED_MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// What the Host knows about a server when it activates it.
+#[derive(Clone)]
+pub struct ServerSpec {
+    /// The server's UUID (the stable part of its tools' model names).
+    pub id: String,
+    /// The command: an absolute path, or a name looked up on the Host's PATH.
+    pub command: String,
+    /// The argument array, passed one by one.
+    pub args: Vec<String>,
+    /// An absolute working directory, or the Host's.
+    pub cwd: Option<PathBuf>,
+    /// The server's own variables with their values (from the secret store). The values are
+    /// also what the connection redacts.
+    pub env: Vec<(String, String)>,
+    /// Discovery and call timeout.
+    pub timeout: Duration,
+}
+
+impl std::fmt::Debug for ServerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("ServerSpec")
+            .field("id", &self.id)
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field("cwd", &self.cwd)
+            .field("env", &names)
+            .finish()
+    }
+}
+
+impl ServerSpec {
+    /// A spec with no variables, the Host's working directory and the default timeout.
+    pub fn new(id: impl Into<String>, command: impl Into<String>, args: Vec<String>) -> Self {
+        ServerSpec {
+            id: id.into(),
+            command: command.into(),
+            args,
+            cwd: None,
+            env: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// One discovered tool.
+#[derive(Debug, Clone)]
+pub struct McpTool {
+    /// The stable name the model sees (MCP-25).
+    pub model_name: String,
+    /// The server's own name, for display and for the call.
+    pub original_name: String,
+    /// The server's description (untrusted, MCP-26).
+    pub description: String,
+    /// The server says the tool does not modify anything; a hint, never a reason to skip an
+    /// approval (MCP-10).
+    pub read_only_hint: bool,
+    /// The compiled input schema.
+    pub schema: InputSchema,
+}
+
+/// A tool list with the version it has on its connection (MCP-11: an approval binds it).
+#[derive(Debug, Clone)]
+pub struct ToolList {
+    /// Increments on each real change of the list; starts at 1 after discovery.
+    pub version: u64,
+    /// The tools, in the server's order.
+    pub tools: Arc<Vec<McpTool>>,
+}
+
+#[derive(Clone)]
+struct Handler {
+    list_changed: Arc<Notify>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        // No roots, no sampling, no elicitation: Wisp implements none of them (MCP-33).
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("wisp", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.list_changed.notify_one();
+    }
+
+    // Requests for what Wisp does not implement get -32601, not an empty answer (an empty
+    // roots list or a declined elicitation would pretend the feature exists).
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Err(rmcp::ErrorData::method_not_found::<
+            rmcp::model::ListRootsRequestMethod,
+        >())
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        Err(rmcp::ErrorData::method_not_found::<
+            rmcp::model::ElicitationCreateRequestMethod,
+        >())
+    }
+}
+
+struct Inner {
+    spec_id: String,
+    timeout: Duration,
+    redactor: Redactor,
+    peer: Peer<RoleClient>,
+    service: tokio::sync::Mutex<Option<RunningService<RoleClient, Handler>>>,
+    process: tokio::sync::Mutex<Option<ServerProcess>>,
+    stderr: Arc<Mutex<crate::process::StderrBuffer>>,
+    stdout: Arc<StdoutStats>,
+    tools: Mutex<ToolList>,
+    refresh: tokio::sync::Mutex<()>,
+    refreshes: AtomicU64,
+    closed: AtomicBool,
+    closing: Notify,
+    list_changed: Arc<Notify>,
+    budget: Option<Arc<crate::manager::Budget>>,
+}
+
+/// An activated server. Cheap to clone; [`Connection::stop`] ends it for every clone.
+#[derive(Clone)]
+pub struct Connection {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection")
+            .field("server", &self.inner.spec_id)
+            .finish()
+    }
+}
+
+impl Connection {
+    /// Spawns the server, initializes, sends `initialized` and discovers the tools, all within
+    /// the spec's timeout (counted from the spawn). On any failure the process is stopped.
+    pub async fn connect(spec: &ServerSpec) -> Result<Connection, McpError> {
+        Self::connect_in(spec, None).await
+    }
+
+    pub(crate) async fn connect_in(
+        spec: &ServerSpec,
+        budget: Option<Arc<crate::manager::Budget>>,
+    ) -> Result<Connection, McpError> {
+        let program = resolve_command(&spec.command, std::env::var_os("PATH").as_deref())?;
+        if let Some(cwd) = &spec.cwd
+            && (!cwd.is_absolute() || !cwd.is_dir())
+        {
+            return Err(McpError::Config(format!(
+                "the working directory {} is not an absolute path to a directory",
+                cwd.display()
+            )));
+        }
+        let redactor = Redactor::new(spec.env.iter().map(|(_, v)| v.clone()));
+        let env = child_env(std::env::vars_os(), &spec.env);
+        let spawned = spawn(
+            &program,
+            &spec.args,
+            spec.cwd.as_deref(),
+            env,
+            redactor.clone(),
+        )?;
+        let stats = Arc::new(StdoutStats::default());
+        let stderr = spawned.process.stderr.clone();
+        let mut process = spawned.process;
+        let list_changed = Arc::new(Notify::new());
+        let handler = Handler {
+            list_changed: list_changed.clone(),
+        };
+        let transport = (JsonLines::new(spawned.stdout, stats.clone()), spawned.stdin);
+        let started = tokio::time::timeout(spec.timeout, async {
+            let service = handler
+                .serve(transport)
+                .await
+                .map_err(|e| format!("the handshake failed: {e}"))?;
+            let tools = discover(service.peer(), &spec.id).await?;
+            Ok::<_, String>((service, tools))
+        })
+        .await;
+        let failure = match started {
+            Ok(Ok((service, tools))) => {
+                let inner = Arc::new(Inner {
+                    spec_id: spec.id.clone(),
+                    timeout: spec.timeout,
+                    redactor,
+                    peer: service.peer().clone(),
+                    service: tokio::sync::Mutex::new(Some(service)),
+                    process: tokio::sync::Mutex::new(Some(process)),
+                    stderr,
+                    stdout: stats,
+                    tools: Mutex::new(ToolList {
+                        version: 1,
+                        tools: Arc::new(tools),
+                    }),
+                    refresh: tokio::sync::Mutex::new(()),
+                    refreshes: AtomicU64::new(0),
+                    closed: AtomicBool::new(false),
+                    closing: Notify::new(),
+                    list_changed: list_changed.clone(),
+                    budget,
+                });
+                tokio::spawn(follow_list_changed(Arc::downgrade(&inner), list_changed));
+                return Ok(Connection { inner });
+            }
+            Ok(Err(reason)) => reason,
+            Err(_) => format!(
+                "the server did not finish starting within {} s",
+                spec.timeout.as_secs_f32()
+            ),
+        };
+        let oversized = stats.oversized.load(Ordering::Relaxed);
+        process.stop().await;
+        Err(McpError::Connect(redactor.text(&if oversized {
+            oversized_message()
+        } else {
+            failure
+        })))
+    }
+
+    /// The current tool list and its version.
+    pub fn tools(&self) -> ToolList {
+        self.inner
+            .tools
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_else(|e| e.into_inner().clone())
+    }
+
+    /// True until the connection was stopped or the server went away.
+    pub fn is_open(&self) -> bool {
+        !self.inner.closed.load(Ordering::Relaxed) && !self.inner.peer.is_transport_closed()
+    }
+
+    /// The server's stderr (redacted, capped): for the person's diagnosis, never the model.
+    pub fn stderr(&self) -> String {
+        self.inner
+            .stderr
+            .lock()
+            .map(|b| b.text())
+            .unwrap_or_default()
+    }
+
+    /// How many bytes the server wrote to stderr in all.
+    pub fn stderr_bytes(&self) -> u64 {
+        self.inner
+            .stderr
+            .lock()
+            .map(|b| b.total_bytes())
+            .unwrap_or(0)
+    }
+
+    /// How many non-JSON stdout lines were skipped.
+    pub fn skipped_lines(&self) -> u64 {
+        self.inner.stdout.skipped_lines.load(Ordering::Relaxed)
+    }
+
+    /// How many times the tool list was fetched again after discovery.
+    pub fn refresh_count(&self) -> u64 {
+        self.inner.refreshes.load(Ordering::Relaxed)
+    }
+
+    /// Fetches the list again (a manual refresh, or after `list_changed`); the version moves
+    /// only when the list really changed. A server whose new list breaks a limit or has a bad
+    /// schema is stopped (its old tools are withdrawn).
+    pub async fn refresh(&self) -> Result<ToolList, McpError> {
+        refresh(&self.inner).await
+    }
+
+    /// Validates arguments for a tool (by model name or original name) before the Host shows
+    /// an approval (MCP-27).
+    pub fn validate(&self, tool: &str, arguments: &Map<String, Value>) -> Result<(), McpError> {
+        let tool = self.find(tool)?;
+        tool.schema
+            .validate(arguments)
+            .map_err(McpError::InvalidArguments)
+    }
+
+    fn find(&self, tool: &str) -> Result<McpTool, McpError> {
+        self.tools()
+            .tools
+            .iter()
+            .find(|t| t.model_name == tool || t.original_name == tool)
+            .cloned()
+            .ok_or_else(|| McpError::UnknownTool(tool.to_owned()))
+    }
+
+    /// Calls a tool. `cancel` resolving first cancels the call. A timeout or a cancel sends
+    /// `notifications/cancelled` and closes the connection (MCP-12); nothing is retried
+    /// (MCP-13). `isError` comes back as `Ok` with `is_error` set, for the model to see.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        cancel: impl std::future::Future<Output = ()>,
+    ) -> Result<ToolOutput, McpError> {
+        if !self.is_open() {
+            return Err(self.closed_error());
+        }
+        let tool = self.find(tool)?;
+        tool.schema
+            .validate(&arguments)
+            .map_err(McpError::InvalidArguments)?;
+        let mut params = CallToolRequestParams::new(tool.original_name.clone());
+        params.arguments = Some(arguments);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let mut handle = self
+            .inner
+            .peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|_| self.closed_error())?;
+        tokio::pin!(cancel);
+        let outcome = tokio::select! {
+            response = &mut handle.rx => Some(response),
+            () = &mut cancel => None,
+            () = tokio::time::sleep(self.inner.timeout) => {
+                let _ = handle.cancel(Some("timeout".into())).await;
+                self.stop().await;
+                return Err(McpError::Timeout(self.inner.timeout));
+            }
+            () = self.inner.closing.notified() => Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
+        };
+        let Some(response) = outcome else {
+            let _ = handle.cancel(Some("cancelled by the person".into())).await;
+            self.stop().await;
+            return Err(McpError::Cancelled);
+        };
+        match response {
+            Ok(Ok(ServerResult::CallToolResult(result))) => {
+                Ok(map_result(&result, &self.inner.redactor))
+            }
+            Ok(Ok(_)) => Err(McpError::Protocol(
+                "the server answered with something other than a tool result".into(),
+            )),
+            Ok(Err(rmcp::ServiceError::McpError(e))) => Err(McpError::Protocol(
+                self.inner
+                    .redactor
+                    .text(&format!("{} (code {})", e.message, e.code.0)),
+            )),
+            Ok(Err(_)) | Err(_) => Err(self.closed_error()),
+        }
+    }
+
+    fn closed_error(&self) -> McpError {
+        if self.inner.stdout.oversized.load(Ordering::Relaxed) {
+            McpError::Closed(oversized_message())
+        } else if self.inner.closed.load(Ordering::Relaxed) {
+            McpError::Closed("the connection was stopped".into())
+        } else {
+            McpError::Closed("the server closed the connection (it may have exited)".into())
+        }
+    }
+
+    /// Stops the connection: close stdin, wait, SIGTERM then SIGKILL to the process group.
+    /// Idempotent; every clone sees it closed.
+    pub async fn stop(&self) {
+        stop(&self.inner).await;
+    }
+}
+
+fn oversized_message() -> String {
+    format!(
+        "the server sent a message line longer than {} bytes",
+        crate::limits::MAX_LINE_BYTES
+    )
+}
+
+async fn stop(inner: &Inner) {
+    inner.closed.store(true, Ordering::Relaxed);
+    inner.closing.notify_waiters();
+    inner.list_changed.notify_one();
+    if let Some(budget) = &inner.budget {
+        budget.release(&inner.spec_id);
+    }
+    if let Some(service) = inner.service.lock().await.take() {
+        // Cancelling the service closes the transport, which drops the child's stdin.
+        let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
+    }
+    if let Some(mut process) = inner.process.lock().await.take() {
+        process.stop().await;
+    }
+}
+
+async fn discover(peer: &Peer<RoleClient>, server_id: &str) -> Result<Vec<McpTool>, String> {
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_LIST_PAGES {
+        let params = cursor
+            .take()
+            .map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        let page = peer
+            .list_tools(params)
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        for tool in page.tools {
+            if tools.len() >= MAX_TOOLS_PER_SERVER {
+                return Err(format!(
+                    "the server offers more than {MAX_TOOLS_PER_SERVER} tools; the limit per server is {MAX_TOOLS_PER_SERVER}"
+                ));
+            }
+            let original = tool.name.to_string();
+            if tools.iter().any(|t: &McpTool| t.original_name == original) {
+                return Err(format!("the server lists the tool {original:?} twice"));
+            }
+            let schema = InputSchema::compile(&tool.input_schema)
+                .map_err(|reason| format!("the tool {original:?} is unusable: {reason}"))?;
+            tools.push(McpTool {
+                model_name: model_name(server_id, &original),
+                description: tool.description.as_deref().unwrap_or_default().to_owned(),
+                read_only_hint: tool
+                    .annotations
+                    .as_ref()
+                    .and_then(|a| a.read_only_hint)
+                    .unwrap_or(false),
+                original_name: original,
+                schema,
+            });
+        }
+        match page.next_cursor {
+            Some(next) if !next.is_empty() => cursor = Some(next),
+            _ => return Ok(tools),
+        }
+    }
+    Err(format!(
+        "the server's tool list did not end after {MAX_LIST_PAGES} pages"
+    ))
+}
+
+fn same_tools(a: &[McpTool], b: &[McpTool]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.original_name == y.original_name
+                && x.description == y.description
+                && x.read_only_hint == y.read_only_hint
+                && x.schema.json() == y.schema.json()
+        })
+}
+
+async fn refresh(inner: &Inner) -> Result<ToolList, McpError> {
+    let _one_at_a_time = inner.refresh.lock().await;
+    if inner.closed.load(Ordering::Relaxed) {
+        return Err(McpError::Closed("the connection was stopped".into()));
+    }
+    inner.refreshes.fetch_add(1, Ordering::Relaxed);
+    let found = tokio::time::timeout(inner.timeout, discover(&inner.peer, &inner.spec_id)).await;
+    let tools = match found {
+        Ok(Ok(tools)) => tools,
+        Ok(Err(reason)) => {
+            stop(inner).await;
+            return Err(McpError::Connect(inner.redactor.text(&reason)));
+        }
+        Err(_) => {
+            stop(inner).await;
+            return Err(McpError::Timeout(inner.timeout));
+        }
+    };
+    if let Some(budget) = &inner.budget
+        && let Err(e) = budget.claim(&inner.spec_id, tools.len())
+    {
+        stop(inner).await;
+        return Err(e);
+    }
+    let mut current = inner.tools.lock().unwrap_or_else(|e| e.into_inner());
+    if !same_tools(&current.tools, &tools) {
+        current.version += 1;
+        current.tools = Arc::new(tools);
+    }
+    Ok(current.clone())
+}
+
+async fn follow_list_changed(inner: std::sync::Weak<Inner>, list_changed: Arc<Notify>) {
+    let mut wait = LIST_CHANGED_DEBOUNCE;
+    loop {
+        list_changed.notified().await;
+        tokio::time::sleep(wait).await;
+        let Some(inner) = inner.upgrade() else { return };
+        if inner.closed.load(Ordering::Relaxed) {
+            return;
+        }
+        let before = inner.tools.lock().map(|t| t.version).unwrap_or(0);
+        match refresh(&inner).await {
+            // A notification that changed nothing: the server may be flooding; wait longer.
+            Ok(list) if list.version == before => {
+                wait = (wait * 2).min(LIST_CHANGED_MAX_BACKOFF);
+            }
+            Ok(_) => wait = LIST_CHANGED_DEBOUNCE,
+            Err(e) => {
+                tracing::warn!(server = %inner.spec_id, error = %e, "refresh after list_changed failed");
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! Against a third-party server nobody here wrote: `@modelcontextprotocol/server-everything`
+//! (tools/node, pinned in package-lock.json; scripts/test runs `npm ci --prefix tools/node`).
+
+use serde_json::json;
+
+use crate::support::*;
+
+fn everything_spec() -> wisp_mcp::ServerSpec {
+    let script = repo_root()
+        .join("tools/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(
+        script.exists(),
+        "run `npm ci --prefix tools/node` first: {}",
+        script.display()
+    );
+    let mut s = wisp_mcp::ServerSpec::new(
+        wisp_mcp::config::new_id(),
+        "node",
+        vec![script.to_string_lossy().into_owned(), "stdio".into()],
+    );
+    s.env.push(("WISP_CANARY".into(), CANARY.into()));
+    s
+}
+
+#[tokio::test]
+async fn initializes_lists_and_calls_echo_of_server_everything() {
+    let c = connect(&everything_spec()).await;
+    let list = c.tools();
+    let echo = list
+        .tools
+        .iter()
+        .find(|t| t.original_name == "echo")
+        .expect("an echo tool");
+    assert!(echo.read_only_hint);
+    assert!(
+        list.tools.len() > 5,
+        "{:?}",
+        list.tools
+            .iter()
+            .map(|t| &t.original_name)
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        c.validate(&echo.model_name, &args(json!({"message": 1})))
+            .is_err()
+    );
+    let out = call(
+        &c,
+        &echo.model_name.clone(),
+        json!({"message": "hello from wisp"}),
+    )
+    .await
+    .unwrap();
+    assert!(!out.is_error);
+    assert!(out.text.contains("hello from wisp"), "{}", out.text);
+    // Its get-env tool dumps the whole environment: only the allow-list and our own variable,
+    // and our variable's value redacted.
+    if let Some(get_env) = list.tools.iter().find(|t| t.original_name == "get-env") {
+        let out = call(&c, &get_env.model_name.clone(), json!({}))
+            .await
+            .unwrap();
+        assert!(!out.text.contains(CANARY), "{}", out.text);
+        assert!(
+            out.text.contains("\"WISP_CANARY\": \"[redacted]\""),
+            "{}",
+            out.text
+        );
+        let env: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(&out.text).unwrap();
+        for name in env.keys() {
+            assert!(
+                wisp_mcp::INHERITED_ENV.contains(&name.as_str())
+                    || name.starts_with("LC_")
+                    || name == "WISP_CANARY",
+                "server-everything inherited {name}"
+            );
+        }
+    }
+    c.stop().await;
+    assert!(!c.is_open());
+}

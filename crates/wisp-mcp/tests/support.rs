@@ -1,0 +1,72 @@
+//! Test helpers: specs for the test server and the third-party server, and small checks.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use wisp_mcp::{Connection, ServerSpec};
+
+pub const TEST_SERVER: &str = env!("CARGO_BIN_EXE_wisp-mcp-test-server");
+pub const CANARY: &str = "sk-canary-7f3e9b21d4";
+
+pub fn spec(args: &[&str]) -> ServerSpec {
+    ServerSpec::new(
+        wisp_mcp::config::new_id(),
+        TEST_SERVER,
+        args.iter().map(|s| (*s).to_owned()).collect(),
+    )
+}
+
+pub fn with_canary(mut spec: ServerSpec) -> ServerSpec {
+    spec.env.push(("WISP_CANARY".into(), CANARY.into()));
+    spec
+}
+
+pub fn args(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        other => panic!("not an object: {other}"),
+    }
+}
+
+pub async fn connect(spec: &ServerSpec) -> Connection {
+    match Connection::connect(spec).await {
+        Ok(c) => c,
+        Err(e) => panic!("connect failed: {e}"),
+    }
+}
+
+pub async fn call(
+    c: &Connection,
+    tool: &str,
+    a: Value,
+) -> Result<wisp_mcp::ToolOutput, wisp_mcp::McpError> {
+    c.call(tool, args(a), std::future::pending()).await
+}
+
+/// Waits (generously) until `cond` holds; false when it never did.
+pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
+    for _ in 0..200 {
+        if cond() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    cond()
+}
+
+/// True while `pid` names a live process (a zombie counts as gone).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// The repository's root (for tools/node).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
