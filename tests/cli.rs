@@ -375,7 +375,10 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
     let r = store.run(&run).unwrap().unwrap();
     assert_eq!(r.status, wisp_protocol::RunStatus::Interrupted);
     // Stopped by the shutdown, not found unfinished at the next start.
-    assert_eq!(r.error.unwrap().kind, "interrupted");
+    assert_eq!(
+        r.error.unwrap().kind,
+        wisp_protocol::RunErrorKind::Interrupted
+    );
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&data), 0o700);

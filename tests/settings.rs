@@ -570,3 +570,93 @@ async fn an_entered_key_reaches_the_endpoint_and_nowhere_else() {
     let store = wisp_store::Store::open(&data.join("wisp.db")).unwrap();
     assert!(store.setting("model").unwrap().is_some());
 }
+
+/// A failed run says its kind with what its sentence names, so the UI can word it in the
+/// person's language (issue 11): the address and the variable it came from for a dead base
+/// URL, the key's source for a refused key.
+#[tokio::test]
+async fn a_failed_run_names_its_kind_and_parameters() {
+    let (dead, dead_port) = dead_base();
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let sim_port = sim.base_url().rsplit(':').next().unwrap().to_owned();
+    let cases = [
+        (
+            EnvModel {
+                base_url: Some(dead.clone()),
+                model: None,
+                api_key: Some("sk-any".into()),
+            },
+            "connect",
+            json!({"host": "127.0.0.1", "port": dead_port.to_string(), "source": "DEEPSEEK_BASE_URL"}),
+        ),
+        (
+            EnvModel {
+                base_url: Some(sim.base_url()),
+                model: None,
+                api_key: Some("sk-wrong-key".into()),
+            },
+            "unauthorized",
+            json!({"host": "127.0.0.1", "port": sim_port, "source": "DEEPSEEK_API_KEY", "status": "401"}),
+        ),
+    ];
+    for (env, kind, params) in cases {
+        let w = configured(env).await;
+        let s = w.session().await;
+        let run = w.finished(&w.run(&s, "hello").await).await;
+        assert_eq!(run["status"], "failed", "{run}");
+        assert_eq!(run["error"]["kind"], kind, "{run}");
+        assert_eq!(run["error"]["params"], params, "{run}");
+        // The stored run says the same as the event stream did.
+        let again = w
+            .ok(
+                "GET",
+                &format!("/api/runs/{}", run["id"].as_str().unwrap()),
+                None,
+            )
+            .await;
+        assert_eq!(again["error"], run["error"]);
+    }
+}
+
+/// The UI has a wording for every run error kind (ui.test.tsx checks it against this list):
+/// the list it words must be exactly the enum the Host documents, so a kind added on either
+/// side fails a test until the other follows.
+#[tokio::test]
+async fn the_ui_knows_every_run_error_kind_the_host_documents() {
+    let w = Wisp::start().await;
+    let api = w.ok("GET", "/api/openapi.json", None).await;
+    let schema = &api["components"]["schemas"]["RunErrorKind"];
+    // schemars writes a plain `enum`, or `oneOf` with one `const` per documented variant.
+    let documented: Vec<&str> = match schema["oneOf"].as_array() {
+        Some(variants) => variants
+            .iter()
+            .filter_map(|v| v["const"].as_str())
+            .collect(),
+        None => schema["enum"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect(),
+    };
+    assert!(documented.len() > 20, "{schema}");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/ui/src/features/settings/runErrorKinds.ts"
+    );
+    let source = std::fs::read_to_string(path).unwrap();
+    let list = source
+        .split_once("RUN_ERROR_KINDS = [")
+        .and_then(|(_, rest)| rest.split_once("] as const"))
+        .map(|(list, _)| list)
+        .unwrap();
+    let ui: Vec<&str> = list
+        .split(',')
+        .map(|k| k.trim().trim_matches('"'))
+        .filter(|k| !k.is_empty())
+        .collect();
+    assert_eq!(
+        ui, documented,
+        "{path} differs from the Host's RunErrorKind"
+    );
+}

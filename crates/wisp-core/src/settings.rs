@@ -223,6 +223,70 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
     }
 }
 
+/// A failed model request of a run, as a stable kind with what its sentence names, so a UI
+/// can word it in the person's language (issue 11).
+pub(crate) fn run_error_of(e: &ModelError, active: &ActiveModel) -> p::RunError {
+    use p::RunErrorKind as K;
+    let kind = match e.kind() {
+        ErrorKind::MissingKey => K::MissingKey,
+        ErrorKind::InvalidConfig => K::InvalidConfig,
+        ErrorKind::BadRequest => K::BadRequest,
+        ErrorKind::Unauthorized => K::Unauthorized,
+        ErrorKind::InsufficientBalance => K::InsufficientBalance,
+        ErrorKind::InvalidParameters => K::InvalidParameters,
+        ErrorKind::RateLimited => K::RateLimited,
+        ErrorKind::ServerError => K::ServerError,
+        ErrorKind::ServerOverloaded => K::ServerOverloaded,
+        ErrorKind::UnexpectedStatus => K::UnexpectedStatus,
+        ErrorKind::ModelNotOffered => K::ModelNotOffered,
+        ErrorKind::Connect => K::Connect,
+        ErrorKind::Tls => K::Tls,
+        ErrorKind::ConnectionLost => K::ConnectionLost,
+        ErrorKind::StreamCut => K::StreamCut,
+        ErrorKind::IdleTimeout => K::IdleTimeout,
+        ErrorKind::MalformedStream => K::MalformedStream,
+        ErrorKind::EventTooLarge => K::EventTooLarge,
+        ErrorKind::ResponseTooLarge => K::ResponseTooLarge,
+        ErrorKind::ProviderError => K::ProviderError,
+        // A kind added to the adapter later: still a failure of the service.
+        _ => K::UnexpectedStatus,
+    };
+    let mut error = p::RunError::new(kind, e.to_string());
+    let endpoint = || {
+        wisp_model::endpoint_of(&active.base_url)
+            .map(|(h, p)| (h, p.to_string()))
+            .unwrap_or_default()
+    };
+    match kind {
+        K::Connect | K::Tls | K::ConnectionLost | K::IdleTimeout | K::StreamCut => {
+            let (host, port) = endpoint();
+            error = error
+                .with("host", host)
+                .with("port", port)
+                .with("source", active.base_code.as_str());
+        }
+        K::Unauthorized => {
+            let (host, port) = endpoint();
+            error = error
+                .with("host", host)
+                .with("port", port)
+                .with("source", active.key_code.as_str());
+        }
+        K::MissingKey => error = error.with("source", active.key_code.as_str()),
+        K::ModelNotOffered | K::InvalidConfig => {
+            error = error.with("model", active.run_model.name.as_str());
+        }
+        _ => {
+            let (host, port) = endpoint();
+            error = error.with("host", host).with("port", port);
+        }
+    }
+    if let Some(status) = e.status() {
+        error = error.with("status", status.to_string());
+    }
+    error
+}
+
 fn storage_wire(s: Storage) -> p::KeyStorage {
     match s {
         Storage::Keyring => p::KeyStorage::Keyring,

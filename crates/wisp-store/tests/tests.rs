@@ -3,7 +3,9 @@
 // A failing test should stop at the line that failed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use wisp_protocol::{ApprovalState, EventKind, Mode, RunError, RunStatus, ToolCallStatus, Usage};
+use wisp_protocol::{
+    ApprovalState, EventKind, Mode, RunError, RunErrorKind, RunStatus, ToolCallStatus, Usage,
+};
 use wisp_store::Store;
 
 fn store() -> (tempfile::TempDir, Store) {
@@ -26,7 +28,7 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), 5);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
@@ -112,16 +114,16 @@ fn unfinished_runs_become_interrupted_and_pending_approvals_void() {
         .unwrap();
     s.insert_approval("ap", "a", "r2", "c1", "files_write", "{}", "d", 2)
         .unwrap();
-    let why = RunError {
-        kind: "unfinished_at_start".into(),
-        message: "found at start".into(),
-    };
+    let why = RunError::new(RunErrorKind::UnfinishedAtStart, "found at start").with("host", "h");
     let hit = s.interrupt_unfinished(9, &why).unwrap();
     assert_eq!(hit, vec![("a".to_owned(), "r2".to_owned())]);
     let r2 = s.run("r2").unwrap().unwrap();
     assert_eq!(r2.status, RunStatus::Interrupted);
     let kept = r2.error.unwrap();
-    assert_eq!((kept.kind, kept.message), (why.kind, why.message));
+    assert_eq!(
+        (kept.kind, kept.message, kept.params),
+        (why.kind, why.message, why.params)
+    );
     assert_eq!(r2.steps[0].tool_calls[0].status, ToolCallStatus::Cancelled);
     assert_eq!(
         r2.steps[0].tool_calls[0].approval.as_ref().unwrap().state,

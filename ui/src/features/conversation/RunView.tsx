@@ -2,7 +2,7 @@
 // process (collapsed once the run completed), and the final answer as the main content.
 import { useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
-import type { Run, ToolCall } from "../../types";
+import type { Run, RunError, ToolCall } from "../../types";
 import { useT, type Key } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import { Markdown } from "./Markdown";
@@ -13,7 +13,7 @@ export interface LiveState {
   text: string;
   thinking: boolean;
   /** The model request failed and is being tried again (tools are not re-run). */
-  retry?: { attempt: number; message: string };
+  retry?: { attempt: number; error: RunError };
   /** When the open model request (or its latest attempt) started, in ms; absent when none is open. */
   requestSince?: number;
 }
@@ -147,7 +147,7 @@ export function RunView({ run, live, onDecide, onPreview, currentText, actions }
         )}
         {active && live?.retry && (
           <div className="status-line retry" role="status">
-            <strong>{t("retrying", { n: live.retry.attempt })}</strong> <span>{live.retry.message}</span>
+            <strong>{t("retrying", { n: live.retry.attempt })}</strong> <span>{runErrorText(t, live.retry.error)}</span>
           </div>
         )}
         {active && live && (
