@@ -660,3 +660,68 @@ async fn the_ui_knows_every_run_error_kind_the_host_documents() {
         "{path} differs from the Host's RunErrorKind"
     );
 }
+
+/// A loopback https server with a self-signed certificate (untrusted by the Host): it completes
+/// TCP, and the TLS handshake fails on the Host's side. Returns the base URL and port.
+async fn untrusted_https() -> (String, u16, tokio::task::JoinHandle<()>) {
+    use tokio_rustls::rustls;
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert.cert.der().clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let task = tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            // The handshake fails when the client refuses the certificate; nothing to serve.
+            tokio::spawn(async move {
+                let _ = acceptor.accept(socket).await;
+            });
+        }
+    });
+    (format!("https://127.0.0.1:{port}"), port, task)
+}
+
+/// An https endpoint whose certificate the Host does not trust is a TLS failure with host and
+/// port, on "Test connection" and in a run — not "cannot connect" (issue 11).
+#[tokio::test]
+async fn an_untrusted_certificate_is_a_tls_failure_with_host_and_port() {
+    let (base, port, server) = untrusted_https().await;
+    let w = configured(EnvModel {
+        base_url: Some(base),
+        model: None,
+        api_key: Some("sk-any".into()),
+    })
+    .await;
+    let tested = w.ok("POST", "/api/settings/test", None).await;
+    assert_eq!(tested["ok"], false, "{tested}");
+    let problem = &tested["problem"];
+    assert_eq!(problem["kind"], "tls", "{problem}");
+    assert_eq!(
+        problem["params"],
+        json!({"host": "127.0.0.1", "port": port.to_string(), "source": "DEEPSEEK_BASE_URL"})
+    );
+    let message = problem["message"].as_str().unwrap();
+    assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
+    assert!(message.contains("certificate"), "{message}");
+
+    let s = w.session().await;
+    let run = w.finished(&w.run(&s, "hello").await).await;
+    assert_eq!(run["status"], "failed", "{run}");
+    assert_eq!(run["error"]["kind"], "tls", "{run}");
+    assert_eq!(
+        run["error"]["params"],
+        json!({"host": "127.0.0.1", "port": port.to_string(), "source": "DEEPSEEK_BASE_URL"})
+    );
+    let message = run["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
+    server.abort();
+}
