@@ -21,7 +21,7 @@ mod run;
 mod settings;
 pub mod tools;
 
-pub use settings::{EnvModel, ModelSetup, SimEndpoint, default_prices};
+pub use settings::{EnvModel, ModelProbe, ModelSetup, SimEndpoint, default_prices};
 
 use std::collections::HashMap;
 use std::path::Path;

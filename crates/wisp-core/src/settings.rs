@@ -581,25 +581,64 @@ async fn check(active: &ActiveModel) -> p::ConnectionTest {
     }
 }
 
+/// The stored settings and the key (blocking: the OS secret store may be a D-Bus call).
+fn load_state(
+    setup: ModelSetup,
+    store: Option<&wisp_store::Store>,
+) -> Result<SettingsState, CoreError> {
+    let stored = match store.map(|s| s.setting(STORED_NAME)).transpose()?.flatten() {
+        Some(json) => serde_json::from_str::<p::UpdateSettings>(&json)
+            .map_err(|_| tracing::warn!("stored model settings are unreadable; using defaults"))
+            .ok(),
+        None => None,
+    };
+    let key = match setup.secrets.get(MODEL_API_KEY) {
+        Ok(k) => k,
+        Err(e) => {
+            tracing::warn!(error = %e, "the stored API key cannot be read");
+            None
+        }
+    };
+    Ok(SettingsState { setup, stored, key })
+}
+
+/// The model a Host on `store` would use, resolved the same way (the environment, then the
+/// stored settings and the key in the secret store, then defaults), without a Host: for
+/// `wisp models`. `store`: `None` when there is no database yet.
+pub struct ModelProbe {
+    settings: p::Settings,
+    active: ActiveModel,
+}
+
+impl ModelProbe {
+    /// Reads the settings and the key (blocking).
+    pub fn load(setup: ModelSetup, store: Option<&wisp_store::Store>) -> Result<Self, CoreError> {
+        let (settings, active) = resolve(&load_state(setup, store)?);
+        Ok(Self { settings, active })
+    }
+
+    /// The settings in effect and where each came from.
+    pub fn settings(&self) -> &p::Settings {
+        &self.settings
+    }
+
+    /// The provider and model a run would use.
+    pub fn model(&self) -> &p::RunModel {
+        &self.active.run_model
+    }
+
+    /// "Test connection": the models offered, or the problem in the Host's words.
+    pub async fn check(&self) -> p::ConnectionTest {
+        check(&self.active).await
+    }
+}
+
 impl Host {
     /// Puts the model under Settings: reads the stored settings and the key (blocking: the OS
     /// secret store may be a D-Bus call), applies them, and checks the connection in the
     /// background. Until this is called the Host uses the client it was started with.
     pub fn configure_model(&self, setup: ModelSetup) -> Result<(), CoreError> {
-        let stored = match self.inner.store.setting(STORED_NAME)? {
-            Some(json) => serde_json::from_str::<p::UpdateSettings>(&json)
-                .map_err(|_| tracing::warn!("stored model settings are unreadable; using defaults"))
-                .ok(),
-            None => None,
-        };
-        let key = match setup.secrets.get(MODEL_API_KEY) {
-            Ok(k) => k,
-            Err(e) => {
-                tracing::warn!(error = %e, "the stored API key cannot be read");
-                None
-            }
-        };
-        *lock(&self.inner.settings) = Some(SettingsState { setup, stored, key });
+        *lock(&self.inner.settings) = Some(load_state(setup, Some(&self.inner.store))?);
         self.apply_settings();
         Ok(())
     }
