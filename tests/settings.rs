@@ -254,6 +254,8 @@ async fn the_provider_switches_between_runs_without_a_restart() {
             + second["usage"]["completionTokens"].as_u64().unwrap()
     );
     assert!((session["usage"]["estimatedCost"].as_f64().unwrap() - got).abs() < 1e-12);
+    // The simulated run cost nothing: it is not a run without an estimate.
+    assert_eq!(session["usage"]["runsWithoutEstimate"], 0, "{session}");
     // The first run still says what answered it.
     let again = w.get_run(first["id"].as_str().unwrap()).await;
     assert_eq!(again["model"]["provider"], "simulation");
@@ -266,6 +268,24 @@ async fn the_provider_switches_between_runs_without_a_restart() {
     let third = w.finished(&w.run(&s, "once more").await).await;
     assert_eq!(third["status"], "completed");
     assert!(third["usage"]["estimatedCost"].is_null(), "{third}");
+    assert!(
+        third["usage"].get("runsWithoutEstimate").is_none(),
+        "{third}"
+    );
+    // The session's total is now a lower bound, and says so.
+    let session = w.ok("GET", &format!("/api/sessions/{s}"), None).await;
+    assert_eq!(session["usage"]["runsWithoutEstimate"], 1, "{session}");
+    assert!((session["usage"]["estimatedCost"].as_f64().unwrap() - got).abs() < 1e-12);
+    let listed = w.ok("GET", "/api/sessions", None).await;
+    let listed = listed
+        .as_array()
+        .or_else(|| listed["items"].as_array())
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == s)
+        .unwrap()
+        .clone();
+    assert_eq!(listed["usage"]["runsWithoutEstimate"], 1, "{listed}");
 }
 
 /// No OS secret store: the keyring choice is refused with a kind the UI can word, nothing is

@@ -76,7 +76,9 @@ test("a key entered in Settings → Model reaches the endpoint, and the run says
   await box.fill("hello");
   await box.press("Enter");
   await expect(page.getByText(/DeepSeek · deepseek-v4-flash ·/).last()).toBeVisible();
-  await expect(page.getByText(/≈ 0\.\d+ USD/)).toBeVisible();
+  await expect(page.locator(".usage .cost")).toHaveText(/≈ 0\.\d+ USD/);
+  // The session's total: every run priced, so an estimate, not a lower bound.
+  await expect(page.getByTestId("session-cost")).toHaveText(/^This session: ≈ 0\.\d+ USD$/);
   await expect(page.getByRole("status").filter({ hasText: "SIMULATION —" })).toHaveCount(0);
   expect(await page.content()).not.toContain(simKey);
 });

@@ -8,7 +8,7 @@ import { Api, ApiError } from "./api";
 import type { Delta, Health, Project, Run, RunError, Session, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
-import { RunView, type LiveState } from "./features/conversation/RunView";
+import { RunView, sessionCostText, type LiveState } from "./features/conversation/RunView";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
@@ -554,6 +554,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             <>
               <header className="conv-head">
                 <h1 title={current.title}>{current.title}</h1>
+                {sessionCostText(t, current.usage) && (
+                  <span className="muted small session-cost" data-testid="session-cost">
+                    {sessionCostText(t, current.usage)}
+                  </span>
+                )}
                 <span className="muted small root" title={projectRoot ?? undefined}>
                   {projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}
                 </span>

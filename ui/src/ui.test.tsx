@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { ApprovalCard } from "./features/approvals/ApprovalCard";
 import { decisionOf, isTextField } from "./features/approvals/keys";
-import { RunView } from "./features/conversation/RunView";
+import { RunView, sessionCostText } from "./features/conversation/RunView";
 import { Markdown } from "./features/conversation/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
 import { SseParser, takeToken } from "./api";
@@ -51,6 +51,16 @@ describe("i18n", () => {
     expect(runErrorText(translator("en"), { kind: "connect", message: "HOST SENTENCE", params })).toBe("HOST SENTENCE");
     expect(runErrorText(zh, { kind: "new_kind", message: "HOST SENTENCE", params })).toBe("HOST SENTENCE");
     expect(runErrorText(zh, { kind: "connect", message: "HOST SENTENCE" })).toBe("HOST SENTENCE");
+  });
+  it("says a session's cost is a lower bound when some runs had no estimate (issue 11)", () => {
+    const base = { promptTokens: 1, completionTokens: 1, reasoningTokens: 0, cacheHitTokens: 0, cacheMissTokens: 1 };
+    const en = translator("en");
+    expect(sessionCostText(en, { ...base, estimatedCost: 0.5, runsWithoutEstimate: 0 })).toBe("This session: ≈ 0.500000 USD");
+    expect(sessionCostText(en, { ...base, estimatedCost: 0.5, runsWithoutEstimate: 2 })).toBe("This session: at least 0.500000 USD; 2 runs without an estimate");
+    expect(sessionCostText(en, { ...base, estimatedCost: 0.5, runsWithoutEstimate: 1 })).toBe("This session: at least 0.500000 USD; 1 run without an estimate");
+    expect(sessionCostText(en, { ...base, estimatedCost: null, runsWithoutEstimate: 3 })).toBe("This session: 3 runs without a cost estimate");
+    expect(sessionCostText(translator("zh"), { ...base, estimatedCost: 0.5, runsWithoutEstimate: 2 })).toBe("本会话：至少 0.500000 USD；另有 2 次运行没有费用估算");
+    expect(sessionCostText(en, { ...base, estimatedCost: null, runsWithoutEstimate: 0 })).toBeNull();
   });
   it("fills in variables", () => {
     expect(translator("zh")("steps", { n: 2, c: 3 })).toBe("2 轮，3 次工具调用");

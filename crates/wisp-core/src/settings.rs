@@ -774,7 +774,7 @@ mod tests {
             reasoning_tokens: 400_000,
             cache_hit_tokens: 1_000_000,
             cache_miss_tokens: 2_000_000,
-            estimated_cost: None,
+            ..Default::default()
         };
         assert!((estimate(&price, &usage) - 4.1).abs() < 1e-9);
         let prices = default_prices();

@@ -246,9 +246,15 @@ pub struct Usage {
     pub cache_miss_tokens: u64,
     /// Estimated cost in the price table's currency (USD by default), from the prices of the
     /// model that answered at the time of the run; `null` when that model has no price (no
-    /// estimate rather than a wrong one). For a session: the sum over its priced runs.
+    /// estimate rather than a wrong one). For a session: the sum over its priced runs (a lower
+    /// bound when `runsWithoutEstimate` > 0).
     #[serde(default)]
     pub estimated_cost: Option<f64>,
+    /// For a session only: how many of its live runs used tokens but have no estimate (their
+    /// model has no price), so are missing from `estimatedCost`. Simulated runs cost nothing
+    /// and are not counted. Absent for a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_without_estimate: Option<u32>,
 }
 
 /// The approval attached to a tool call.

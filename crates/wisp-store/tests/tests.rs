@@ -295,11 +295,17 @@ fn settings_run_models_and_session_totals_are_kept() {
     s.put_setting("model", "{\"a\":2}").unwrap();
     assert_eq!(s.setting("model").unwrap().as_deref(), Some("{\"a\":2}"));
     s.insert_session("s1", None, "t", 1).unwrap();
-    for (id, cost) in [("r1", Some(0.5)), ("r2", None), ("r3", Some(0.25))] {
-        s.insert_run(id, "s1", "hi", wisp_protocol::Mode::Live, 2)
-            .unwrap();
+    // r2 has no price; r4 is simulated (free, not missing); r5 failed before any token.
+    for (id, cost, mode, tokens) in [
+        ("r1", Some(0.5), wisp_protocol::Mode::Live, 10),
+        ("r2", None, wisp_protocol::Mode::Live, 10),
+        ("r3", Some(0.25), wisp_protocol::Mode::Live, 10),
+        ("r4", None, wisp_protocol::Mode::Simulation, 10),
+        ("r5", None, wisp_protocol::Mode::Live, 0),
+    ] {
+        s.insert_run(id, "s1", "hi", mode, 2).unwrap();
         let usage = wisp_protocol::Usage {
-            completion_tokens: 10,
+            completion_tokens: tokens,
             estimated_cost: cost,
             ..Default::default()
         };
@@ -321,7 +327,12 @@ fn settings_run_models_and_session_totals_are_kept() {
     assert_eq!(s.run("r1").unwrap().unwrap().model, Some(model));
     assert_eq!(s.run("r2").unwrap().unwrap().model, None);
     let session = s.session("s1").unwrap().unwrap();
-    assert_eq!(session.usage.completion_tokens, 30);
+    assert_eq!(session.usage.completion_tokens, 40);
     assert_eq!(session.usage.estimated_cost, Some(0.75));
-    assert_eq!(s.sessions().unwrap()[0].usage.completion_tokens, 30);
+    assert_eq!(session.usage.runs_without_estimate, Some(1));
+    assert_eq!(
+        s.run("r1").unwrap().unwrap().usage.runs_without_estimate,
+        None
+    );
+    assert_eq!(s.sessions().unwrap()[0].usage.completion_tokens, 40);
 }

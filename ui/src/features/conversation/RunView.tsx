@@ -2,8 +2,8 @@
 // process (collapsed once the run completed), and the final answer as the main content.
 import { useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
-import type { Run, RunError, ToolCall } from "../../types";
-import { useT, type Key } from "../../i18n";
+import type { Run, RunError, ToolCall, Usage as UsageTotals } from "../../types";
+import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import { Markdown } from "./Markdown";
 import { runErrorText } from "../settings/problem";
@@ -214,6 +214,17 @@ function RunStatusLine({ run }: { run: Run }) {
       {run.usage.promptTokens > 0 && <Usage run={run} />}
     </div>
   );
+}
+
+/** A session's estimated cost, saying when some runs had no estimate (then it is a lower bound). */
+export function sessionCostText(t: T, u: UsageTotals | undefined): string | null {
+  if (!u) return null;
+  const n = u.runsWithoutEstimate ?? 0;
+  const priced = typeof u.estimatedCost === "number";
+  if (priced && n === 0) return t("sessionCost", { v: u.estimatedCost!.toFixed(6), c: "USD" });
+  if (priced) return t("sessionCostAtLeast", { v: u.estimatedCost!.toFixed(6), c: "USD", n });
+  if (n > 0) return t("sessionCostUnknown", { n });
+  return null;
 }
 
 function Usage({ run }: { run: Run }) {
