@@ -37,6 +37,33 @@ fn an_old_database_is_migrated_with_its_data_kept() {
     assert_eq!(Store::open(&path).unwrap().projects().unwrap().len(), 1);
 }
 
+/// A run failed under schema 4 (no error parameters) reads back with its kind and message and
+/// no parameters, so the UI keeps the Host's sentence for it (issue 11).
+#[test]
+fn a_run_error_stored_before_params_reads_back_without_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wisp.db");
+    wisp_store::create_at_version(&path, 4).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at) VALUES ('s', 't', 1)",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO runs (id, session_id, ordinal, text, status, mode, error_kind, error_message, created_at)
+         VALUES ('r', 's', 1, 'hi', 'failed', 'live', 'connect', 'Could not connect.', 1)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    let error = store.run("r").unwrap().unwrap().error.unwrap();
+    assert_eq!(error.kind, RunErrorKind::Connect);
+    assert_eq!(error.message, "Could not connect.");
+    assert!(error.params.is_empty());
+}
+
 #[test]
 fn events_get_a_per_session_sequence_and_replay_after_any_point() {
     let (_d, s) = store();
