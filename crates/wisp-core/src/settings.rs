@@ -272,7 +272,8 @@ pub(crate) fn run_error_of(e: &ModelError, active: &ActiveModel) -> p::RunError 
                 .with("port", port)
                 .with("source", active.key_code.as_str());
         }
-        K::MissingKey => error = error.with("source", active.key_code.as_str()),
+        // No key anywhere: there is no source to name.
+        K::MissingKey => {}
         K::ModelNotOffered | K::InvalidConfig => {
             error = error.with("model", active.run_model.name.as_str());
         }
