@@ -48,10 +48,15 @@ enum Command {
         #[arg(long, default_value_t = 15)]
         pace_ms: u64,
     },
-    /// Check the configured DeepSeek endpoint: list the models the account offers and say
-    /// whether the configured model is among them (reads DEEPSEEK_BASE_URL, DEEPSEEK_MODEL,
-    /// DEEPSEEK_API_KEY).
-    Models,
+    /// Check the configured model endpoint: list the models it offers and say whether the
+    /// configured model is among them. Uses what `wisp serve` would: DEEPSEEK_BASE_URL,
+    /// DEEPSEEK_MODEL and DEEPSEEK_API_KEY when set, else Settings → Model and the key kept in
+    /// the system keyring. Only reads.
+    Models {
+        /// The data dir whose stored settings to use (default: as for `wisp serve`).
+        #[arg(long)]
+        data_dir: Option<std::path::PathBuf>,
+    },
 }
 
 /// `wisp serve` arguments.
@@ -99,7 +104,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Serve(args) => serve::run(args).await,
             Command::Sim { port, pace_ms } => sim(port, pace_ms).await,
-            Command::Models => models().await,
+            Command::Models { data_dir } => serve::models(data_dir).await,
         }
     });
     // Dropping the runtime would wait for every blocking thread, and one stuck on a hung file
@@ -131,20 +136,5 @@ async fn sim(port: u16, pace_ms: u64) -> anyhow::Result<()> {
     }
     println!("Press Ctrl-C to stop.");
     tokio::signal::ctrl_c().await?;
-    Ok(())
-}
-
-async fn models() -> anyhow::Result<()> {
-    let client = wisp_model::DeepSeekClient::new(wisp_model::ModelConfig::from_env()?)?;
-    let offered = client.list_models().await?;
-    for m in &offered {
-        let mark = if m == client.model() {
-            " (configured)"
-        } else {
-            ""
-        };
-        println!("{m}{mark}");
-    }
-    client.check_model().await?;
     Ok(())
 }

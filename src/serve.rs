@@ -175,6 +175,60 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
 /// kept for this session.
 const SECRET_STORE_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// `wisp models`: the model a Host on `data_dir` would use, resolved the same way (environment,
+/// stored settings, the key in the secret store), then checked like "Test connection". Reads
+/// only: no lock (a running Host keeps its data dir), nothing created when there is no
+/// database yet.
+pub(crate) async fn models(data_dir: Option<PathBuf>) -> anyhow::Result<()> {
+    let data_dir = match data_dir {
+        Some(d) => d,
+        None => default_data_dir()?,
+    };
+    let db_path = data_dir.join("wisp.db");
+    let store = if db_path.is_file() {
+        Some(
+            wisp_store::Store::open(&db_path)
+                .map_err(|e| anyhow!("cannot read the database {}: {e}", db_path.display()))?,
+        )
+    } else {
+        None
+    };
+    // The simulator, in case Settings chose it: it answers as a Host's would.
+    let sim = wisp_sim::SimServer::start(wisp_sim::SimConfig::default())
+        .await
+        .context("cannot start the simulator")?;
+    let setup = wisp_core::ModelSetup {
+        simulator: Some(wisp_core::SimEndpoint {
+            base_url: sim.base_url(),
+            api_key: sim.api_key().to_owned(),
+        }),
+        pinned_simulation: false,
+        env: wisp_core::EnvModel::from_vars(|name| std::env::var(name).ok()),
+        secrets: std::sync::Arc::new(open_secrets().await),
+    };
+    let probe =
+        tokio::task::spawn_blocking(move || wisp_core::ModelProbe::load(setup, store.as_ref()))
+            .await?
+            .map_err(|e| anyhow!("{e}"))?;
+    let model = probe.model().clone();
+    if model.provider == wisp_protocol::Provider::Simulation {
+        println!("Settings → Model chose the built-in simulator (no real model is called).");
+    }
+    let outcome = probe.check().await;
+    for m in &outcome.models {
+        let mark = if *m == model.name {
+            " (configured)"
+        } else {
+            ""
+        };
+        println!("{m}{mark}");
+    }
+    match outcome.problem {
+        Some(problem) if !outcome.ok => Err(anyhow!("{}", problem.message)),
+        _ => Ok(()),
+    }
+}
+
 /// The OS secret store, or why there is none. `WISP_SECRET_STORE=mock` uses keyring-core's
 /// in-memory mock store instead: for tests and the API fuzzing run, which must never write to
 /// the person's real keyring.

@@ -23,10 +23,21 @@ fn help_lists_the_commands() {
     assert!(text.contains("sim") && text.contains("models"), "{text}");
 }
 
-async fn models_output(sim: &SimServer, model: Option<&str>) -> std::process::Output {
+/// `wisp models` on a data dir that does not exist (so nothing stored), with keyring-core's mock
+/// secret store: it never reads the person's own settings or keyring.
+pub(crate) fn models_command(data: &std::path::Path) -> Command {
     let mut c = wisp();
     c.arg("models")
-        .env("DEEPSEEK_BASE_URL", sim.base_url())
+        .arg("--data-dir")
+        .arg(data)
+        .env("WISP_SECRET_STORE", "mock");
+    c
+}
+
+async fn models_output(sim: &SimServer, model: Option<&str>) -> std::process::Output {
+    let (_tmp, data, _) = dirs();
+    let mut c = models_command(&data);
+    c.env("DEEPSEEK_BASE_URL", sim.base_url())
         .env("DEEPSEEK_API_KEY", sim.api_key());
     if let Some(m) = model {
         c.env("DEEPSEEK_MODEL", m);
@@ -67,9 +78,12 @@ async fn an_unoffered_model_is_one_clear_line_and_a_failure() {
 
 #[test]
 fn a_missing_key_is_a_clear_message_not_a_crash() {
-    let mut c = wisp();
-    c.arg("models");
-    let out = output_within_deadline(c);
+    let (_tmp, data, _) = dirs();
+    let out = output_within_deadline(models_command(&data));
+    assert!(
+        !data.exists(),
+        "wisp models only reads; it created its data dir"
+    );
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("DEEPSEEK_API_KEY"), "{stderr}");
@@ -375,7 +389,10 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
     let r = store.run(&run).unwrap().unwrap();
     assert_eq!(r.status, wisp_protocol::RunStatus::Interrupted);
     // Stopped by the shutdown, not found unfinished at the next start.
-    assert_eq!(r.error.unwrap().kind, "interrupted");
+    assert_eq!(
+        r.error.unwrap().kind,
+        wisp_protocol::RunErrorKind::Interrupted
+    );
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&data), 0o700);

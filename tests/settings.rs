@@ -254,6 +254,8 @@ async fn the_provider_switches_between_runs_without_a_restart() {
             + second["usage"]["completionTokens"].as_u64().unwrap()
     );
     assert!((session["usage"]["estimatedCost"].as_f64().unwrap() - got).abs() < 1e-12);
+    // The simulated run cost nothing: it is not a run without an estimate.
+    assert_eq!(session["usage"]["runsWithoutEstimate"], 0, "{session}");
     // The first run still says what answered it.
     let again = w.get_run(first["id"].as_str().unwrap()).await;
     assert_eq!(again["model"]["provider"], "simulation");
@@ -266,6 +268,24 @@ async fn the_provider_switches_between_runs_without_a_restart() {
     let third = w.finished(&w.run(&s, "once more").await).await;
     assert_eq!(third["status"], "completed");
     assert!(third["usage"]["estimatedCost"].is_null(), "{third}");
+    assert!(
+        third["usage"].get("runsWithoutEstimate").is_none(),
+        "{third}"
+    );
+    // The session's total is now a lower bound, and says so.
+    let session = w.ok("GET", &format!("/api/sessions/{s}"), None).await;
+    assert_eq!(session["usage"]["runsWithoutEstimate"], 1, "{session}");
+    assert!((session["usage"]["estimatedCost"].as_f64().unwrap() - got).abs() < 1e-12);
+    let listed = w.ok("GET", "/api/sessions", None).await;
+    let listed = listed
+        .as_array()
+        .or_else(|| listed["items"].as_array())
+        .unwrap()
+        .iter()
+        .find(|x| x["id"] == s)
+        .unwrap()
+        .clone();
+    assert_eq!(listed["usage"]["runsWithoutEstimate"], 1, "{listed}");
 }
 
 /// No OS secret store: the keyring choice is refused with a kind the UI can word, nothing is
@@ -569,4 +589,159 @@ async fn an_entered_key_reaches_the_endpoint_and_nowhere_else() {
     );
     let store = wisp_store::Store::open(&data.join("wisp.db")).unwrap();
     assert!(store.setting("model").unwrap().is_some());
+}
+
+/// A failed run says its kind with what its sentence names, so the UI can word it in the
+/// person's language (issue 11): the address and the variable it came from for a dead base
+/// URL, the key's source for a refused key.
+#[tokio::test]
+async fn a_failed_run_names_its_kind_and_parameters() {
+    let (dead, dead_port) = dead_base();
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let sim_port = sim.base_url().rsplit(':').next().unwrap().to_owned();
+    let cases = [
+        (
+            EnvModel {
+                base_url: Some(dead.clone()),
+                model: None,
+                api_key: Some("sk-any".into()),
+            },
+            "connect",
+            json!({"host": "127.0.0.1", "port": dead_port.to_string(), "source": "DEEPSEEK_BASE_URL"}),
+        ),
+        (
+            EnvModel {
+                base_url: Some(sim.base_url()),
+                model: None,
+                api_key: Some("sk-wrong-key".into()),
+            },
+            "unauthorized",
+            json!({"host": "127.0.0.1", "port": sim_port, "source": "DEEPSEEK_API_KEY", "status": "401"}),
+        ),
+    ];
+    for (env, kind, params) in cases {
+        let w = configured(env).await;
+        let s = w.session().await;
+        let run = w.finished(&w.run(&s, "hello").await).await;
+        assert_eq!(run["status"], "failed", "{run}");
+        assert_eq!(run["error"]["kind"], kind, "{run}");
+        assert_eq!(run["error"]["params"], params, "{run}");
+        // The stored run says the same as the event stream did.
+        let again = w
+            .ok(
+                "GET",
+                &format!("/api/runs/{}", run["id"].as_str().unwrap()),
+                None,
+            )
+            .await;
+        assert_eq!(again["error"], run["error"]);
+    }
+}
+
+/// The UI has a wording for every run error kind (ui.test.tsx checks it against this list):
+/// the list it words must be exactly the enum the Host documents, so a kind added on either
+/// side fails a test until the other follows.
+#[tokio::test]
+async fn the_ui_knows_every_run_error_kind_the_host_documents() {
+    let w = Wisp::start().await;
+    let api = w.ok("GET", "/api/openapi.json", None).await;
+    let schema = &api["components"]["schemas"]["RunErrorKind"];
+    // schemars writes a plain `enum`, or `oneOf` with one `const` per documented variant.
+    let documented: Vec<&str> = match schema["oneOf"].as_array() {
+        Some(variants) => variants
+            .iter()
+            .filter_map(|v| v["const"].as_str())
+            .collect(),
+        None => schema["enum"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect(),
+    };
+    assert!(documented.len() > 20, "{schema}");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/ui/src/features/settings/runErrorKinds.ts"
+    );
+    let source = std::fs::read_to_string(path).unwrap();
+    let list = source
+        .split_once("RUN_ERROR_KINDS = [")
+        .and_then(|(_, rest)| rest.split_once("] as const"))
+        .map(|(list, _)| list)
+        .unwrap();
+    let ui: Vec<&str> = list
+        .split(',')
+        .map(|k| k.trim().trim_matches('"'))
+        .filter(|k| !k.is_empty())
+        .collect();
+    assert_eq!(
+        ui, documented,
+        "{path} differs from the Host's RunErrorKind"
+    );
+}
+
+/// A loopback https server with a self-signed certificate (untrusted by the Host): it completes
+/// TCP, and the TLS handshake fails on the Host's side. Returns the base URL and port.
+async fn untrusted_https() -> (String, u16, tokio::task::JoinHandle<()>) {
+    use tokio_rustls::rustls;
+    let cert = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![cert.cert.der().clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let task = tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            // The handshake fails when the client refuses the certificate; nothing to serve.
+            tokio::spawn(async move {
+                let _ = acceptor.accept(socket).await;
+            });
+        }
+    });
+    (format!("https://127.0.0.1:{port}"), port, task)
+}
+
+/// An https endpoint whose certificate the Host does not trust is a TLS failure with host and
+/// port, on "Test connection" and in a run — not "cannot connect" (issue 11).
+#[tokio::test]
+async fn an_untrusted_certificate_is_a_tls_failure_with_host_and_port() {
+    let (base, port, server) = untrusted_https().await;
+    let w = configured(EnvModel {
+        base_url: Some(base),
+        model: None,
+        api_key: Some("sk-any".into()),
+    })
+    .await;
+    let tested = w.ok("POST", "/api/settings/test", None).await;
+    assert_eq!(tested["ok"], false, "{tested}");
+    let problem = &tested["problem"];
+    assert_eq!(problem["kind"], "tls", "{problem}");
+    assert_eq!(
+        problem["params"],
+        json!({"host": "127.0.0.1", "port": port.to_string(), "source": "DEEPSEEK_BASE_URL"})
+    );
+    let message = problem["message"].as_str().unwrap();
+    assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
+    assert!(message.contains("certificate"), "{message}");
+
+    let s = w.session().await;
+    let run = w.finished(&w.run(&s, "hello").await).await;
+    assert_eq!(run["status"], "failed", "{run}");
+    assert_eq!(run["error"]["kind"], "tls", "{run}");
+    assert_eq!(
+        run["error"]["params"],
+        json!({"host": "127.0.0.1", "port": port.to_string(), "source": "DEEPSEEK_BASE_URL"})
+    );
+    let message = run["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
+    server.abort();
 }

@@ -9,6 +9,7 @@ mod e2e;
 mod e2e_claims;
 mod hardening_fs;
 mod hardening_host;
+mod models_cli;
 mod settings;
 mod tidy;
 mod workbench;

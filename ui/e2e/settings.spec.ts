@@ -76,7 +76,9 @@ test("a key entered in Settings → Model reaches the endpoint, and the run says
   await box.fill("hello");
   await box.press("Enter");
   await expect(page.getByText(/DeepSeek · deepseek-v4-flash ·/).last()).toBeVisible();
-  await expect(page.getByText(/≈ 0\.\d+ USD/)).toBeVisible();
+  await expect(page.locator(".usage .cost")).toHaveText(/≈ 0\.\d+ USD/);
+  // The session's total: every run priced, so an estimate, not a lower bound.
+  await expect(page.getByTestId("session-cost")).toHaveText(/^This session: ≈ 0\.\d+ USD$/);
   await expect(page.getByRole("status").filter({ hasText: "SIMULATION —" })).toHaveCount(0);
   expect(await page.content()).not.toContain(simKey);
 });
@@ -106,5 +108,56 @@ test.describe("in Chinese", () => {
     await expect(settings.getByText("来自环境变量").first()).toBeVisible();
     await settings.getByRole("button", { name: "测试连接" }).click();
     await expect(settings.getByTestId("test-outcome")).toContainText(`无法连接 127.0.0.1:${port}`);
+  });
+
+  /** Sends "hello" in a new session and returns the failed run's status line. */
+  async function failedRun(page: import("@playwright/test").Page) {
+    await page.getByRole("button", { name: "新会话" }).click();
+    const box = page.getByRole("textbox", { name: /输入消息/ });
+    await box.fill("hello");
+    await box.press("Enter");
+    const line = page.locator(".status-line.status-failed");
+    await expect(line).toBeVisible({ timeout: 30_000 });
+    return line;
+  }
+
+  test("failed runs are worded in Chinese from their kind: a dead address and a refused key (issue 11)", async ({ page }) => {
+    const net = await import("node:net");
+    const port = await new Promise<number>((res) => {
+      const s = net.createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => res(p));
+      });
+    });
+    const dir = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
+    mkdirSync(join(dir, "project"));
+    const dead = await launch(
+      ["serve", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), join(dir, "project")],
+      { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock", DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}`, DEEPSEEK_API_KEY: "sk-any" },
+      (l) => l.some((x) => x.startsWith("Open ")),
+    );
+    procs.push(dead.proc);
+    await page.goto(dead.lines.find((l) => l.startsWith("Open "))!.slice(5).trim());
+    let line = await failedRun(page);
+    await expect(line).toContainText(`无法连接 127.0.0.1:${port} 上的模型服务（地址来自 DEEPSEEK_BASE_URL）`);
+    await expect(line).not.toContainText("Cannot reach");
+    dead.proc.kill("SIGTERM");
+
+    const sim = await launch(["sim", "--port", "0", "--pace-ms", "0"], {}, (l) => l.some((x) => x.includes("DEEPSEEK_API_KEY=")));
+    procs.push(sim.proc);
+    const simUrl = sim.lines.find((l) => l.includes("DEEPSEEK_BASE_URL="))!.split("=")[1]!.trim();
+    const simPort = new URL(simUrl).port;
+    const dir2 = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
+    mkdirSync(join(dir2, "project"));
+    const refused = await launch(
+      ["serve", "--no-open", "--port", "0", "--data-dir", join(dir2, "data"), join(dir2, "project")],
+      { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock", DEEPSEEK_BASE_URL: simUrl, DEEPSEEK_API_KEY: "sk-wrong-key" },
+      (l) => l.some((x) => x.startsWith("Open ")),
+    );
+    procs.push(refused.proc);
+    await page.goto(refused.lines.find((l) => l.startsWith("Open "))!.slice(5).trim());
+    line = await failedRun(page);
+    await expect(line).toContainText(`127.0.0.1:${simPort} 上的模型服务拒绝了 API 密钥（401；密钥来自 DEEPSEEK_API_KEY）`);
+    await expect(line).not.toContainText("refused");
   });
 });

@@ -5,10 +5,10 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { FileText, FolderPlus, Pencil, Plus, Send, Settings, Square, Trash2, X } from "lucide-react";
 import { Api, ApiError } from "./api";
-import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
+import type { Delta, Health, Project, Run, RunError, Session, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
-import { RunView, type LiveState } from "./features/conversation/RunView";
+import { RunView, sessionCostText, type LiveState } from "./features/conversation/RunView";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
@@ -219,13 +219,13 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             setLive((l) => (l[e.runId!] ? { ...l, [e.runId!]: { ...l[e.runId!]!, requestSince: undefined } } : l));
           if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(String(e.callId));
           if (e.type === "model_retry") {
-            const err = e.error as { message?: string } | undefined;
+            const err = e.error as RunError | undefined;
             setLive((l) => ({
               ...l,
               [e.runId!]: {
                 ...(l[e.runId!] ?? { step: 0, text: "", thinking: false }),
                 text: "",
-                retry: { attempt: Number(e.attempt), message: err?.message ?? "" },
+                retry: { attempt: Number(e.attempt), error: err ?? { kind: "", message: "" } },
                 requestSince: Date.now(),
               },
             }));
@@ -554,6 +554,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             <>
               <header className="conv-head">
                 <h1 title={current.title}>{current.title}</h1>
+                {sessionCostText(t, current.usage) && (
+                  <span className="muted small session-cost" data-testid="session-cost">
+                    {sessionCostText(t, current.usage)}
+                  </span>
+                )}
                 <span className="muted small root" title={projectRoot ?? undefined}>
                   {projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}
                 </span>

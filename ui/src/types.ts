@@ -18,8 +18,9 @@ export interface ToolCall {
   result: string | null; approval: Approval | null;
 }
 export interface Step { index: number; text: string; partial?: boolean; toolCalls: ToolCall[] }
-export interface RunError { kind: string; message: string }
-export interface Usage { promptTokens: number; completionTokens: number; reasoningTokens: number; cacheHitTokens: number; cacheMissTokens: number; estimatedCost?: number | null }
+/** `kind` is a `RunErrorKind` (features/settings/runErrorKinds.ts) or, from a newer Host, one this UI does not know. */
+export interface RunError { kind: string; message: string; params?: Record<string, string> }
+export interface Usage { promptTokens: number; completionTokens: number; reasoningTokens: number; cacheHitTokens: number; cacheMissTokens: number; estimatedCost?: number | null; runsWithoutEstimate?: number }
 export interface Run {
   id: string; sessionId: string; text: string; status: RunStatus; mode: Mode; steps: Step[];
   finalText: string | null; error: RunError | null; usage: Usage; model?: RunModel | null; createdAt: number; endedAt: number | null;

@@ -5,11 +5,13 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { ApprovalCard } from "./features/approvals/ApprovalCard";
 import { decisionOf, isTextField } from "./features/approvals/keys";
-import { RunView } from "./features/conversation/RunView";
+import { RunView, sessionCostText } from "./features/conversation/RunView";
 import { Markdown } from "./features/conversation/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
 import { SseParser, takeToken } from "./api";
 import type { Run } from "./types";
+import { RUN_ERROR_KINDS } from "./features/settings/runErrorKinds";
+import { runErrorText } from "./features/settings/problem";
 
 afterEach(cleanup);
 
@@ -26,6 +28,39 @@ describe("i18n", () => {
     const en = Object.keys(dictionaries.en).sort();
     expect(Object.keys(dictionaries.zh).sort()).toEqual(en);
     for (const lang of ["en", "zh"] as const) for (const v of Object.values(dictionaries[lang])) expect(v.trim()).not.toBe("");
+  });
+  it("words every run error kind the Host can send in both languages, with its parameters (issue 11)", () => {
+    const params = { host: "api.example.test", port: "8443", source: "DEEPSEEK_BASE_URL", status: "418", model: "m-1", steps: "7", asked: "90", limit: "60", waited: "45" };
+    const zh = translator("zh");
+    expect(RUN_ERROR_KINDS.length).toBeGreaterThan(20);
+    for (const kind of RUN_ERROR_KINDS) {
+      const key = `runError_${kind}` as keyof typeof dictionaries.en;
+      expect(dictionaries.en[key], kind).toBeTruthy();
+      expect(dictionaries.zh[key], kind).toBeTruthy();
+      expect(dictionaries.zh[key], kind).not.toBe(dictionaries.en[key]);
+      const text = runErrorText(zh, { kind, message: "HOST SENTENCE", params });
+      expect(text, kind).not.toBe("HOST SENTENCE");
+      expect(text, kind).not.toMatch(/\{\w+\}/);
+      expect(text, kind).toMatch(/[\u4e00-\u9fff]/);
+    }
+    expect(runErrorText(zh, { kind: "connect", message: "x", params })).toContain("api.example.test:8443");
+    expect(runErrorText(zh, { kind: "connect", message: "x", params })).toContain("DEEPSEEK_BASE_URL");
+    expect(runErrorText(zh, { kind: "rate_limited", message: "x", params: { waited: "45" } })).toContain("45 秒");
+    // English keeps the Host's sentence (it may quote the provider); so does a kind this UI
+    // does not know, and a run stored without parameters.
+    expect(runErrorText(translator("en"), { kind: "connect", message: "HOST SENTENCE", params })).toBe("HOST SENTENCE");
+    expect(runErrorText(zh, { kind: "new_kind", message: "HOST SENTENCE", params })).toBe("HOST SENTENCE");
+    expect(runErrorText(zh, { kind: "connect", message: "HOST SENTENCE" })).toBe("HOST SENTENCE");
+  });
+  it("says a session's cost is a lower bound when some runs had no estimate (issue 11)", () => {
+    const base = { promptTokens: 1, completionTokens: 1, reasoningTokens: 0, cacheHitTokens: 0, cacheMissTokens: 1 };
+    const en = translator("en");
+    expect(sessionCostText(en, { ...base, estimatedCost: 0.5, runsWithoutEstimate: 0 })).toBe("This session: ≈ 0.500000 USD");
+    expect(sessionCostText(en, { ...base, estimatedCost: 0.5, runsWithoutEstimate: 2 })).toBe("This session: at least 0.500000 USD; 2 runs without an estimate");
+    expect(sessionCostText(en, { ...base, estimatedCost: 0.5, runsWithoutEstimate: 1 })).toBe("This session: at least 0.500000 USD; 1 run without an estimate");
+    expect(sessionCostText(en, { ...base, estimatedCost: null, runsWithoutEstimate: 3 })).toBe("This session: 3 runs without a cost estimate");
+    expect(sessionCostText(translator("zh"), { ...base, estimatedCost: 0.5, runsWithoutEstimate: 2 })).toBe("本会话：至少 0.500000 USD；另有 2 次运行没有费用估算");
+    expect(sessionCostText(en, { ...base, estimatedCost: null, runsWithoutEstimate: 0 })).toBeNull();
   });
   it("fills in variables", () => {
     expect(translator("zh")("steps", { n: 2, c: 3 })).toBe("2 轮，3 次工具调用");
@@ -231,7 +266,7 @@ describe("RunView", () => {
 
   it("says when the model request is being retried", () => {
     render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
-      live={{ step: 0, text: "", thinking: false, retry: { attempt: 2, message: "The model service is overloaded (503)." } }}
+      live={{ step: 0, text: "", thinking: false, retry: { attempt: 2, error: { kind: "server_overloaded", message: "The model service is overloaded (503).", params: { host: "h", port: "1", status: "503" } } } }}
       onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />));
     expect(screen.getByRole("status").textContent).toContain("attempt 2");
     expect(screen.getByRole("status").textContent).toContain("overloaded");

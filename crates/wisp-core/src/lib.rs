@@ -21,7 +21,7 @@ mod run;
 mod settings;
 pub mod tools;
 
-pub use settings::{EnvModel, ModelSetup, SimEndpoint, default_prices};
+pub use settings::{EnvModel, ModelProbe, ModelSetup, SimEndpoint, default_prices};
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -829,19 +829,19 @@ fn unavailable(message: String) -> p::Problem {
 }
 
 pub(crate) fn interrupted_error() -> p::RunError {
-    p::RunError {
-        kind: "interrupted".into(),
-        message: "Wisp stopped while this run was unfinished. Nothing was replayed; send a new message to continue.".into(),
-    }
+    p::RunError::new(
+        p::RunErrorKind::Interrupted,
+        "Wisp stopped while this run was unfinished. Nothing was replayed; send a new message to continue.",
+    )
 }
 
 /// The reason of a run found unfinished when the Host starts: the Host that ran it stopped
 /// without ending it (killed, crashed, power lost), unlike a run stopped by a shutdown.
 pub(crate) fn found_unfinished_error() -> p::RunError {
-    p::RunError {
-        kind: "unfinished_at_start".into(),
-        message: "The Host stopped before this run finished (found at start). Nothing was replayed; send a new message to continue.".into(),
-    }
+    p::RunError::new(
+        p::RunErrorKind::UnfinishedAtStart,
+        "The Host stopped before this run finished (found at start). Nothing was replayed; send a new message to continue.",
+    )
 }
 
 pub(crate) fn wire_name<T: serde::Serialize>(v: T) -> String {

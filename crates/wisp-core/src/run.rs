@@ -108,10 +108,7 @@ pub(crate) async fn drive(ctx: RunCtx) {
         Err(e) => End {
             status: p::RunStatus::Failed,
             final_text: None,
-            error: Some(p::RunError {
-                kind: "internal".into(),
-                message: e,
-            }),
+            error: Some(p::RunError::new(p::RunErrorKind::Internal, e)),
         },
     };
     // Stopped by the Host's shutdown, not by the person: that is an interruption.
@@ -265,10 +262,10 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
             return End {
                 status: p::RunStatus::Failed,
                 final_text: None,
-                error: Some(p::RunError {
-                    kind: "internal".into(),
-                    message: "the database failed; see the log".into(),
-                }),
+                error: Some(p::RunError::new(
+                    p::RunErrorKind::Internal,
+                    "the database failed; see the log",
+                )),
             };
         }
         if !completion.text.is_empty() {
@@ -329,12 +326,15 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
     End {
         status: p::RunStatus::BudgetExhausted,
         final_text: None,
-        error: Some(p::RunError {
-            kind: "budget_exhausted".into(),
-            message: format!(
-                "The run used all {budget} steps without a final answer. Look at what it did, then send a new message to continue."
-            ),
-        }),
+        error: Some(
+            p::RunError::new(
+                p::RunErrorKind::BudgetExhausted,
+                format!(
+                    "The run used all {budget} steps without a final answer. Look at what it did, then send a new message to continue."
+                ),
+            )
+            .with("steps", budget.to_string()),
+        ),
     }
 }
 
@@ -381,9 +381,10 @@ async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) ->
     let Some(model) = &ctx.model.client else {
         let problem = ctx.model.problem.as_ref().map(|p| p.message.as_str());
         return Answer::Failed {
-            error: run_error(&ModelError::unavailable(
-                problem.unwrap_or("no model is configured"),
-            )),
+            error: run_error(
+                &ModelError::unavailable(problem.unwrap_or("no model is configured")),
+                &ctx.model,
+            ),
             partial: String::new(),
         };
     };
@@ -414,12 +415,14 @@ async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) ->
             Some(wait) if wait > crate::limits::MAX_RETRY_DELAY => {
                 return Answer::Failed {
                     error: p::RunError {
-                        kind: run_error(&e).kind,
                         message: format!(
                             "{e} That is longer than Wisp waits within a run ({} s); send the message again later.",
                             crate::limits::MAX_RETRY_DELAY.as_secs()
                         ),
-                    },
+                        ..run_error(&e, &ctx.model)
+                    }
+                    .with("asked", wait.as_secs().to_string())
+                    .with("limit", crate::limits::MAX_RETRY_DELAY.as_secs().to_string()),
                     partial: partial(),
                 };
             }
@@ -430,12 +433,13 @@ async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) ->
             Some(_) => {
                 return Answer::Failed {
                     error: p::RunError {
-                        kind: run_error(&e).kind,
                         message: format!(
                             "The model service kept rate limiting requests (429) after Wisp waited {} s as it asked; send the message again later.",
                             rate_waited.as_secs()
                         ),
-                    },
+                        ..run_error(&e, &ctx.model)
+                    }
+                    .with("waited", rate_waited.as_secs().to_string()),
                     partial: partial(),
                 };
             }
@@ -445,7 +449,7 @@ async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) ->
             }
             None => {
                 return Answer::Failed {
-                    error: run_error(&e),
+                    error: run_error(&e, &ctx.model),
                     partial: partial(),
                 };
             }
@@ -454,7 +458,7 @@ async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) ->
         tracing::info!(attempt, error = %e, "retrying the model request");
         ctx.emit(p::EventKind::ModelRetry {
             attempt,
-            error: run_error(&e),
+            error: run_error(&e, &ctx.model),
         });
         tokio::select! {
             _ = tokio::time::sleep(pause.min(crate::limits::MAX_RETRY_DELAY)) => {}
@@ -463,20 +467,8 @@ async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) ->
     }
 }
 
-fn run_error(e: &ModelError) -> p::RunError {
-    let kind = format!("{:?}", e.kind());
-    // CamelCase variant → snake_case wire kind ("InsufficientBalance" → "insufficient_balance").
-    let mut snake = String::new();
-    for (i, ch) in kind.chars().enumerate() {
-        if ch.is_uppercase() && i > 0 {
-            snake.push('_');
-        }
-        snake.push(ch.to_ascii_lowercase());
-    }
-    p::RunError {
-        kind: snake,
-        message: e.to_string(),
-    }
+fn run_error(e: &ModelError, model: &crate::settings::ActiveModel) -> p::RunError {
+    crate::settings::run_error_of(e, model)
 }
 
 fn add_usage(total: &mut p::Usage, c: &Completion) {

@@ -223,6 +223,71 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
     }
 }
 
+/// A failed model request of a run, as a stable kind with what its sentence names, so a UI
+/// can word it in the person's language (issue 11).
+pub(crate) fn run_error_of(e: &ModelError, active: &ActiveModel) -> p::RunError {
+    use p::RunErrorKind as K;
+    let kind = match e.kind() {
+        ErrorKind::MissingKey => K::MissingKey,
+        ErrorKind::InvalidConfig => K::InvalidConfig,
+        ErrorKind::BadRequest => K::BadRequest,
+        ErrorKind::Unauthorized => K::Unauthorized,
+        ErrorKind::InsufficientBalance => K::InsufficientBalance,
+        ErrorKind::InvalidParameters => K::InvalidParameters,
+        ErrorKind::RateLimited => K::RateLimited,
+        ErrorKind::ServerError => K::ServerError,
+        ErrorKind::ServerOverloaded => K::ServerOverloaded,
+        ErrorKind::UnexpectedStatus => K::UnexpectedStatus,
+        ErrorKind::ModelNotOffered => K::ModelNotOffered,
+        ErrorKind::Connect => K::Connect,
+        ErrorKind::Tls => K::Tls,
+        ErrorKind::ConnectionLost => K::ConnectionLost,
+        ErrorKind::StreamCut => K::StreamCut,
+        ErrorKind::IdleTimeout => K::IdleTimeout,
+        ErrorKind::MalformedStream => K::MalformedStream,
+        ErrorKind::EventTooLarge => K::EventTooLarge,
+        ErrorKind::ResponseTooLarge => K::ResponseTooLarge,
+        ErrorKind::ProviderError => K::ProviderError,
+        // A kind added to the adapter later: still a failure of the service.
+        _ => K::UnexpectedStatus,
+    };
+    let mut error = p::RunError::new(kind, e.to_string());
+    let endpoint = || {
+        wisp_model::endpoint_of(&active.base_url)
+            .map(|(h, p)| (h, p.to_string()))
+            .unwrap_or_default()
+    };
+    match kind {
+        K::Connect | K::Tls | K::ConnectionLost | K::IdleTimeout | K::StreamCut => {
+            let (host, port) = endpoint();
+            error = error
+                .with("host", host)
+                .with("port", port)
+                .with("source", active.base_code.as_str());
+        }
+        K::Unauthorized => {
+            let (host, port) = endpoint();
+            error = error
+                .with("host", host)
+                .with("port", port)
+                .with("source", active.key_code.as_str());
+        }
+        // No key anywhere: there is no source to name.
+        K::MissingKey => {}
+        K::ModelNotOffered | K::InvalidConfig => {
+            error = error.with("model", active.run_model.name.as_str());
+        }
+        _ => {
+            let (host, port) = endpoint();
+            error = error.with("host", host).with("port", port);
+        }
+    }
+    if let Some(status) = e.status() {
+        error = error.with("status", status.to_string());
+    }
+    error
+}
+
 fn storage_wire(s: Storage) -> p::KeyStorage {
     match s {
         Storage::Keyring => p::KeyStorage::Keyring,
@@ -517,25 +582,64 @@ async fn check(active: &ActiveModel) -> p::ConnectionTest {
     }
 }
 
+/// The stored settings and the key (blocking: the OS secret store may be a D-Bus call).
+fn load_state(
+    setup: ModelSetup,
+    store: Option<&wisp_store::Store>,
+) -> Result<SettingsState, CoreError> {
+    let stored = match store.map(|s| s.setting(STORED_NAME)).transpose()?.flatten() {
+        Some(json) => serde_json::from_str::<p::UpdateSettings>(&json)
+            .map_err(|_| tracing::warn!("stored model settings are unreadable; using defaults"))
+            .ok(),
+        None => None,
+    };
+    let key = match setup.secrets.get(MODEL_API_KEY) {
+        Ok(k) => k,
+        Err(e) => {
+            tracing::warn!(error = %e, "the stored API key cannot be read");
+            None
+        }
+    };
+    Ok(SettingsState { setup, stored, key })
+}
+
+/// The model a Host on `store` would use, resolved the same way (the environment, then the
+/// stored settings and the key in the secret store, then defaults), without a Host: for
+/// `wisp models`. `store`: `None` when there is no database yet.
+pub struct ModelProbe {
+    settings: p::Settings,
+    active: ActiveModel,
+}
+
+impl ModelProbe {
+    /// Reads the settings and the key (blocking).
+    pub fn load(setup: ModelSetup, store: Option<&wisp_store::Store>) -> Result<Self, CoreError> {
+        let (settings, active) = resolve(&load_state(setup, store)?);
+        Ok(Self { settings, active })
+    }
+
+    /// The settings in effect and where each came from.
+    pub fn settings(&self) -> &p::Settings {
+        &self.settings
+    }
+
+    /// The provider and model a run would use.
+    pub fn model(&self) -> &p::RunModel {
+        &self.active.run_model
+    }
+
+    /// "Test connection": the models offered, or the problem in the Host's words.
+    pub async fn check(&self) -> p::ConnectionTest {
+        check(&self.active).await
+    }
+}
+
 impl Host {
     /// Puts the model under Settings: reads the stored settings and the key (blocking: the OS
     /// secret store may be a D-Bus call), applies them, and checks the connection in the
     /// background. Until this is called the Host uses the client it was started with.
     pub fn configure_model(&self, setup: ModelSetup) -> Result<(), CoreError> {
-        let stored = match self.inner.store.setting(STORED_NAME)? {
-            Some(json) => serde_json::from_str::<p::UpdateSettings>(&json)
-                .map_err(|_| tracing::warn!("stored model settings are unreadable; using defaults"))
-                .ok(),
-            None => None,
-        };
-        let key = match setup.secrets.get(MODEL_API_KEY) {
-            Ok(k) => k,
-            Err(e) => {
-                tracing::warn!(error = %e, "the stored API key cannot be read");
-                None
-            }
-        };
-        *lock(&self.inner.settings) = Some(SettingsState { setup, stored, key });
+        *lock(&self.inner.settings) = Some(load_state(setup, Some(&self.inner.store))?);
         self.apply_settings();
         Ok(())
     }
@@ -671,7 +775,7 @@ mod tests {
             reasoning_tokens: 400_000,
             cache_hit_tokens: 1_000_000,
             cache_miss_tokens: 2_000_000,
-            estimated_cost: None,
+            ..Default::default()
         };
         assert!((estimate(&price, &usage) - 4.1).abs() < 1e-9);
         let prices = default_prices();

@@ -12,6 +12,7 @@ pub use settings::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// Whether the Host talks to the real provider or to the simulator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -141,14 +142,92 @@ pub struct Session {
     pub usage: Usage,
 }
 
-/// A failure a person can act on.
+/// A failure a person can act on. A UI words it from `kind` and `params` in the person's
+/// language; `message` is the Host's English sentence (which may quote the provider).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunError {
-    /// Machine-readable class (e.g. `unauthorized`, `insufficient_balance`, `rate_limited`).
-    pub kind: String,
-    /// The sentence for the person.
+    /// Machine-readable class.
+    pub kind: RunErrorKind,
+    /// The sentence for the person, in English.
     pub message: String,
+    /// What the sentence names, by kind: `host`, `port` and `source` (the setting or variable
+    /// that gave the base URL or the key) for connection and key failures; `status` (HTTP)
+    /// for answers of the service; `model`; `steps` for `budget_exhausted`; `asked` and
+    /// `limit` (seconds) or `waited` (seconds) for a `rate_limited` run.
+    #[serde(default)]
+    pub params: BTreeMap<String, String>,
+}
+
+impl RunError {
+    /// A failure without parameters.
+    pub fn new(kind: RunErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            params: BTreeMap::new(),
+        }
+    }
+
+    /// The same with one more parameter.
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.params.insert(name.to_owned(), value.into());
+        self
+    }
+}
+
+/// Every class of run failure the Host reports (stable wire names: a UI has a wording for each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RunErrorKind {
+    /// No API key is configured.
+    MissingKey,
+    /// The model configuration cannot work.
+    InvalidConfig,
+    /// 400: the service rejected the request.
+    BadRequest,
+    /// 401: the key was refused.
+    Unauthorized,
+    /// 402: the account has no balance left.
+    InsufficientBalance,
+    /// 422: a parameter was refused.
+    InvalidParameters,
+    /// 429: the service limits requests.
+    RateLimited,
+    /// 500: the service failed.
+    ServerError,
+    /// 503: the service is overloaded.
+    ServerOverloaded,
+    /// Another HTTP status (`status`).
+    UnexpectedStatus,
+    /// The model is not offered by the endpoint.
+    ModelNotOffered,
+    /// The connection could not be opened.
+    Connect,
+    /// The TLS handshake failed.
+    Tls,
+    /// The connection broke before an answer started.
+    ConnectionLost,
+    /// The answer stopped before it was complete.
+    StreamCut,
+    /// The service stalled (no data within the idle timeout).
+    IdleTimeout,
+    /// The stream could not be read.
+    MalformedStream,
+    /// One stream event was larger than the cap.
+    EventTooLarge,
+    /// The answer was larger than the cap.
+    ResponseTooLarge,
+    /// The provider reported an error inside the stream.
+    ProviderError,
+    /// The step budget ran out (`steps`).
+    BudgetExhausted,
+    /// Wisp stopped (shutdown) while the run was unfinished.
+    Interrupted,
+    /// The run was found unfinished when the Host started.
+    UnfinishedAtStart,
+    /// Wisp itself failed (the database, …); see the log.
+    Internal,
 }
 
 /// Token counts of a run (or a session), summed over its model requests, and what they cost.
@@ -167,9 +246,15 @@ pub struct Usage {
     pub cache_miss_tokens: u64,
     /// Estimated cost in the price table's currency (USD by default), from the prices of the
     /// model that answered at the time of the run; `null` when that model has no price (no
-    /// estimate rather than a wrong one). For a session: the sum over its priced runs.
+    /// estimate rather than a wrong one). For a session: the sum over its priced runs (a lower
+    /// bound when `runsWithoutEstimate` > 0).
     #[serde(default)]
     pub estimated_cost: Option<f64>,
+    /// For a session only: how many of its live runs used tokens but have no estimate (their
+    /// model has no price), so are missing from `estimatedCost`. Simulated runs cost nothing
+    /// and are not counted. Absent for a run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_without_estimate: Option<u32>,
 }
 
 /// The approval attached to a tool call.

@@ -99,6 +99,11 @@ fn name<T: serde::Serialize>(v: T) -> String {
     }
 }
 
+/// A run error's parameters as stored (a JSON object of strings).
+fn error_params(e: &p::RunError) -> String {
+    serde_json::to_string(&e.params).unwrap_or_else(|_| "{}".to_owned())
+}
+
 fn parse<T: serde::de::DeserializeOwned>(s: &str, what: &'static str) -> Result<T> {
     serde_json::from_value(Value::String(s.to_owned())).map_err(|_| StoreError::Corrupt(what))
 }
@@ -357,9 +362,9 @@ impl Store {
     ) -> Result<()> {
         let usage = serde_json::to_string(usage).map_err(|_| StoreError::Corrupt("usage"))?;
         self.conn().execute(
-            "UPDATE runs SET status = ?2, final_text = ?3, error_kind = ?4, error_message = ?5, usage = ?6, ended_at = ?7
+            "UPDATE runs SET status = ?2, final_text = ?3, error_kind = ?4, error_message = ?5, usage = ?6, ended_at = ?7, error_params = ?8
              WHERE id = ?1",
-            params![id, name(status), final_text, error.map(|e| &e.kind), error.map(|e| &e.message), usage, at],
+            params![id, name(status), final_text, error.map(|e| name(e.kind)), error.map(|e| &e.message), usage, at, error.map(error_params)],
         )?;
         Ok(())
     }
@@ -384,9 +389,9 @@ impl Store {
             rows.collect::<rusqlite::Result<_>>()?
         };
         tx.execute(
-            "UPDATE runs SET status = 'interrupted', ended_at = ?1, error_kind = ?2, error_message = ?3
+            "UPDATE runs SET status = 'interrupted', ended_at = ?1, error_kind = ?2, error_message = ?3, error_params = ?4
              WHERE status IN ('running', 'awaiting_approval')",
-            params![at, error.kind, error.message],
+            params![at, name(error.kind), error.message, error_params(error)],
         )?;
         tx.execute(
             "UPDATE tool_calls SET status = 'cancelled' WHERE status IN ('pending', 'awaiting_approval', 'running')",
@@ -405,7 +410,7 @@ impl Store {
         let conn = self.conn();
         let Some(mut run) = conn
             .query_row(
-                "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, provider, model
+                "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, provider, model, error_params
                  FROM runs WHERE id = ?1",
                 [id],
                 run_row,
@@ -428,12 +433,12 @@ impl Store {
     ) -> Result<(Vec<p::Run>, Option<i64>)> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
-            "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, provider, model, ordinal
+            "SELECT id, session_id, text, status, mode, final_text, error_kind, error_message, usage, created_at, ended_at, provider, model, error_params, ordinal
              FROM runs WHERE session_id = ?1 AND ordinal < ?2 ORDER BY ordinal DESC LIMIT ?3",
         )?;
         let rows = stmt.query_map(
             params![session_id, cursor.unwrap_or(i64::MAX), i64::from(limit) + 1],
-            |r| Ok((run_row(r)?, r.get::<_, i64>(13)?)),
+            |r| Ok((run_row(r)?, r.get::<_, i64>(14)?)),
         )?;
         let mut rows: Vec<(RawRun, i64)> = rows.collect::<rusqlite::Result<_>>()?;
         let next = if rows.len() > limit as usize {
@@ -754,6 +759,7 @@ struct RawRun {
     final_text: Option<String>,
     error_kind: Option<String>,
     error_message: Option<String>,
+    error_params: Option<String>,
     usage: String,
     created_at: i64,
     ended_at: Option<i64>,
@@ -772,6 +778,7 @@ fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
         final_text: r.get(5)?,
         error_kind: r.get(6)?,
         error_message: r.get(7)?,
+        error_params: r.get(13)?,
         usage: r.get(8)?,
         created_at: r.get(9)?,
         ended_at: r.get(10)?,
@@ -792,7 +799,15 @@ impl RawRun {
             steps: self.steps,
             final_text: self.final_text,
             error: match (self.error_kind, self.error_message) {
-                (Some(kind), Some(message)) => Some(p::RunError { kind, message }),
+                (Some(kind), Some(message)) => Some(p::RunError {
+                    kind: parse(&kind, "run error kind")?,
+                    message,
+                    params: match self.error_params {
+                        Some(json) => serde_json::from_str(&json)
+                            .map_err(|_| StoreError::Corrupt("run error params"))?,
+                        None => Default::default(),
+                    },
+                }),
                 _ => None,
             },
             usage: serde_json::from_str(&self.usage).unwrap_or_default(),

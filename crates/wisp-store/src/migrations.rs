@@ -97,4 +97,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
         value TEXT NOT NULL
     );
     "#,
+    // 5: a run error's parameters (host, port, source, status, …) so a UI can word it in the
+    // person's language (issue 11); older rows have none.
+    r#"
+    ALTER TABLE runs ADD COLUMN error_params TEXT;
+    "#,
 ];

@@ -38,13 +38,24 @@ impl Store {
     }
 }
 
-/// The sum of a session's run usages; the cost is the sum of the runs that have an estimate.
+/// The sum of a session's run usages; the cost is the sum of the runs that have an estimate,
+/// and `runs_without_estimate` counts the live runs that used tokens without one.
 pub(crate) fn session_usage(conn: &Connection, session_id: &str) -> Result<p::Usage> {
-    let mut stmt = conn.prepare_cached("SELECT usage FROM runs WHERE session_id = ?1")?;
-    let rows = stmt.query_map([session_id], |r| r.get::<_, String>(0))?;
-    let mut total = p::Usage::default();
+    let mut stmt = conn.prepare_cached("SELECT usage, mode FROM runs WHERE session_id = ?1")?;
+    let rows = stmt.query_map([session_id], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut total = p::Usage {
+        runs_without_estimate: Some(0),
+        ..p::Usage::default()
+    };
     for row in rows {
-        let u: p::Usage = serde_json::from_str(&row?).unwrap_or_default();
+        let (usage, mode) = row?;
+        let u: p::Usage = serde_json::from_str(&usage).unwrap_or_default();
+        let used = u.prompt_tokens + u.completion_tokens > 0;
+        if used && u.estimated_cost.is_none() && mode != name(p::Mode::Simulation) {
+            total.runs_without_estimate = total.runs_without_estimate.map(|n| n + 1);
+        }
         total.prompt_tokens += u.prompt_tokens;
         total.completion_tokens += u.completion_tokens;
         total.reasoning_tokens += u.reasoning_tokens;

@@ -3,7 +3,9 @@
 // A failing test should stop at the line that failed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use wisp_protocol::{ApprovalState, EventKind, Mode, RunError, RunStatus, ToolCallStatus, Usage};
+use wisp_protocol::{
+    ApprovalState, EventKind, Mode, RunError, RunErrorKind, RunStatus, ToolCallStatus, Usage,
+};
 use wisp_store::Store;
 
 fn store() -> (tempfile::TempDir, Store) {
@@ -26,13 +28,40 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), 5);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
     // Reopening an up-to-date database changes nothing.
     drop(store);
     assert_eq!(Store::open(&path).unwrap().projects().unwrap().len(), 1);
+}
+
+/// A run failed under schema 4 (no error parameters) reads back with its kind and message and
+/// no parameters, so the UI keeps the Host's sentence for it (issue 11).
+#[test]
+fn a_run_error_stored_before_params_reads_back_without_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wisp.db");
+    wisp_store::create_at_version(&path, 4).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at) VALUES ('s', 't', 1)",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO runs (id, session_id, ordinal, text, status, mode, error_kind, error_message, created_at)
+         VALUES ('r', 's', 1, 'hi', 'failed', 'live', 'connect', 'Could not connect.', 1)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    let error = store.run("r").unwrap().unwrap().error.unwrap();
+    assert_eq!(error.kind, RunErrorKind::Connect);
+    assert_eq!(error.message, "Could not connect.");
+    assert!(error.params.is_empty());
 }
 
 #[test]
@@ -112,16 +141,16 @@ fn unfinished_runs_become_interrupted_and_pending_approvals_void() {
         .unwrap();
     s.insert_approval("ap", "a", "r2", "c1", "files_write", "{}", "d", 2)
         .unwrap();
-    let why = RunError {
-        kind: "unfinished_at_start".into(),
-        message: "found at start".into(),
-    };
+    let why = RunError::new(RunErrorKind::UnfinishedAtStart, "found at start").with("host", "h");
     let hit = s.interrupt_unfinished(9, &why).unwrap();
     assert_eq!(hit, vec![("a".to_owned(), "r2".to_owned())]);
     let r2 = s.run("r2").unwrap().unwrap();
     assert_eq!(r2.status, RunStatus::Interrupted);
     let kept = r2.error.unwrap();
-    assert_eq!((kept.kind, kept.message), (why.kind, why.message));
+    assert_eq!(
+        (kept.kind, kept.message, kept.params),
+        (why.kind, why.message, why.params)
+    );
     assert_eq!(r2.steps[0].tool_calls[0].status, ToolCallStatus::Cancelled);
     assert_eq!(
         r2.steps[0].tool_calls[0].approval.as_ref().unwrap().state,
@@ -293,11 +322,17 @@ fn settings_run_models_and_session_totals_are_kept() {
     s.put_setting("model", "{\"a\":2}").unwrap();
     assert_eq!(s.setting("model").unwrap().as_deref(), Some("{\"a\":2}"));
     s.insert_session("s1", None, "t", 1).unwrap();
-    for (id, cost) in [("r1", Some(0.5)), ("r2", None), ("r3", Some(0.25))] {
-        s.insert_run(id, "s1", "hi", wisp_protocol::Mode::Live, 2)
-            .unwrap();
+    // r2 has no price; r4 is simulated (free, not missing); r5 failed before any token.
+    for (id, cost, mode, tokens) in [
+        ("r1", Some(0.5), wisp_protocol::Mode::Live, 10),
+        ("r2", None, wisp_protocol::Mode::Live, 10),
+        ("r3", Some(0.25), wisp_protocol::Mode::Live, 10),
+        ("r4", None, wisp_protocol::Mode::Simulation, 10),
+        ("r5", None, wisp_protocol::Mode::Live, 0),
+    ] {
+        s.insert_run(id, "s1", "hi", mode, 2).unwrap();
         let usage = wisp_protocol::Usage {
-            completion_tokens: 10,
+            completion_tokens: tokens,
             estimated_cost: cost,
             ..Default::default()
         };
@@ -319,7 +354,12 @@ fn settings_run_models_and_session_totals_are_kept() {
     assert_eq!(s.run("r1").unwrap().unwrap().model, Some(model));
     assert_eq!(s.run("r2").unwrap().unwrap().model, None);
     let session = s.session("s1").unwrap().unwrap();
-    assert_eq!(session.usage.completion_tokens, 30);
+    assert_eq!(session.usage.completion_tokens, 40);
     assert_eq!(session.usage.estimated_cost, Some(0.75));
-    assert_eq!(s.sessions().unwrap()[0].usage.completion_tokens, 30);
+    assert_eq!(session.usage.runs_without_estimate, Some(1));
+    assert_eq!(
+        s.run("r1").unwrap().unwrap().usage.runs_without_estimate,
+        None
+    );
+    assert_eq!(s.sessions().unwrap()[0].usage.completion_tokens, 40);
 }

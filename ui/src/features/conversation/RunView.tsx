@@ -2,8 +2,8 @@
 // process (collapsed once the run completed), and the final answer as the main content.
 import { useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
-import type { Run, ToolCall } from "../../types";
-import { useT, type Key } from "../../i18n";
+import type { Run, RunError, ToolCall, Usage as UsageTotals } from "../../types";
+import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import { Markdown } from "./Markdown";
 import { runErrorText } from "../settings/problem";
@@ -13,7 +13,7 @@ export interface LiveState {
   text: string;
   thinking: boolean;
   /** The model request failed and is being tried again (tools are not re-run). */
-  retry?: { attempt: number; message: string };
+  retry?: { attempt: number; error: RunError };
   /** When the open model request (or its latest attempt) started, in ms; absent when none is open. */
   requestSince?: number;
 }
@@ -147,7 +147,7 @@ export function RunView({ run, live, onDecide, onPreview, currentText, actions }
         )}
         {active && live?.retry && (
           <div className="status-line retry" role="status">
-            <strong>{t("retrying", { n: live.retry.attempt })}</strong> <span>{live.retry.message}</span>
+            <strong>{t("retrying", { n: live.retry.attempt })}</strong> <span>{runErrorText(t, live.retry.error)}</span>
           </div>
         )}
         {active && live && (
@@ -214,6 +214,17 @@ function RunStatusLine({ run }: { run: Run }) {
       {run.usage.promptTokens > 0 && <Usage run={run} />}
     </div>
   );
+}
+
+/** A session's estimated cost, saying when some runs had no estimate (then it is a lower bound). */
+export function sessionCostText(t: T, u: UsageTotals | undefined): string | null {
+  if (!u) return null;
+  const n = u.runsWithoutEstimate ?? 0;
+  const priced = typeof u.estimatedCost === "number";
+  if (priced && n === 0) return t("sessionCost", { v: u.estimatedCost!.toFixed(6), c: "USD" });
+  if (priced) return t("sessionCostAtLeast", { v: u.estimatedCost!.toFixed(6), c: "USD", n });
+  if (n > 0) return t("sessionCostUnknown", { n });
+  return null;
 }
 
 function Usage({ run }: { run: Run }) {

@@ -1,6 +1,7 @@
 // Host problems worded in the person's language: the Host sends a stable `kind` with its
 // parameters; the English `message` is only the fallback for a kind this UI does not know.
 import { translator, useT, type Key, type T } from "../../i18n";
+import type { RunError } from "../../types";
 import type { Problem, RunModel } from "./types";
 
 /** Words for a `source` parameter (a variable's name stays as it is). */
@@ -17,22 +18,25 @@ export function problemText(t: T, p: Problem): string {
   return text === key ? p.message : text;
 }
 
-/** Run failures whose kind says everything without parameters, worded like the problem of the
- * same meaning; any other kind keeps the Host's sentence. */
-const RUN_ERROR_PROBLEMS: Record<string, string> = {
-  insufficient_balance: "no_balance",
-  missing_key: "missing_key",
-  rate_limited: "rate_limited",
-};
-
 const english = translator("en");
 
-export function runErrorText(t: T, e: { kind: string; message: string }): string {
-  const kind = RUN_ERROR_PROBLEMS[e.kind];
-  if (!kind) return e.message;
-  const key = `problem_${kind}` as Key;
-  // In English the Host's own sentence says more (it may quote the provider).
-  return t(key) === english(key) ? e.message : problemText(t, { kind, message: e.message, params: {} });
+/** The key that words a run error: a rate limit says whether it asked for too long or kept on
+ * after Wisp waited. */
+function runErrorKey(e: RunError): Key {
+  if (e.kind === "rate_limited" && e.params?.asked) return "runError_rate_limited_asked";
+  if (e.kind === "rate_limited" && e.params?.waited) return "runError_rate_limited_waited";
+  return `runError_${e.kind}` as Key;
+}
+
+/** A run failure in the person's language, from its kind and parameters. In English the
+ * Host's own sentence says more (it may quote the provider); a kind this UI does not know,
+ * or one whose parameters are missing (a run stored by an older Host), keeps that sentence. */
+export function runErrorText(t: T, e: RunError): string {
+  const key = runErrorKey(e);
+  const params = e.params ?? {};
+  const text = t(key, { ...params, source: sourceWord(t, params.source) });
+  if (text === key || t(key) === english(key) || /\{\w+\}/.test(text)) return e.message;
+  return text;
 }
 
 export function ProblemText({ problem, fallback }: { problem?: Problem | null; fallback?: string }) {
