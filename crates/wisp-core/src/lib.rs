@@ -19,6 +19,7 @@ mod file_work;
 pub mod limits;
 mod run;
 mod settings;
+mod tool;
 pub mod tools;
 
 pub use settings::{EnvModel, ModelSetup, SimEndpoint, default_prices};
