@@ -74,12 +74,21 @@ mod tests {
         assert_eq!(names(snapshot(false)), ["tool_introspect"]);
         assert_eq!(
             names(snapshot(true)),
-            ["tool_introspect", "files_list", "files_read", "files_write"]
+            [
+                "tool_introspect",
+                "files_list",
+                "files_read",
+                "files_write",
+                "files_replace",
+                "files_mkdir"
+            ]
         );
+        // Everything that changes files waits for approval; nothing else does.
+        let changes = ["files_write", "files_replace", "files_mkdir"];
         assert!(
             snapshot(true)
                 .iter()
-                .all(|t| t.requires_approval == (t.name == "files_write"))
+                .all(|t| t.requires_approval == changes.contains(&t.name.as_str()))
         );
     }
 

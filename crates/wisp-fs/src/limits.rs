@@ -19,3 +19,9 @@ pub const BINARY_SNIFF_BYTES: usize = 8192;
 /// Bytes of an existing file `files_write` replaces: its content is hashed at prepare and again
 /// at execution (FILE-16), so a huge file would make both slow.
 pub const MAX_REPLACED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Bytes of the file `files_replace` edits, and of the result (FILE-14).
+pub const MAX_REPLACE_FILE_BYTES: usize = 200_000;
+
+/// Characters of `oldText` and of `newText` each (FILE-14).
+pub const MAX_REPLACE_TEXT_CHARS: usize = 50_000;

@@ -13,7 +13,13 @@ use crate::tool::{Checked, Prepared, Subject, Tool, ToolCtx, ToolRef};
 
 /// The family, in the order runs list it.
 pub(super) fn tools() -> Vec<ToolRef> {
-    vec![Arc::new(List), Arc::new(Read), Arc::new(Write)]
+    vec![
+        Arc::new(List),
+        Arc::new(Read),
+        Arc::new(Write),
+        Arc::new(Replace),
+        Arc::new(Mkdir),
+    ]
 }
 
 /// Parses `args` as `T` for `tool`, or ends the call with the message for the model.
@@ -133,6 +139,99 @@ impl Tool for Write {
                 arguments: json!({"path": plan.path, "content": plan.content}),
                 execute: Box::new(move |s| s.write(&plan).map(|w| json!(w)).map_err(|e| e.message)),
                 unchanged: "nothing was written",
+            }))
+        }))
+    }
+}
+
+/// `files_replace` arguments (FILE-12).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReplaceArgs {
+    pub(crate) path: String,
+    #[serde(rename = "oldText")]
+    pub(crate) old_text: String,
+    #[serde(rename = "newText")]
+    pub(crate) new_text: String,
+    #[serde(default)]
+    pub(crate) sha256: Option<String>,
+}
+
+struct Replace;
+
+impl Tool for Replace {
+    fn info(&self) -> ToolInfo {
+        info(
+            "files_replace",
+            "Replace one exact segment of a UTF-8 text file of the project: oldText must occur exactly once (copy it from files_read, with enough context to be unique); it becomes newText. File and result at most 200000 bytes; oldText and newText at most 50000 characters each. The file's BOM, line endings and permissions are kept. Give sha256 (of the content you read) to make sure the file is unchanged. One segment per call; no regex. Waits for the person's approval; refused if the file changes before it runs.",
+            json!({"type": "object", "properties": {
+                "path": {"type": "string", "description": "File relative to the project root."},
+                "oldText": {"type": "string", "description": "The exact text to replace; must occur exactly once."},
+                "newText": {"type": "string", "description": "The text to put in its place."},
+                "sha256": {"type": "string", "pattern": "^[0-9a-fA-F]{64}$", "description": "Optional SHA-256 (hex) the file's current content must have."}
+            }, "required": ["path", "oldText", "newText"], "additionalProperties": false}),
+            true,
+        )
+    }
+
+    fn prepare(&self, args: Value, _ctx: &ToolCtx<'_>) -> Prepared {
+        let a: ReplaceArgs = typed!("files_replace", args);
+        Prepared::Files(Box::new(move |s| {
+            let plan = s
+                .prepare_replace(&a.path, &a.old_text, &a.new_text, a.sha256.as_deref())
+                .map_err(|e| e.message)?;
+            let wisp_fs::ReplacePlan {
+                path,
+                old_text,
+                new_text,
+                sha256,
+                line,
+                write,
+                ..
+            } = plan;
+            // The texts as they are applied (in the file's line endings) and the digest of the
+            // content they apply to: together they determine the result exactly. The write
+            // re-checks identity and digest and refuses a file that changed (FILE-16).
+            Ok(Checked::Approval(Subject {
+                arguments: json!({"path": path, "oldText": old_text, "newText": new_text, "sha256": sha256, "line": line}),
+                execute: Box::new(move |s| {
+                    s.write(&write)
+                        .map(|w| json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}))
+                        .map_err(|e| e.message)
+                }),
+                unchanged: "nothing was written",
+            }))
+        }))
+    }
+}
+
+/// `files_mkdir` arguments.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MkdirArgs {
+    pub(crate) path: String,
+}
+
+struct Mkdir;
+
+impl Tool for Mkdir {
+    fn info(&self) -> ToolInfo {
+        info(
+            "files_mkdir",
+            "Create one folder in the project. The parent folder must exist (never creates parents: call once per level); refused if anything already exists at the path. Waits for the person's approval.",
+            json!({"type": "object", "properties": {"path": {"type": "string", "description": "The new folder, relative to the project root."}}, "required": ["path"], "additionalProperties": false}),
+            true,
+        )
+    }
+
+    fn prepare(&self, args: Value, _ctx: &ToolCtx<'_>) -> Prepared {
+        let a: MkdirArgs = typed!("files_mkdir", args);
+        Prepared::Files(Box::new(move |s| {
+            let plan = s.prepare_mkdir(&a.path).map_err(|e| e.message)?;
+            Ok(Checked::Approval(Subject {
+                arguments: json!({"path": plan.path}),
+                execute: Box::new(move |s| s.mkdir(&plan).map(|m| json!(m)).map_err(|e| e.message)),
+                unchanged: "nothing was created",
             }))
         }))
     }
