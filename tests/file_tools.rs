@@ -128,3 +128,38 @@ async fn demo_mkdir_creates_one_folder_only_when_approved_and_never_over_anythin
     assert_eq!(statuses(&r), ["failed"], "{r}");
     assert!(!w.file("a").exists());
 }
+
+/// `[demo:search]`: a content search in a real project, no approval; results with path, line
+/// and snippet; what was skipped counted by reason (FILE-07..11, SIM-09).
+#[tokio::test]
+async fn demo_search_finds_lines_and_says_what_it_skipped() {
+    let w = Wisp::start().await;
+    std::fs::create_dir_all(w.file("src")).unwrap();
+    std::fs::write(w.file("src/main.rs"), "fn main() {}\n// TODO: ship\n").unwrap();
+    std::fs::create_dir_all(w.file("node_modules/x")).unwrap();
+    std::fs::write(w.file("node_modules/x/i.js"), "// TODO hidden\n").unwrap();
+    std::fs::write(w.file(".env"), "TODO=1\n").unwrap();
+    std::os::unix::fs::symlink(&w.outside, w.file("out")).unwrap();
+    std::fs::write(w.outside.join("o.txt"), "TODO outside\n").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:search]").await;
+    let r = w.finished(&run).await;
+    assert_eq!(r["status"], "completed", "{r}");
+    let call = &calls(&r)[0];
+    assert_eq!(call["tool"], "files_search");
+    assert!(call["approval"].is_null());
+    let result: serde_json::Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        result["results"],
+        serde_json::json!([{"path": "src/main.rs", "line": 2, "snippet": "// TODO: ship"}])
+    );
+    assert_eq!(result["truncated"], false);
+    assert_eq!(
+        result["skipped"]["reasons"],
+        serde_json::json!({"excluded_dir": 1, "hidden": 1, "symlink": 1})
+    );
+    assert!(
+        r["finalText"].as_str().unwrap().contains("src/main.rs"),
+        "{r}"
+    );
+}

@@ -78,6 +78,7 @@ mod tests {
                 "tool_introspect",
                 "files_list",
                 "files_read",
+                "files_search",
                 "files_write",
                 "files_replace",
                 "files_mkdir"

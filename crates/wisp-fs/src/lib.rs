@@ -752,8 +752,10 @@ fn display(rel: &Path) -> String {
 }
 
 mod edit;
+mod search;
 
 pub use edit::{Made, MkdirPlan, ReplacePlan};
+pub use search::{SearchHit, SearchLimits, SearchMode, SearchResult, Skipped};
 
 #[cfg(test)]
 mod tests;

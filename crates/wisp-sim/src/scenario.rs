@@ -130,6 +130,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_replace,
     },
     Scenario {
+        marker: "[demo:search]",
+        summary: "one files_search by content for the word after query= (default TODO) in the project, then an answer reporting the results",
+        script: demo_search,
+    },
+    Scenario {
         marker: "[demo:mkdir]",
         summary: "one files_mkdir of wisp-demo-folder (or of the path after file=), then an answer reporting its result",
         script: demo_mkdir,
@@ -586,6 +591,28 @@ fn demo_replace(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             Vec::new(),
         ),
     }
+}
+
+fn demo_search(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let query = turn
+        .user_text
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("query="))
+        .filter(|q| !q.is_empty())
+        .unwrap_or("TODO");
+    if turn.step == 0 {
+        let args = json!({"path": ".", "query": query, "mode": "content"});
+        return (
+            format!("Search the project for {query}."),
+            format!("Searching the project for {query}. 在项目中搜索 {query}。"),
+            vec![turn.call(0, "files_search", args.to_string())],
+        );
+    }
+    (
+        "Report what the search found.".to_owned(),
+        format!("The search for {query} finished 搜索结果：{}", report(turn)),
+        Vec::new(),
+    )
 }
 
 fn demo_mkdir(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
