@@ -7,7 +7,12 @@
 //! (256 KB) and the total (8 MB) stay as they are. ripgrep runs with the same exclusions
 //! (`-F -c`, hidden and binary skipped by its defaults, the six folders by `-g '!NAME'`).
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 use std::path::Path;
 use std::process::Command;

@@ -163,3 +163,46 @@ async fn demo_search_finds_lines_and_says_what_it_skipped() {
         "{r}"
     );
 }
+
+/// A crash leaves Wisp's temp file next to a target; the next start removes it and nothing
+/// else (issue 7, shared rules).
+#[tokio::test]
+async fn the_next_start_removes_temp_files_a_crash_left_and_only_those() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+    let db = tmp.path().join("wisp.db");
+    let config = || wisp_core::HostConfig::new(wisp_protocol::Mode::Simulation);
+    let host = wisp_core::Host::start(wisp_store::Store::open(&db).unwrap(), None, None, config())
+        .unwrap();
+    host.add_project(
+        &std::fs::canonicalize(&project)
+            .unwrap()
+            .display()
+            .to_string(),
+    )
+    .unwrap();
+    drop(host);
+    let leftover = project
+        .join("sub")
+        .join(wisp_fs::temp_file_name("notes.txt", &[7; 8]));
+    std::fs::write(&leftover, "torn half").unwrap();
+    std::fs::write(project.join(".wisp-tmp-mine"), "a person's file").unwrap();
+    std::fs::write(project.join("sub/notes.txt"), "kept").unwrap();
+    let host = wisp_core::Host::start(wisp_store::Store::open(&db).unwrap(), None, None, config())
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while leftover.exists() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "leftover never removed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(project.join(".wisp-tmp-mine").exists());
+    assert_eq!(
+        std::fs::read_to_string(project.join("sub/notes.txt")).unwrap(),
+        "kept"
+    );
+    drop(host);
+}

@@ -751,9 +751,11 @@ fn display(rel: &Path) -> String {
     }
 }
 
+mod cleanup;
 mod edit;
 mod search;
 
+pub use cleanup::Cleanup;
 pub use edit::{Made, MkdirPlan, ReplacePlan};
 pub use search::{SearchHit, SearchLimits, SearchMode, SearchResult, Skipped};
 

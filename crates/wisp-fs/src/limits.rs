@@ -60,3 +60,9 @@ pub const SEARCH_EXCLUDED_DIRS: &[&str] = &[
 
 /// Bytes of a `files_search` query.
 pub const SEARCH_MAX_QUERY_BYTES: usize = 1000;
+
+/// Entries the start-up removal of Wisp's own temp files examines per project at most.
+pub const CLEANUP_MAX_ENTRIES: usize = 100_000;
+
+/// Folder levels that removal descends at most.
+pub const CLEANUP_MAX_DEPTH: usize = 32;

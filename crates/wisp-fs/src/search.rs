@@ -367,7 +367,7 @@ fn snippet(line: &str, at: usize, len: usize) -> String {
 }
 
 /// Opens a subfolder by name without following a link, without blocking.
-fn open_dir_nofollow(dir: &Dir, name: &str) -> std::io::Result<Dir> {
+pub(crate) fn open_dir_nofollow(dir: &Dir, name: &str) -> std::io::Result<Dir> {
     let flags = nonblocking()
         | (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::DIRECTORY).bits() as i32;
     let f = dir.open_with(name, OpenOptions::new().read(true).custom_flags(flags))?;
