@@ -2,9 +2,9 @@
 //! directory handles that never follow a link.
 //!
 //! Walks the folder depth-first through `openat(O_NOFOLLOW | O_DIRECTORY)` handles, so a folder
-//! swapped for a symlink mid-walk is refused by the kernel, never followed out. Only regular
-//! files with one link are opened, with `O_NONBLOCK | O_NOFOLLOW`, and `fstat` must show the very
-//! file the directory entry named. What is left out is counted by reason in `skipped`; what a
+//! swapped for a symlink mid-walk is refused by the kernel, never followed out. Only entries the
+//! directory lists as regular files are opened, with `O_NONBLOCK | O_NOFOLLOW`, and `fstat` of
+//! the opened file must show a regular file with one link before a byte is read. What is left out is counted by reason in `skipped`; what a
 //! limit cut off sets `truncated` with the limit's name — so nothing unread reads as "no match".
 //!
 //! "Private" folders (FILE-10): folders without read permission for their owner, and folders this
@@ -231,15 +231,15 @@ impl Walk<'_> {
     }
 
     fn file(&mut self, dir: &Dir, name: &str, path: &Path, entry: &cap_std::fs::DirEntry) {
-        let Ok(meta) = entry.metadata() else {
-            self.skip("unreadable");
-            return;
-        };
-        if meta.nlink() > 1 {
-            self.skip("hard_linked");
-            return;
-        }
         if self.mode == SearchMode::Name {
+            let Ok(meta) = entry.metadata() else {
+                self.skip("unreadable");
+                return;
+            };
+            if meta.nlink() > 1 {
+                self.skip("hard_linked");
+                return;
+            }
             if self.name_matches(name) {
                 self.hit(SearchHit {
                     path: path.display().to_string(),
@@ -250,6 +250,27 @@ impl Walk<'_> {
             }
             return;
         }
+        // Opened without following a link and without blocking; `fstat` of what was opened
+        // (not a stat of the name before) decides: one stat per file, and no window between
+        // the check and the read.
+        let flags = nonblocking() | rustix::fs::OFlags::NOFOLLOW.bits() as i32;
+        let Ok(file) = dir.open_with(name, OpenOptions::new().read(true).custom_flags(flags))
+        else {
+            self.skip("changed");
+            return;
+        };
+        let Ok(meta) = file.metadata() else {
+            self.skip("unreadable");
+            return;
+        };
+        if !meta.is_file() {
+            self.skip("changed");
+            return;
+        }
+        if meta.nlink() > 1 {
+            self.skip("hard_linked");
+            return;
+        }
         if meta.len() > self.limits.max_file_bytes {
             self.skip("too_large");
             return;
@@ -257,21 +278,6 @@ impl Walk<'_> {
         if self.out.bytes_read + meta.len() > self.limits.max_total_bytes {
             self.skip("read_budget");
             self.truncate("total_bytes");
-            return;
-        }
-        let flags = nonblocking() | rustix::fs::OFlags::NOFOLLOW.bits() as i32;
-        let Ok(file) = dir.open_with(name, OpenOptions::new().read(true).custom_flags(flags))
-        else {
-            self.skip("unreadable");
-            return;
-        };
-        let Ok(now) = file.metadata() else {
-            self.skip("unreadable");
-            return;
-        };
-        // Only the very regular file the entry named, still with one link.
-        if !now.is_file() || (now.dev(), now.ino()) != (meta.dev(), meta.ino()) || now.nlink() > 1 {
-            self.skip("changed");
             return;
         }
         self.buf.clear();
