@@ -810,11 +810,19 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
         .collect();
     assert_eq!(
         names,
-        ["tool_introspect", "files_list", "files_read", "files_write"]
+        [
+            "tool_introspect",
+            "files_list",
+            "files_read",
+            "files_search",
+            "files_write",
+            "files_replace",
+            "files_mkdir"
+        ]
     );
-    assert_eq!(tools[3]["requiresApproval"], true);
+    assert_eq!(tools[4]["requiresApproval"], true);
     assert!(
-        tools[3]["inputSchema"]["required"]
+        tools[4]["inputSchema"]["required"]
             .as_array()
             .unwrap()
             .contains(&json!("content"))

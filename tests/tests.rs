@@ -7,6 +7,7 @@ mod api_contract;
 mod cli;
 mod e2e;
 mod e2e_claims;
+mod file_tools;
 mod hardening_fs;
 mod hardening_host;
 mod models_cli;

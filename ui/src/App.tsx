@@ -265,7 +265,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         if (pendingPreview.current.has(c.callId) && c.status === "succeeded") {
           pendingPreview.current.delete(c.callId);
           const path = (c.arguments as { path?: unknown } | null)?.path;
-          if (c.tool === "files_write" && typeof path === "string") openPreview(path, false);
+          if ((c.tool === "files_write" || c.tool === "files_replace") && typeof path === "string") openPreview(path, false);
         }
       }
     }
@@ -278,7 +278,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       for (const c of run.steps.flatMap((s) => s.toolCalls)) {
         const path = (c.approval?.arguments as { path?: unknown } | undefined)?.path;
         const key = c.approval?.id;
-        if (c.tool === "files_write" && key && c.approval?.state === "pending" && typeof path === "string" && !(key in fileTexts)) {
+        if ((c.tool === "files_write" || c.tool === "files_replace") && key && c.approval?.state === "pending" && typeof path === "string" && !(key in fileTexts)) {
           setFileTexts((f) => ({ ...f, [key]: undefined }));
           api
             .preview(currentId, path)

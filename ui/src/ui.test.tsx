@@ -241,6 +241,28 @@ describe("RunView", () => {
     expect(screen.getByText("c2")).toBeTruthy();
   });
 
+  it("lists search results whose paths open in the preview and says what was skipped", () => {
+    const result = JSON.stringify({ results: [{ path: "src/a.rs", line: 2, snippet: "// TODO: ship" }, { path: "docs", kind: "dir" }],
+      truncated: true, truncatedBy: ["results"], skipped: { count: 3, reasons: { hidden: 2, binary: 1 } } });
+    const run: Run = { ...baseRun, steps: [{ index: 0, text: "", toolCalls: [{ callId: "s1", tool: "files_search", arguments: { path: ".", query: "TODO", mode: "content" }, status: "succeeded", result, approval: null }] }] };
+    const onPreview = vi.fn();
+    render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={onPreview} currentText={() => undefined} />));
+    fireEvent.click(screen.getByRole("button", { name: /Tool process/ }));
+    fireEvent.click(screen.getByRole("button", { name: "src/a.rs:2" }));
+    expect(onPreview).toHaveBeenCalledWith("src/a.rs");
+    expect(screen.getByText("// TODO: ship", { exact: false })).toBeTruthy();
+    expect(screen.getByText(/stopped at a limit: results/)).toBeTruthy();
+    expect(screen.getByText(/3 skipped, not searched: hidden 2, binary 1|3 skipped, not searched: binary 1, hidden 2/)).toBeTruthy();
+  });
+
+  it("shows a replace as a diff of the file as it is at approval", () => {
+    const args = { path: "a.txt", oldText: "two", newText: "2", sha256: "f".repeat(64), line: 2 };
+    render(withT(<ApprovalCard request={{ approvalId: "ap2", tool: "files_replace", arguments: args, digest: "d".repeat(64), state: "pending" }}
+      currentText={"one\ntwo\nthree\n"} onDecide={async () => "approved"} />));
+    expect(screen.getByText("Changes against the current file")).toBeTruthy();
+    expect(screen.getAllByText("three", { exact: false }).length).toBeGreaterThan(0);
+  });
+
   it("never hides a pending approval inside the process", () => {
     const run: Run = {
       ...baseRun, status: "awaiting_approval", finalText: null,

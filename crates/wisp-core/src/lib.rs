@@ -19,6 +19,7 @@ mod file_work;
 pub mod limits;
 mod run;
 mod settings;
+mod tool;
 pub mod tools;
 
 pub use settings::{EnvModel, ModelProbe, ModelSetup, SimEndpoint, default_prices};
@@ -214,7 +215,45 @@ impl Host {
             }),
         };
         host.interrupt_leftovers(&found_unfinished_error())?;
+        host.remove_leftover_temp_files();
         Ok(host)
+    }
+
+    /// Removes Wisp's own temp files that a crash (`kill -9` during a write) left in the
+    /// authorized projects — only names of `wisp_fs::temp_file_name`'s pattern, older than this
+    /// start (issue 7). On a thread of its own holding one file-task slot, so a slow or hung
+    /// project cannot delay the start, and the count shows it while it runs.
+    fn remove_leftover_temp_files(&self) {
+        let projects = match self.inner.store.projects() {
+            Ok(p) if !p.is_empty() => p,
+            Ok(_) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "projects not read; leftover temp files stay");
+                return;
+            }
+        };
+        let Ok(slot) = self.file_task() else { return };
+        let started = std::time::SystemTime::now();
+        let spawned = std::thread::Builder::new()
+            .name("wisp-temp-cleanup".into())
+            .spawn(move || {
+                let _slot = slot;
+                for project in projects {
+                    let Ok(sandbox) = Sandbox::open(Path::new(&project.root)) else {
+                        continue;
+                    };
+                    let done = sandbox.remove_stale_temp_files(started);
+                    for path in &done.removed {
+                        tracing::info!(project = %project.id, path = %path, "removed a temp file a crash left");
+                    }
+                    if done.truncated {
+                        tracing::warn!(project = %project.id, "temp file cleanup stopped at its limit");
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "temp file cleanup not started");
+        }
     }
 
     /// Marks every unfinished run interrupted with `error` as its reason: at start the runs a

@@ -1,4 +1,5 @@
-//! Sandboxed file tools for one authorized root: `files_list`, `files_read`, `files_write`.
+//! Sandboxed file tools for one authorized root: `files_list`, `files_read`, `files_write`,
+//! `files_replace` and `files_mkdir` (`edit.rs`).
 //!
 //! Every access goes through a `cap_std::fs::Dir` handle of the root, so on Linux the kernel
 //! (`openat2` with `RESOLVE_BENEATH`) refuses `..`, absolute paths and symlinks that lead out —
@@ -63,6 +64,12 @@ pub enum FsErrorKind {
     TooLarge,
     /// The target changed between approval and execution.
     Changed,
+    /// `files_replace`: `oldText` is not in the file exactly once.
+    NotUnique,
+    /// Something already exists where a new entry would go.
+    Exists,
+    /// `files_replace`: the `sha256` given is not the file's current content.
+    DigestMismatch,
     /// Anything else the OS reported.
     Io,
 }
@@ -583,6 +590,17 @@ impl Sandbox {
     }
 
     fn inspect_target(&self, rel: &Path, shown: &str) -> Result<TargetState, FsError> {
+        self.inspect_target_keeping(rel, shown, None)
+    }
+
+    /// [`Sandbox::inspect_target`], also keeping the bytes it hashed in `keep` (so the content
+    /// a replace works on is exactly the content its digest binds).
+    fn inspect_target_keeping(
+        &self,
+        rel: &Path,
+        shown: &str,
+        mut keep: Option<&mut Vec<u8>>,
+    ) -> Result<TargetState, FsError> {
         let (parent, name) = split(rel);
         if rel.as_os_str().is_empty() {
             return Err(err(
@@ -671,6 +689,9 @@ impl Sandbox {
                 break;
             }
             hasher.update(&buf[..n]);
+            if let Some(k) = keep.as_deref_mut() {
+                k.extend_from_slice(&buf[..n]);
+            }
             copied += n as u64;
         }
         let after = file.metadata().map_err(|e| io_err(shown, &e))?;
@@ -729,6 +750,14 @@ fn display(rel: &Path) -> String {
         rel.display().to_string()
     }
 }
+
+mod cleanup;
+mod edit;
+mod search;
+
+pub use cleanup::Cleanup;
+pub use edit::{Made, MkdirPlan, ReplacePlan};
+pub use search::{SearchHit, SearchLimits, SearchMode, SearchResult, Skipped};
 
 #[cfg(test)]
 mod tests;

@@ -19,3 +19,50 @@ pub const BINARY_SNIFF_BYTES: usize = 8192;
 /// Bytes of an existing file `files_write` replaces: its content is hashed at prepare and again
 /// at execution (FILE-16), so a huge file would make both slow.
 pub const MAX_REPLACED_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Bytes of the file `files_replace` edits, and of the result (FILE-14).
+pub const MAX_REPLACE_FILE_BYTES: usize = 200_000;
+
+/// Characters of `oldText` and of `newText` each (FILE-14).
+pub const MAX_REPLACE_TEXT_CHARS: usize = 50_000;
+
+/// Entries `files_search` examines at most (FILE-09).
+pub const SEARCH_MAX_ENTRIES: usize = 2000;
+
+/// Folder levels `files_search` descends at most: folders 8 deep below the folder searched are
+/// searched, a ninth level is not (FILE-09; `make-tree.py`'s 8-level tree is covered whole).
+pub const SEARCH_MAX_DEPTH: usize = 8;
+
+/// Bytes of one file `files_search` reads at most; a larger file is skipped, said so (FILE-09).
+pub const SEARCH_MAX_FILE_BYTES: u64 = 256 * 1024;
+
+/// Bytes `files_search` reads in total (FILE-09).
+pub const SEARCH_MAX_TOTAL_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Results `files_search` returns at most (FILE-09).
+pub const SEARCH_MAX_RESULTS: usize = 100;
+
+/// Characters of `files_search` output (its results as JSON) at most (FILE-09).
+pub const SEARCH_MAX_OUTPUT_CHARS: usize = 24_000;
+
+/// Characters of one content match's snippet.
+pub const SEARCH_SNIPPET_CHARS: usize = 200;
+
+/// Folders `files_search` never enters by default (FILE-10).
+pub const SEARCH_EXCLUDED_DIRS: &[&str] = &[
+    "node_modules",
+    "dist",
+    "build",
+    "coverage",
+    "vendor",
+    "target",
+];
+
+/// Bytes of a `files_search` query.
+pub const SEARCH_MAX_QUERY_BYTES: usize = 1000;
+
+/// Entries the start-up removal of Wisp's own temp files examines per project at most.
+pub const CLEANUP_MAX_ENTRIES: usize = 100_000;
+
+/// Folder levels that removal descends at most.
+pub const CLEANUP_MAX_DEPTH: usize = 32;

@@ -125,6 +125,21 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_read,
     },
     Scenario {
+        marker: "[demo:replace]",
+        summary: "files_read of wisp-demo.txt (or of the path after file=), then files_replace of its first line with the line plus \" (edited by Wisp)\", then an answer reporting the result",
+        script: demo_replace,
+    },
+    Scenario {
+        marker: "[demo:search]",
+        summary: "one files_search by content for the word after query= (default TODO) in the project, then an answer reporting the results",
+        script: demo_search,
+    },
+    Scenario {
+        marker: "[demo:mkdir]",
+        summary: "one files_mkdir of wisp-demo-folder (or of the path after file=), then an answer reporting its result",
+        script: demo_mkdir,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -525,6 +540,93 @@ fn demo_read(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Report what the read returned.".to_owned(),
         format!("The read of {path} finished 读取结果：{}", report(turn)),
+        Vec::new(),
+    )
+}
+
+/// What `[demo:replace]` appends to the first line it edits.
+pub const DEMO_REPLACE_SUFFIX: &str = " (edited by Wisp)";
+
+fn demo_replace(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let path = named_file(turn.user_text, "wisp-demo.txt");
+    match turn.step {
+        0 => (
+            format!("Read {path} to find the text to replace."),
+            format!("Reading {path} first. 先读取 {path}。"),
+            vec![turn.call(0, "files_read", json!({"path": path}).to_string())],
+        ),
+        1 => {
+            let read: Option<Value> = turn
+                .results
+                .first()
+                .and_then(|r| serde_json::from_str(r.content).ok());
+            let first = read
+                .as_ref()
+                .and_then(|v| v.get("content"))
+                .and_then(Value::as_str)
+                .and_then(|c| c.lines().find(|l| !l.trim().is_empty()))
+                .map(str::to_owned);
+            let Some(line) = first else {
+                return (
+                    "The read gave no line to edit.".to_owned(),
+                    format!(
+                        "There is no text line in {path} to edit. {path} 中没有可编辑的文本行。{}",
+                        report(turn)
+                    ),
+                    Vec::new(),
+                );
+            };
+            let args = json!({"path": path, "oldText": line, "newText": format!("{line}{DEMO_REPLACE_SUFFIX}")});
+            (
+                "Replace the first line, marking it edited.".to_owned(),
+                format!(
+                    "I will mark the first line of {path} as edited. 我将修改 {path} 的第一行。"
+                ),
+                vec![turn.call(0, "files_replace", args.to_string())],
+            )
+        }
+        _ => (
+            "Report what the replace returned.".to_owned(),
+            format!("The replace in {path} finished 替换结果：{}", report(turn)),
+            Vec::new(),
+        ),
+    }
+}
+
+fn demo_search(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let query = turn
+        .user_text
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("query="))
+        .filter(|q| !q.is_empty())
+        .unwrap_or("TODO");
+    if turn.step == 0 {
+        let args = json!({"path": ".", "query": query, "mode": "content"});
+        return (
+            format!("Search the project for {query}."),
+            format!("Searching the project for {query}. 在项目中搜索 {query}。"),
+            vec![turn.call(0, "files_search", args.to_string())],
+        );
+    }
+    (
+        "Report what the search found.".to_owned(),
+        format!("The search for {query} finished 搜索结果：{}", report(turn)),
+        Vec::new(),
+    )
+}
+
+fn demo_mkdir(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let path = named_file(turn.user_text, "wisp-demo-folder");
+    if turn.step == 0 {
+        return (
+            format!("Create the folder {path}."),
+            format!("Creating the folder {path}. 创建文件夹 {path}。"),
+            vec![turn.call(0, "files_mkdir", json!({"path": path}).to_string())],
+        );
+    }
+    (
+        "Report what mkdir returned.".to_owned(),
+        format!("The folder {path}: {}", report(turn)),
         Vec::new(),
     )
 }

@@ -167,7 +167,15 @@ function Details({ tool, args, currentText }: { tool: string; args: Record<strin
           <pre className="content">{str(args.oldText)}</pre>
           <p className="muted">{t("newText")}</p>
           <pre className="content">{str(args.newText)}</pre>
-          <Diff before={str(args.oldText)} after={str(args.newText)} />
+          {typeof currentText === "string" && currentText.includes(str(args.oldText)) ? (
+            <>
+              <p className="muted">{t("diffAgainstCurrent")}</p>
+              <Diff before={currentText} after={currentText.replace(str(args.oldText), () => str(args.newText))} />
+            </>
+          ) : (
+            <Diff before={str(args.oldText)} after={str(args.newText)} />
+          )}
+          {typeof args.line === "number" ? <Field label={t("line")} value={String(args.line)} /> : null}
           {args.sha256 ? <Field label="sha256" value={str(args.sha256)} /> : null}
         </div>
       );

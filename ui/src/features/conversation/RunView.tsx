@@ -257,7 +257,7 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
   const t = useT();
   const [open, setOpen] = useState(false);
   const path = typeof call.arguments === "object" && call.arguments ? (call.arguments as { path?: unknown }).path : undefined;
-  const previewable = (call.tool === "files_read" || call.tool === "files_write") && call.status === "succeeded" && typeof path === "string";
+  const previewable = (call.tool === "files_read" || call.tool === "files_write" || call.tool === "files_replace") && call.status === "succeeded" && typeof path === "string";
   return (
     <div className={`call call-${call.status}`} data-call-id={call.callId}>
       <div className="call-head">
@@ -274,6 +274,7 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           </button>
         )}
       </div>
+      {call.tool === "files_search" && call.status === "succeeded" && call.result !== null && <SearchResults result={call.result} onPreview={onPreview} />}
       {open && (
         <div className="call-body">
           <div className="muted">{t("arguments")}</div>
@@ -286,6 +287,45 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           )}
         </div>
       )}
+    </div>
+  );
+}
+
+type SearchHit = { path: string; kind?: string; line?: number; snippet?: string };
+type SearchOut = { results?: SearchHit[]; truncated?: boolean; truncatedBy?: string[]; skipped?: { count?: number; reasons?: Record<string, number> } };
+
+/** files_search results as a list; a file's path opens it in the preview pane. What was skipped
+ * or cut off is said, so it never reads as "no match" (FILE-11). */
+function SearchResults({ result, onPreview }: { result: string; onPreview: (path: string) => void }) {
+  const t = useT();
+  let out: SearchOut;
+  try {
+    out = JSON.parse(result) as SearchOut;
+  } catch {
+    return null;
+  }
+  const hits = Array.isArray(out.results) ? out.results : [];
+  const reasons = Object.entries(out.skipped?.reasons ?? {}).map(([k, n]) => `${k} ${n}`).join(", ");
+  return (
+    <div className="search-results">
+      <div className="muted small">{t("searchResults", { n: String(hits.length) })}</div>
+      <ul>
+        {hits.map((h, i) => (
+          <li key={`${h.path}:${h.line ?? ""}:${i}`}>
+            {h.kind === "dir" ? (
+              <code>{h.path}/</code>
+            ) : (
+              <button className="link mono" onClick={() => onPreview(h.path)}>
+                {h.path}
+                {h.line ? `:${h.line}` : ""}
+              </button>
+            )}
+            {h.snippet ? <span className="muted mono small"> {h.snippet}</span> : null}
+          </li>
+        ))}
+      </ul>
+      {out.truncated ? <div className="warn small">{t("searchTruncated", { by: (out.truncatedBy ?? []).join(", ") })}</div> : null}
+      {out.skipped?.count ? <div className="muted small">{t("searchSkipped", { n: String(out.skipped.count), why: reasons })}</div> : null}
     </div>
   );
 }

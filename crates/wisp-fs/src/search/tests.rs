@@ -1,0 +1,339 @@
+//! `files_search` on real temp trees: plain text, the default skips with their reasons, each
+//! limit at and just past it (FILE-07..11), and a folder swapped for an outside link mid-walk.
+
+use std::os::unix::fs::{PermissionsExt, symlink};
+use std::path::PathBuf;
+
+use crate::limits;
+use crate::{Sandbox, SearchLimits, SearchMode};
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    outside: PathBuf,
+    sandbox: Sandbox,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("project");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::create_dir(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "needle outside\n").unwrap();
+    let sandbox = Sandbox::open(&root).unwrap();
+    Fixture {
+        _tmp: tmp,
+        root,
+        outside,
+        sandbox,
+    }
+}
+
+fn write(f: &Fixture, rel: &str, content: &[u8]) {
+    let p = f.root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
+}
+
+fn paths(r: &crate::SearchResult) -> Vec<(String, Option<usize>)> {
+    r.results.iter().map(|h| (h.path.clone(), h.line)).collect()
+}
+
+#[test]
+fn content_matches_give_path_line_and_snippet_and_the_query_is_plain_text() {
+    let f = fixture();
+    write(
+        &f,
+        "src/a.rs",
+        b"fn main() {}\nlet x = a.*b;\nnothing\n  a.*b again\n",
+    );
+    write(&f, "src/b.rs", b"aXXb\n");
+    let r = f.sandbox.search(".", "a.*b", SearchMode::Content).unwrap();
+    assert_eq!(
+        paths(&r),
+        [("src/a.rs".into(), Some(2)), ("src/a.rs".into(), Some(4))]
+    );
+    assert_eq!(r.results[0].snippet.as_deref(), Some("let x = a.*b;"));
+    assert!(!r.truncated);
+    let r = f
+        .sandbox
+        .search(".", "$(rm -rf .)", SearchMode::Content)
+        .unwrap();
+    assert!(r.results.is_empty());
+    assert!(f.root.join("src/a.rs").exists());
+}
+
+#[test]
+fn name_mode_matches_names_case_insensitively() {
+    let f = fixture();
+    write(&f, "docs/ReadMe.md", b"x");
+    write(&f, "readme-old/x.txt", b"x");
+    let r = f.sandbox.search(".", "readme", SearchMode::Name).unwrap();
+    let got: Vec<_> = r
+        .results
+        .iter()
+        .map(|h| (h.path.as_str(), h.kind))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("docs/ReadMe.md", Some("file")),
+            ("readme-old", Some("dir"))
+        ]
+    );
+}
+
+#[test]
+fn default_skips_are_counted_by_reason_and_never_read() {
+    let f = fixture();
+    write(&f, "ok.txt", b"needle\n");
+    write(&f, ".hidden.txt", b"needle\n");
+    write(&f, ".git/config", b"needle\n");
+    for d in limits::SEARCH_EXCLUDED_DIRS {
+        write(&f, &format!("{d}/x.txt"), b"needle\n");
+    }
+    write(&f, "bin.dat", b"needle\0\x01");
+    write(&f, "latin1.txt", b"needle \xe9\n");
+    write(&f, "linked.txt", b"needle\n");
+    std::fs::hard_link(f.root.join("linked.txt"), f.outside.join("other-name")).unwrap_or_else(
+        |_| std::fs::hard_link(f.root.join("linked.txt"), f.root.join(".other")).unwrap(),
+    );
+    symlink(&f.outside, f.root.join("out")).unwrap();
+    symlink(f.outside.join("secret.txt"), f.root.join("s.txt")).unwrap();
+    write(&f, "private/p.txt", b"needle\n");
+    std::fs::set_permissions(
+        f.root.join("private"),
+        std::fs::Permissions::from_mode(0o000),
+    )
+    .unwrap();
+    let std_fifo = f.root.join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&std_fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    std::fs::set_permissions(
+        f.root.join("private"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    assert_eq!(paths(&r), [("ok.txt".into(), Some(1))]);
+    let reasons: Vec<(&str, usize)> = r.skipped.reasons.iter().map(|(k, v)| (*k, *v)).collect();
+    let expected = vec![
+        ("binary", 2),
+        ("excluded_dir", 6),
+        ("hard_linked", 1),
+        ("hidden", 2),
+        ("not_regular", 1),
+        ("private", 1),
+        ("symlink", 2),
+    ];
+    assert_eq!(reasons, expected);
+    assert_eq!(
+        r.skipped.count,
+        expected.iter().map(|(_, n)| n).sum::<usize>()
+    );
+}
+
+#[test]
+fn entries_and_depth_are_capped_at_the_limit_and_say_so_past_it() {
+    let f = fixture();
+    for i in 0..limits::SEARCH_MAX_ENTRIES {
+        write(&f, &format!("f{i:04}.txt"), b"x\n");
+    }
+    let r = f.sandbox.search(".", "nomatch", SearchMode::Name).unwrap();
+    assert_eq!(r.examined, limits::SEARCH_MAX_ENTRIES);
+    assert!(!r.truncated_by.contains(&"entries"), "{:?}", r.truncated_by);
+    write(&f, "zzzz.txt", b"x\n");
+    let r = f.sandbox.search(".", "zzzz", SearchMode::Name).unwrap();
+    assert!(r.truncated && r.truncated_by == ["entries"], "{r:?}");
+    assert!(r.results.is_empty());
+
+    let f = fixture();
+    // A file in a folder 8 levels deep is found; one 9 levels deep is not (too deep).
+    let deep8 = (1..=8)
+        .map(|i| format!("d{i}"))
+        .collect::<Vec<_>>()
+        .join("/");
+    write(&f, &format!("{deep8}/hit8.txt"), b"needle\n");
+    write(&f, &format!("{deep8}/d9/hit9.txt"), b"needle\n");
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(paths(&r), [(format!("{deep8}/hit8.txt"), Some(1))]);
+    assert_eq!(r.skipped.reasons.get("too_deep"), Some(&1));
+}
+
+#[test]
+fn file_and_total_bytes_are_capped_at_the_limit_and_past_it() {
+    let f = fixture();
+    let at = limits::SEARCH_MAX_FILE_BYTES as usize;
+    let mut big = vec![b'a'; at - 7];
+    big.extend_from_slice(b"needle\n");
+    write(&f, "at.txt", &big);
+    big.insert(0, b'a');
+    write(&f, "past.txt", &big);
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(paths(&r), [("at.txt".into(), Some(1))]);
+    assert_eq!(r.skipped.reasons.get("too_large"), Some(&1));
+
+    // Total: with a small budget, what fits is read, the rest is said to be cut off.
+    let small = SearchLimits {
+        max_total_bytes: 14,
+        ..SearchLimits::default()
+    };
+    let f = fixture();
+    write(&f, "a.txt", b"needle\n");
+    write(&f, "b.txt", b"needle\n");
+    write(&f, "c.txt", b"needle\n");
+    let r = f
+        .sandbox
+        .search_with(".", "needle", SearchMode::Content, small)
+        .unwrap();
+    assert_eq!(r.results.len(), 2);
+    assert_eq!(r.bytes_read, 14);
+    assert!(r.truncated_by == ["total_bytes"], "{r:?}");
+    assert_eq!(r.skipped.reasons.get("read_budget"), Some(&1));
+    // The defaults: 8 MB.
+    assert_eq!(SearchLimits::default().max_total_bytes, 8 * 1024 * 1024);
+}
+
+#[test]
+fn results_and_output_are_capped_at_the_limit_and_past_it() {
+    let f = fixture();
+    let lines = "needle\n".repeat(limits::SEARCH_MAX_RESULTS);
+    write(&f, "a.txt", lines.as_bytes());
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(r.results.len(), limits::SEARCH_MAX_RESULTS);
+    assert!(!r.truncated);
+    write(&f, "b.txt", b"needle\n");
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(r.results.len(), limits::SEARCH_MAX_RESULTS);
+    assert!(r.truncated_by == ["results"], "{r:?}");
+
+    // Output: long snippets reach 24,000 characters before 100 results.
+    let f = fixture();
+    let line = format!("{}needle{}\n", "x".repeat(150), "y".repeat(150));
+    write(&f, "a.txt", line.repeat(100).as_bytes());
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    let out: usize = r
+        .results
+        .iter()
+        .map(|h| serde_json::to_string(h).unwrap().chars().count() + 1)
+        .sum();
+    assert!(out <= limits::SEARCH_MAX_OUTPUT_CHARS, "{out}");
+    assert!(
+        r.results.len() < 100 && r.truncated_by == ["output"],
+        "{}",
+        r.results.len()
+    );
+    let snip = r.results[0].snippet.as_deref().unwrap();
+    assert!(
+        snip.contains("needle") && snip.chars().count() <= limits::SEARCH_SNIPPET_CHARS + 2,
+        "{snip}"
+    );
+}
+
+#[test]
+fn bad_queries_and_paths_are_refused_with_reasons() {
+    let f = fixture();
+    assert!(
+        f.sandbox
+            .search(".", "", SearchMode::Content)
+            .unwrap_err()
+            .message
+            .contains("empty")
+    );
+    assert!(
+        f.sandbox
+            .search(".", "a\nb", SearchMode::Content)
+            .unwrap_err()
+            .message
+            .contains("lines")
+    );
+    let long = "q".repeat(limits::SEARCH_MAX_QUERY_BYTES + 1);
+    assert!(f.sandbox.search(".", &long, SearchMode::Name).is_err());
+    assert!(f.sandbox.search(".", &long[1..], SearchMode::Name).is_ok());
+    assert!(
+        f.sandbox
+            .search("../outside", "needle", SearchMode::Content)
+            .is_err()
+    );
+    symlink(&f.outside, f.root.join("out")).unwrap();
+    assert!(
+        f.sandbox
+            .search("out", "needle", SearchMode::Content)
+            .is_err()
+    );
+    write(&f, "file.txt", b"x");
+    assert!(
+        f.sandbox
+            .search("file.txt", "x", SearchMode::Content)
+            .unwrap_err()
+            .message
+            .contains("not a folder")
+    );
+}
+
+/// A racing thread swaps a folder for a link to the outside while searches run: nothing
+/// outside is ever read, in 1,000 rounds.
+#[test]
+fn a_folder_swapped_for_an_outside_link_is_never_followed() {
+    let f = fixture();
+    let sub = f.root.join("sub");
+    let aside = f.root.join("sub-real");
+    std::fs::create_dir(&aside).unwrap();
+    std::fs::write(aside.join("inside.txt"), "needle inside\n").unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let (stop, sub, aside, outside) =
+            (stop.clone(), sub.clone(), aside.clone(), f.outside.clone());
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::rename(&aside, &sub);
+                std::thread::sleep(std::time::Duration::from_micros(50));
+                let _ = std::fs::rename(&sub, &aside);
+                let _ = symlink(&outside, &sub);
+                std::thread::sleep(std::time::Duration::from_micros(50));
+                let _ = std::fs::remove_file(&sub);
+            }
+        })
+    };
+    let mut inside = 0;
+    for _ in 0..1000 {
+        for path in [".", "sub"] {
+            if let Ok(r) = f.sandbox.search(path, "needle", SearchMode::Content) {
+                for h in &r.results {
+                    assert!(
+                        !h.snippet.as_deref().unwrap_or("").contains("outside"),
+                        "{h:?}"
+                    );
+                    inside += 1;
+                }
+            }
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(inside > 0, "the folder inside was never searched");
+}

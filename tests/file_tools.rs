@@ -1,0 +1,208 @@
+//! The file tools of issue 7 end to end over the real API: each `[demo:*]` scenario in a real
+//! temp project, approvals bound to the file as it was, stale approvals refused (FILE-12..19,
+//! SIM-10, SIM-11).
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::e2e::{Wisp, calls, statuses};
+
+/// `[demo:replace]`: read, then one replace waiting for approval with the file's digest on the
+/// card; approved, the first line is edited, BOM, CRLF and mode kept.
+#[tokio::test]
+async fn demo_replace_edits_one_line_keeping_bom_endings_and_mode() {
+    let w = Wisp::start().await;
+    let p = w.file("notes.txt");
+    std::fs::write(&p, "\u{feff}first line\r\nsecond\r\n").unwrap();
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:replace] file=notes.txt").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let call = &calls(&r)[1];
+    assert_eq!(call["tool"], "files_replace");
+    let args = &call["approval"]["arguments"];
+    assert_eq!(args["oldText"], "first line");
+    assert_eq!(args["newText"], "first line (edited by Wisp)");
+    assert_eq!(args["line"], 1);
+    let before = std::fs::read(&p).unwrap();
+    assert_eq!(
+        args["sha256"],
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&before))
+    );
+    // Nothing changes before the click.
+    assert_eq!(std::fs::read(&p).unwrap(), before);
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(r["status"], "completed", "{r}");
+    assert_eq!(statuses(&r), ["succeeded", "succeeded"]);
+    assert_eq!(
+        std::fs::read_to_string(&p).unwrap(),
+        "\u{feff}first line (edited by Wisp)\r\nsecond\r\n"
+    );
+    assert_eq!(
+        std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+    assert!(
+        r["finalText"].as_str().unwrap().contains("succeeded"),
+        "{r}"
+    );
+}
+
+/// The file edited between the card and the click: the approval is refused as stale and
+/// nothing is written (FILE-16, issue 7 hostile tests).
+#[tokio::test]
+async fn a_replace_approved_after_the_file_changed_is_refused_and_writes_nothing() {
+    let w = Wisp::start().await;
+    let p = w.file("wisp-demo.txt");
+    std::fs::write(&p, "alpha\nbeta\n").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:replace]").await;
+    w.wait(&run, &["awaiting_approval"]).await;
+    // Same size: only the digest can tell.
+    std::fs::write(&p, "ALPHA\nbeta\n").unwrap();
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(statuses(&r), ["succeeded", "failed"], "{r}");
+    let why = calls(&r)[1]["result"].as_str().unwrap().to_owned();
+    assert!(
+        why.contains("changed") && why.contains("nothing was written"),
+        "{why}"
+    );
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "ALPHA\nbeta\n");
+}
+
+/// A replace the model gets wrong says how many times `oldText` occurs, and asks for nothing.
+#[tokio::test]
+async fn a_replace_that_does_not_match_once_fails_before_any_approval() {
+    let w = Wisp::start().await;
+    // The first line occurs twice.
+    std::fs::write(w.file("wisp-demo.txt"), "same\nsame\n").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:replace]").await;
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["succeeded", "failed"], "{r}");
+    assert!(calls(&r)[1]["approval"].is_null(), "{r}");
+    let why = calls(&r)[1]["result"].as_str().unwrap().to_owned();
+    assert!(why.contains("occurs 2 times"), "{why}");
+    assert_eq!(
+        std::fs::read_to_string(w.file("wisp-demo.txt")).unwrap(),
+        "same\nsame\n"
+    );
+}
+
+/// `[demo:mkdir]`: approved, one folder; rejected, none; something appearing at the path
+/// after the card is never created over.
+#[tokio::test]
+async fn demo_mkdir_creates_one_folder_only_when_approved_and_never_over_anything() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:mkdir]").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    assert_eq!(
+        calls(&r)[0]["approval"]["arguments"],
+        serde_json::json!({"path": "wisp-demo-folder"})
+    );
+    assert!(!w.file("wisp-demo-folder").exists());
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(statuses(&r), ["succeeded"], "{r}");
+    assert!(w.file("wisp-demo-folder").is_dir());
+
+    let run = w.run(&s, "[demo:mkdir] file=other").await;
+    let r = w.drive(&run, "reject").await;
+    assert_eq!(statuses(&r), ["rejected"], "{r}");
+    assert!(!w.file("other").exists());
+
+    let run = w.run(&s, "[demo:mkdir] file=late").await;
+    w.wait(&run, &["awaiting_approval"]).await;
+    std::fs::write(w.file("late"), "the person's file").unwrap();
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(statuses(&r), ["failed"], "{r}");
+    let why = calls(&r)[0]["result"].as_str().unwrap().to_owned();
+    assert!(why.contains("already exists"), "{why}");
+    assert_eq!(
+        std::fs::read_to_string(w.file("late")).unwrap(),
+        "the person's file"
+    );
+
+    // Never recursive.
+    let run = w.run(&s, "[demo:mkdir] file=a/b").await;
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["failed"], "{r}");
+    assert!(!w.file("a").exists());
+}
+
+/// `[demo:search]`: a content search in a real project, no approval; results with path, line
+/// and snippet; what was skipped counted by reason (FILE-07..11, SIM-09).
+#[tokio::test]
+async fn demo_search_finds_lines_and_says_what_it_skipped() {
+    let w = Wisp::start().await;
+    std::fs::create_dir_all(w.file("src")).unwrap();
+    std::fs::write(w.file("src/main.rs"), "fn main() {}\n// TODO: ship\n").unwrap();
+    std::fs::create_dir_all(w.file("node_modules/x")).unwrap();
+    std::fs::write(w.file("node_modules/x/i.js"), "// TODO hidden\n").unwrap();
+    std::fs::write(w.file(".env"), "TODO=1\n").unwrap();
+    std::os::unix::fs::symlink(&w.outside, w.file("out")).unwrap();
+    std::fs::write(w.outside.join("o.txt"), "TODO outside\n").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:search]").await;
+    let r = w.finished(&run).await;
+    assert_eq!(r["status"], "completed", "{r}");
+    let call = &calls(&r)[0];
+    assert_eq!(call["tool"], "files_search");
+    assert!(call["approval"].is_null());
+    let result: serde_json::Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        result["results"],
+        serde_json::json!([{"path": "src/main.rs", "line": 2, "snippet": "// TODO: ship"}])
+    );
+    assert_eq!(result["truncated"], false);
+    assert_eq!(
+        result["skipped"]["reasons"],
+        serde_json::json!({"excluded_dir": 1, "hidden": 1, "symlink": 1})
+    );
+    assert!(
+        r["finalText"].as_str().unwrap().contains("src/main.rs"),
+        "{r}"
+    );
+}
+
+/// A crash leaves Wisp's temp file next to a target; the next start removes it and nothing
+/// else (issue 7, shared rules).
+#[tokio::test]
+async fn the_next_start_removes_temp_files_a_crash_left_and_only_those() {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+    let db = tmp.path().join("wisp.db");
+    let config = || wisp_core::HostConfig::new(wisp_protocol::Mode::Simulation);
+    let host = wisp_core::Host::start(wisp_store::Store::open(&db).unwrap(), None, None, config())
+        .unwrap();
+    host.add_project(
+        &std::fs::canonicalize(&project)
+            .unwrap()
+            .display()
+            .to_string(),
+    )
+    .unwrap();
+    drop(host);
+    let leftover = project
+        .join("sub")
+        .join(wisp_fs::temp_file_name("notes.txt", &[7; 8]));
+    std::fs::write(&leftover, "torn half").unwrap();
+    std::fs::write(project.join(".wisp-tmp-mine"), "a person's file").unwrap();
+    std::fs::write(project.join("sub/notes.txt"), "kept").unwrap();
+    let host = wisp_core::Host::start(wisp_store::Store::open(&db).unwrap(), None, None, config())
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while leftover.exists() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "leftover never removed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(project.join(".wisp-tmp-mine").exists());
+    assert_eq!(
+        std::fs::read_to_string(project.join("sub/notes.txt")).unwrap(),
+        "kept"
+    );
+    drop(host);
+}
