@@ -301,8 +301,9 @@ async fn the_retry_backoff_is_capped_at_max_retry_delay() {
 }
 
 /// APPR-01, APPR-02: the digest is the SHA-256 of the canonical arguments the card shows
-/// (recomputed here), those arguments are exactly what the model asked for, and a valid digest
-/// of another approval does not decide this one.
+/// (recomputed here), those arguments are exactly what the model asked for (plus the Host's
+/// `creates`, which the plan binds), and a valid digest of another approval does not decide
+/// this one.
 #[tokio::test]
 async fn the_digest_is_the_sha256_of_the_shown_arguments_and_binds_one_approval() {
     let w = Wisp::start().await;
@@ -317,7 +318,7 @@ async fn the_digest_is_the_sha256_of_the_shown_arguments_and_binds_one_approval(
     let shown = &approval_a["arguments"];
     assert_eq!(
         shown,
-        &json!({"path": "a.txt", "content": DEMO_WRITE_CONTENT})
+        &json!({"path": "a.txt", "content": DEMO_WRITE_CONTENT, "creates": true})
     );
     assert_eq!(approval_a["digest"], sha256_hex(&canonical(shown)).as_str());
     assert_eq!(

@@ -43,6 +43,24 @@ test("a write that changes nothing says so instead of showing a diff", async ({ 
   await expect(card.getByLabel("diff")).toHaveCount(0);
 });
 
+test("a write that creates its file shows it as new without a request that fails", async ({ page }) => {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  const previews: number[] = [];
+  page.on("response", (r) => {
+    if (r.url().includes("/preview?")) previews.push(r.status());
+  });
+  await sendInNewSession(page, "[demo:write] please");
+  const card = page.getByRole("group", { name: "Approve files_write?" });
+  await expect(card.getByText("New file")).toBeVisible();
+  await card.getByRole("button", { name: "Reject" }).click();
+  await expect(page.getByRole("group", { name: /Rejected/ }).first()).toBeAttached();
+  expect(previews.filter((s) => s === 404)).toEqual([]);
+  expect(errors).toEqual([]);
+});
+
 test("[demo:introspect] reports its tool list as a success", async ({ page }) => {
   await sendInNewSession(page, "[demo:introspect]");
   const answer = page.locator("article.run .answer > .markdown");

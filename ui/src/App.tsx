@@ -279,6 +279,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         const path = (c.approval?.arguments as { path?: unknown } | undefined)?.path;
         const key = c.approval?.id;
         if ((c.tool === "files_write" || c.tool === "files_replace") && key && c.approval?.state === "pending" && typeof path === "string" && !(key in fileTexts)) {
+          // A write that creates its file says so: there is nothing to fetch (and no 404 to log).
+          if ((c.approval.arguments as { creates?: unknown }).creates === true) {
+            setFileTexts((f) => ({ ...f, [key]: null }));
+            continue;
+          }
           setFileTexts((f) => ({ ...f, [key]: undefined }));
           api
             .preview(currentId, path)

@@ -135,9 +135,12 @@ impl Tool for Write {
             let plan = s.prepare_write(&a.path, a.content).map_err(|e| e.message)?;
             // What the person approves is exactly what executes: the normalised path and
             // content. The plan binds the target's identity, mode, owner and content digest;
-            // `write` re-checks them and refuses a changed file.
+            // `write` re-checks them and refuses a changed file. `creates` tells the card that
+            // there is no current file to diff against (the plan binds that too: a file that
+            // appears meanwhile makes the write stale).
+            let creates = matches!(plan.target, wisp_fs::TargetState::Absent);
             Ok(Checked::Approval(Subject {
-                arguments: json!({"path": plan.path, "content": plan.content}),
+                arguments: json!({"path": plan.path, "content": plan.content, "creates": creates}),
                 execute: Box::new(move |s| s.write(&plan).map(|w| json!(w)).map_err(|e| e.message)),
                 unchanged: "nothing was written",
             }))
