@@ -4,20 +4,29 @@ use std::os::unix::fs::symlink;
 
 use super::*;
 
-struct Fixture {
+/// A project folder and a folder beside it that no sandbox operation may reach; shared by the
+/// unit tests of every file tool (`edit`, `search`).
+pub(crate) struct Fixture {
     _tmp: tempfile::TempDir,
-    root: PathBuf,
-    outside: PathBuf,
-    sandbox: Sandbox,
+    pub(crate) root: PathBuf,
+    pub(crate) outside: PathBuf,
+    pub(crate) sandbox: Sandbox,
 }
 
 fn fixture() -> Fixture {
+    fixture_with_outside(Some("secret"))
+}
+
+/// [`Fixture`] whose `outside/secret.txt` holds `text`; `None`: the outside folder is empty.
+pub(crate) fn fixture_with_outside(text: Option<&str>) -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("project");
     let outside = tmp.path().join("outside");
     std::fs::create_dir(&root).unwrap();
     std::fs::create_dir(&outside).unwrap();
-    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    if let Some(text) = text {
+        std::fs::write(outside.join("secret.txt"), text).unwrap();
+    }
     let sandbox = Sandbox::open(&root).unwrap();
     Fixture {
         _tmp: tmp,

@@ -2,31 +2,14 @@
 //! (FILE-12..19).
 
 use std::os::unix::fs::{PermissionsExt, symlink};
-use std::path::PathBuf;
 
+use crate::FsErrorKind;
 use crate::limits::{MAX_REPLACE_FILE_BYTES, MAX_REPLACE_TEXT_CHARS};
-use crate::{FsErrorKind, Sandbox};
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    outside: PathBuf,
-    sandbox: Sandbox,
-}
+use crate::tests::{Fixture, fixture_with_outside};
 
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("project");
-    let outside = tmp.path().join("outside");
-    std::fs::create_dir(&root).unwrap();
-    std::fs::create_dir(&outside).unwrap();
-    let sandbox = Sandbox::open(&root).unwrap();
-    Fixture {
-        _tmp: tmp,
-        root,
-        outside,
-        sandbox,
-    }
+    fixture_with_outside(None)
 }
 
 fn replace(f: &Fixture, path: &str, old: &str, new: &str) -> Result<String, crate::FsError> {

@@ -2,32 +2,14 @@
 //! limit at and just past it (FILE-07..11), and a folder swapped for an outside link mid-walk.
 
 use std::os::unix::fs::{PermissionsExt, symlink};
-use std::path::PathBuf;
 
 use crate::limits;
-use crate::{Sandbox, SearchLimits, SearchMode};
+use crate::{SearchLimits, SearchMode};
 
-struct Fixture {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-    outside: PathBuf,
-    sandbox: Sandbox,
-}
+use crate::tests::{Fixture, fixture_with_outside};
 
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("project");
-    let outside = tmp.path().join("outside");
-    std::fs::create_dir(&root).unwrap();
-    std::fs::create_dir(&outside).unwrap();
-    std::fs::write(outside.join("secret.txt"), "needle outside\n").unwrap();
-    let sandbox = Sandbox::open(&root).unwrap();
-    Fixture {
-        _tmp: tmp,
-        root,
-        outside,
-        sandbox,
-    }
+    fixture_with_outside(Some("needle outside\n"))
 }
 
 fn write(f: &Fixture, rel: &str, content: &[u8]) {
