@@ -11,16 +11,21 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 mod datadir;
+mod doctor;
 mod limits;
+mod log;
 mod serve;
 mod token;
+
+/// `wisp --version`: the package version and the commit it was built from (build.rs).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("WISP_COMMIT"), ")");
 
 /// How long the runtime waits for blocking threads once the command has finished.
 const RUNTIME_SHUTDOWN_DEADLINE: Duration = Duration::from_secs(2);
 
 /// Wisp: a local host for AI agents that work on a project folder you authorize.
 #[derive(Parser)]
-#[command(name = "wisp", version, about, long_about = None)]
+#[command(name = "wisp", version = VERSION, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -56,6 +61,22 @@ enum Command {
         /// The data dir whose stored settings to use (default: as for `wisp serve`).
         #[arg(long)]
         data_dir: Option<std::path::PathBuf>,
+    },
+    /// Check what Wisp needs from this machine and say what to do about each problem: the
+    /// data dir (writable, private), a Host already running on it, a Chromium-family browser,
+    /// Node.js and npm (for MCP installs), the OS secret store, the model endpoint with the
+    /// stored key (as "Test connection"), and free disk space. Exits 1 when something blocks
+    /// normal use.
+    Doctor {
+        /// The data dir to check (default: as for `wisp serve`).
+        #[arg(long)]
+        data_dir: Option<std::path::PathBuf>,
+        /// Print the report as JSON (for scripts).
+        #[arg(long)]
+        json: bool,
+        /// Only print where the log files are, newest first.
+        #[arg(long)]
+        logs: bool,
     },
 }
 
@@ -105,6 +126,11 @@ fn main() -> ExitCode {
             Command::Serve(args) => serve::run(args).await,
             Command::Sim { port, pace_ms } => sim(port, pace_ms).await,
             Command::Models { data_dir } => serve::models(data_dir).await,
+            Command::Doctor {
+                data_dir,
+                json,
+                logs,
+            } => doctor(data_dir, json, logs).await,
         }
     });
     // Dropping the runtime would wait for every blocking thread, and one stuck on a hung file
@@ -112,12 +138,60 @@ fn main() -> ExitCode {
     runtime.shutdown_timeout(RUNTIME_SHUTDOWN_DEADLINE);
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The report said it all; no second line on stderr.
+        Err(e) if e.is::<DoctorFailed>() => ExitCode::FAILURE,
         Err(e) => {
             eprintln!("wisp: {e:#}");
             ExitCode::FAILURE
         }
     }
 }
+
+/// The exit code says whether something blocks normal use: doctor's "failed" is not an
+/// error of doctor itself, so it is carried out of the runtime as a value.
+async fn doctor(
+    data_dir: Option<std::path::PathBuf>,
+    json: bool,
+    logs: bool,
+) -> anyhow::Result<()> {
+    let data_dir = match data_dir {
+        Some(d) => d,
+        None => serve::default_data_dir()?,
+    };
+    if logs {
+        let files = doctor::log_files(&data_dir);
+        if files.is_empty() {
+            println!("No log yet in {}", data_dir.display());
+        }
+        for f in files {
+            println!("{}", f.display());
+        }
+        return Ok(());
+    }
+    let report = doctor::run(&data_dir).await;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", doctor::render(&report));
+    }
+    if report.ok {
+        Ok(())
+    } else {
+        Err(DoctorFailed.into())
+    }
+}
+
+/// A doctor report with a failed check: exit code 1, the report already said why.
+#[derive(Debug)]
+struct DoctorFailed;
+
+impl std::fmt::Display for DoctorFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("something blocks normal use")
+    }
+}
+
+impl std::error::Error for DoctorFailed {}
 
 async fn sim(port: u16, pace_ms: u64) -> anyhow::Result<()> {
     let config = wisp_sim::SimConfig {

@@ -175,15 +175,11 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
 /// kept for this session.
 const SECRET_STORE_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// `wisp models`: the model a Host on `data_dir` would use, resolved the same way (environment,
-/// stored settings, the key in the secret store), then checked like "Test connection". Reads
+/// The model a Host on `data_dir` would use, resolved the same way (environment, stored
+/// settings, the key in the secret store), ready to be checked like "Test connection". Reads
 /// only: no lock (a running Host keeps its data dir), nothing created when there is no
-/// database yet.
-pub(crate) async fn models(data_dir: Option<PathBuf>) -> anyhow::Result<()> {
-    let data_dir = match data_dir {
-        Some(d) => d,
-        None => default_data_dir()?,
-    };
+/// database yet. Shared by `wisp models` and `wisp doctor`.
+pub(crate) async fn model_probe(data_dir: &Path) -> anyhow::Result<LoadedProbe> {
     let db_path = data_dir.join("wisp.db");
     let store = if db_path.is_file() {
         Some(
@@ -210,6 +206,24 @@ pub(crate) async fn models(data_dir: Option<PathBuf>) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || wisp_core::ModelProbe::load(setup, store.as_ref()))
             .await?
             .map_err(|e| anyhow!("{e}"))?;
+    Ok(LoadedProbe { probe, _sim: sim })
+}
+
+/// A model probe with the simulator it may point at, kept alive while it is checked.
+pub(crate) struct LoadedProbe {
+    pub(crate) probe: wisp_core::ModelProbe,
+    _sim: wisp_sim::SimServer,
+}
+
+/// `wisp models`: the models the configured endpoint offers, and whether the configured one
+/// is among them.
+pub(crate) async fn models(data_dir: Option<PathBuf>) -> anyhow::Result<()> {
+    let data_dir = match data_dir {
+        Some(d) => d,
+        None => default_data_dir()?,
+    };
+    let loaded = model_probe(&data_dir).await?;
+    let probe = &loaded.probe;
     let model = probe.model().clone();
     if model.provider == wisp_protocol::Provider::Simulation {
         println!("Settings → Model chose the built-in simulator (no real model is called).");
@@ -232,8 +246,8 @@ pub(crate) async fn models(data_dir: Option<PathBuf>) -> anyhow::Result<()> {
 /// The OS secret store, or why there is none. `WISP_SECRET_STORE=mock` uses keyring-core's
 /// in-memory mock store instead: for tests and the API fuzzing run, which must never write to
 /// the person's real keyring.
-async fn open_secrets() -> wisp_secrets::Secrets {
-    if std::env::var("WISP_SECRET_STORE").as_deref() == Ok("mock") {
+pub(crate) async fn open_secrets() -> wisp_secrets::Secrets {
+    if mock_secret_store() {
         return wisp_secrets::Secrets::new(Ok(wisp_secrets::Keyring::mock()));
     }
     let connect = tokio::task::spawn_blocking(wisp_secrets::Keyring::platform);
@@ -250,6 +264,11 @@ async fn open_secrets() -> wisp_secrets::Secrets {
         tracing::info!(error = %e, "no OS secret store; keys can be kept for this session only");
     }
     wisp_secrets::Secrets::new(keyring)
+}
+
+/// Whether `WISP_SECRET_STORE=mock` asks for keyring-core's in-memory store.
+pub(crate) fn mock_secret_store() -> bool {
+    std::env::var("WISP_SECRET_STORE").as_deref() == Ok("mock")
 }
 
 async fn shutdown_signal() {
@@ -288,7 +307,7 @@ fn write_launch_file(path: &Path, url: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn default_data_dir() -> anyhow::Result<PathBuf> {
+pub(crate) fn default_data_dir() -> anyhow::Result<PathBuf> {
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(x).join("wisp"));
     }
@@ -336,10 +355,14 @@ fn raise_open_file_limit() {
 
 /// Logs go to `wisp.log` in the data dir, never to the terminal, and never hold secrets, file
 /// contents or reasoning (nothing in the code logs them).
+/// It is size-capped and rotated (`crate::log`).
 fn init_log(dir: &Path) -> anyhow::Result<()> {
-    let path = dir.join("wisp.log");
-    let file = crate::datadir::open_private(&path)
-        .map_err(|e| anyhow!("cannot open the log {}: {e}", path.display()))?;
+    let file = crate::log::RotatingLog::open(dir).map_err(|e| {
+        anyhow!(
+            "cannot open the log {}: {e}",
+            dir.join(crate::log::LOG_FILE).display()
+        )
+    })?;
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("WISP_LOG")

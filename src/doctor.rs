@@ -1,0 +1,589 @@
+//! `wisp doctor`: checks what Wisp needs from this machine and says, for each problem, what to
+//! do (issue 15). It reads and probes; the only thing it writes is a probe file in the data
+//! dir (created exclusively and removed at once) to prove the dir is writable. It never takes
+//! the data dir's lock for longer than one non-blocking attempt, so a running Host is
+//! reported, not disturbed.
+//!
+//! Each check ends `ok`, `warn` (something works less well: web tabs fall back to iframes, keys
+//! are kept for one session) or `fail` (normal use is blocked: the Host cannot start or cannot
+//! reach its model). The exit code is non-zero exactly when a check failed.
+
+use std::fs::{File, TryLockError};
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::limits::{DOCTOR_DISK_FAIL_BYTES, DOCTOR_DISK_WARN_BYTES, DOCTOR_PROBE_TIMEOUT};
+
+/// How a check ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Status {
+    Ok,
+    Warn,
+    Fail,
+}
+
+/// One check: what was found and, when it is not fine, what to do.
+#[derive(Debug, Serialize)]
+pub(crate) struct Check {
+    /// Stable name for scripts: `data_dir`, `host`, `browser`, `node`, `secret_store`,
+    /// `model`, `disk`.
+    pub(crate) id: &'static str,
+    pub(crate) status: Status,
+    pub(crate) message: String,
+    /// What to do about it (absent when there is nothing to do).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) fix: Option<String>,
+}
+
+impl Check {
+    fn ok(id: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            id,
+            status: Status::Ok,
+            message: message.into(),
+            fix: None,
+        }
+    }
+    fn warn(id: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            id,
+            status: Status::Warn,
+            message: message.into(),
+            fix: Some(fix.into()),
+        }
+    }
+    fn fail(id: &'static str, message: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            id,
+            status: Status::Fail,
+            message: message.into(),
+            fix: Some(fix.into()),
+        }
+    }
+}
+
+/// The whole report, as `--json` prints it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Report {
+    /// False when any check failed (the exit code is then 1).
+    pub(crate) ok: bool,
+    pub(crate) data_dir: PathBuf,
+    pub(crate) checks: Vec<Check>,
+}
+
+/// Runs every check against `data_dir`.
+pub(crate) async fn run(data_dir: &Path) -> Report {
+    let mut checks = vec![check_data_dir(data_dir), check_host(data_dir)];
+    checks.push(check_browser(&std::env::var_os("PATH").unwrap_or_default()));
+    checks.push(check_node().await);
+    checks.push(check_secret_store().await);
+    checks.push(check_model(data_dir).await);
+    checks.push(check_disk(data_dir));
+    Report {
+        ok: checks.iter().all(|c| c.status != Status::Fail),
+        data_dir: data_dir.to_owned(),
+        checks,
+    }
+}
+
+/// The report as the person reads it: one line per check, the fix indented below.
+pub(crate) fn render(report: &Report) -> String {
+    let mut out = format!("Wisp doctor: data dir {}\n", report.data_dir.display());
+    for c in &report.checks {
+        let status = match c.status {
+            Status::Ok => "ok  ",
+            Status::Warn => "warn",
+            Status::Fail => "FAIL",
+        };
+        out.push_str(&format!("  {status}  {:<12} {}\n", c.id, c.message));
+        if let Some(fix) = &c.fix {
+            out.push_str(&format!("        {:<12} → {fix}\n", ""));
+        }
+    }
+    out.push_str(if report.ok {
+        "Nothing blocks normal use.\n"
+    } else {
+        "Something above blocks normal use (FAIL).\n"
+    });
+    out
+}
+
+/// The data dir exists (or can be created), is a directory, is writable, and is private.
+fn check_data_dir(dir: &Path) -> Check {
+    const ID: &str = "data_dir";
+    match std::fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => Check::fail(
+            ID,
+            format!("{} exists and is not a directory", dir.display()),
+            "move that file away, or pass another --data-dir",
+        ),
+        Ok(meta) => {
+            if let Err(e) = probe_write(dir) {
+                return Check::fail(
+                    ID,
+                    format!("{} is not writable: {e}", dir.display()),
+                    "make it writable by you (chown/chmod), or pass another --data-dir",
+                );
+            }
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o077 != 0 {
+                Check::warn(
+                    ID,
+                    format!(
+                        "{} is writable but other users can reach it (mode {mode:03o}); it \
+                         holds your history and the launch page with the token",
+                        dir.display()
+                    ),
+                    format!("chmod 700 {}", dir.display()),
+                )
+            } else {
+                Check::ok(
+                    ID,
+                    format!("{} is writable and private ({mode:03o})", dir.display()),
+                )
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // Not created yet: `wisp serve` creates it (0700) in its nearest existing parent.
+            let Some(parent) = dir.ancestors().skip(1).find(|a| a.exists()) else {
+                return Check::fail(
+                    ID,
+                    format!("no parent of {} exists", dir.display()),
+                    "pass an absolute --data-dir",
+                );
+            };
+            match probe_write(parent) {
+                Ok(()) => Check::ok(
+                    ID,
+                    format!(
+                        "{} does not exist yet; `wisp serve` will create it private (700)",
+                        dir.display()
+                    ),
+                ),
+                Err(e) => Check::fail(
+                    ID,
+                    format!(
+                        "{} does not exist and cannot be created: {} is not writable ({e})",
+                        dir.display(),
+                        parent.display()
+                    ),
+                    "pass a --data-dir in a folder you can write",
+                ),
+            }
+        }
+        Err(e) => Check::fail(
+            ID,
+            format!("cannot use {}: {e}", dir.display()),
+            "pass another --data-dir",
+        ),
+    }
+}
+
+/// Creates and removes a probe file: permission bits alone do not say whether a write works
+/// (a read-only mount, or root, who passes every permission check but not EROFS).
+fn probe_write(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let probe = dir.join(format!(".wisp-doctor-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
+/// Whether a Host holds the data dir's lock, and which one.
+fn check_host(dir: &Path) -> Check {
+    const ID: &str = "host";
+    let lock_path = dir.join(crate::datadir::LOCK_FILE);
+    // Read-only and never created: doctor must not leave a lock file behind.
+    let Ok(mut lock) = File::open(&lock_path) else {
+        return Check::ok(ID, "no Host is running on this data dir");
+    };
+    match lock.try_lock_shared() {
+        Ok(()) => {
+            let _ = lock.unlock();
+            Check::ok(ID, "no Host is running on this data dir")
+        }
+        Err(TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let _ = lock.read_to_string(&mut text);
+            let field = |name: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_owned)
+            };
+            let pid = field("pid").unwrap_or_else(|| "unknown".into());
+            let url = field("url").unwrap_or_else(|| "not serving yet".into());
+            Check::warn(
+                ID,
+                format!("a Host is running on this data dir (pid {pid}, URL {url})"),
+                format!(
+                    "use it (open {}), or stop it before starting another `wisp serve` here",
+                    dir.join("open.html").display()
+                ),
+            )
+        }
+        Err(TryLockError::Error(e)) => Check::warn(
+            ID,
+            format!("cannot tell whether a Host is running: {e}"),
+            format!("check {}", lock_path.display()),
+        ),
+    }
+}
+
+/// The Chromium-family browsers Wisp looks for on PATH, in order of preference.
+const BROWSER_NAMES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "microsoft-edge",
+    "microsoft-edge-stable",
+    "brave-browser",
+];
+
+/// A Chromium-family browser for web preview tabs: `WISP_BROWSER`, else the first of
+/// [`BROWSER_NAMES`] on `path`.
+fn check_browser(path: &std::ffi::OsStr) -> Check {
+    const ID: &str = "browser";
+    if let Some(chosen) = std::env::var_os("WISP_BROWSER").filter(|v| !v.is_empty()) {
+        let chosen = PathBuf::from(chosen);
+        return if is_executable(&chosen) {
+            Check::ok(ID, format!("{} (from WISP_BROWSER)", chosen.display()))
+        } else {
+            Check::warn(
+                ID,
+                format!(
+                    "WISP_BROWSER is {}, which is not an executable file",
+                    chosen.display()
+                ),
+                "point WISP_BROWSER at a Chromium, Chrome, Edge or Brave executable, or unset it",
+            )
+        };
+    }
+    for name in BROWSER_NAMES {
+        if let Some(found) = find_on(path, name) {
+            return Check::ok(ID, format!("{name} at {}", found.display()));
+        }
+    }
+    Check::warn(
+        ID,
+        "no Chromium-family browser on PATH (looked for chromium, google-chrome, microsoft-edge, \
+         brave-browser): web pages open as frames in the UI, and the agent cannot read them",
+        "install one (Debian/Ubuntu: sudo apt-get install chromium), or set WISP_BROWSER to its \
+         executable",
+    )
+}
+
+/// The directories MCP installs take Node.js and npm from (issue 10): fixed, never PATH, so
+/// a project's own `node` cannot stand in.
+fn node_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = ["/usr/local/bin", "/usr/bin", "/bin"]
+        .into_iter()
+        .map(PathBuf::from)
+        .collect();
+    if cfg!(target_os = "macos") {
+        dirs.push(PathBuf::from("/opt/homebrew/bin"));
+    }
+    dirs
+}
+
+/// Node.js and npm, with their versions, for installing MCP servers from npm.
+async fn check_node() -> Check {
+    const ID: &str = "node";
+    let dirs = node_dirs();
+    let find = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| is_executable(p));
+    let shown = dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (Some(node), Some(npm)) = (find("node"), find("npm")) else {
+        return Check::warn(
+            ID,
+            format!(
+                "Node.js and npm not both found in {shown}: MCP servers cannot be installed from \
+                 npm in a conversation"
+            ),
+            "install Node.js 20 or newer with npm (Debian/Ubuntu: sudo apt-get install nodejs \
+             npm), or install the server yourself and register its absolute path",
+        );
+    };
+    let node_version = version_of(&node).await;
+    let npm_version = version_of(&npm).await;
+    match (node_version, npm_version) {
+        (Some(nv), Some(pv)) => Check::ok(
+            ID,
+            format!(
+                "Node.js {nv} at {}, npm {pv} at {}",
+                node.display(),
+                npm.display()
+            ),
+        ),
+        _ => Check::warn(
+            ID,
+            format!(
+                "{} or {} did not say its version",
+                node.display(),
+                npm.display()
+            ),
+            "check that `node --version` and `npm --version` work in a terminal",
+        ),
+    }
+}
+
+/// `PROGRAM --version`, first line, or None when it fails or takes too long.
+async fn version_of(program: &Path) -> Option<String> {
+    let out = tokio::time::timeout(
+        DOCTOR_PROBE_TIMEOUT,
+        tokio::process::Command::new(program)
+            .arg("--version")
+            .stdin(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .output(),
+    )
+    .await
+    .ok()?
+    .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines()
+        .next()
+        .map(|l| l.trim().to_owned())
+        .filter(|l| !l.is_empty())
+}
+
+/// The OS secret store (the model key and MCP secrets live there).
+async fn check_secret_store() -> Check {
+    const ID: &str = "secret_store";
+    if crate::serve::mock_secret_store() {
+        return Check::ok(
+            ID,
+            "WISP_SECRET_STORE=mock: keyring-core's in-memory store (for tests; nothing is kept)",
+        );
+    }
+    let secrets = crate::serve::open_secrets().await;
+    match secrets.keyring_problem() {
+        None => Check::ok(ID, "the OS secret store answers"),
+        Some(e) => Check::warn(
+            ID,
+            format!(
+                "no OS secret store: {e}; keys and MCP secrets can be kept for one session only"
+            ),
+            "on Linux start a Secret Service (GNOME Keyring or KeePassXC) in your desktop session",
+        ),
+    }
+}
+
+/// The model endpoint Settings (or the environment) point at, with the stored key: the same
+/// check as "Test connection".
+async fn check_model(dir: &Path) -> Check {
+    const ID: &str = "model";
+    let probe = match crate::serve::model_probe(dir).await {
+        Ok(p) => p,
+        Err(e) => {
+            return Check::fail(
+                ID,
+                format!("cannot read the model settings: {e:#}"),
+                "see the message above; `wisp serve --simulate` works without a model",
+            );
+        }
+    };
+    let model = probe.probe.model().clone();
+    if model.provider == wisp_protocol::Provider::Simulation {
+        return Check::ok(
+            ID,
+            "Settings → Model chose the built-in simulator (no real model is called)",
+        );
+    }
+    let outcome = probe.probe.check().await;
+    match outcome.problem {
+        Some(problem) if !outcome.ok => Check::fail(
+            ID,
+            format!("model {} cannot be used: {}", model.name, problem.message),
+            "fix it in Settings → Model (Test connection), or with DEEPSEEK_BASE_URL, \
+             DEEPSEEK_MODEL and DEEPSEEK_API_KEY; `wisp serve --simulate` works without a model",
+        ),
+        _ => Check::ok(
+            ID,
+            format!(
+                "model {} answers and is offered by the endpoint",
+                model.name
+            ),
+        ),
+    }
+}
+
+/// Free space where the data dir is (or will be).
+fn check_disk(dir: &Path) -> Check {
+    const ID: &str = "disk";
+    let Some(existing) = dir.ancestors().find(|a| a.exists()) else {
+        return Check::warn(
+            ID,
+            "cannot tell the free space",
+            "pass an absolute --data-dir",
+        );
+    };
+    let stat = match rustix::fs::statvfs(existing) {
+        Ok(s) => s,
+        Err(e) => {
+            return Check::warn(
+                ID,
+                format!("cannot tell the free space of {}: {e}", existing.display()),
+                "check the disk with `df -h`",
+            );
+        }
+    };
+    let free = stat.f_bavail.saturating_mul(stat.f_frsize);
+    let shown = format!("{:.1} GiB free at {}", gib(free), existing.display());
+    if free < DOCTOR_DISK_FAIL_BYTES {
+        Check::fail(
+            ID,
+            format!("{shown}: too little for the database and the log"),
+            "free some disk space, or pass a --data-dir on another disk",
+        )
+    } else if free < DOCTOR_DISK_WARN_BYTES {
+        Check::warn(
+            ID,
+            format!("{shown}: running low"),
+            "free some disk space soon",
+        )
+    } else {
+        Check::ok(ID, shown)
+    }
+}
+
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0 * 1024.0)
+}
+
+fn find_on(path: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// `wisp doctor --logs`: where the log files are, newest first.
+pub(crate) fn log_files(dir: &Path) -> Vec<PathBuf> {
+    crate::log::files(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn executable(dir: &Path, name: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    }
+
+    #[test]
+    fn a_browser_is_found_on_path_in_order_of_preference() {
+        let dir = tempfile::tempdir().unwrap();
+        executable(dir.path(), "brave-browser");
+        let chrome = executable(dir.path(), "google-chrome");
+        // Not executable: not a browser.
+        std::fs::write(dir.path().join("chromium"), "").unwrap();
+        let check = check_browser(dir.path().as_os_str());
+        assert_eq!(check.status, Status::Ok);
+        assert!(
+            check.message.contains(&chrome.display().to_string()),
+            "{}",
+            check.message
+        );
+    }
+
+    #[test]
+    fn no_browser_on_path_is_a_warning_with_a_way_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let check = check_browser(dir.path().as_os_str());
+        assert_eq!(check.status, Status::Warn);
+        assert!(check.fix.unwrap().contains("WISP_BROWSER"));
+    }
+
+    #[test]
+    fn a_data_dir_that_is_a_file_fails() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("data");
+        std::fs::write(&file, "").unwrap();
+        let check = check_data_dir(&file);
+        assert_eq!(check.status, Status::Fail);
+        assert!(
+            check.message.contains("not a directory"),
+            "{}",
+            check.message
+        );
+    }
+
+    #[test]
+    fn a_missing_data_dir_in_a_writable_parent_is_fine_and_is_not_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("a/b");
+        let check = check_data_dir(&data);
+        assert_eq!(check.status, Status::Ok, "{}", check.message);
+        assert!(!dir.path().join("a").exists());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "probe removed"
+        );
+    }
+
+    #[test]
+    fn a_shared_data_dir_is_a_warning_and_a_private_one_is_ok() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let check = check_data_dir(dir.path());
+        assert_eq!(check.status, Status::Warn);
+        assert!(check.fix.unwrap().starts_with("chmod 700"));
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(check_data_dir(dir.path()).status, Status::Ok);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "probe removed"
+        );
+    }
+
+    #[test]
+    fn disk_space_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let check = check_disk(dir.path());
+        assert_ne!(check.status, Status::Fail, "{}", check.message);
+        assert!(check.message.contains("GiB free"), "{}", check.message);
+    }
+
+    #[test]
+    fn the_rendered_report_names_every_check_and_its_fix() {
+        let report = Report {
+            ok: false,
+            data_dir: PathBuf::from("/d"),
+            checks: vec![
+                Check::ok("disk", "plenty"),
+                Check::fail("model", "dead", "fix it"),
+            ],
+        };
+        let text = render(&report);
+        assert!(text.contains("ok    disk"), "{text}");
+        assert!(text.contains("FAIL  model"), "{text}");
+        assert!(text.contains("→ fix it"), "{text}");
+        assert!(text.contains("blocks normal use (FAIL)"), "{text}");
+    }
+}

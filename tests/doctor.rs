@@ -1,0 +1,277 @@
+//! `wisp doctor` against a healthy and a broken setup, as a person (or a script) runs it: each
+//! check's message and the exit code (issue 15).
+
+use std::process::Command;
+
+use serde_json::Value;
+use wisp_sim::{SimConfig, SimServer};
+
+use crate::cli::{Served, dirs, output_within_deadline, wisp};
+
+/// `wisp doctor --json` on `data` with the mock secret store; the model is whatever `env`
+/// says (nothing stored).
+fn doctor(data: &std::path::Path, env: &[(&str, &str)]) -> Command {
+    let mut c = wisp();
+    c.args(["doctor", "--json", "--data-dir"])
+        .arg(data)
+        .env("WISP_SECRET_STORE", "mock")
+        .env_remove("WISP_BROWSER");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+/// Runs it and returns the exit code and the checks by id.
+async fn report(c: Command) -> (i32, std::collections::HashMap<String, Value>) {
+    let out = tokio::task::spawn_blocking(move || output_within_deadline(c))
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {stdout} {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let checks = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["id"].as_str().unwrap().to_owned(), c.clone()))
+        .collect();
+    assert_eq!(
+        json["ok"].as_bool().unwrap(),
+        out.status.success(),
+        "`ok` and the exit code agree"
+    );
+    (out.status.code().unwrap(), checks)
+}
+
+fn status(checks: &std::collections::HashMap<String, Value>, id: &str) -> String {
+    checks[id]["status"].as_str().unwrap().to_owned()
+}
+
+fn message(checks: &std::collections::HashMap<String, Value>, id: &str) -> String {
+    checks[id]["message"].as_str().unwrap().to_owned()
+}
+
+fn sim_env(sim: &SimServer) -> Vec<(&'static str, String)> {
+    vec![
+        ("DEEPSEEK_BASE_URL", sim.base_url()),
+        ("DEEPSEEK_API_KEY", sim.api_key().to_owned()),
+    ]
+}
+
+#[tokio::test]
+async fn a_healthy_setup_passes_every_check_that_blocks_use() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, _) = dirs();
+    let env = sim_env(&sim);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (code, checks) = report(doctor(&data, &env)).await;
+    assert_eq!(code, 0, "{checks:?}");
+    for id in ["data_dir", "host", "model", "disk", "secret_store"] {
+        assert_eq!(status(&checks, id), "ok", "{id}: {:?}", checks[id]);
+    }
+    assert!(
+        message(&checks, "model").contains("answers"),
+        "{:?}",
+        checks["model"]
+    );
+    assert!(message(&checks, "host").contains("no Host is running"));
+    // Doctor creates nothing: the data dir is still missing.
+    assert!(!data.exists());
+}
+
+#[tokio::test]
+async fn a_dead_endpoint_fails_and_says_how_to_fix_it() {
+    // A port nothing listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let (_tmp, data, _) = dirs();
+    let url = format!("http://127.0.0.1:{port}");
+    let (code, checks) = report(doctor(
+        &data,
+        &[
+            ("DEEPSEEK_BASE_URL", &url),
+            ("DEEPSEEK_API_KEY", "sk-test-dead-endpoint"),
+        ],
+    ))
+    .await;
+    assert_eq!(code, 1);
+    assert_eq!(status(&checks, "model"), "fail");
+    assert!(
+        checks["model"]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("Settings → Model"),
+        "{:?}",
+        checks["model"]
+    );
+    // The key is never printed.
+    assert!(
+        !serde_json::to_string(&checks)
+            .unwrap()
+            .contains("sk-test-dead-endpoint")
+    );
+}
+
+#[tokio::test]
+async fn no_browser_on_path_is_a_warning_that_does_not_block() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, _) = dirs();
+    let empty = tmp.path().join("empty-bin");
+    std::fs::create_dir(&empty).unwrap();
+    let env = sim_env(&sim);
+    let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.push(("PATH", empty.to_str().unwrap()));
+    let (code, checks) = report(doctor(&data, &env)).await;
+    assert_eq!(
+        status(&checks, "browser"),
+        "warn",
+        "{:?}",
+        checks["browser"]
+    );
+    assert!(message(&checks, "browser").contains("no Chromium-family browser"));
+    assert!(
+        checks["browser"]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("apt-get install chromium")
+    );
+    assert_eq!(
+        code, 0,
+        "a missing browser does not block normal use: {checks:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unusable_data_dir_fails() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let env = sim_env(&sim);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // A regular file where the dir should be.
+    let (tmp, _, _) = dirs();
+    let file = tmp.path().join("data");
+    std::fs::write(&file, "").unwrap();
+    let (code, checks) = report(doctor(&file, &env)).await;
+    assert_eq!(code, 1);
+    assert_eq!(status(&checks, "data_dir"), "fail");
+    assert!(message(&checks, "data_dir").contains("not a directory"));
+    // A dir nobody can create files in, not even root (these tests may run as root, who
+    // passes every permission check): /proc.
+    let (code, checks) = report(doctor(std::path::Path::new("/proc/wisp-data"), &env)).await;
+    assert_eq!(code, 1);
+    assert_eq!(
+        status(&checks, "data_dir"),
+        "fail",
+        "{:?}",
+        checks["data_dir"]
+    );
+    assert!(message(&checks, "data_dir").contains("cannot be created"));
+}
+
+#[tokio::test]
+async fn a_second_host_on_the_data_dir_is_named() {
+    let (_tmp, data, project) = dirs();
+    let mut c = wisp();
+    c.args([
+        "serve",
+        "--simulate",
+        "--no-open",
+        "--port",
+        "0",
+        "--data-dir",
+    ])
+    .arg(&data)
+    .arg(&project)
+    .env("WISP_SECRET_STORE", "mock")
+    .env("WISP_TOKEN", crate::cli::TOKEN);
+    let served = Served::spawn(c);
+    let pid = served.child.id().to_string();
+    let (code, checks) = report(doctor(&data, &[])).await;
+    assert_eq!(status(&checks, "host"), "warn", "{:?}", checks["host"]);
+    let msg = message(&checks, "host");
+    assert!(msg.contains(&format!("pid {pid}")), "{msg}");
+    assert!(msg.contains(&format!("127.0.0.1:{}", served.port)), "{msg}");
+    assert!(!msg.contains("token"), "{msg}");
+    // Nothing is stored, so doctor checks the live default, which has no key here: the
+    // Host's own --simulate is a flag of that process, not a setting of the data dir.
+    assert_eq!(status(&checks, "model"), "fail");
+    assert_eq!(code, 1);
+    // The Host was not disturbed: it still answers, and still owns its dir.
+    let (_, health) = served.call("GET", "/api/health", None).await;
+    assert_eq!(health["mode"], "simulation", "{health}");
+    assert!(data.join("wisp.lock").exists());
+}
+
+/// The log's cap, wired into `wisp serve`: a log already at the cap is rotated by the first
+/// line of the next start, the old lines kept whole in `wisp.log.1`.
+#[tokio::test]
+async fn a_log_at_its_cap_is_rotated_by_the_next_start() {
+    let (_tmp, data, project) = dirs();
+    std::fs::create_dir(&data).unwrap();
+    let cap = 8 * 1024 * 1024;
+    let old = "an old line of the log: 32 byte\n".repeat(cap / 32);
+    assert_eq!(old.len(), cap);
+    std::fs::write(data.join("wisp.log"), &old).unwrap();
+    let served = Served::start(&data, &project, &["--simulate"]);
+    served.call("GET", "/api/health", None).await;
+    let stderr = served.kill_and_stderr();
+    let rotated = std::fs::read_to_string(data.join("wisp.log.1")).unwrap();
+    assert!(
+        rotated == old,
+        "wisp.log.1 is the old log, whole ({stderr})"
+    );
+    let current = std::fs::read_to_string(data.join("wisp.log")).unwrap();
+    assert!(current.contains("wisp serve started"), "{current}");
+    assert!(current.len() < cap);
+}
+
+#[test]
+fn logs_lists_the_log_files_newest_first() {
+    let (tmp, _, _) = dirs();
+    let data = tmp.path();
+    std::fs::write(data.join("wisp.log"), "new\n").unwrap();
+    std::fs::write(data.join("wisp.log.1"), "old\n").unwrap();
+    let mut c = wisp();
+    c.args(["doctor", "--logs", "--data-dir"]).arg(data);
+    let out = output_within_deadline(c);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            data.join("wisp.log").to_str().unwrap(),
+            data.join("wisp.log.1").to_str().unwrap()
+        ]
+    );
+}
+
+#[test]
+fn the_version_names_the_commit() {
+    let mut c = wisp();
+    c.arg("--version");
+    let out = output_within_deadline(c);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!("wisp {} (", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    let commit = text
+        .trim()
+        .rsplit('(')
+        .next()
+        .unwrap()
+        .trim_end_matches(')');
+    assert!(
+        commit == "unknown"
+            || (commit.len() == 12 && commit.chars().all(|c| c.is_ascii_hexdigit())),
+        "{text}"
+    );
+}
