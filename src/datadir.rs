@@ -22,6 +22,18 @@ pub(crate) const LOCK_FILE: &str = "wisp.lock";
 /// has been used, and an empty `wisp.db` beside them means the history was lost.
 const USED_DIR_MARKERS: [&str; 4] = ["wisp.log", "open.html", "wisp.db-wal", "wisp.db-shm"];
 
+/// Another Host owns the data dir; the message names it.
+#[derive(Debug)]
+pub(crate) struct AlreadyRunning(pub(crate) String);
+
+impl std::fmt::Display for AlreadyRunning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AlreadyRunning {}
+
 /// The data dir, owned by this process until it exits.
 pub(crate) struct DataDir {
     path: PathBuf,
@@ -57,7 +69,9 @@ impl DataDir {
         }
         match lock.try_lock() {
             Ok(()) => {}
-            Err(TryLockError::WouldBlock) => bail!("{}", already_running(path, &mut lock)),
+            Err(TryLockError::WouldBlock) => {
+                return Err(AlreadyRunning(already_running(path, &mut lock)).into());
+            }
             Err(TryLockError::Error(e)) => {
                 bail!("cannot lock the data dir {}: {e}", path.display())
             }

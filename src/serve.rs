@@ -29,7 +29,15 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         None => default_data_dir()?,
     };
     // One Host per data dir: the lock is taken before anything in the dir is touched.
-    let mut owned = DataDir::take(&data_dir)?;
+    let mut owned = match DataDir::take(&data_dir) {
+        // Started again from the desktop's menu while it runs: the person wants the Wisp
+        // that is running, so its page opens (and this start still fails, saying which).
+        Err(e) if !args.no_open && e.is::<crate::datadir::AlreadyRunning>() => {
+            open_in_browser(&data_dir.join("open.html"));
+            return Err(e);
+        }
+        taken => taken?,
+    };
     let db_path = data_dir.join("wisp.db");
     owned.check_store_file(&db_path)?;
     owned.record(None)?;
@@ -137,12 +145,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let launch = data_dir.join("open.html");
     write_launch_file(&launch, &url)?;
     if !args.no_open {
-        // Best effort: a machine without a desktop simply has no opener.
-        let _ = std::process::Command::new("xdg-open")
-            .arg(&launch)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn();
+        open_in_browser(&launch);
     }
 
     let stopping = host.clone();
@@ -287,6 +290,17 @@ async fn shutdown_signal() {
         _ = ctrl_c => {}
         _ = term => {}
     }
+}
+
+/// Opens the launch page with the desktop's opener. Best effort: a machine without a desktop
+/// simply has no opener.
+fn open_in_browser(launch: &Path) {
+    let _ = std::process::Command::new("xdg-open")
+        .arg(launch)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
 }
 
 /// A page only the user can read (0600, in the 0700 data dir) that sends the browser to `url`.

@@ -23,6 +23,37 @@ fn help_lists_the_commands() {
     assert!(text.contains("sim") && text.contains("models"), "{text}");
 }
 
+/// The README's command table covers every command `wisp --help` lists (issue 15: the help
+/// text and the README agree).
+#[test]
+fn the_readme_documents_every_command_of_the_help() {
+    let mut c = wisp();
+    c.arg("--help");
+    let out = output_within_deadline(c);
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let commands: Vec<&str> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 4, "{help}");
+    for command in commands {
+        assert!(
+            readme.contains(&format!("| `wisp {command}"))
+                || readme.contains(&format!("| `cargo run --release -- {command}")),
+            "README's command table lacks `{command}`"
+        );
+    }
+}
+
 /// `wisp models` on a data dir that does not exist (so nothing stored), with keyring-core's mock
 /// secret store: it never reads the person's own settings or keyring.
 pub(crate) fn models_command(data: &std::path::Path) -> Command {

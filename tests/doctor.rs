@@ -275,3 +275,41 @@ fn the_version_names_the_commit() {
         "{text}"
     );
 }
+
+/// Started again from the menu while it runs (the desktop entry runs `wisp serve`): the running
+/// Host's page opens, and the second start still refuses, naming the first.
+#[tokio::test]
+async fn starting_again_opens_the_running_host() {
+    let (tmp, data, project) = dirs();
+    let first = Served::start(&data, &project, &["--simulate"]);
+    // A stand-in for the desktop's opener, recording what it was asked to open.
+    let bin = tmp.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let opened = tmp.path().join("opened");
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let mut c = wisp();
+    c.args(["serve", "--simulate", "--port", "0", "--data-dir"])
+        .arg(&data)
+        .arg(&project)
+        .env("PATH", path)
+        .env("WISP_SECRET_STORE", "mock");
+    let out = output_within_deadline(c);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("pid {}", first.child.id())), "{err}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !opened.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(
+        std::fs::read_to_string(&opened).unwrap(),
+        data.join("open.html").to_str().unwrap()
+    );
+}
