@@ -310,60 +310,76 @@ impl Sandbox {
     ) -> Result<(TreeFingerprint, Vec<TreeEntry>), FsError> {
         let rel = check_path(path)?;
         let shown = display(&rel);
-        let (top_dir, st) = if rel.as_os_str().is_empty() {
+        if rel.as_os_str().is_empty() {
             let dir = self.dir.try_clone().map_err(|e| io_err(&shown, &e))?;
             let st = Stat::of(&dir.dir_metadata().map_err(|e| io_err(&shown, &e))?);
-            (Some(dir), st)
-        } else {
-            let (parent, name) = split(&rel);
-            let parent_dir = match parent {
-                Some(p) => self.dir.open_dir(p),
-                None => self.dir.try_clone(),
-            }
-            .map_err(|e| io_err(&shown, &e))?;
-            let st = Stat::of(
-                &parent_dir
-                    .symlink_metadata(name)
-                    .map_err(|e| io_err(&shown, &e))?,
-            );
-            let dir = if st.file_type.is_dir() && st.mode & 0o400 != 0 {
-                let name = name
-                    .to_str()
-                    .ok_or_else(|| err(FsErrorKind::InvalidPath, format!("{shown}: not UTF-8")))?;
-                Some(open_checked(&parent_dir, name, &shown, &st)?)
-            } else {
-                None
-            };
-            (dir, st)
-        };
-        let name = rel
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let kind = classify(&shown, &name, true, &st, st.dev)?;
-        let mut walk = TreeWalk {
-            base: &rel,
-            dev: st.dev,
-            entries: Vec::new(),
-        };
-        walk.push(PathBuf::new(), kind, &st)?;
-        if let Some(dir) = top_dir.filter(|_| kind == TreeKind::Dir) {
-            walk.walk(&dir, Path::new(""), 0)?;
+            return finish(Some(dir), st, &rel, "");
         }
-        let mut entries = walk.entries;
-        let files = entries.iter().filter(|e| e.kind == TreeKind::File).count() as u32;
-        let dirs = entries.len() as u32 - files;
-        let digest = digest(&mut entries);
-        Ok((
-            TreeFingerprint {
-                digest,
-                files,
-                dirs,
-                dev: st.dev,
-            },
-            entries,
-        ))
+        let (parent, name) = split(&rel);
+        let parent_dir = match parent {
+            Some(p) => self.dir.open_dir(p),
+            None => self.dir.try_clone(),
+        }
+        .map_err(|e| io_err(&shown, &e))?;
+        walk_at(&parent_dir, name, &rel)
     }
+}
+
+/// The tree at `name` in the folder `parent` (whose path in the project is `rel`'s parent),
+/// walked from that handle: what a move then renames through the same handle is what was
+/// checked.
+pub(crate) fn walk_at(
+    parent: &Dir,
+    name: &Path,
+    rel: &Path,
+) -> Result<(TreeFingerprint, Vec<TreeEntry>), FsError> {
+    let shown = display(rel);
+    let st = Stat::of(
+        &parent
+            .symlink_metadata(name)
+            .map_err(|e| io_err(&shown, &e))?,
+    );
+    let name = name
+        .to_str()
+        .ok_or_else(|| err(FsErrorKind::InvalidPath, format!("{shown}: not UTF-8")))?;
+    let dir = if st.file_type.is_dir() && st.mode & 0o400 != 0 {
+        Some(open_checked(parent, name, &shown, &st)?)
+    } else {
+        None
+    };
+    finish(dir, st, rel, name)
+}
+
+/// Classifies the top entry (`st`, named `name`) and walks below it when it is a folder.
+fn finish(
+    top_dir: Option<Dir>,
+    st: Stat,
+    rel: &Path,
+    name: &str,
+) -> Result<(TreeFingerprint, Vec<TreeEntry>), FsError> {
+    let kind = classify(&display(rel), name, true, &st, st.dev)?;
+    let mut walk = TreeWalk {
+        base: rel,
+        dev: st.dev,
+        entries: Vec::new(),
+    };
+    walk.push(PathBuf::new(), kind, &st)?;
+    if let Some(dir) = top_dir.filter(|_| kind == TreeKind::Dir) {
+        walk.walk(&dir, Path::new(""), 0)?;
+    }
+    let mut entries = walk.entries;
+    let files = entries.iter().filter(|e| e.kind == TreeKind::File).count() as u32;
+    let dirs = entries.len() as u32 - files;
+    let digest = digest(&mut entries);
+    Ok((
+        TreeFingerprint {
+            digest,
+            files,
+            dirs,
+            dev: st.dev,
+        },
+        entries,
+    ))
 }
 
 #[cfg(test)]
