@@ -32,6 +32,7 @@ async function askMove(page: Page) {
 test("the move card shows source → target and the bound counts; approving moves the folder", async ({ page }) => {
   const card = await askMove(page);
   await expect(card.locator(".move-paths")).toHaveText("drafts → archive/drafts");
+  await expect(page.getByTestId("announcer")).toContainText("files_move drafts → archive/drafts");
   await expect(card.getByText(/^Moves 2 files and 2 folders, exactly as they are now/)).toBeVisible();
   expect(existsSync(join(host.project, "drafts/plan.md"))).toBe(true);
   await page.screenshot({ path: join(SCREENS, "move-card.png") });
