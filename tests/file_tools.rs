@@ -206,3 +206,136 @@ async fn the_next_start_removes_temp_files_a_crash_left_and_only_those() {
     );
     drop(host);
 }
+
+/// `[demo:move]`: one files_move waiting for approval with the counts its fingerprint binds;
+/// approved, the file or whole folder is at the target and not at the source; rejected,
+/// nothing moves (FILE-20, FILE-21, SIM-12).
+#[tokio::test]
+async fn demo_move_moves_a_file_or_a_folder_only_when_approved() {
+    let w = Wisp::start().await;
+    std::fs::write(w.file("wisp-demo.txt"), "demo\n").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:move]").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let call = &calls(&r)[0];
+    assert_eq!(call["tool"], "files_move");
+    let args = &call["approval"]["arguments"];
+    assert_eq!(args["source"], "wisp-demo.txt");
+    assert_eq!(args["target"], "wisp-demo-moved.txt");
+    assert_eq!(
+        (args["files"].as_u64(), args["folders"].as_u64()),
+        (Some(1), Some(0))
+    );
+    assert_eq!(
+        args["fingerprint"].as_str().map(str::len),
+        Some(64),
+        "{args}"
+    );
+    assert!(
+        w.file("wisp-demo.txt").exists(),
+        "nothing moves before the click"
+    );
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(r["status"], "completed", "{r}");
+    assert_eq!(statuses(&r), ["succeeded"]);
+    assert!(!w.file("wisp-demo.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(w.file("wisp-demo-moved.txt")).unwrap(),
+        "demo\n"
+    );
+    let result: serde_json::Value =
+        serde_json::from_str(calls(&r)[0]["result"].as_str().unwrap()).unwrap();
+    assert_eq!(result["method"], "rename", "{result}");
+
+    // A folder, whole, into another folder.
+    std::fs::create_dir_all(w.file("docs/guides")).unwrap();
+    std::fs::write(w.file("docs/a.md"), "a").unwrap();
+    std::fs::write(w.file("docs/guides/b.md"), "b").unwrap();
+    std::fs::create_dir(w.file("archive")).unwrap();
+    let run = w.run(&s, "[demo:move] file=docs to=archive/docs").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let args = &calls(&r)[0]["approval"]["arguments"];
+    assert_eq!(
+        (args["files"].as_u64(), args["folders"].as_u64()),
+        (Some(2), Some(2))
+    );
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(statuses(&r), ["succeeded"], "{r}");
+    assert_eq!(
+        std::fs::read_to_string(w.file("archive/docs/guides/b.md")).unwrap(),
+        "b"
+    );
+    assert!(!w.file("docs").exists());
+
+    let run = w.run(&s, "[demo:move] file=archive to=kept").await;
+    let r = w.drive(&run, "reject").await;
+    assert_eq!(statuses(&r), ["rejected"], "{r}");
+    assert!(w.file("archive/docs/a.md").exists() && !w.file("kept").exists());
+}
+
+/// The source tree changed between the card and the click: refused as stale, nothing moved
+/// (FILE-21, issue 7 hostile tests: stale approval).
+#[tokio::test]
+async fn a_move_approved_after_the_tree_changed_is_refused_and_moves_nothing() {
+    let w = Wisp::start().await;
+    std::fs::create_dir_all(w.file("docs/deep")).unwrap();
+    std::fs::write(w.file("docs/deep/a.md"), "a").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:move] file=docs to=moved").await;
+    w.wait(&run, &["awaiting_approval"]).await;
+    // Edited in place, deep down. (A metadata fingerprint sees size and mtime; mtime moves in
+    // coarse ticks, so the edit changes the size to be seen for sure.)
+    std::fs::write(w.file("docs/deep/a.md"), "AA").unwrap();
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(statuses(&r), ["failed"], "{r}");
+    let why = calls(&r)[0]["result"].as_str().unwrap().to_owned();
+    assert!(
+        why.contains("changed after the move was approved") && why.contains("nothing was moved"),
+        "{why}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.file("docs/deep/a.md")).unwrap(),
+        "AA"
+    );
+    assert!(!w.file("moved").exists());
+}
+
+/// Moves the model gets wrong fail before any approval, with the reason, and move nothing.
+#[tokio::test]
+async fn a_move_that_cannot_be_done_fails_before_any_approval() {
+    let w = Wisp::start().await;
+    std::fs::create_dir_all(w.file("src/sub")).unwrap();
+    std::fs::write(w.file("src/sub/.env"), "KEY=1").unwrap();
+    std::fs::write(w.file("taken.txt"), "mine").unwrap();
+    std::fs::write(w.file("a.txt"), "a").unwrap();
+    let s = w.session().await;
+    for (text, says) in [
+        ("[demo:move] file=a.txt to=taken.txt", "already exists"),
+        (
+            "[demo:move] file=src to=src/sub/x",
+            "cannot be moved into itself",
+        ),
+        (
+            "[demo:move] file=src to=elsewhere",
+            "src/sub/.env: is a hidden entry",
+        ),
+        (
+            "[demo:move] file=. to=x",
+            "project folder itself cannot be moved",
+        ),
+        ("[demo:move] file=a.txt to=../a.txt", "'..' is not allowed"),
+        ("[demo:move] file=a.txt to=no/such/a.txt", "does not exist"),
+    ] {
+        let run = w.run(&s, text).await;
+        let r = w.finished(&run).await;
+        assert_eq!(statuses(&r), ["failed"], "{text}: {r}");
+        assert!(calls(&r)[0]["approval"].is_null(), "{text}: {r}");
+        let why = calls(&r)[0]["result"].as_str().unwrap().to_owned();
+        assert!(why.contains(says), "{text}: {why}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(w.file("taken.txt")).unwrap(),
+        "mine"
+    );
+    assert!(w.file("a.txt").exists() && w.file("src/sub/.env").exists());
+}

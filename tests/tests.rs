@@ -11,6 +11,7 @@ mod e2e_claims;
 mod file_tools;
 mod hardening_fs;
 mod hardening_host;
+mod hostile;
 mod models_cli;
 mod settings;
 mod tidy;

@@ -136,6 +136,11 @@ test("the QA workbench works in memory only", async ({ page }) => {
   await expect(sample.getByRole("group")).toBeVisible({ timeout: 5000 });
   await sample.getByRole("button", { name: "Approve" }).click();
   await expect(sample.getByText("memory state: approved")).toBeVisible();
+  const move = page.locator('[data-sample="move"]');
+  await move.getByRole("button", { name: /Run sample/ }).click();
+  await expect(move.getByText(/^Moves 3 files and 2 folders/)).toBeVisible({ timeout: 5000 });
+  await move.getByRole("button", { name: "Reject" }).click();
+  await expect(move.getByText("memory state: rejected")).toBeVisible();
   await page.locator('[data-sample="search"]').getByRole("button", { name: /src\/main.rs/ }).click();
   await expect(page.getByRole("tabpanel", { name: /in-memory preview/ })).toContainText("fn main()");
   await page.screenshot({ path: join(SCREENS, "qa.png"), fullPage: true });

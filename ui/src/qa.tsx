@@ -17,7 +17,7 @@ const SAMPLES: Sample[] = [
   { id: "write", tool: "files_write", arguments: { path: "notes/todo.md", content: "# Todo\n- ship the UI\n- write tests\n" }, current: "# Todo\n- ship the UI\n" },
   { id: "replace", tool: "files_replace", arguments: { path: "src/app.ts", oldText: "const retries = 3;", newText: "const retries = 5;", sha256: "9f2c…(sample)" } },
   { id: "mkdir", tool: "files_mkdir", arguments: { path: "docs/guides" } },
-  { id: "move", tool: "files_move", arguments: { source: "drafts/plan.md", target: "docs/plan.md", tree: "drafts/plan.md (1.2 KB)" } },
+  { id: "move", tool: "files_move", arguments: { source: "drafts", target: "docs/drafts", files: 3, folders: 2, fingerprint: "qa-sample-fingerprint-".padEnd(64, "0") } },
   { id: "trash", tool: "files_trash", arguments: { path: "old/build.log" } },
   { id: "mcp", tool: "weather__forecast", arguments: { city: "Hangzhou", days: 3 } },
 ];

@@ -255,6 +255,29 @@ describe("RunView", () => {
     expect(screen.getByText(/3 skipped, not searched: hidden 2, binary 1|3 skipped, not searched: binary 1, hidden 2/)).toBeTruthy();
   });
 
+  it("shows a move as source → target with the counts its fingerprint binds", async () => {
+    const args = { source: "drafts", target: "docs/drafts", files: 3, folders: 2, fingerprint: "ab".repeat(32) };
+    const onDecide = vi.fn(async () => "approved" as const);
+    const { unmount } = render(withT(<ApprovalCard request={{ approvalId: "ap3", tool: "files_move", arguments: args, digest: "d".repeat(64), state: "pending" }} onDecide={onDecide} />));
+    const card = screen.getByRole("group", { name: "Approve files_move?" });
+    expect(card.querySelector(".move-paths")?.textContent).toBe("drafts → docs/drafts");
+    expect(screen.getByLabelText("Source").textContent).toBe("drafts");
+    expect(screen.getByLabelText("Target").textContent).toBe("docs/drafts");
+    expect(screen.getByText(/^Moves 3 files and 2 folders, exactly as they are now/)).toBeTruthy();
+    expect(screen.getByTitle("ab".repeat(32)).textContent).toContain("abababababababab…");
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: /Approve/ })));
+    expect(onDecide).toHaveBeenCalledWith("approve");
+    expect(screen.getByRole("group", { name: "Approved: move drafts to docs/drafts" })).toBeTruthy();
+    unmount();
+    // One of each: singular words; in Chinese, the counts too.
+    const one = { ...args, source: "a.txt", target: "b.txt", files: 1, folders: 0 };
+    const { unmount: u2 } = render(withT(<ApprovalCard request={{ approvalId: "ap4", tool: "files_move", arguments: one, digest: "d".repeat(64), state: "pending" }} onDecide={onDecide} />));
+    expect(screen.getByText(/^Moves 1 file and 0 folders,/)).toBeTruthy();
+    u2();
+    render(withT(<ApprovalCard request={{ approvalId: "ap5", tool: "files_move", arguments: args, digest: "d".repeat(64), state: "pending" }} onDecide={onDecide} />, "zh"));
+    expect(screen.getByText(/^移动 3 个文件和 2 个文件夹/)).toBeTruthy();
+  });
+
   it("shows a replace as a diff of the file as it is at approval", () => {
     const args = { path: "a.txt", oldText: "two", newText: "2", sha256: "f".repeat(64), line: 2 };
     render(withT(<ApprovalCard request={{ approvalId: "ap2", tool: "files_replace", arguments: args, digest: "d".repeat(64), state: "pending" }}

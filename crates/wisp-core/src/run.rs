@@ -14,7 +14,7 @@ use wisp_model::{
 };
 use wisp_protocol as p;
 
-use crate::tool::{Checked, FileWork, Prepared, Subject, ToolCtx};
+use crate::tool::{ChangeError, Checked, FileWork, Prepared, Subject, ToolCtx};
 use crate::tools;
 use crate::{Host, PendingApproval, lock, new_id, now_ms};
 
@@ -689,7 +689,8 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
         biased;
         joined = task => match joined {
             Ok(Ok(v)) => succeeded(v),
-            Ok(Err(e)) => failed(format!("{e} ({unchanged})")),
+            Ok(Err(ChangeError::Unchanged(e))) => failed(format!("{e} ({unchanged})")),
+            Ok(Err(ChangeError::Partial(e))) => failed(e),
             Err(_) => failed("the change stopped unexpectedly; check the files"),
         },
         // The write is under way and may still land: say so instead of claiming nothing

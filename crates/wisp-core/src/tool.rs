@@ -50,9 +50,34 @@ pub(crate) struct Subject {
     /// Runs under the Host's serial change queue once approved. It re-checks the bindings
     /// captured at prepare (file identity, content digest, tree fingerprint) through the
     /// sandbox before it changes anything, and refuses as stale when they no longer hold.
-    pub(crate) execute: FileWork<Value>,
+    pub(crate) execute: Execution,
     /// Said after a refusal or failure before the change, e.g. "nothing was written".
     pub(crate) unchanged: &'static str,
+}
+
+/// The execution of an approved change.
+pub(crate) type Execution =
+    Box<dyn FnOnce(&Sandbox) -> Result<Value, ChangeError> + Send + 'static>;
+
+/// Why an approved change did not complete.
+#[derive(Debug)]
+pub(crate) enum ChangeError {
+    /// Refused or failed before changing anything: the run loop adds the subject's
+    /// `unchanged`.
+    Unchanged(String),
+    /// Stopped part-way (a `files_move` fallback): the message says exactly what changed, so
+    /// nothing is added to it.
+    Partial(String),
+}
+
+impl From<wisp_fs::FsError> for ChangeError {
+    fn from(e: wisp_fs::FsError) -> Self {
+        if e.kind == wisp_fs::FsErrorKind::Partial {
+            ChangeError::Partial(e.message)
+        } else {
+            ChangeError::Unchanged(e.message)
+        }
+    }
 }
 
 /// One tool: its description for the model and the person, and how a call is prepared.

@@ -1,5 +1,6 @@
 //! Sandboxed file tools for one authorized root: `files_list`, `files_read`, `files_write`,
-//! `files_replace` and `files_mkdir` (`edit.rs`).
+//! `files_replace` and `files_mkdir` (`edit.rs`), `files_search` (`search.rs`), `files_move`
+//! (`moves.rs`) and the tree fingerprint it binds (`tree.rs`).
 //!
 //! Every access goes through a `cap_std::fs::Dir` handle of the root, so on Linux the kernel
 //! (`openat2` with `RESOLVE_BENEATH`) refuses `..`, absolute paths and symlinks that lead out —
@@ -70,6 +71,14 @@ pub enum FsErrorKind {
     Exists,
     /// `files_replace`: the `sha256` given is not the file's current content.
     DigestMismatch,
+    /// A hidden (dot) entry inside a tree that is moved or trashed as a whole.
+    Hidden,
+    /// A private folder (not readable) inside such a tree.
+    Private,
+    /// Entries on more than one device, where a change must stay on one.
+    CrossDevice,
+    /// A change stopped part-way; the message says exactly what changed and asks for a check.
+    Partial,
     /// Anything else the OS reported.
     Io,
 }
@@ -753,11 +762,15 @@ fn display(rel: &Path) -> String {
 
 mod cleanup;
 mod edit;
+mod moves;
 mod search;
+mod tree;
 
 pub use cleanup::Cleanup;
 pub use edit::{Made, MkdirPlan, ReplacePlan};
+pub use moves::{MovePlan, Moved};
 pub use search::{SearchHit, SearchLimits, SearchMode, SearchResult, Skipped};
+pub use tree::TreeFingerprint;
 
 #[cfg(test)]
 mod tests;

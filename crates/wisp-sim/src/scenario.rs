@@ -140,6 +140,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_mkdir,
     },
     Scenario {
+        marker: "[demo:move]",
+        summary: "one files_move of wisp-demo.txt (or of the path after file=) to wisp-demo-moved.txt (or to the path after to=), then an answer reporting its result",
+        script: demo_move,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -627,6 +632,32 @@ fn demo_mkdir(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Report what mkdir returned.".to_owned(),
         format!("The folder {path}: {}", report(turn)),
+        Vec::new(),
+    )
+}
+
+fn demo_move(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let source = named_file(turn.user_text, "wisp-demo.txt");
+    let target = turn
+        .user_text
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("to="))
+        .filter(|p| !p.is_empty())
+        .unwrap_or("wisp-demo-moved.txt");
+    if turn.step == 0 {
+        return (
+            format!("Move {source} to {target}."),
+            format!("Moving {source} to {target}. 将 {source} 移动到 {target}。"),
+            vec![turn.call(
+                0,
+                "files_move",
+                json!({"source": source, "target": target}).to_string(),
+            )],
+        );
+    }
+    (
+        "Report what the move returned.".to_owned(),
+        format!("The move of {source} to {target}: {}", report(turn)),
         Vec::new(),
     )
 }

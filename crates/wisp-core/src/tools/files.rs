@@ -20,6 +20,7 @@ pub(super) fn tools() -> Vec<ToolRef> {
         Arc::new(Write),
         Arc::new(Replace),
         Arc::new(Mkdir),
+        Arc::new(Move),
     ]
 }
 
@@ -141,7 +142,7 @@ impl Tool for Write {
             let creates = matches!(plan.target, wisp_fs::TargetState::Absent);
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path, "content": plan.content, "creates": creates}),
-                execute: Box::new(move |s| s.write(&plan).map(|w| json!(w)).map_err(|e| e.message)),
+                execute: Box::new(move |s| Ok(json!(s.write(&plan)?))),
                 unchanged: "nothing was written",
             }))
         }))
@@ -199,9 +200,10 @@ impl Tool for Replace {
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": path, "oldText": old_text, "newText": new_text, "sha256": sha256, "line": line}),
                 execute: Box::new(move |s| {
-                    s.write(&write)
-                        .map(|w| json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}))
-                        .map_err(|e| e.message)
+                    let w = s.write(&write)?;
+                    Ok(
+                        json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}),
+                    )
                 }),
                 unchanged: "nothing was written",
             }))
@@ -234,8 +236,50 @@ impl Tool for Mkdir {
             let plan = s.prepare_mkdir(&a.path).map_err(|e| e.message)?;
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path}),
-                execute: Box::new(move |s| s.mkdir(&plan).map(|m| json!(m)).map_err(|e| e.message)),
+                execute: Box::new(move |s| Ok(json!(s.mkdir(&plan)?))),
                 unchanged: "nothing was created",
+            }))
+        }))
+    }
+}
+
+/// `files_move` arguments (FILE-20).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MoveArgs {
+    pub(crate) source: String,
+    pub(crate) target: String,
+}
+
+struct Move;
+
+impl Tool for Move {
+    fn info(&self) -> ToolInfo {
+        info(
+            "files_move",
+            "Move or rename one file or folder of the project (a folder moves with everything in it). The target must not exist (never overwrites; to move into a folder give the full new path, e.g. \"docs/old.md\") and its parent folder must exist (folders are not created). Refused: the project folder itself, a folder into itself, moves across devices (never copies), and folders with more than 2000 entries or 20 levels, or with hidden entries, symlinks, hard-linked files or private folders inside. Waits for the person's approval; refused if anything in the source changes before it runs.",
+            json!({"type": "object", "properties": {
+                "source": {"type": "string", "description": "File or folder to move, relative to the project root."},
+                "target": {"type": "string", "description": "Its new path, relative to the project root; must not exist yet."}
+            }, "required": ["source", "target"], "additionalProperties": false}),
+            true,
+        )
+    }
+
+    fn prepare(&self, args: Value, _ctx: &ToolCtx<'_>) -> Prepared {
+        let a: MoveArgs = typed!("files_move", args);
+        Prepared::Files(Box::new(move |s| {
+            let plan = s
+                .prepare_move(&a.source, &a.target)
+                .map_err(|e| e.message)?;
+            // The card shows what moves and how much; the digest of the source tree's
+            // fingerprint binds those counts to the tree as it is now, and the execution
+            // refuses a tree that changed (FILE-21).
+            let fp = &plan.fingerprint;
+            Ok(Checked::Approval(Subject {
+                arguments: json!({"source": plan.source, "target": plan.target, "files": fp.files, "folders": fp.dirs, "fingerprint": fp.digest}),
+                execute: Box::new(move |s| Ok(json!(s.move_entry(&plan)?))),
+                unchanged: "nothing was moved",
             }))
         }))
     }

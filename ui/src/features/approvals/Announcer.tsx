@@ -14,8 +14,15 @@ export function ApprovalAnnouncer({ runs }: { runs: Run[] }) {
       const a = c.approval;
       if (!a || a.state !== "pending" || said.current.has(a.id)) continue;
       said.current.add(a.id);
-      const path = (a.arguments as { path?: unknown } | null)?.path;
-      setText(t("approvalAnnounce", { tool: c.tool, target: typeof path === "string" ? path : "" }));
+      const args = (a.arguments ?? {}) as { path?: unknown; source?: unknown; target?: unknown };
+      // A move names both ends; every other change names its path.
+      const target =
+        typeof args.path === "string"
+          ? args.path
+          : typeof args.source === "string" && typeof args.target === "string"
+            ? `${args.source} → ${args.target}`
+            : "";
+      setText(t("approvalAnnounce", { tool: c.tool, target }));
     }
   }, [runs, t]);
   return (

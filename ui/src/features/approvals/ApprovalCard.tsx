@@ -186,15 +186,30 @@ function Details({ tool, args, currentText }: { tool: string; args: Record<strin
           <p className="muted">{t("mkdirNote")}</p>
         </div>
       );
-    case "files_move":
+    case "files_move": {
+      // The counts come from the Host's fingerprint of the source tree, which the approval's
+      // digest covers: the move runs only on the tree these numbers describe.
+      const counted = typeof args.files === "number" && typeof args.folders === "number";
       return (
         <div className="details">
-          <Field label={t("source")} value={str(args.source ?? args.from)} />
-          <Field label={t("target")} value={str(args.target ?? args.to)} />
-          {args.tree ? <pre className="content">{str(args.tree)}</pre> : null}
-          <p className="muted">{t("moveNote")}</p>
+          <p className="move-paths">
+            <code aria-label={t("source")}>{str(args.source ?? args.from)}</code> → <code aria-label={t("target")}>{str(args.target ?? args.to)}</code>
+          </p>
+          {counted ? (
+            <p className="move-counts">
+              {t("moveCounts", { files: String(args.files), folders: String(args.folders) })}
+            </p>
+          ) : (
+            <p className="muted">{t("moveNote")}</p>
+          )}
+          {typeof args.fingerprint === "string" ? (
+            <div className="field" title={args.fingerprint}>
+              <span className="muted">{t("fingerprint")}</span> <code>{args.fingerprint.slice(0, 16)}…</code>
+            </div>
+          ) : null}
         </div>
       );
+    }
     case "files_trash":
       return (
         <div className="details">

@@ -1,0 +1,413 @@
+//! Issue 7's hostile tests: the file tools against a project that fights back.
+//!
+//! - A racing thread keeps swapping a folder of the project for a symlink to the outside while
+//!   search, replace and move run, at least [`RACE_ROUNDS`] rounds: nothing outside the root is
+//!   read, changed or moved. Each tool is one [`RaceCase`]; another tool adds its own case to
+//!   [`RACE_CASES`].
+//! - `kill -9` of the real `wisp serve` at random (seeded) moments during an approved replace
+//!   and an approved move: every file is its old or its new content, never torn; a tree is
+//!   wholly at its source or wholly at its target; after restart the run is `interrupted` (or had
+//!   completed), nothing is replayed, and no Wisp temp file is left.
+//!
+//! The stale-approval cases (a file or tree changed between card and click) are in
+//! `file_tools.rs`, next to the scenarios they interrupt.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::{MetadataExt, symlink};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use wisp_fs::{Sandbox, SearchMode};
+
+use crate::cli::{Served, dirs};
+
+/// Rounds of the swap race (issue 7: at least 1,000).
+const RACE_ROUNDS: usize = 1000;
+
+/// What every outside file holds: a result or plan containing it read outside the root.
+const OUTSIDE_MARK: &str = "OUTSIDE-must-never-be-read";
+
+/// A project whose folder `sub` a thread keeps swapping between the real folder (kept aside as
+/// `sub-real` in between) and a symlink to the outside folder, which has files of the same
+/// names as the real one.
+struct Race {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    outside: PathBuf,
+    sandbox: Sandbox,
+    stop: Arc<AtomicBool>,
+    swapper: Option<std::thread::JoinHandle<()>>,
+}
+
+/// Names in both `sub-real` and the outside folder.
+const SHARED_NAMES: &[&str] = &["a.txt", "tree/b.txt"];
+
+/// Every entry under `dir` (not following links) with its content, mode and inode: the outside
+/// folder must end the race exactly as it began.
+fn inventory(dir: &Path) -> BTreeMap<String, (Option<Vec<u8>>, u32, u64)> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, (Option<Vec<u8>>, u32, u64)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            let rel = p.strip_prefix(base).unwrap().display().to_string();
+            let content = m.is_file().then(|| std::fs::read(&p).unwrap());
+            out.insert(rel, (content, m.mode(), m.ino()));
+            if m.is_dir() {
+                walk(base, &p, out);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+impl Race {
+    fn start() -> Race {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("project");
+        let outside = tmp.path().join("outside");
+        for base in [root.join("sub-real"), outside.clone()] {
+            std::fs::create_dir_all(base.join("tree")).unwrap();
+        }
+        std::fs::create_dir(root.join("dest")).unwrap();
+        for name in SHARED_NAMES {
+            std::fs::write(root.join("sub-real").join(name), "needle inside\n").unwrap();
+            std::fs::write(outside.join(name), format!("needle {OUTSIDE_MARK}\n")).unwrap();
+        }
+        let sandbox = Sandbox::open(&root).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let swapper = {
+            let (stop, sub, real, outside) = (
+                stop.clone(),
+                root.join("sub"),
+                root.join("sub-real"),
+                outside.clone(),
+            );
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = std::fs::rename(&real, &sub);
+                    std::thread::sleep(Duration::from_micros(50));
+                    let _ = std::fs::rename(&sub, &real);
+                    let _ = symlink(&outside, &sub);
+                    std::thread::sleep(Duration::from_micros(50));
+                    let _ = std::fs::remove_file(&sub);
+                }
+            })
+        };
+        Race {
+            _tmp: tmp,
+            root,
+            outside,
+            sandbox,
+            stop,
+            swapper: Some(swapper),
+        }
+    }
+
+    fn stop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.swapper.take() {
+            t.join().unwrap();
+        }
+    }
+}
+
+impl Drop for Race {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// One tool's part of a race round: `round` numbers it (for unique names); it returns whether
+/// the tool reached the real folder this round (so the test can tell that the race really ran),
+/// and fails the test itself on anything read from outside.
+type RaceCase = fn(race: &Race, round: usize) -> bool;
+
+/// The tools raced against the swap.
+const RACE_CASES: &[(&str, RaceCase)] = &[
+    ("search", race_search),
+    ("replace", race_replace),
+    ("move in", race_move_in),
+    ("move out", race_move_out),
+];
+
+fn race_search(race: &Race, _round: usize) -> bool {
+    let mut reached = false;
+    for (path, mode) in [
+        ("sub", SearchMode::Content),
+        (".", SearchMode::Content),
+        ("sub/tree", SearchMode::Name),
+    ] {
+        if let Ok(r) = race.sandbox.search(path, "needle", mode) {
+            let text = serde_json::to_string(&r.results).unwrap();
+            assert!(!text.contains(OUTSIDE_MARK), "search read outside: {text}");
+            reached |= !r.results.is_empty();
+        }
+    }
+    reached
+}
+
+fn race_replace(race: &Race, _round: usize) -> bool {
+    // Back and forth, so every round has something to replace (the test itself never writes
+    // through the swapped folder: it could be the link).
+    for (from, to) in [("needle", "NEEDLE"), ("NEEDLE", "needle")] {
+        if let Ok(plan) = race.sandbox.prepare_replace("sub/a.txt", from, to, None) {
+            assert!(!plan.before.contains(OUTSIDE_MARK), "replace read outside");
+            return race.sandbox.write(&plan.write).is_ok();
+        }
+    }
+    false
+}
+
+/// Moves a file from the swapped folder to `dest`, and back: a source or target resolved
+/// through the link would move an outside file in, or a project file out.
+fn race_move_in(race: &Race, round: usize) -> bool {
+    let Ok(plan) = race.sandbox.prepare_move("sub/tree/b.txt", "dest/b.txt") else {
+        return false;
+    };
+    let moved = race.sandbox.move_entry(&plan).is_ok();
+    if moved {
+        let content = std::fs::read_to_string(race.root.join("dest/b.txt")).unwrap();
+        assert!(
+            !content.contains(OUTSIDE_MARK),
+            "round {round}: an outside file was moved in"
+        );
+    }
+    moved
+}
+
+fn race_move_out(race: &Race, _round: usize) -> bool {
+    if !race.root.join("dest/b.txt").exists() {
+        return false;
+    }
+    match race.sandbox.prepare_move("dest/b.txt", "sub/tree/b.txt") {
+        Ok(plan) => race.sandbox.move_entry(&plan).is_ok(),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn a_folder_swapped_for_an_outside_link_never_lets_a_tool_out() {
+    let mut race = Race::start();
+    let before = inventory(&race.outside);
+    let mut reached: BTreeMap<&str, usize> = BTreeMap::new();
+    for round in 0..RACE_ROUNDS {
+        for (name, case) in RACE_CASES {
+            if case(&race, round) {
+                *reached.entry(name).or_default() += 1;
+            }
+        }
+    }
+    race.stop();
+    eprintln!("rounds in which each tool reached the real folder: {reached:?}");
+    assert_eq!(
+        inventory(&race.outside),
+        before,
+        "the outside folder changed"
+    );
+    // The race really ran: every tool reached the real folder in some rounds.
+    for (name, _) in RACE_CASES {
+        assert!(
+            reached.get(name).copied().unwrap_or(0) > 0,
+            "{name} never reached the folder inside: {reached:?}"
+        );
+    }
+    // And what moved is inside: b.txt is in the real folder or in dest, exactly once.
+    let places = [
+        race.root.join("sub-real/tree/b.txt"),
+        race.root.join("dest/b.txt"),
+    ];
+    let found = places
+        .iter()
+        .filter(|p| std::fs::read_to_string(p).is_ok_and(|c| c == "needle inside\n"))
+        .count();
+    assert_eq!(found, 1, "{reached:?}");
+}
+
+/// A small seeded generator (xorshift64*), so a failing round can be replayed with the seed it
+/// prints (`WISP_TEST_SEED`).
+struct Rng(u64);
+
+impl Rng {
+    fn from_env() -> (u64, Rng) {
+        let seed = std::env::var("WISP_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(1, |d| d.as_nanos() as u64)
+                    | 1
+            });
+        (seed, Rng(seed))
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
+    }
+}
+
+/// Kill rounds: half replace, half move.
+const KILL_ROUNDS: usize = 12;
+
+/// The latest moment of a kill after the click, in microseconds: the change runs within a few
+/// milliseconds of the approval, the run goes on for longer (the simulator's answer).
+const KILL_WINDOW_US: u64 = 30_000;
+
+/// The replace round's file: near files_replace's 200,000-byte limit, so writing it takes a
+/// moment a kill can land in.
+fn big_text(line: &str) -> String {
+    let mut s = format!("{line}\n");
+    while s.len() < 190_000 {
+        s.push_str("filler line of the file that is replaced by one atomic rename\n");
+    }
+    s
+}
+
+/// Approves the one pending approval of `run`.
+async fn approve_pending(host: &Served, run: &str) {
+    let r = host.wait(run, "awaiting_approval").await;
+    let calls: Vec<&serde_json::Value> = r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["toolCalls"].as_array().unwrap())
+        .collect();
+    let a = &calls.last().unwrap()["approval"];
+    let code = host
+        .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+        .await;
+    assert_eq!(code, 204, "{r}");
+}
+
+/// Wisp temp files anywhere in the project.
+fn temp_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let p = e.path();
+        if wisp_fs::is_temp_file_name(&e.file_name().to_string_lossy()) {
+            out.push(p.clone());
+        }
+        if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+            out.extend(temp_files(&p));
+        }
+    }
+    out
+}
+
+/// Every file under `dir` with its content.
+fn files(dir: &Path) -> BTreeMap<String, String> {
+    inventory(dir)
+        .into_iter()
+        .filter_map(|(k, (c, _, _))| c.map(|c| (k, String::from_utf8(c).unwrap())))
+        .collect()
+}
+
+#[tokio::test]
+async fn kill_9_during_replace_and_move_leaves_old_or_new_never_torn_and_replays_nothing() {
+    let (seed, mut rng) = Rng::from_env();
+    let (_tmp, data, project) = dirs();
+    let old = big_text("first line");
+    let new = big_text("first line (edited by Wisp)");
+    let tree: BTreeMap<String, String> = (0..20)
+        .map(|i| (format!("d{}/f{i}.txt", i % 4), format!("file {i}\n")))
+        .collect();
+    // What the kills hit, reported (not asserted: the moments are random).
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for round in 0..KILL_ROUNDS {
+        let replace = round % 2 == 0;
+        let delay = Duration::from_micros(rng.below(KILL_WINDOW_US));
+        let why = format!("round {round}, seed {seed}, kill {delay:?} after the click");
+        // The round's starting state.
+        let text = project.join("big.txt");
+        std::fs::write(&text, &old).unwrap();
+        let (src, dst) = (
+            project.join(format!("tree{round}")),
+            project.join(format!("moved{round}")),
+        );
+        for (rel, content) in &tree {
+            std::fs::create_dir_all(src.join(rel).parent().unwrap()).unwrap();
+            std::fs::write(src.join(rel), content).unwrap();
+        }
+        let host = Served::start(&data, &project, &["--simulate"]);
+        let run = if replace {
+            host.start_run("[demo:replace] file=big.txt").await
+        } else {
+            host.start_run(&format!("[demo:move] file=tree{round} to=moved{round}"))
+                .await
+        };
+        approve_pending(&host, &run).await;
+        tokio::time::sleep(delay).await;
+        drop(host); // SIGKILL, and waits for the process to be gone.
+
+        // Right after the kill: old or new, never torn.
+        let content = std::fs::read_to_string(&text).unwrap();
+        assert!(
+            content == old || content == new,
+            "{why}: big.txt is torn ({} bytes)",
+            content.len()
+        );
+        let (at_src, at_dst) = (src.exists(), dst.exists());
+        assert!(
+            at_src != at_dst,
+            "{why}: tree at source {at_src}, at target {at_dst}"
+        );
+        let whole = if at_src { &src } else { &dst };
+        assert_eq!(files(whole), tree, "{why}");
+        let after_kill = (content, at_src);
+
+        // Restart: the run is over (interrupted, or it had completed), nothing replays, and
+        // Wisp's temp files are gone.
+        let host = Served::start(&data, &project, &["--simulate"]);
+        let (_, r) = host.call("GET", &format!("/api/runs/{run}"), None).await;
+        let status = r["status"].as_str().unwrap().to_owned();
+        assert!(
+            status == "interrupted" || status == "completed",
+            "{why}: {r}"
+        );
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !temp_files(&project).is_empty() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{why}: temp files left: {:?}",
+                temp_files(&project)
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        // A moment for anything that would replay, then the same state.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let (_, r) = host.call("GET", &format!("/api/runs/{run}"), None).await;
+        assert_eq!(r["status"], status.as_str(), "{why}");
+        assert_eq!(
+            (std::fs::read_to_string(&text).unwrap(), src.exists()),
+            after_kill,
+            "{why}: something was replayed after restart"
+        );
+        drop(host);
+        let changed = if replace {
+            after_kill.0 == new
+        } else {
+            !at_src
+        };
+        *seen
+            .entry(format!(
+                "{} {} {status}",
+                if replace { "replace" } else { "move" },
+                if changed { "done" } else { "not done" }
+            ))
+            .or_default() += 1;
+        if !at_src {
+            std::fs::remove_dir_all(&dst).unwrap();
+        } else {
+            std::fs::remove_dir_all(&src).unwrap();
+        }
+    }
+    eprintln!("seed {seed}: {seen:?}");
+}
