@@ -70,6 +70,12 @@ pub enum FsErrorKind {
     Exists,
     /// `files_replace`: the `sha256` given is not the file's current content.
     DigestMismatch,
+    /// A hidden (dot) entry inside a tree that is moved or trashed as a whole.
+    Hidden,
+    /// A private folder (not readable) inside such a tree.
+    Private,
+    /// Entries on more than one device, where a change must stay on one.
+    CrossDevice,
     /// Anything else the OS reported.
     Io,
 }
@@ -754,10 +760,12 @@ fn display(rel: &Path) -> String {
 mod cleanup;
 mod edit;
 mod search;
+mod tree;
 
 pub use cleanup::Cleanup;
 pub use edit::{Made, MkdirPlan, ReplacePlan};
 pub use search::{SearchHit, SearchLimits, SearchMode, SearchResult, Skipped};
+pub use tree::TreeFingerprint;
 
 #[cfg(test)]
 mod tests;

@@ -66,3 +66,11 @@ pub const CLEANUP_MAX_ENTRIES: usize = 100_000;
 
 /// Folder levels that removal descends at most.
 pub const CLEANUP_MAX_DEPTH: usize = 32;
+
+/// Entries a tree fingerprint covers at most, the top one included; a larger tree is refused
+/// (FILE-21).
+pub const TREE_MAX_ENTRIES: usize = 2000;
+
+/// Levels below the top a tree fingerprint descends at most: an entry 20 levels down is
+/// covered, one 21 levels down refuses the tree (FILE-21).
+pub const TREE_MAX_DEPTH: usize = 20;
