@@ -76,6 +76,8 @@ pub enum FsErrorKind {
     Private,
     /// Entries on more than one device, where a change must stay on one.
     CrossDevice,
+    /// `files_trash`: no trash can take the item (none configured, none on its device).
+    NoTrash,
     /// Anything else the OS reported.
     Io,
 }
@@ -760,11 +762,13 @@ fn display(rel: &Path) -> String {
 mod cleanup;
 mod edit;
 mod search;
+mod trash;
 mod tree;
 
 pub use cleanup::Cleanup;
 pub use edit::{Made, MkdirPlan, ReplacePlan};
 pub use search::{SearchHit, SearchLimits, SearchMode, SearchResult, Skipped};
+pub use trash::{TrashConfig, TrashPlan, Trashed};
 pub use tree::TreeFingerprint;
 
 #[cfg(test)]
