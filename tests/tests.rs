@@ -13,4 +13,6 @@ mod hardening_host;
 mod models_cli;
 mod settings;
 mod tidy;
+mod trash;
+mod trash_race;
 mod workbench;

@@ -81,11 +81,12 @@ mod tests {
                 "files_search",
                 "files_write",
                 "files_replace",
-                "files_mkdir"
+                "files_mkdir",
+                "files_trash"
             ]
         );
         // Everything that changes files waits for approval; nothing else does.
-        let changes = ["files_write", "files_replace", "files_mkdir"];
+        let changes = ["files_write", "files_replace", "files_mkdir", "files_trash"];
         assert!(
             snapshot(true)
                 .iter()
