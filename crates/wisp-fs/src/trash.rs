@@ -94,6 +94,8 @@ fn current_uid() -> u32 {
 }
 
 /// The item being trashed, as the sandbox found it.
+// The native trashes take a path: the handles are the freedesktop implementation's.
+#[cfg_attr(any(target_os = "macos", target_os = "windows"), allow(dead_code))]
 pub(crate) struct Item<'a> {
     /// Handle of the folder holding it.
     pub(crate) parent: &'a Dir,
@@ -109,6 +111,7 @@ pub(crate) struct Item<'a> {
 
 /// The top directory (mount point) of an item's file system.
 #[derive(Debug)]
+#[cfg_attr(any(target_os = "macos", target_os = "windows"), allow(dead_code))]
 pub(crate) struct Topdir {
     /// Its absolute path.
     pub(crate) path: PathBuf,
