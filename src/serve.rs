@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
-use wisp_core::{Host, HostConfig};
+use wisp_core::{Host, HostConfig, TrashConfig};
 use wisp_protocol::Mode;
 
 use crate::ServeArgs;
@@ -91,8 +91,13 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ),
         e => anyhow!("cannot open the database {}: {e}", db_path.display()),
     })?;
-    let host = Host::start(store, None, None, HostConfig::new(mode))
-        .map_err(|e| anyhow!("cannot start: {e}"))?;
+    // files_trash uses the trash of the user running the Host (freedesktop.org: from HOME and
+    // XDG_DATA_HOME), the one their file manager shows.
+    let config = HostConfig {
+        trash: TrashConfig::from_environment(),
+        ..HostConfig::new(mode)
+    };
+    let host = Host::start(store, None, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;
     // Reads the stored settings and the key (the OS secret store may answer over D-Bus), then
     // checks the connection in the background: a dead address, a refused key, an empty
     // balance or a model the endpoint does not offer is said up front (health, the UI banner).

@@ -818,7 +818,8 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             "files_write",
             "files_replace",
             "files_mkdir",
-            "files_move"
+            "files_move",
+            "files_trash"
         ]
     );
     assert_eq!(tools[4]["requiresApproval"], true);

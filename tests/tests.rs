@@ -15,4 +15,6 @@ mod hostile;
 mod models_cli;
 mod settings;
 mod tidy;
+mod trash;
+mod trash_race;
 mod workbench;

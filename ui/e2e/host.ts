@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import type { APIRequestContext } from "@playwright/test";
 
@@ -35,7 +35,9 @@ export async function startHost(extra: string[] = [], reuse?: Host, port = "0", 
   }
   mkdirSync(SCREENS, { recursive: true });
   const proc = spawn(BIN, ["serve", "--simulate", "--no-open", "--port", port, "--data-dir", dataDir, ...extra, ...(withProject ? [project] : [])], {
-    env: { ...process.env, WISP_TOKEN: TOKEN },
+    // XDG_DATA_HOME beside the data dir: files_trash goes to a trash of the test's own
+    // (`trashOf`), never to the home trash of the machine running the tests.
+    env: { ...process.env, WISP_TOKEN: TOKEN, XDG_DATA_HOME: xdgDataHome(dataDir) },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines = createInterface({ input: proc.stdout! });
@@ -50,6 +52,15 @@ export async function startHost(extra: string[] = [], reuse?: Host, port = "0", 
     proc.on("exit", (c) => rej(new Error(`wisp serve exited with ${c}`)));
   });
   return { url, base: url.split("/#")[0]!, project, dataDir, proc };
+}
+
+function xdgDataHome(dataDir: string): string {
+  return join(dirname(dataDir), "xdg-data");
+}
+
+/** The freedesktop.org home trash of a Host started by `startHost`. */
+export function trashOf(host: Host): string {
+  return join(xdgDataHome(host.dataDir), "Trash");
 }
 
 /** Stops a Host and waits until its process has exited. */

@@ -18,7 +18,7 @@ const SAMPLES: Sample[] = [
   { id: "replace", tool: "files_replace", arguments: { path: "src/app.ts", oldText: "const retries = 3;", newText: "const retries = 5;", sha256: "9f2c…(sample)" } },
   { id: "mkdir", tool: "files_mkdir", arguments: { path: "docs/guides" } },
   { id: "move", tool: "files_move", arguments: { source: "drafts", target: "docs/drafts", files: 3, folders: 2, fingerprint: "qa-sample-fingerprint-".padEnd(64, "0") } },
-  { id: "trash", tool: "files_trash", arguments: { path: "old/build.log" } },
+  { id: "trash", tool: "files_trash", arguments: { path: "old/logs", files: 3, dirs: 1 } },
   { id: "mcp", tool: "weather__forecast", arguments: { city: "Hangzhou", days: 3 } },
 ];
 

@@ -23,6 +23,7 @@ mod tool;
 pub mod tools;
 
 pub use settings::{EnvModel, ModelProbe, ModelSetup, SimEndpoint, default_prices};
+pub use wisp_fs::TrashConfig;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -91,6 +92,10 @@ pub struct HostConfig {
     pub retry_base_delay: Duration,
     /// Total time one model request may wait out rate limits as the service asked.
     pub rate_limit_window: Duration,
+    /// Where `files_trash` puts things. [`HostConfig::new`] has none (every trash refused, so a
+    /// test Host never reaches a real trash); `wisp serve` gives the user's, from `HOME` and
+    /// `XDG_DATA_HOME`.
+    pub trash: wisp_fs::TrashConfig,
 }
 
 impl HostConfig {
@@ -103,6 +108,7 @@ impl HostConfig {
             model_attempts: limits::MODEL_ATTEMPTS,
             retry_base_delay: limits::RETRY_BASE_DELAY,
             rate_limit_window: limits::RATE_LIMIT_WINDOW,
+            trash: wisp_fs::TrashConfig::none(),
         }
     }
 }

@@ -531,7 +531,11 @@ async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
         }
     };
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);
-    let work = match tool.prepare(args, &ToolCtx { tools: &ctx.tools }) {
+    let tool_ctx = ToolCtx {
+        tools: &ctx.tools,
+        trash: &ctx.host.inner.config.trash,
+    };
+    let work = match tool.prepare(args, &tool_ctx) {
         Prepared::Done(Ok(v)) => return succeeded(v),
         Prepared::Done(Err(e)) => return failed(e),
         Prepared::Files(work) => work,

@@ -18,6 +18,8 @@ use wisp_protocol as p;
 pub(crate) struct ToolCtx<'a> {
     /// The run's tool snapshot (for `tool_introspect`).
     pub(crate) tools: &'a [p::ToolInfo],
+    /// Where `files_trash` puts things (the Host's configuration).
+    pub(crate) trash: &'a wisp_fs::TrashConfig,
 }
 
 /// Blocking file work of a tool: runs on the blocking pool as a counted file task, raced

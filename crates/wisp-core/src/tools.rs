@@ -82,11 +82,18 @@ mod tests {
                 "files_write",
                 "files_replace",
                 "files_mkdir",
-                "files_move"
+                "files_move",
+                "files_trash"
             ]
         );
         // Everything that changes files waits for approval; nothing else does.
-        let changes = ["files_write", "files_replace", "files_mkdir", "files_move"];
+        let changes = [
+            "files_write",
+            "files_replace",
+            "files_mkdir",
+            "files_move",
+            "files_trash",
+        ];
         assert!(
             snapshot(true)
                 .iter()

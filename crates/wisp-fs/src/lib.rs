@@ -79,6 +79,8 @@ pub enum FsErrorKind {
     CrossDevice,
     /// A change stopped part-way; the message says exactly what changed and asks for a check.
     Partial,
+    /// `files_trash`: no trash can take the item (none configured, none on its device).
+    NoTrash,
     /// Anything else the OS reported.
     Io,
 }
@@ -764,12 +766,14 @@ mod cleanup;
 mod edit;
 mod moves;
 mod search;
+mod trash;
 mod tree;
 
 pub use cleanup::Cleanup;
 pub use edit::{Made, MkdirPlan, ReplacePlan};
 pub use moves::{MovePlan, Moved};
 pub use search::{SearchHit, SearchLimits, SearchMode, SearchResult, Skipped};
+pub use trash::{TrashConfig, TrashPlan, Trashed};
 pub use tree::TreeFingerprint;
 
 #[cfg(test)]

@@ -74,3 +74,7 @@ pub const TREE_MAX_ENTRIES: usize = 2000;
 /// Levels below the top a tree fingerprint descends at most: an entry 20 levels down is
 /// covered, one 21 levels down refuses the tree (FILE-21).
 pub const TREE_MAX_DEPTH: usize = 20;
+
+/// Names `files_trash` tries in a trash (`NAME`, `NAME.2`, …) before it gives up: the trash
+/// would have that many items of one name.
+pub const TRASH_MAX_NAME_ATTEMPTS: usize = 1000;

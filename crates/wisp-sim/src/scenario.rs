@@ -145,6 +145,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_move,
     },
     Scenario {
+        marker: "[demo:trash]",
+        summary: "one files_trash of wisp-demo.txt (or of the path after file=) into the system trash, then an answer reporting its result (where no trash can be used, the refusal)",
+        script: demo_trash,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -658,6 +663,22 @@ fn demo_move(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Report what the move returned.".to_owned(),
         format!("The move of {source} to {target}: {}", report(turn)),
+        Vec::new(),
+    )
+}
+
+fn demo_trash(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let path = named_file(turn.user_text, "wisp-demo.txt");
+    if turn.step == 0 {
+        return (
+            format!("Move {path} to the trash."),
+            format!("Moving {path} to the trash. 将 {path} 移到回收站。"),
+            vec![turn.call(0, "files_trash", json!({"path": path}).to_string())],
+        );
+    }
+    (
+        "Report what trash returned.".to_owned(),
+        format!("{path} and the trash: {}", report(turn)),
         Vec::new(),
     )
 }

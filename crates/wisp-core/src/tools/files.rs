@@ -21,6 +21,7 @@ pub(super) fn tools() -> Vec<ToolRef> {
         Arc::new(Replace),
         Arc::new(Mkdir),
         Arc::new(Move),
+        Arc::new(Trash),
     ]
 }
 
@@ -333,6 +334,46 @@ impl Tool for Search {
                     Checked::Result(v)
                 })
                 .map_err(|e| e.message)
+        }))
+    }
+}
+
+/// `files_trash` arguments.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TrashArgs {
+    pub(crate) path: String,
+}
+
+struct Trash;
+
+impl Tool for Trash {
+    fn info(&self) -> ToolInfo {
+        info(
+            "files_trash",
+            "Move one file or folder of the project to the system trash, where the person can restore it; nothing is ever deleted. A folder goes whole: refused if it holds symlinks, hidden entries, private folders, hard-linked files or other mounts, or more than 2000 entries or 20 levels (trash its parts instead). The project folder itself cannot be trashed. Waits for the person's approval; refused if anything in it changes before it runs.",
+            json!({"type": "object", "properties": {"path": {"type": "string", "description": "File or folder relative to the project root."}}, "required": ["path"], "additionalProperties": false}),
+            true,
+        )
+    }
+
+    fn prepare(&self, args: Value, ctx: &ToolCtx<'_>) -> Prepared {
+        let a: TrashArgs = typed!("files_trash", args);
+        let trash = ctx.trash.clone();
+        Prepared::Files(Box::new(move |s| {
+            let plan = s.prepare_trash(&a.path).map_err(|e| e.message)?;
+            // The card shows what the fingerprint binds: the path and how many files and folders
+            // go. Execution checks the path, the item's identity and the whole tree's
+            // fingerprint again and refuses a changed tree (FILE-29).
+            Ok(Checked::Approval(Subject {
+                arguments: json!({"path": plan.path, "files": plan.files, "dirs": plan.dirs}),
+                execute: Box::new(move |s| {
+                    s.trash(&plan, &trash)
+                        .map(|t| json!(t))
+                        .map_err(Into::into)
+                }),
+                unchanged: "nothing was trashed",
+            }))
         }))
     }
 }

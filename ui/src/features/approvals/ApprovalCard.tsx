@@ -214,6 +214,9 @@ function Details({ tool, args, currentText }: { tool: string; args: Record<strin
       return (
         <div className="details">
           <Field label={t("path")} value={str(args.path)} />
+          {typeof args.files === "number" && typeof args.dirs === "number" ? (
+            <Field label={t("trashGoes")} value={t("trashCounts", { files: args.files, dirs: args.dirs })} />
+          ) : null}
           <p className="muted">{t("trashNote")}</p>
         </div>
       );
