@@ -13,6 +13,7 @@ import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
+import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { ModelBadge, ProblemText } from "./features/settings/problem";
 
 /** How often the session list is re-read for approvals waiting in other sessions. */
@@ -732,9 +733,18 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       </div>
 
       <ApprovalAnnouncer runs={runs} />
-      <SettingsDialog open={dialog === "settings"} lang={lang} theme={theme} onLang={onLang} onTheme={onTheme} onClose={() => setDialog(null)}>
-        <ModelSettingsPage api={api} onChanged={() => api.health().then(setHealth).catch(report)} />
-      </SettingsDialog>
+      <SettingsDialog
+        open={dialog === "settings"}
+        lang={lang}
+        theme={theme}
+        onLang={onLang}
+        onTheme={onTheme}
+        onClose={() => setDialog(null)}
+        sections={[
+          { id: "model", label: t("modelSettings"), content: <ModelSettingsPage api={api} onChanged={() => api.health().then(setHealth).catch(report)} /> },
+          { id: "mcp", label: t("mcpSettings"), content: <McpSettingsPage api={api} /> },
+        ]}
+      />
       <RenameDialog
         open={dialog === "rename"}
         initial={current?.title ?? ""}
