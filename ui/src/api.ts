@@ -2,7 +2,7 @@
 // in a URL), and the event stream is read with fetch so the header goes there too.
 import type { Delta, Health, Preview, Project, Run, RunPage, Session, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
-import type { ImportProposal, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
+import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
 
 export class ApiError extends Error {
   constructor(public status: number, public code: string, message: string) {
@@ -65,7 +65,7 @@ export class Api {
   activateMcpServer = (id: string) => this.call<McpServer>("POST", `/api/mcp/servers/${encodeURIComponent(id)}/activate`);
   disableMcpServer = (id: string) => this.call<McpServer>("POST", `/api/mcp/servers/${encodeURIComponent(id)}/disable`);
   refreshMcpServer = (id: string) => this.call<McpServer>("POST", `/api/mcp/servers/${encodeURIComponent(id)}/refresh`);
-  mcpImportProposals = () => this.call<ImportProposal[]>("GET", "/api/mcp/import");
+  mcpImportProposals = () => this.call<ImportList>("GET", "/api/mcp/import");
   importMcp = (req: ImportRequest) => this.call<McpServer[]>("POST", "/api/mcp/import", req);
   preview = (sessionId: string, path: string) =>
     this.call<Preview>("GET", `/api/sessions/${sessionId}/preview?path=${encodeURIComponent(path)}`);

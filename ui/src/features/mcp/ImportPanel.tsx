@@ -1,32 +1,35 @@
 // Import into Settings → Local MCP: the servers the Host found in Claude Desktop, Cursor and the
 // project's VS Code config, each with its source file, command as an argument list and variable
-// names. The person picks which to import; they arrive disabled, and the values of their
-// variables go to the OS secret store only when the person ticks that box.
+// names. The person picks which to import; they arrive disabled. When one has variables, the
+// person chooses where the values from those files go (OS secret store or only this session):
+// nothing is chosen for them, and the Host stores nothing until they do.
 import { useEffect, useState } from "react";
 import { useT, type Key } from "../../i18n";
 import { errorText } from "./errors";
 import type { McpApi } from "./McpSettings";
-import type { ImportProposal } from "./types";
+import type { EnvStorage, ImportList } from "./types";
 
 export function ImportPanel({ api, onDone, onCancel }: { api: Pick<McpApi, "mcpImportProposals" | "importMcp">; onDone: (n: number) => void; onCancel: () => void }) {
   const t = useT();
-  const [proposals, setProposals] = useState<ImportProposal[] | null>(null);
+  const [found, setFound] = useState<ImportList | null>(null);
   const [picked, setPicked] = useState<Set<string>>(new Set());
-  const [storeSecrets, setStoreSecrets] = useState(false);
+  const [storage, setStorage] = useState<EnvStorage | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
 
   useEffect(() => {
-    api.mcpImportProposals().then(setProposals, (e) => setLoadError(errorText(t, e)));
+    api.mcpImportProposals().then(setFound, (e) => setLoadError(errorText(t, e)));
   }, [api, t]);
 
+  const proposals = found?.proposals ?? null;
   const withEnv = proposals?.some((p) => picked.has(p.id) && p.env.length > 0) ?? false;
+  const ready = picked.size > 0 && (!withEnv || storage !== null);
   const submit = async () => {
     setSaving(true);
     setError(null);
     try {
-      await api.importMcp({ ids: [...picked], storeSecrets: withEnv && storeSecrets });
+      await api.importMcp(withEnv && storage ? { ids: [...picked], envStorage: storage } : { ids: [...picked] });
       onDone(picked.size);
     } catch (e) {
       setError(errorText(t, e));
@@ -41,12 +44,17 @@ export function ImportPanel({ api, onDone, onCancel }: { api: Pick<McpApi, "mcpI
       aria-label={t("mcpImportTitle")}
       onSubmit={(e) => {
         e.preventDefault();
-        if (picked.size > 0) void submit();
+        if (ready) void submit();
       }}
     >
       <h4>{t("mcpImportTitle")}</h4>
       {loadError && <p role="alert">{loadError}</p>}
       {!proposals && !loadError && <p className="muted">{t("mcpImportLooking")}</p>}
+      {found?.errors.map((e) => (
+        <p key={e} className="warn small">
+          {t("mcpImportUnreadable", { why: e })}
+        </p>
+      ))}
       {proposals && proposals.length === 0 && <p className="muted">{t("mcpImportNone")}</p>}
       {proposals && proposals.length > 0 && (
         <ul className="mcp-proposals">
@@ -100,12 +108,17 @@ export function ImportPanel({ api, onDone, onCancel }: { api: Pick<McpApi, "mcpI
         </ul>
       )}
       {withEnv && (
-        <label className="mcp-check">
-          <input type="checkbox" checked={storeSecrets} onChange={(e) => setStoreSecrets(e.target.checked)} />
-          {t("mcpImportStoreSecrets")}
-        </label>
+        <fieldset className="mcp-list">
+          <legend>{t("mcpImportValues")}</legend>
+          {(["keyring", "session"] as const).map((s) => (
+            <label key={s} className="mcp-check">
+              <input type="radio" name="mcp-import-storage" checked={storage === s} onChange={() => setStorage(s)} />
+              {t(`mcpImportValues_${s}`)}
+            </label>
+          ))}
+          <p className="muted small">{t("mcpImportValuesNote")}</p>
+        </fieldset>
       )}
-      {withEnv && <p className="muted small">{storeSecrets ? t("mcpImportSecretsYes") : t("mcpImportSecretsNo")}</p>}
       <p className="muted small">{t("mcpImportDisabled")}</p>
       {error && (
         <p role="alert" className="mcp-error">
@@ -116,7 +129,7 @@ export function ImportPanel({ api, onDone, onCancel }: { api: Pick<McpApi, "mcpI
         <button type="button" onClick={onCancel}>
           {t("cancel")}
         </button>
-        <button type="submit" className="primary" disabled={picked.size === 0 || saving}>
+        <button type="submit" className="primary" disabled={!ready || saving}>
           {t("mcpImportPicked", { n: picked.size })}
         </button>
       </div>

@@ -9,7 +9,7 @@ import { useT, type Key } from "../../i18n";
 import { errorText } from "./errors";
 import { ImportPanel } from "./ImportPanel";
 import { ServerForm } from "./ServerForm";
-import type { ImportProposal, ImportRequest, McpServer, ServerBody } from "./types";
+import type { ImportList, ImportRequest, McpServer, ServerBody } from "./types";
 
 /** The calls this page makes (the Host's `Api` has them). */
 export interface McpApi {
@@ -20,7 +20,7 @@ export interface McpApi {
   activateMcpServer(id: string): Promise<unknown>;
   disableMcpServer(id: string): Promise<unknown>;
   refreshMcpServer(id: string): Promise<unknown>;
-  mcpImportProposals(): Promise<ImportProposal[]>;
+  mcpImportProposals(): Promise<ImportList>;
   importMcp(req: ImportRequest): Promise<unknown>;
 }
 

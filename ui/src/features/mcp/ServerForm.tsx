@@ -183,7 +183,7 @@ export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; o
                       required
                       onChange={(e) => setEnvRow(r.key, { name: e.target.value })}
                     />
-                    <input aria-label={t("mcpEnvValue", { n: i + 1 })} type="password" autoComplete="off" value={r.value} onChange={(e) => setEnvRow(r.key, { value: e.target.value })} />
+                    <input aria-label={t("mcpEnvValue", { n: i + 1 })} placeholder={t("mcpEnvValuePlaceholder")} type="password" autoComplete="off" value={r.value} onChange={(e) => setEnvRow(r.key, { value: e.target.value })} />
                     <select aria-label={t("mcpEnvStorage", { n: i + 1 })} value={r.storage} onChange={(e) => setEnvRow(r.key, { storage: e.target.value as EnvStorage })}>
                       <option value="keyring">{t("mcpStorage_keyring")}</option>
                       <option value="session">{t("mcpStorage_session")}</option>

@@ -50,7 +50,7 @@ class FakeHost implements McpApi {
     enabled: true,
     tools: [
       { modelName: "mcp_7d1c3e9a_1a2b3c4d", originalName: "echo", description: "Echoes its text back." },
-      { modelName: "mcp_7d1c3e9a_5e6f7a8b", originalName: "add", description: null },
+      { modelName: "mcp_7d1c3e9a_5e6f7a8b", originalName: "add", description: "" },
     ],
   };
   proposals: ImportProposal[] = [
@@ -108,9 +108,10 @@ class FakeHost implements McpApi {
   };
   refreshMcpServer = async (id: string) => {
     this.calls.push(`refresh ${id}`);
-    this.find(id).tools.push({ modelName: "mcp_7d1c3e9a_99999999", originalName: "new_tool", description: null });
+    this.find(id).tools.push({ modelName: "mcp_7d1c3e9a_99999999", originalName: "new_tool", description: "" });
   };
-  mcpImportProposals = async () => structuredClone(this.proposals);
+  importErrors: string[] = ["/home/me/.cursor/mcp.json: expected an object at line 1"];
+  mcpImportProposals = async () => structuredClone({ proposals: this.proposals, errors: this.importErrors });
   importMcp = async (r: ImportRequest) => {
     this.imports.push(structuredClone(r));
     for (const id of r.ids) {
@@ -365,7 +366,7 @@ describe("Settings → Local MCP", () => {
     expect(within(item("S")).getByTestId("mcp-env").textContent).toBe("Environment variables: TOKEN (only for this session)");
   });
 
-  it("imports the picked proposals, disabled, and stores their values only when the person ticks it", async () => {
+  it("imports the picked proposals, disabled, and asks where their values go instead of choosing", async () => {
     const host = new FakeHost();
     await page(host);
     await click(button("Import from other apps…"));
@@ -373,27 +374,33 @@ describe("Settings → Local MCP", () => {
     const github = within(panel).getByRole("checkbox", { name: /github/ }) as HTMLInputElement;
     expect(github.closest("li")!.textContent).toContain("Claude Desktop · /home/me/.config/Claude/claude_desktop_config.json");
     expect(within(github.closest("li")!).getAllByRole("listitem").map((l) => l.textContent)).toEqual(["npx", "-y", "@modelcontextprotocol/server-github"]);
+    expect(github.closest("li")!.textContent).toContain("Environment variables: GITHUB_TOKEN");
     expect((within(panel).getByRole("checkbox", { name: /remote/ }) as HTMLInputElement).disabled).toBe(true);
     expect(panel.textContent).toContain("Cannot be imported: a remote (HTTP) server");
+    expect(panel.textContent).toContain("Not read: /home/me/.cursor/mcp.json: expected an object at line 1");
     expect((button("Import 0 servers", panel) as HTMLButtonElement).disabled).toBe(true);
-    // The secret-store choice appears with a proposal that has variables, unticked.
+    // A proposal without variables needs no choice.
     fireEvent.click(within(panel).getByRole("checkbox", { name: /files/ }));
-    expect(within(panel).queryByRole("checkbox", { name: /secret store/ })).toBeNull();
-    fireEvent.click(github);
-    const store = within(panel).getByRole("checkbox", { name: /secret store/ }) as HTMLInputElement;
-    expect(store.checked).toBe(false);
-    expect(panel.textContent).toContain("imported by name only");
-    await click(button("Import 2 servers", panel));
-    expect(host.imports).toEqual([{ ids: ["p3", "p1"], storeSecrets: false }]);
-    expect(screen.getByRole("status").textContent).toBe("Imported 2 servers, disabled.");
-    expect(within(item("github")).getByTestId("mcp-status").textContent).toBe("Disabled");
+    expect(within(panel).queryByRole("radio")).toBeNull();
+    await click(button("Import 1 server", panel));
+    expect(host.imports).toEqual([{ ids: ["p3"] }]);
+    expect(screen.getByRole("status").textContent).toBe("Imported 1 server, disabled.");
+    expect(within(item("files")).getByTestId("mcp-status").textContent).toBe("Disabled");
 
+    // With variables: nothing is chosen for the person, and import waits for their choice.
     await click(button("Import from other apps…"));
     const again = screen.getByRole("form", { name: "Import servers from other apps" });
     fireEvent.click(within(again).getByRole("checkbox", { name: /github/ }));
-    fireEvent.click(within(again).getByRole("checkbox", { name: /secret store/ }));
+    const radios = within(again).getAllByRole("radio") as HTMLInputElement[];
+    expect(radios.map((r) => [r.labels![0]!.textContent, r.checked])).toEqual([
+      ["Copy them into the OS secret store", false],
+      ["Keep them only for this session", false],
+    ]);
+    expect((button("Import 1 server", again) as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(radios[1]!);
     await click(button("Import 1 server", again));
-    expect(host.imports[1]).toEqual({ ids: ["p1"], storeSecrets: true });
+    expect(host.imports[1]).toEqual({ ids: ["p1"], envStorage: "session" });
+    expect(within(item("github")).getByTestId("mcp-status").textContent).toBe("Disabled");
   });
 
   it("asks the Host again while a server runs, so tools that changed by themselves show, and not otherwise", async () => {

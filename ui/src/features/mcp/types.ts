@@ -1,5 +1,5 @@
 // Settings → Local MCP on the wire (GET/POST/PUT /api/mcp/servers…, issue 8's contract);
-// keep in step with the Host's protocol types. No type here ever holds a stored secret value:
+// keep in step with crates/wisp-protocol/src/mcp.rs. No type here ever holds a stored secret value:
 // the Host sends variable names and storage modes only.
 
 export type EnvStorage = "keyring" | "session";
@@ -12,7 +12,7 @@ export interface McpTool {
   /** The tool's own name on its server: what the person reads. */
   originalName: string;
   /** The server's words: untrusted, shown as plain text only. */
-  description: string | null;
+  description: string;
 }
 
 export interface McpServer {
@@ -55,8 +55,15 @@ export interface ImportProposal {
   unsupported: string | null;
 }
 
+/** `GET /api/mcp/import`: what was found, and the files that exist but could not be read. */
+export interface ImportList {
+  proposals: ImportProposal[];
+  errors: string[];
+}
+
 export interface ImportRequest {
   ids: string[];
-  /** Whether the variables' values from those files go to the OS secret store. */
-  storeSecrets: boolean;
+  /** Where the variables' values from those files go; the Host requires it when an imported
+   * server has variables, and the page sends it only when the person chose. */
+  envStorage?: EnvStorage;
 }
