@@ -75,6 +75,7 @@ export function McpSettingsPage({ api }: { api: McpApi }) {
   };
 
   const act = async (s: McpServer, action: Action) => {
+    let gone = false;
     setBusy((b) => ({ ...b, [s.id]: action }));
     setErrors(({ [s.id]: _, ...rest }) => rest);
     setNote(null);
@@ -85,7 +86,7 @@ export function McpSettingsPage({ api }: { api: McpApi }) {
       else {
         await api.deleteMcpServer(s.id);
         setNote(t("mcpDeleted", { name: s.name }));
-        returnFocus.current = "mcp-add";
+        gone = true;
       }
     } catch (e) {
       setErrors((x) => ({ ...x, [s.id]: errorText(t, e) }));
@@ -93,6 +94,8 @@ export function McpSettingsPage({ api }: { api: McpApi }) {
       setBusy(({ [s.id]: _, ...rest }) => rest);
     }
     await reload();
+    // The entry that held the focus is gone: it goes to the page's first button.
+    if (gone) document.getElementById("mcp-add")?.focus();
   };
 
   const save = async (server: McpServer | undefined, body: ServerBody) => {
@@ -178,7 +181,7 @@ function StatusLine({ server, busy }: { server: McpServer; busy?: Action }) {
   else if (status === "starting" || status === "disabled") text = t(`mcpStatus_${status}`);
   else text = String(status);
   return (
-    <p className={`mcp-status mcp-status-${status}`} data-testid="mcp-status">
+    <p className={`mcp-status mcp-status-${status}`} data-testid="mcp-status" aria-live="polite">
       {text}
     </p>
   );
@@ -318,7 +321,8 @@ function ServerItem({ server: s, busy, error, onEdit, onAction }: { server: McpS
           </div>
         </div>
       )}
-      {error && (
+      {/* A refusal the status line already says is not said twice. */}
+      {error && !(s.status === "failed" && s.error === error) && (
         <p role="alert" className="mcp-error">
           {error}
         </p>

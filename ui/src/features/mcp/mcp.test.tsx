@@ -336,6 +336,7 @@ describe("Settings → Local MCP", () => {
     expect(host.calls).toEqual([`delete ${echo.id}`]);
     expect(screen.queryByRole("listitem", { name: "Echo" })).toBeNull();
     expect(screen.getByRole("status").textContent).toBe("Deleted Echo and its stored values.");
+    expect(document.activeElement).toBe(button("Add a server"));
   });
 
   it("shows the Host's refusal inside the form, and offers the session-only choice when there is no secret store", async () => {
