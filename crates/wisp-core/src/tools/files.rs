@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use wisp_protocol::ToolInfo;
 
 use super::parse_args;
-use crate::tool::{Checked, Prepared, Subject, Tool, ToolCtx, ToolRef};
+use crate::tool::{Checked, Execute, Prepared, Subject, Tool, ToolCtx, ToolRef};
 
 /// The family, in the order runs list it.
 pub(super) fn tools() -> Vec<ToolRef> {
@@ -39,6 +39,7 @@ fn info(name: &str, description: &str, input_schema: Value, requires_approval: b
         description: description.into(),
         input_schema,
         requires_approval,
+        mcp: None,
     }
 }
 
@@ -141,7 +142,9 @@ impl Tool for Write {
             let creates = matches!(plan.target, wisp_fs::TargetState::Absent);
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path, "content": plan.content, "creates": creates}),
-                execute: Box::new(move |s| s.write(&plan).map(|w| json!(w)).map_err(|e| e.message)),
+                execute: Execute::Files(Box::new(move |s| {
+                    s.write(&plan).map(|w| json!(w)).map_err(|e| e.message)
+                })),
                 unchanged: "nothing was written",
             }))
         }))
@@ -198,11 +201,11 @@ impl Tool for Replace {
             // re-checks identity and digest and refuses a file that changed (FILE-16).
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": path, "oldText": old_text, "newText": new_text, "sha256": sha256, "line": line}),
-                execute: Box::new(move |s| {
+                execute: Execute::Files(Box::new(move |s| {
                     s.write(&write)
                         .map(|w| json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}))
                         .map_err(|e| e.message)
-                }),
+                })),
                 unchanged: "nothing was written",
             }))
         }))
@@ -234,7 +237,9 @@ impl Tool for Mkdir {
             let plan = s.prepare_mkdir(&a.path).map_err(|e| e.message)?;
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path}),
-                execute: Box::new(move |s| s.mkdir(&plan).map(|m| json!(m)).map_err(|e| e.message)),
+                execute: Execute::Files(Box::new(move |s| {
+                    s.mkdir(&plan).map(|m| json!(m)).map_err(|e| e.message)
+                })),
                 unchanged: "nothing was created",
             }))
         }))
