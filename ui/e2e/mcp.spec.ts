@@ -53,15 +53,15 @@ test("add a server, trust and activate it, see its tools, disable, edit without 
 
   await mcp.getByRole("button", { name: "Add a server" }).click();
   const form = mcp.getByRole("form", { name: "New server" });
-  await form.getByLabel("Name").fill("Test server");
-  await form.getByLabel("Command").fill(SERVER_BIN);
+  await form.getByLabel("Name", { exact: true }).fill("Test server");
+  await form.getByLabel("Command", { exact: true }).fill(SERVER_BIN);
   await form.getByRole("button", { name: "Add argument" }).click();
-  await form.getByLabel("Argument 1").fill("--flood");
+  await form.getByLabel("Argument 1", { exact: true }).fill("--flood");
   await form.getByRole("button", { name: "Add argument" }).click();
-  await form.getByLabel("Argument 2").fill("0");
+  await form.getByLabel("Argument 2", { exact: true }).fill("0");
   await form.getByRole("button", { name: "Add variable" }).click();
-  await form.getByLabel("Variable 1 name").fill("WISP_E2E_CANARY");
-  await form.getByLabel("Variable 1 value").fill(CANARY);
+  await form.getByLabel("Variable 1 name", { exact: true }).fill("WISP_E2E_CANARY");
+  await form.getByLabel("Variable 1 value", { exact: true }).fill(CANARY);
   await form.getByRole("button", { name: "Add server" }).click();
 
   const item = mcp.getByRole("listitem", { name: "Test server" });
@@ -113,12 +113,12 @@ test("add a server, trust and activate it, see its tools, disable, edit without 
   await expect(item.getByTestId("mcp-status")).toHaveText(/^Active/, { timeout: 15_000 });
   await item.getByRole("button", { name: "Edit" }).click();
   const edit = mcp.getByRole("form", { name: "Edit Test server" });
-  await expect(edit.getByLabel("Command")).toHaveValue(SERVER_BIN);
-  await expect(edit.getByLabel("Variable 1 value")).toHaveCount(0);
+  await expect(edit.getByLabel("Command", { exact: true })).toHaveValue(SERVER_BIN);
+  await expect(edit.getByLabel("Variable 1 value", { exact: true })).toHaveCount(0);
   await expect(edit.getByTestId("mcp-env-kept")).toHaveText("Kept as they are: WISP_E2E_CANARY (OS secret store).");
   expect(await page.content()).not.toContain(CANARY);
   for (const input of await edit.locator("input").all()) expect(await input.inputValue()).not.toContain(CANARY);
-  await edit.getByLabel("Name").fill("Renamed server");
+  await edit.getByLabel("Name", { exact: true }).fill("Renamed server");
   await edit.getByRole("button", { name: "Save server" }).click();
   const renamed = mcp.getByRole("listitem", { name: "Renamed server" });
   await expect(renamed.getByTestId("mcp-status")).toHaveText("Disabled");
@@ -139,8 +139,8 @@ test("a program that is not found fails with the Host's hint next to that server
   const mcp = await openMcp(page);
   await mcp.getByRole("button", { name: "Add a server" }).click();
   const form = mcp.getByRole("form", { name: "New server" });
-  await form.getByLabel("Name").fill("Missing");
-  await form.getByLabel("Command").fill("wisp-no-such-program-e2e");
+  await form.getByLabel("Name", { exact: true }).fill("Missing");
+  await form.getByLabel("Command", { exact: true }).fill("wisp-no-such-program-e2e");
   await form.getByRole("button", { name: "Add server" }).click();
   const item = mcp.getByRole("listitem", { name: "Missing" });
   await item.getByRole("button", { name: "Trust and activate…" }).click();
