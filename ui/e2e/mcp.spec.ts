@@ -24,11 +24,25 @@ interface ApiServer {
 }
 
 let host: Host | null = null;
-test.beforeEach(async () => {
-  // The Host's children inherit this: the mock store, never the machine's keyring.
-  process.env.WISP_SECRET_STORE = "mock";
-  host = await startHost();
-});
+/** Starts the Host with keyring-core's mock store (never the machine's keyring), or with no
+ * secret store at all: a session bus address that leads nowhere, so the Secret Service cannot
+ * be reached. */
+async function start(store: "mock" | "none" = "mock") {
+  const saved = { store: process.env.WISP_SECRET_STORE, bus: process.env.DBUS_SESSION_BUS_ADDRESS };
+  if (store === "mock") process.env.WISP_SECRET_STORE = "mock";
+  else {
+    delete process.env.WISP_SECRET_STORE;
+    process.env.DBUS_SESSION_BUS_ADDRESS = "unix:path=/nonexistent/wisp-e2e-no-bus";
+  }
+  try {
+    host = await startHost();
+  } finally {
+    for (const [k, v] of [["WISP_SECRET_STORE", saved.store], ["DBUS_SESSION_BUS_ADDRESS", saved.bus]] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
 test.afterEach(async () => {
   if (host) await stopHost(host);
   host = null;
@@ -47,6 +61,7 @@ async function openMcp(page: Page) {
 }
 
 test("add a server, trust and activate it, see its tools, disable, edit without old values, delete", async ({ page }) => {
+  await start();
   await page.goto(host!.url);
   const mcp = await openMcp(page);
   await expect(mcp.getByText("No server yet.")).toBeVisible();
@@ -135,6 +150,7 @@ test("add a server, trust and activate it, see its tools, disable, edit without 
 });
 
 test("a program that is not found fails with the Host's hint next to that server", async ({ page }) => {
+  await start();
   await page.goto(host!.url);
   const mcp = await openMcp(page);
   await mcp.getByRole("button", { name: "Add a server" }).click();
@@ -154,6 +170,7 @@ test("a program that is not found fails with the Host's hint next to that server
 });
 
 test("the Local MCP page fits 800 px in both languages and themes", async ({ page }) => {
+  await start();
   const r = await page.request.post(`${host!.base}/api/mcp/servers`, {
     headers: AUTH,
     data: { name: "Test server", command: SERVER_BIN, args: ["--flood", "0", "/a/rather/long/argument/path/that/must/wrap/somewhere/in/a/narrow/window.js"], cwd: "/tmp" },
@@ -173,4 +190,31 @@ test("the Local MCP page fits 800 px in both languages and themes", async ({ pag
   await ready(page);
   const overflow = await page.getByRole("dialog").evaluate((d) => d.scrollWidth - d.clientWidth);
   expect(overflow).toBeLessThanOrEqual(0);
+});
+
+test("without a secret store, saving a variable says so next to the form and offers this session only", async ({ page }) => {
+  await start("none");
+  await page.goto(host!.url);
+  const mcp = await openMcp(page);
+  await mcp.getByRole("button", { name: "Add a server" }).click();
+  const form = mcp.getByRole("form", { name: "New server" });
+  await form.getByLabel("Name", { exact: true }).fill("No store");
+  await form.getByLabel("Command", { exact: true }).fill(SERVER_BIN);
+  await form.getByRole("button", { name: "Add variable" }).click();
+  await form.getByLabel("Variable 1 name", { exact: true }).fill("WISP_E2E_CANARY");
+  await form.getByLabel("Variable 1 value", { exact: true }).fill(CANARY);
+  await form.getByRole("button", { name: "Add server" }).click();
+  await expect(form.getByRole("alert")).toContainText("The system's secret store cannot be reached");
+  expect(await servers(page)).toEqual([]);
+  await form.getByRole("button", { name: "Keep the values only for this session" }).click();
+  await expect(form.getByLabel("Variable 1 kept in", { exact: true })).toHaveValue("session");
+  await form.getByRole("button", { name: "Add server" }).click();
+  const item = mcp.getByRole("listitem", { name: "No store" });
+  await expect(item.getByTestId("mcp-env")).toHaveText("Environment variables: WISP_E2E_CANARY (only for this session)");
+  const [stored] = await servers(page);
+  expect(stored).toMatchObject({ env: [{ name: "WISP_E2E_CANARY", storage: "session" }], status: "disabled" });
+  await item.getByRole("button", { name: "Trust and activate…" }).click();
+  await item.getByRole("button", { name: "Trust and activate", exact: true }).click();
+  await expect(item.getByTestId("mcp-status")).toHaveText(/^Active · \d+ tools$/, { timeout: 15_000 });
+  expect(await page.content()).not.toContain(CANARY);
 });
