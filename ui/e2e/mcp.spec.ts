@@ -4,7 +4,9 @@
 // edits it without any old value shown, and deletes it; the API confirms each step, and the
 // secret never reaches the page. Keyring-core's mock store stands in for the OS keyring.
 import { test, expect, type Page } from "@playwright/test";
-import { resolve } from "node:path";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { AUTH, shootAll, startHost, stopHost, type Host } from "./host";
 
 const SERVER_BIN = process.env.WISP_MCP_TEST_SERVER ?? resolve(process.env.CARGO_TARGET_DIR ?? "../target", "debug/wisp-mcp-test-server");
@@ -27,8 +29,9 @@ let host: Host | null = null;
 /** Starts the Host with keyring-core's mock store (never the machine's keyring), or with no
  * secret store at all: a session bus address that leads nowhere, so the Secret Service cannot
  * be reached. */
-async function start(store: "mock" | "none" = "mock") {
-  const saved = { store: process.env.WISP_SECRET_STORE, bus: process.env.DBUS_SESSION_BUS_ADDRESS };
+async function start(store: "mock" | "none" = "mock", home?: string) {
+  const saved = { store: process.env.WISP_SECRET_STORE, bus: process.env.DBUS_SESSION_BUS_ADDRESS, home: process.env.HOME };
+  if (home) process.env.HOME = home;
   if (store === "mock") process.env.WISP_SECRET_STORE = "mock";
   else {
     delete process.env.WISP_SECRET_STORE;
@@ -37,7 +40,7 @@ async function start(store: "mock" | "none" = "mock") {
   try {
     host = await startHost();
   } finally {
-    for (const [k, v] of [["WISP_SECRET_STORE", saved.store], ["DBUS_SESSION_BUS_ADDRESS", saved.bus]] as const) {
+    for (const [k, v] of [["WISP_SECRET_STORE", saved.store], ["DBUS_SESSION_BUS_ADDRESS", saved.bus], ["HOME", saved.home]] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
     }
@@ -213,6 +216,43 @@ test("without a secret store, saving a variable says so next to the form and off
   await expect(item.getByTestId("mcp-env")).toHaveText("Environment variables: WISP_E2E_CANARY (only for this session)");
   const [stored] = await servers(page);
   expect(stored).toMatchObject({ env: [{ name: "WISP_E2E_CANARY", storage: "session" }], status: "disabled" });
+  await item.getByRole("button", { name: "Trust and activate…" }).click();
+  await item.getByRole("button", { name: "Trust and activate", exact: true }).click();
+  await expect(item.getByTestId("mcp-status")).toHaveText(/^Active · \d+ tools$/, { timeout: 15_000 });
+  expect(await page.content()).not.toContain(CANARY);
+});
+
+test("import: a server from Cursor's config arrives disabled, its value stored only after the person chose where", async ({ page }) => {
+  // The person's home for this Host only: a Cursor config with one local server and a secret.
+  const home = mkdtempSync(join(tmpdir(), "wisp-ui-home-"));
+  mkdirSync(join(home, ".cursor"));
+  const cursorFile = join(home, ".cursor", "mcp.json");
+  writeFileSync(cursorFile, JSON.stringify({ mcpServers: { "cursor-test": { command: SERVER_BIN, args: ["--flood", "0"], env: { WISP_E2E_CANARY: CANARY } } } }));
+  await start("mock", home);
+  // And the project's VS Code config with a remote server, which cannot be imported.
+  mkdirSync(join(host!.project, ".vscode"));
+  writeFileSync(join(host!.project, ".vscode", "mcp.json"), JSON.stringify({ servers: { "vs-remote": { type: "http", url: "https://example.invalid/mcp" } } }));
+
+  await page.goto(host!.url);
+  const mcp = await openMcp(page);
+  await mcp.getByRole("button", { name: "Import from other apps…" }).click();
+  const panel = mcp.getByRole("form", { name: "Import servers from other apps" });
+  const cursor = panel.getByRole("listitem").filter({ hasText: "cursor-test" }).first();
+  await expect(cursor).toContainText(`Cursor · ${cursorFile}`);
+  await expect(cursor).toContainText("Environment variables: WISP_E2E_CANARY");
+  await expect(panel.getByRole("checkbox", { name: /vs-remote/ })).toBeDisabled();
+  await panel.getByRole("checkbox", { name: /cursor-test/ }).check();
+  const importButton = panel.getByRole("button", { name: "Import 1 server" });
+  await expect(importButton).toBeDisabled();
+  await panel.getByRole("radio", { name: "Copy them into the OS secret store" }).check();
+  await importButton.click();
+  await expect(mcp.getByRole("status")).toHaveText("Imported 1 server, disabled.");
+
+  const item = mcp.getByRole("listitem", { name: "cursor-test" });
+  await expect(item.getByTestId("mcp-status")).toHaveText("Disabled");
+  await expect(item.getByTestId("mcp-env")).toHaveText("Environment variables: WISP_E2E_CANARY (OS secret store)");
+  const [stored] = await servers(page);
+  expect(stored).toMatchObject({ name: "cursor-test", command: SERVER_BIN, args: ["--flood", "0"], enabled: false, env: [{ name: "WISP_E2E_CANARY", storage: "keyring" }] });
   await item.getByRole("button", { name: "Trust and activate…" }).click();
   await item.getByRole("button", { name: "Trust and activate", exact: true }).click();
   await expect(item.getByTestId("mcp-status")).toHaveText(/^Active · \d+ tools$/, { timeout: 15_000 });
