@@ -470,3 +470,124 @@ async fn the_api_refuses_bad_servers_and_edits_disable() {
     assert_eq!(list[0]["status"], "disabled", "{list}");
     assert_eq!(list[0]["enabled"], false, "{list}");
 }
+
+/// MCP-11: a refresh that finds a changed tool list voids the approval bound to the old list;
+/// the call fails to the model (nothing called) and the run goes on.
+#[tokio::test]
+async fn a_changed_tool_list_voids_a_pending_approval() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    let id = add_server(
+        &served,
+        &mut seen,
+        json!({"name": "growing", "command": test_server().display().to_string(), "args": ["--grow"]}),
+    )
+    .await;
+    assert_eq!(activate(&served, &mut seen, &id).await["status"], "active");
+    let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+    let (status, s) = served
+        .call("POST", &format!("/api/mcp/servers/{id}/refresh"), None)
+        .await;
+    assert_eq!(status, 200, "{s}");
+    assert!(
+        s["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["originalName"] == "grown_9"),
+        "{s}"
+    );
+    let done = served.wait(&run, "completed").await;
+    let call = &done["steps"][0]["toolCalls"][0];
+    assert_eq!(call["approval"]["state"], "void", "{done}");
+    assert_eq!(call["status"], "failed", "{done}");
+    assert!(
+        call["result"]
+            .as_str()
+            .unwrap()
+            .contains("tool list changed"),
+        "{done}"
+    );
+    let a = &r["steps"][0]["toolCalls"][0]["approval"];
+    assert_eq!(
+        served
+            .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+            .await,
+        409
+    );
+}
+
+/// Import: a Cursor config under HOME is proposed with variable names only; importing it with
+/// session storage adds it disabled, and its value never shows.
+#[tokio::test]
+async fn a_cursor_config_is_proposed_and_imported_disabled() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(home.join(".cursor")).unwrap();
+    std::fs::write(
+        home.join(".cursor/mcp.json"),
+        json!({"mcpServers": {
+            "local": {"command": "node", "args": ["/srv/x.js"], "env": {"API_TOKEN": CANARY_SESSION}},
+            "remote": {"url": "https://example.invalid/mcp"},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let mut c = wisp();
+    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
+        .arg(&data)
+        .arg(&project)
+        .env("HOME", &home)
+        .env("WISP_TOKEN", TOKEN)
+        .env("WISP_SECRET_STORE", "mock")
+        .env("DEEPSEEK_BASE_URL", sim.base_url())
+        .env("DEEPSEEK_API_KEY", sim.api_key());
+    let served = Served::spawn(c);
+    let mut seen = Seen::default();
+    let (status, list) = seen.call(&served, "GET", "/api/mcp/import", None).await;
+    assert_eq!(status, 200, "{list}");
+    let proposals = list["proposals"].as_array().unwrap();
+    let local = proposals.iter().find(|p| p["name"] == "local").unwrap();
+    assert_eq!(local["env"], json!(["API_TOKEN"]), "{list}");
+    assert_eq!(local["source"], "cursor");
+    let remote = proposals.iter().find(|p| p["name"] == "remote").unwrap();
+    assert!(remote["unsupported"].is_string(), "{list}");
+    let (status, e) = seen
+        .call(
+            &served,
+            "POST",
+            "/api/mcp/import",
+            Some(json!({"ids": [local["id"]]})),
+        )
+        .await;
+    assert_eq!(status, 400, "variables need a storage choice: {e}");
+    let (status, added) = seen
+        .call(
+            &served,
+            "POST",
+            "/api/mcp/import",
+            Some(json!({"ids": [local["id"]], "envStorage": "session"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{added}");
+    assert_eq!(added[0]["status"], "disabled", "{added}");
+    assert_eq!(
+        added[0]["env"],
+        json!([{"name": "API_TOKEN", "storage": "session"}])
+    );
+    let (status, _) = seen
+        .call(
+            &served,
+            "POST",
+            "/api/mcp/import",
+            Some(json!({"ids": [remote["id"]]})),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert!(!seen.0.contains(CANARY_SESSION));
+    drop(served);
+    assert!(!all_files_text(&data).contains(CANARY_SESSION));
+}
