@@ -10,6 +10,7 @@ mod e2e_claims;
 mod file_tools;
 mod hardening_fs;
 mod hardening_host;
+mod mcp;
 mod models_cli;
 mod settings;
 mod tidy;
