@@ -126,8 +126,15 @@ test("add a server, trust and activate it, see its tools, disable, edit without 
   // Edit: nothing old is shown; a rename keeps the variables, and leaves the server disabled.
   // No plain "Activate": trusting is the only way in.
   await expect(item.getByRole("button", { name: "Activate", exact: true })).toHaveCount(0);
-  await item.getByRole("button", { name: "Trust and activate…" }).click();
-  await item.getByRole("button", { name: "Trust and activate", exact: true }).click();
+  // By keyboard alone: open the question, Tab to its button (past Delete… and Cancel), press it.
+  await item.getByRole("button", { name: "Trust and activate…" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(confirm).toBeVisible();
+  const yes = confirm.getByRole("button", { name: "Trust and activate" });
+  for (let i = 0; i < 3; i++) await page.keyboard.press("Tab");
+  await expect(yes).toBeFocused();
+  expect((await servers(page))[0]!.status).toBe("disabled");
+  await page.keyboard.press("Enter");
   await expect(item.getByTestId("mcp-status")).toHaveText(/^Active/, { timeout: 15_000 });
   await item.getByRole("button", { name: "Edit" }).click();
   const edit = mcp.getByRole("form", { name: "Edit Test server" });
