@@ -394,25 +394,32 @@ async fn the_api_refuses_bad_servers_and_edits_disable() {
     let (_tmp, data, project) = dirs();
     let served = serve(&sim, &data, &project);
     let mut seen = Seen::default();
-    for (body, says) in [
+    for (body, says, code) in [
         (
             json!({"name": "x", "command": "npx -y server", "args": []}),
             "not shell text",
+            400,
         ),
         (
             json!({"name": "x", "command": "node", "args": [], "cwd": "rel/dir"}),
             "absolute",
+            400,
         ),
         (
             json!({"name": "x", "command": "node", "args": [], "env": [
                 {"name": "A", "value": "1", "storage": "session"},
                 {"name": "A", "value": "2", "storage": "session"}]}),
             "twice",
+            409,
         ),
-        (json!({"name": " ", "command": "node", "args": []}), "name"),
+        (
+            json!({"name": " ", "command": "node", "args": []}),
+            "name",
+            400,
+        ),
     ] {
         let (status, e) = served.call("POST", "/api/mcp/servers", Some(body)).await;
-        assert_eq!(status, 400, "{e}");
+        assert_eq!(status, code, "{e}");
         assert!(e["message"].as_str().unwrap().contains(says), "{e}");
     }
     assert_eq!(

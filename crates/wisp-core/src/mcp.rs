@@ -294,6 +294,23 @@ fn load_values(secrets: &Secrets, config: &ServerConfig) -> Result<Vec<(String, 
 /// A draft's parts: the config draft and the values to keep (`None`: no `env` given).
 type Split = (ServerDraft, Option<Vec<(String, String, ConfigStorage)>>);
 
+/// A variable named twice: a conflict within the request (the API document cannot say it).
+fn no_duplicates(draft: &p::McpServerDraft) -> Result<(), CoreError> {
+    let env = draft.env.as_deref().unwrap_or_default();
+    for (i, var) in env.iter().enumerate() {
+        if env[..i].iter().any(|v| v.name == var.name) {
+            return Err(fail(
+                CoreErrorKind::Conflict,
+                format!(
+                    "env: the variable {} is listed twice; name each once",
+                    var.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn split(draft: p::McpServerDraft) -> Split {
     let values = draft.env.map(|env| {
         env.into_iter()
@@ -390,6 +407,7 @@ impl Host {
     /// store (or this process) before the config names them.
     pub async fn mcp_add(&self, draft: p::McpServerDraft) -> Result<p::McpServer, CoreError> {
         let setup = self.inner.mcp.setup()?;
+        no_duplicates(&draft)?;
         let (draft, values) = split(draft);
         let config = wisp_mcp::config::new_server(draft).map_err(mcp_error)?;
         let _edits = self.inner.mcp.edits.lock().await;
@@ -478,6 +496,7 @@ impl Host {
         draft: p::McpServerDraft,
     ) -> Result<p::McpServer, CoreError> {
         let setup = self.inner.mcp.setup()?;
+        no_duplicates(&draft)?;
         let (mut draft, values) = split(draft);
         let _edits = self.inner.mcp.edits.lock().await;
         let old = lock(&self.inner.mcp.servers)
