@@ -43,10 +43,15 @@ fn everything_script() -> PathBuf {
 
 /// `wisp serve` in live mode against `sim`, with the mock secret store.
 fn serve(sim: &SimServer, data: &Path, project: &Path) -> Served {
+    serve_in(sim, data, Some(project))
+}
+
+/// [`serve`], with or without a project folder.
+fn serve_in(sim: &SimServer, data: &Path, project: Option<&Path>) -> Served {
     let mut c = wisp();
     c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
         .arg(data)
-        .arg(project)
+        .args(project)
         .env("WISP_TOKEN", TOKEN)
         .env("WISP_SECRET_STORE", "mock")
         .env("DEEPSEEK_BASE_URL", sim.base_url())
@@ -259,12 +264,13 @@ async fn an_approved_mcp_call_reaches_our_server_and_its_result_the_model() {
     );
 }
 
-/// The third-party server nobody here wrote, through the same path.
+/// The third-party server nobody here wrote, through the same path, in a session without a
+/// project folder: an MCP call needs none.
 #[tokio::test]
 async fn an_approved_call_reaches_server_everything() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
-    let (_tmp, data, project) = dirs();
-    let served = serve(&sim, &data, &project);
+    let (_tmp, data, _) = dirs();
+    let served = serve_in(&sim, &data, None);
     let mut seen = Seen::default();
     let id = add_server(
         &served,
@@ -279,6 +285,14 @@ async fn an_approved_call_reaches_server_everything() {
     let s = activate(&served, &mut seen, &id).await;
     assert_eq!(s["status"], "active", "{s}");
     let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+    let (_, session) = served
+        .call(
+            "GET",
+            &format!("/api/sessions/{}", r["sessionId"].as_str().unwrap()),
+            None,
+        )
+        .await;
+    assert!(session["root"].is_null(), "{session}");
     let args = &r["steps"][0]["toolCalls"][0]["arguments"];
     assert!(args.to_string().contains("hello from wisp"), "{r}");
     let done = approve_and_finish(&served, &mut seen, &run, &r).await;
@@ -394,25 +408,32 @@ async fn the_api_refuses_bad_servers_and_edits_disable() {
     let (_tmp, data, project) = dirs();
     let served = serve(&sim, &data, &project);
     let mut seen = Seen::default();
-    for (body, says) in [
+    for (body, says, code) in [
         (
             json!({"name": "x", "command": "npx -y server", "args": []}),
             "not shell text",
+            400,
         ),
         (
             json!({"name": "x", "command": "node", "args": [], "cwd": "rel/dir"}),
             "absolute",
+            400,
         ),
         (
             json!({"name": "x", "command": "node", "args": [], "env": [
                 {"name": "A", "value": "1", "storage": "session"},
                 {"name": "A", "value": "2", "storage": "session"}]}),
             "twice",
+            409,
         ),
-        (json!({"name": " ", "command": "node", "args": []}), "name"),
+        (
+            json!({"name": " ", "command": "node", "args": []}),
+            "name",
+            400,
+        ),
     ] {
         let (status, e) = served.call("POST", "/api/mcp/servers", Some(body)).await;
-        assert_eq!(status, 400, "{e}");
+        assert_eq!(status, code, "{e}");
         assert!(e["message"].as_str().unwrap().contains(says), "{e}");
     }
     assert_eq!(

@@ -294,6 +294,23 @@ fn load_values(secrets: &Secrets, config: &ServerConfig) -> Result<Vec<(String, 
 /// A draft's parts: the config draft and the values to keep (`None`: no `env` given).
 type Split = (ServerDraft, Option<Vec<(String, String, ConfigStorage)>>);
 
+/// A variable named twice: a conflict within the request (the API document cannot say it).
+fn no_duplicates(draft: &p::McpServerDraft) -> Result<(), CoreError> {
+    let env = draft.env.as_deref().unwrap_or_default();
+    for (i, var) in env.iter().enumerate() {
+        if env[..i].iter().any(|v| v.name == var.name) {
+            return Err(fail(
+                CoreErrorKind::Conflict,
+                format!(
+                    "env: the variable {} is listed twice; name each once",
+                    var.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn split(draft: p::McpServerDraft) -> Split {
     let values = draft.env.map(|env| {
         env.into_iter()
@@ -390,6 +407,7 @@ impl Host {
     /// store (or this process) before the config names them.
     pub async fn mcp_add(&self, draft: p::McpServerDraft) -> Result<p::McpServer, CoreError> {
         let setup = self.inner.mcp.setup()?;
+        no_duplicates(&draft)?;
         let (draft, values) = split(draft);
         let config = wisp_mcp::config::new_server(draft).map_err(mcp_error)?;
         let _edits = self.inner.mcp.edits.lock().await;
@@ -478,6 +496,7 @@ impl Host {
         draft: p::McpServerDraft,
     ) -> Result<p::McpServer, CoreError> {
         let setup = self.inner.mcp.setup()?;
+        no_duplicates(&draft)?;
         let (mut draft, values) = split(draft);
         let _edits = self.inner.mcp.edits.lock().await;
         let old = lock(&self.inner.mcp.servers)
@@ -857,5 +876,149 @@ impl Host {
 impl crate::Inner {
     fn mcp_host(&self) -> Arc<McpHost> {
         self.mcp.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::HostConfig;
+
+    fn host(
+        keyring: Result<wisp_secrets::Keyring, SecretError>,
+    ) -> (tempfile::TempDir, Host, Arc<Secrets>) {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
+        let host = Host::start(store, None, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+        let secrets = Arc::new(Secrets::new(keyring));
+        host.configure_mcp(tmp.path(), secrets.clone()).unwrap();
+        (tmp, host, secrets)
+    }
+
+    fn draft(
+        command: &str,
+        env: Option<Vec<(&str, &str, p::McpStorageChoice)>>,
+    ) -> p::McpServerDraft {
+        p::McpServerDraft {
+            name: "s".into(),
+            command: command.into(),
+            args: vec!["--x".into()],
+            cwd: None,
+            env: env.map(|e| {
+                e.into_iter()
+                    .map(|(n, v, storage)| p::McpEnvValue {
+                        name: n.into(),
+                        value: v.into(),
+                        storage,
+                    })
+                    .collect()
+            }),
+        }
+    }
+
+    #[tokio::test]
+    async fn no_secret_store_is_a_clear_error_naming_the_session_choice_and_changes_nothing() {
+        let (_tmp, host, _) = host(Err(SecretError::Unavailable("no D-Bus".into())));
+        let e = host
+            .mcp_add(draft(
+                "node",
+                Some(vec![("K", "sk-v", p::McpStorageChoice::Keyring)]),
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind, CoreErrorKind::SecretStoreUnavailable);
+        assert!(e.message.contains("\"session\""), "{}", e.message);
+        assert!(!e.message.contains("sk-v"));
+        assert!(host.mcp_servers().is_empty());
+        // The session-only choice works without a store.
+        let s = host
+            .mcp_add(draft(
+                "node",
+                Some(vec![("K", "sk-v", p::McpStorageChoice::Session)]),
+            ))
+            .await
+            .unwrap();
+        assert_eq!(s.env[0].storage, p::McpStorage::Session);
+    }
+
+    #[tokio::test]
+    async fn mcp_20_values_are_bound_to_the_program_replaced_whole_and_deleted_with_it() {
+        let (_tmp, host, secrets) = host(Ok(wisp_secrets::Keyring::mock()));
+        let s = host
+            .mcp_add(draft(
+                "node",
+                Some(vec![
+                    ("A", "va", p::McpStorageChoice::Keyring),
+                    ("B", "vb", p::McpStorageChoice::Session),
+                ]),
+            ))
+            .await
+            .unwrap();
+        let config = lock(&host.inner.mcp.servers)[0].config.clone();
+        assert_eq!(
+            load_values(&secrets, &config).unwrap(),
+            [
+                ("A".to_owned(), "va".to_owned()),
+                ("B".to_owned(), "vb".to_owned())
+            ]
+        );
+        // Same program, no env given: the values stay.
+        host.mcp_edit(&s.id, draft("node", None)).await.unwrap();
+        let config = lock(&host.inner.mcp.servers)[0].config.clone();
+        assert_eq!(load_values(&secrets, &config).unwrap().len(), 2);
+        // A replacement replaces the whole set.
+        let edited = host
+            .mcp_edit(
+                &s.id,
+                draft(
+                    "node",
+                    Some(vec![("C", "vc", p::McpStorageChoice::Keyring)]),
+                ),
+            )
+            .await
+            .unwrap();
+        assert_eq!(edited.env.len(), 1);
+        assert!(secrets.get(&secret_name(&s.id, "A")).unwrap().is_none());
+        assert!(secrets.get(&secret_name(&s.id, "B")).unwrap().is_none());
+        // A value stored for another program is never handed to this one.
+        let mut other = lock(&host.inner.mcp.servers)[0].config.clone();
+        other.command = "python3".into();
+        assert!(
+            load_values(&secrets, &other)
+                .unwrap_err()
+                .contains("no value")
+        );
+        // A changed command without env: the old values are gone, not carried over.
+        let moved = host.mcp_edit(&s.id, draft("python3", None)).await.unwrap();
+        assert!(moved.env.is_empty());
+        assert!(secrets.get(&secret_name(&s.id, "C")).unwrap().is_none());
+        // An empty list clears; delete removes what is stored.
+        host.mcp_edit(
+            &s.id,
+            draft(
+                "python3",
+                Some(vec![("D", "vd", p::McpStorageChoice::Keyring)]),
+            ),
+        )
+        .await
+        .unwrap();
+        let cleared = host
+            .mcp_edit(&s.id, draft("python3", Some(vec![])))
+            .await
+            .unwrap();
+        assert!(cleared.env.is_empty());
+        assert!(secrets.get(&secret_name(&s.id, "D")).unwrap().is_none());
+        host.mcp_edit(
+            &s.id,
+            draft(
+                "python3",
+                Some(vec![("E", "ve", p::McpStorageChoice::Keyring)]),
+            ),
+        )
+        .await
+        .unwrap();
+        host.mcp_delete(&s.id).await.unwrap();
+        assert!(secrets.get(&secret_name(&s.id, "E")).unwrap().is_none());
+        assert!(host.mcp_servers().is_empty());
     }
 }

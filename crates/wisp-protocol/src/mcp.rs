@@ -15,8 +15,9 @@ pub const MCP_SERVER_ID: &str =
 /// An environment variable name: a letter or `_`, then letters, digits or `_`.
 pub const ENV_NAME: &str = "^[A-Za-z_][A-Za-z0-9_]*$";
 
-/// A server's command: not empty, no NUL, and not starting or ending with white space.
-pub const MCP_COMMAND: &str = "^[^\\s\\u0000](?:[^\\u0000]*[^\\s\\u0000])?$";
+/// A server's command: an absolute path without NUL, or a program name without NUL or white
+/// space (Unicode `White_Space`, what Rust's `char::is_whitespace` matches): not shell text.
+pub const MCP_COMMAND: &str = "^(/[^\\u0000]*|[^\\u0000\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+)$";
 
 /// Text without NUL (an argument, a value).
 pub const NO_NUL: &str = "^[^\\u0000]*$";
@@ -132,7 +133,8 @@ pub struct McpServer {
     pub tools: Vec<McpToolSummary>,
 }
 
-/// `POST /api/mcp/servers` and `PUT /api/mcp/servers/{id}`: the server arrives disabled.
+/// `POST /api/mcp/servers` and `PUT /api/mcp/servers/{id}`: the server arrives disabled. A
+/// variable named twice conflicts (409), as no schema can say so.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct McpServerDraft {
@@ -169,12 +171,11 @@ impl Check for McpServerDraft {
         }
         let command = self.command.as_str();
         if command.is_empty()
-            || command.trim() != command
             || command.contains('\0')
             || command.chars().count() > limits::MAX_MCP_PATH_CHARS
         {
             return Err(format!(
-                "command: a program path or name of 1 to {} characters, without NUL or surrounding white space",
+                "command: a program path or name of 1 to {} characters, without NUL",
                 limits::MAX_MCP_PATH_CHARS
             ));
         }
@@ -214,7 +215,7 @@ fn check_env(env: &[McpEnvValue]) -> Result<(), String> {
             limits::MAX_MCP_ENV_VARS
         ));
     }
-    for (i, var) in env.iter().enumerate() {
+    for var in env {
         let valid = var
             .name
             .chars()
@@ -225,9 +226,6 @@ fn check_env(env: &[McpEnvValue]) -> Result<(), String> {
                 "env: {:?} is not a variable name (a letter or _, then letters, digits or _)",
                 var.name
             ));
-        }
-        if env[..i].iter().any(|v| v.name == var.name) {
-            return Err(format!("env: the variable {} is listed twice", var.name));
         }
         // The message never repeats the value.
         if var.value.contains('\0') || var.value.chars().count() > limits::MAX_MCP_ENV_VALUE_CHARS {
@@ -333,4 +331,43 @@ pub struct McpToolOrigin {
     pub server_name: String,
     /// The server's own name for the tool.
     pub original_name: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn draft(command: &str, cwd: Option<&str>) -> McpServerDraft {
+        McpServerDraft {
+            name: "s".into(),
+            command: command.into(),
+            args: vec![],
+            cwd: cwd.map(Into::into),
+            env: Some(vec![McpEnvValue {
+                name: "API_KEY".into(),
+                value: "sk-secret-value".into(),
+                storage: McpStorageChoice::Session,
+            }]),
+        }
+    }
+
+    #[test]
+    fn drafts_are_programs_not_shell_text_and_errors_never_repeat_values() {
+        assert!(draft("node", None).check().is_ok());
+        assert!(
+            draft("/opt/My Server/bin/run", Some("/tmp"))
+                .check()
+                .is_ok()
+        );
+        let e = draft("npx -y pkg", None).check().unwrap_err();
+        assert!(e.contains("not shell text"), "{e}");
+        assert!(draft("node\u{85}x", None).check().is_err());
+        assert!(draft("node", Some("tmp")).check().is_err());
+        let mut bad = draft("node", None);
+        bad.env.as_mut().unwrap()[0].name = "1X".into();
+        assert!(bad.check().unwrap_err().contains("1X"));
+        let mut long = draft("node", None);
+        long.env.as_mut().unwrap()[0].value = format!("sk-secret-value{}", "x".repeat(9000));
+        assert!(!long.check().unwrap_err().contains("sk-secret"));
+    }
 }
