@@ -265,3 +265,24 @@ test("import: a server from Cursor's config arrives disabled, its value stored o
   await expect(item.getByTestId("mcp-status")).toHaveText(/^Active · \d+ tools$/, { timeout: 15_000 });
   expect(await page.content()).not.toContain(CANARY);
 });
+
+test("an MCP call's approval card names the server and the original tool, and the approved call's result reaches the answer", async ({ page }) => {
+  await start();
+  const r = await page.request.post(`${host!.base}/api/mcp/servers`, { headers: AUTH, data: { name: "Test server", command: SERVER_BIN, args: [] } });
+  const { id } = (await r.json()) as { id: string };
+  expect((await page.request.post(`${host!.base}/api/mcp/servers/${id}/activate`, { headers: AUTH })).ok()).toBe(true);
+  await page.goto(host!.url);
+  await page.getByRole("button", { name: "New session" }).click();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill("[demo:mcp] say hello");
+  await box.press("Enter");
+  const card = page.getByRole("group", { name: "Approve Test server · echo?" });
+  await expect(card).toBeVisible({ timeout: 15_000 });
+  await expect(card.locator(".origin")).toHaveText("MCP server Test server");
+  await expect(card).toContainText("hello from wisp");
+  await expect(page.getByTestId("announcer")).toContainText("Test server · echo");
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText(/Echo: hello from wisp/).last()).toBeVisible({ timeout: 15_000 });
+  // The call in the process is named the same way.
+  await expect(page.getByRole("button", { name: /^Test server · echo / }).first()).toBeAttached();
+});

@@ -8,6 +8,8 @@ import { act, cleanup, fireEvent, render, screen, within } from "@testing-librar
 import { ApiError } from "../../api";
 import { I18n, translator } from "../../i18n";
 import { SettingsDialog } from "../../components/Dialogs";
+import { ApprovalCard } from "../approvals/ApprovalCard";
+import { labelsOf, McpToolLabels } from "./labels";
 import { McpSettingsPage, POLL_MS, type McpApi } from "./McpSettings";
 import type { ImportProposal, ImportRequest, McpServer, ServerBody } from "./types";
 
@@ -467,5 +469,32 @@ describe("Settings navigation", () => {
     expect(screen.getByRole("combobox", { name: "Language" })).toBeTruthy();
     fireEvent.keyDown(tabs[1]!, { key: "ArrowRight" });
     expect(screen.getByRole("tabpanel").textContent).toBe("model page");
+  });
+});
+
+describe("MCP tools in approvals (UI-08)", () => {
+  const request = { approvalId: "a1", tool: "mcp_1a2b3c4d_echo_092c79e8", arguments: { text: "hello from wisp" }, digest: "d".repeat(64), state: "pending" as const };
+  const card = (labels: Map<string, { server: string; original: string }>) =>
+    render(
+      <McpToolLabels.Provider value={labels}>
+        <ApprovalCard request={request} onDecide={async () => "approved"} />
+      </McpToolLabels.Provider>,
+    );
+
+  it("names the tool by its server and original name, the model's name in the tooltip", () => {
+    const server: McpServer = { ...echo, name: "Test server", enabled: true, status: "active", tools: [{ modelName: request.tool, originalName: "echo", description: "" }] };
+    card(labelsOf([server]));
+    const group = screen.getByRole("group", { name: "Approve Test server · echo?" });
+    const origin = group.querySelector(".origin")!;
+    expect(origin.textContent).toBe("MCP server Test server");
+    expect(origin.getAttribute("title")).toBe(request.tool);
+    expect(group.textContent).toContain("hello from wisp");
+  });
+
+  it("never calls an unlabelled MCP tool built in", () => {
+    card(new Map());
+    const group = screen.getByRole("group", { name: `Approve ${request.tool}?` });
+    expect(group.querySelector(".origin")!.textContent).toBe("Local MCP tool (its server is not active now)");
+    expect(group.textContent).not.toContain("Built-in tool");
   });
 });
