@@ -6,27 +6,37 @@ import type { Run } from "../../types";
 import { useT } from "../../i18n";
 import { isMcpToolName, McpToolLabels } from "../mcp/labels";
 
+/** How long an announcement waits for an MCP tool's label. */
+const LABEL_WAIT_MS = 2000;
+
 export function ApprovalAnnouncer({ runs }: { runs: Run[] }) {
   const t = useT();
   const said = useRef(new Set<string>());
   const [text, setText] = useState("");
   const labels = useContext(McpToolLabels);
-  // An MCP tool not labelled yet waits one turn: its label is being fetched (App.tsx).
-  const waited = useRef(new Set<string>());
+  // An MCP tool not labelled yet waits a moment for its label (App.tsx fetches it), then is
+  // announced by the model's name rather than not at all.
+  const waiting = useRef(new Map<string, number>());
+  const [tick, setTick] = useState(0);
   useEffect(() => {
     for (const c of runs.flatMap((r) => r.steps.flatMap((s) => s.toolCalls))) {
       const a = c.approval;
       if (!a || a.state !== "pending" || said.current.has(a.id)) continue;
       const label = labels.get(c.tool);
-      if (!label && isMcpToolName(c.tool) && !waited.current.has(a.id)) {
-        waited.current.add(a.id);
-        continue;
+      if (!label && isMcpToolName(c.tool)) {
+        const since = waiting.current.get(a.id);
+        if (since === undefined) {
+          waiting.current.set(a.id, Date.now());
+          setTimeout(() => setTick((n) => n + 1), LABEL_WAIT_MS);
+          continue;
+        }
+        if (Date.now() - since < LABEL_WAIT_MS) continue;
       }
       said.current.add(a.id);
       const path = (a.arguments as { path?: unknown } | null)?.path;
       setText(t("approvalAnnounce", { tool: label ? `${label.server} · ${label.original}` : c.tool, target: typeof path === "string" ? path : "" }));
     }
-  }, [runs, t, labels]);
+  }, [runs, t, labels, tick]);
   return (
     <div className="sr-only" aria-live="polite" data-testid="announcer">
       {text}
