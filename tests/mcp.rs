@@ -612,3 +612,47 @@ async fn a_cursor_config_is_proposed_and_imported_disabled() {
     drop(served);
     assert!(!all_files_text(&data).contains(CANARY_SESSION));
 }
+
+/// MCP-12: cancelling a run while its approved MCP call runs ends the run as cancelled at once
+/// (the server is notified and the connection closed; nothing is retried).
+#[tokio::test]
+async fn cancelling_a_run_during_an_mcp_call_closes_the_connection() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    let id = add_server(
+        &served,
+        &mut seen,
+        json!({"name": "slow", "command": test_server().display().to_string(),
+               "args": ["--echo-delay-ms", "60000"]}),
+    )
+    .await;
+    assert_eq!(activate(&served, &mut seen, &id).await["status"], "active");
+    let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+    let a = &r["steps"][0]["toolCalls"][0]["approval"];
+    assert_eq!(
+        served
+            .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+            .await,
+        204
+    );
+    served.wait(&run, "running").await;
+    let (status, _) = served
+        .call("POST", &format!("/api/runs/{run}/cancel"), None)
+        .await;
+    assert_eq!(status, 202);
+    let done = served.wait(&run, "cancelled").await;
+    assert_eq!(
+        done["steps"][0]["toolCalls"][0]["status"], "cancelled",
+        "{done}"
+    );
+    let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
+    assert_eq!(
+        list[0]["status"], "failed",
+        "the connection was closed: {list}"
+    );
+    assert_eq!(list[0]["tools"], json!([]), "{list}");
+    // One request for the call's round, none after: nothing was retried or continued.
+    assert_eq!(sim.chat_requests().len(), 1);
+}

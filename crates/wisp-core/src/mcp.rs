@@ -189,7 +189,7 @@ fn wire(entry: &Entry) -> p::McpServer {
     let (status, error) = match (entry.status, open) {
         (p::McpStatus::Active, None) => (
             p::McpStatus::Failed,
-            Some("the connection closed (the server may have exited); activate it again".into()),
+            Some("the connection closed (a call was cancelled or timed out, or the server exited); activate it again".into()),
         ),
         (s, _) => (s, entry.error.clone()),
     };
@@ -460,6 +460,17 @@ impl Host {
     /// Stops a server's connection and withdraws its tools at once (MCP-08): its approvals'
     /// bindings break, and runs using it are cancelled (MCP-12).
     async fn stop_server(&self, id: &str) {
+        // The runs first, so a waiting approval ends as cancelled (MCP-12) rather than as a
+        // voided call the run goes on from.
+        let users: Vec<String> = lock(&self.inner.mcp.in_use)
+            .iter()
+            .filter(|(_, server)| server == id)
+            .map(|(run, _)| run.clone())
+            .collect();
+        for run in users {
+            // Not in progress any more is fine: it ended meanwhile.
+            let _ = self.cancel_run(&run);
+        }
         let connection = {
             let mut servers = lock(&self.inner.mcp.servers);
             servers
@@ -472,15 +483,6 @@ impl Host {
                     e.connection.take()
                 })
         };
-        let users: Vec<String> = lock(&self.inner.mcp.in_use)
-            .iter()
-            .filter(|(_, server)| server == id)
-            .map(|(run, _)| run.clone())
-            .collect();
-        for run in users {
-            // Not in progress any more is fine: it ended meanwhile.
-            let _ = self.cancel_run(&run);
-        }
         self.inner.mcp.manager.deactivate(id).await;
         if let Some(c) = connection {
             c.stop().await;

@@ -5,7 +5,8 @@
 //! `--flood N` (N `list_changed` after initialize), `--tools N` (declares N tools),
 //! `--big-schema` (a 1 MB input schema), `--external-ref`, `--stderr-mb N` (N MB to stderr
 //! before serving), `--grandchild PIDFILE` (starts `sleep 300` and writes its pid there),
-//! `--grow` (every tools/list after the first finds one more tool: a list that changes on refresh).
+//! `--grow` (every tools/list after the first finds one more tool: a list that changes on refresh),
+//! `--echo-delay-ms N` (`echo` answers after N ms: a call still running when it is cancelled).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -26,6 +27,7 @@ struct TestServer {
     flood: usize,
     grow: bool,
     lists: Arc<std::sync::atomic::AtomicUsize>,
+    echo_delay: std::time::Duration,
 }
 
 fn schema(v: Value) -> Arc<Map<String, Value>> {
@@ -156,7 +158,10 @@ impl ServerHandler for TestServer {
                 .to_owned()
         };
         let result = match request.name.as_ref() {
-            "echo" => text(format!("Echo: {}", arg("text"))),
+            "echo" => {
+                tokio::time::sleep(self.echo_delay).await;
+                text(format!("Echo: {}", arg("text")))
+            }
             "env" => {
                 let name = arg("name");
                 if name == "*" {
@@ -328,6 +333,11 @@ async fn main() -> std::io::Result<()> {
         flood,
         grow: has("--grow"),
         lists: Arc::default(),
+        echo_delay: std::time::Duration::from_millis(
+            flag_value(&args, "--echo-delay-ms")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
+        ),
     };
     // Pipes are read and written through epoll, not tokio's blocking-thread stdin, so the
     // server adds as little as it can to what the benchmark measures of the client.
