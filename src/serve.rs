@@ -57,7 +57,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     })
     .await
     .context("cannot start the simulator")?;
-    let secrets = open_secrets().await;
+    let secrets = std::sync::Arc::new(open_secrets().await);
     let setup = wisp_core::ModelSetup {
         simulator: Some(wisp_core::SimEndpoint {
             base_url: sim.base_url(),
@@ -65,7 +65,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }),
         pinned_simulation: args.simulate,
         env: wisp_core::EnvModel::from_vars(|name| std::env::var(name).ok()),
-        secrets: std::sync::Arc::new(secrets),
+        secrets: secrets.clone(),
     };
     let mode = if args.simulate {
         Mode::Simulation
@@ -108,6 +108,9 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
             .map_err(|e| anyhow!("cannot start: {e}"))?
             .map_err(|e| anyhow!("cannot start: {e}"))?;
     }
+    // Local MCP servers: the list is read, every one disabled; nothing starts (MCP-05).
+    host.configure_mcp(&data_dir, secrets)
+        .map_err(|e| anyhow!("cannot start: {e}"))?;
     let problem = host.health().model_problem;
     if let Some(dir) = &args.project_dir {
         let project = host

@@ -530,6 +530,9 @@ async fn the_document_describes_what_the_api_does() {
         "UpdateSession",
         "StartRun",
         "Decide",
+        "McpServerDraft",
+        "McpEnvValue",
+        "McpImport",
     ] {
         assert_eq!(schemas[body]["additionalProperties"], false, "{body}");
     }
@@ -569,7 +572,8 @@ async fn the_document_describes_what_the_api_does() {
         .values()
         .flat_map(|p| p.as_object().unwrap().values())
         .collect();
-    assert_eq!(ops.len(), 22);
+    // 22 for projects, sessions, runs, approvals and settings; 9 for local MCP servers.
+    assert_eq!(ops.len(), 31);
     assert!(ops.iter().all(|o| o["operationId"].is_string()));
     let created = &api["paths"]["/api/sessions"]["post"]["responses"]["201"]["links"];
     assert_eq!(

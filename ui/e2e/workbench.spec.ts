@@ -143,6 +143,15 @@ test("the QA workbench works in memory only", async ({ page }) => {
   await expect(move.getByText("memory state: rejected")).toBeVisible();
   await page.locator('[data-sample="search"]').getByRole("button", { name: /src\/main.rs/ }).click();
   await expect(page.getByRole("tabpanel", { name: /in-memory preview/ })).toContainText("fn main()");
+  // Settings → Local MCP in memory (UI-16): the command `fail` shows a failed start.
+  const mcp = page.locator('[data-sample="mcp-settings"]');
+  await mcp.getByRole("button", { name: "Add a server" }).click();
+  await mcp.getByLabel("Name").fill("Sample");
+  await mcp.getByLabel("Command").fill("fail");
+  await mcp.getByRole("button", { name: "Add server" }).click();
+  await mcp.getByRole("button", { name: "Trust and activate…" }).click();
+  await mcp.getByRole("button", { name: "Trust and activate", exact: true }).click();
+  await expect(mcp.getByTestId("mcp-status")).toHaveText(/^Failed: simulated start failure/);
   await page.screenshot({ path: join(SCREENS, "qa.png"), fullPage: true });
   expect(apiCalls).toEqual([]);
 });

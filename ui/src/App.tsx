@@ -13,6 +13,8 @@ import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
+import { McpSettingsPage } from "./features/mcp/McpSettings";
+import { isMcpToolName, labelsOf, McpToolLabels, type ToolLabel } from "./features/mcp/labels";
 import { ModelBadge, ProblemText } from "./features/settings/problem";
 
 /** How often the session list is re-read for approvals waiting in other sessions. */
@@ -454,6 +456,22 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     document.title = waiting.size ? `(${waiting.size}) ${t("appName")}` : t("appName");
   }, [waiting.size, t]);
 
+  // MCP tools in the runs go by server and original name (UI-08): the Host's server list is
+  // asked again when a run shows an `mcp_…` name not labelled yet (each name once, unless it
+  // waits for an approval: its server is active then, and the list may have been older).
+  const [mcpLabels, setMcpLabels] = useState<ReadonlyMap<string, ToolLabel>>(new Map());
+  const askedLabels = useRef(new Set<string>());
+  useEffect(() => {
+    const calls = runs.flatMap((r) => r.steps.flatMap((s) => s.toolCalls));
+    const missing = calls.filter((c) => isMcpToolName(c.tool) && !mcpLabels.has(c.tool) && (!askedLabels.current.has(c.tool) || c.approval?.state === "pending"));
+    if (missing.length === 0) return;
+    for (const c of missing) askedLabels.current.add(c.tool);
+    api
+      .mcpServers()
+      .then((list) => setMcpLabels((known) => new Map([...known, ...labelsOf(list)])))
+      .catch(() => {});
+  }, [runs, mcpLabels, api]);
+
   const tab = tabs.find((x) => x.path === activeTab) ?? null;
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
 
@@ -631,7 +649,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                     const run = runs[item.index]!;
                     return (
                       <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
-                        <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} actions={activeRun ? undefined : actions} />
+                        <McpToolLabels.Provider value={mcpLabels}>
+                          <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} actions={activeRun ? undefined : actions} />
+                        </McpToolLabels.Provider>
                       </div>
                     );
                   })}
@@ -731,10 +751,21 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         </aside>
       </div>
 
-      <ApprovalAnnouncer runs={runs} />
-      <SettingsDialog open={dialog === "settings"} lang={lang} theme={theme} onLang={onLang} onTheme={onTheme} onClose={() => setDialog(null)}>
-        <ModelSettingsPage api={api} onChanged={() => api.health().then(setHealth).catch(report)} />
-      </SettingsDialog>
+      <McpToolLabels.Provider value={mcpLabels}>
+        <ApprovalAnnouncer runs={runs} />
+      </McpToolLabels.Provider>
+      <SettingsDialog
+        open={dialog === "settings"}
+        lang={lang}
+        theme={theme}
+        onLang={onLang}
+        onTheme={onTheme}
+        onClose={() => setDialog(null)}
+        sections={[
+          { id: "model", label: t("modelSettings"), content: <ModelSettingsPage api={api} onChanged={() => api.health().then(setHealth).catch(report)} /> },
+          { id: "mcp", label: t("mcpSettings"), content: <McpSettingsPage api={api} /> },
+        ]}
+      />
       <RenameDialog
         open={dialog === "rename"}
         initial={current?.title ?? ""}

@@ -2,6 +2,7 @@
 // in a URL), and the event stream is read with fetch so the header goes there too.
 import type { Delta, Health, Preview, Project, Run, RunPage, Session, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
+import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
 
 export class ApiError extends Error {
   constructor(public status: number, public code: string, message: string) {
@@ -57,6 +58,15 @@ export class Api {
   setApiKey = (value: string, storage: Exclude<KeyStorage, "env">) => this.call<ModelSettings>("PUT", "/api/settings/api-key", { value, storage });
   deleteApiKey = () => this.call<ModelSettings>("DELETE", "/api/settings/api-key");
   testConnection = () => this.call<ConnectionTest>("POST", "/api/settings/test");
+  mcpServers = () => this.call<McpServer[]>("GET", "/api/mcp/servers");
+  addMcpServer = (body: ServerBody) => this.call<McpServer>("POST", "/api/mcp/servers", body);
+  updateMcpServer = (id: string, body: ServerBody) => this.call<McpServer>("PUT", `/api/mcp/servers/${encodeURIComponent(id)}`, body);
+  deleteMcpServer = (id: string) => this.call<void>("DELETE", `/api/mcp/servers/${encodeURIComponent(id)}`);
+  activateMcpServer = (id: string) => this.call<McpServer>("POST", `/api/mcp/servers/${encodeURIComponent(id)}/activate`);
+  disableMcpServer = (id: string) => this.call<McpServer>("POST", `/api/mcp/servers/${encodeURIComponent(id)}/disable`);
+  refreshMcpServer = (id: string) => this.call<McpServer>("POST", `/api/mcp/servers/${encodeURIComponent(id)}/refresh`);
+  mcpImportProposals = () => this.call<ImportList>("GET", "/api/mcp/import");
+  importMcp = (req: ImportRequest) => this.call<McpServer[]>("POST", "/api/mcp/import", req);
   preview = (sessionId: string, path: string) =>
     this.call<Preview>("GET", `/api/sessions/${sessionId}/preview?path=${encodeURIComponent(path)}`);
 

@@ -3,6 +3,8 @@
 import { StrictMode, useEffect, useMemo, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ApprovalCard, type Outcome } from "./features/approvals/ApprovalCard";
+import { McpSettingsPage } from "./features/mcp/McpSettings";
+import { MemoryMcp } from "./features/mcp/memory";
 import { browserLang, I18n, translator, type Lang } from "./i18n";
 import "./styles.css";
 
@@ -91,6 +93,21 @@ function SearchSample() {
   );
 }
 
+/** Settings → Local MCP on an in-memory fake (UI-16): `fail` as the command shows a failed start. */
+function McpSample() {
+  const api = useMemo(() => new MemoryMcp(), []);
+  return (
+    <section data-sample="mcp-settings">
+      <h2>Settings → Local MCP — in-memory management / 设置 → 本地 MCP（仅内存）</h2>
+      <p className="qa-label">
+        Runs no command and stores no secret; the command <code>fail</code> simulates a start failure. Not an acceptance test of the app. /
+        不执行命令、不保存秘密；命令填写 fail 可观察模拟启动失败。
+      </p>
+      <McpSettingsPage api={api} />
+    </section>
+  );
+}
+
 function Qa() {
   const [lang, setLang] = useState<Lang>(browserLang());
   const t = useMemo(() => translator(lang), [lang]);
@@ -114,6 +131,7 @@ function Qa() {
           <ToolSample key={s.id} sample={s} />
         ))}
         <SearchSample />
+        <McpSample />
       </main>
     </I18n.Provider>
   );

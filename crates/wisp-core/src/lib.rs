@@ -17,6 +17,7 @@
 
 mod file_work;
 pub mod limits;
+mod mcp;
 mod run;
 mod settings;
 mod tool;
@@ -141,6 +142,8 @@ pub(crate) struct Inner {
     /// Blocking file tasks running now ([`file_work`]).
     file_tasks: Arc<std::sync::atomic::AtomicUsize>,
     pub(crate) shutting_down: watch::Sender<bool>,
+    /// Local MCP servers (issue 8).
+    pub(crate) mcp: Arc<mcp::McpHost>,
 }
 
 struct ActiveRun {
@@ -218,6 +221,7 @@ impl Host {
                 change_queue: Arc::new(tokio::sync::Mutex::new(())),
                 file_tasks: Arc::default(),
                 shutting_down,
+                mcp: Arc::default(),
             }),
         };
         host.interrupt_leftovers(&found_unfinished_error())?;
@@ -408,7 +412,7 @@ impl Host {
     /// The tools a new run of this session would get (`tool_introspect`'s answer).
     pub fn session_tools(&self, session_id: &str) -> Result<Vec<p::ToolInfo>, CoreError> {
         let session = self.session(session_id)?;
-        Ok(tools::snapshot(session.root.is_some()))
+        Ok(tools::run_snapshot(session.root.is_some(), self.mcp_tools()).infos)
     }
 
     pub(crate) fn sandbox_for(
@@ -500,12 +504,15 @@ impl Host {
                 text: text.to_owned(),
             },
         );
+        // The run's tools: the built-ins and the MCP tools active now, kept to its end.
+        let snapshot = tools::run_snapshot(sandbox.is_some(), self.mcp_tools());
         let ctx = run::RunCtx {
             host: self.clone(),
             session_id: session_id.to_owned(),
             run_id: run_id.clone(),
             text: text.to_owned(),
-            tools: tools::snapshot(sandbox.is_some()),
+            tools: snapshot.infos.clone(),
+            snapshot,
             sandbox,
             cancel: cancel_rx,
             model,
@@ -803,6 +810,7 @@ impl Host {
             }
         };
         let _ = tokio::time::timeout(grace, all).await;
+        self.stop_mcp().await;
         let stuck = self.file_tasks();
         if stuck > 0 {
             // They cannot be stopped; the process exits without them (the binary bounds the

@@ -40,3 +40,7 @@ pub const MAX_FILE_TASKS: usize = 64;
 /// Blocking file tasks running at once from which `/api/health` says `degraded`: file work
 /// takes milliseconds, so this many at the same moment means they are stuck.
 pub const FILE_TASKS_DEGRADED: usize = 8;
+
+/// How often a pending MCP approval checks that its binding (connection, tool-list version)
+/// still holds (MCP-11); a change voids it within about this long.
+pub const MCP_BINDING_POLL: std::time::Duration = std::time::Duration::from_millis(100);

@@ -14,7 +14,7 @@ use wisp_model::{
 };
 use wisp_protocol as p;
 
-use crate::tool::{ChangeError, Checked, FileWork, Prepared, Subject, ToolCtx};
+use crate::tool::{ChangeError, Checked, Execute, External, FileWork, Prepared, Subject, ToolCtx};
 use crate::tools;
 use crate::{Host, PendingApproval, lock, new_id, now_ms};
 
@@ -24,6 +24,8 @@ pub(crate) struct RunCtx {
     pub(crate) run_id: String,
     pub(crate) text: String,
     pub(crate) tools: Vec<p::ToolInfo>,
+    /// The implementation of each of `tools`: the run's snapshot.
+    pub(crate) snapshot: tools::Snapshot,
     pub(crate) sandbox: Option<Arc<Sandbox>>,
     pub(crate) cancel: watch::Receiver<bool>,
     /// The model in effect when the run started: the whole run uses it (issue 11).
@@ -509,11 +511,7 @@ fn succeeded(result: Value) -> CallOutcome {
 /// carry the call ID back to the model (RUN-07). What the call does is its tool's `prepare`;
 /// this loop knows no tool by name.
 async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
-    let found = ctx
-        .tools
-        .iter()
-        .find(|t| t.name == call.name)
-        .and_then(|t| tools::find(&t.name));
+    let found = ctx.snapshot.find(&call.name);
     let Some(tool) = found else {
         let names: Vec<&str> = ctx.tools.iter().map(|t| t.name.as_str()).collect();
         return failed(format!(
@@ -539,6 +537,7 @@ async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
         Prepared::Done(Ok(v)) => return succeeded(v),
         Prepared::Done(Err(e)) => return failed(e),
         Prepared::Files(work) => work,
+        Prepared::Approval(subject) => return with_approval(ctx, call, subject).await,
     };
     match file_work(ctx, work, "the file operation stopped unexpectedly").await {
         Err(outcome) => outcome,
@@ -591,17 +590,27 @@ where
     }
 }
 
-/// Ask, wait, then execute through the Host's serial change queue; the subject's execution
-/// re-checks its bindings first.
+/// Ask, wait, then execute: file work through the Host's serial change queue, async work (an
+/// MCP call) on its own; each execution re-checks its bindings first.
 async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallOutcome {
-    let Some(sandbox) = ctx.sandbox.clone() else {
-        return failed("this session has no authorized project folder");
-    };
     let Subject {
         arguments: canonical_args,
         execute,
         unchanged,
     } = subject;
+    // Only file work needs the project folder; an MCP call does not.
+    let (work, voided, connection) = match execute {
+        Execute::Files(work) => match ctx.sandbox.clone() {
+            Some(sandbox) => (Work::Files(work, sandbox), None, None),
+            None => return failed("this session has no authorized project folder"),
+        },
+        Execute::Async(External {
+            run,
+            voided,
+            connection,
+        }) => (Work::Async(run), Some(voided), Some(connection)),
+    };
+    let _in_use = connection.map(|c| ctx.host.using_connection(&ctx.run_id, c));
     let canonical = tools::canonical(&canonical_args);
     let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
     let approval_id = new_id("ap");
@@ -630,27 +639,42 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
         },
     );
     ctx.set_call(&call.id, p::ToolCallStatus::AwaitingApproval, None);
+    let mcp = ctx
+        .tools
+        .iter()
+        .find(|t| t.name == call.name)
+        .and_then(|t| t.mcp.clone());
     ctx.emit(p::EventKind::ApprovalRequested {
         call_id: call.id.clone(),
         approval_id: approval_id.clone(),
         tool: call.name.clone(),
         arguments: canonical_args,
         digest,
+        mcp,
     });
     ctx.set_status(p::RunStatus::AwaitingApproval);
-    // No timeout: a pending approval waits for the person or for cancel (GAP-10 decision).
+    let voided = async move {
+        match voided {
+            Some(v) => v.await,
+            None => std::future::pending().await,
+        }
+    };
+    // No timeout: a pending approval waits for the person, for cancel, or (for a binding
+    // outside the Host) until what it binds no longer holds (GAP-10 decision, MCP-11).
     let decision = tokio::select! {
-        d = rx => d.ok(),
-        _ = ctx.wait_cancel() => None,
+        d = rx => Ok(d.ok()),
+        _ = ctx.wait_cancel() => Ok(None),
+        reason = voided => Err(reason),
     };
     let decision = match decision {
-        Some(d) if !ctx.cancelled() => d,
-        _ => {
-            // Cancelled: if the approval is still pending it becomes void; a decision that
-            // raced in is never executed.
-            if lock(&ctx.host.inner.approvals)
+        Ok(Some(d)) if !ctx.cancelled() => d,
+        other => {
+            // Cancelled or voided: if the approval is still pending it becomes void; a
+            // decision that raced in is never executed.
+            let was_pending = lock(&ctx.host.inner.approvals)
                 .remove(&approval_id)
-                .is_some()
+                .is_some();
+            if was_pending
                 && ctx
                     .host
                     .inner
@@ -664,7 +688,15 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
                     state: p::ApprovalState::Void,
                 });
             }
-            return CallOutcome::Cancelled;
+            return match other {
+                Err(reason) if !ctx.cancelled() => {
+                    ctx.set_status(p::RunStatus::Running);
+                    failed(format!(
+                        "the approval became void before it was decided: {reason}; {unchanged}"
+                    ))
+                }
+                _ => CallOutcome::Cancelled,
+            };
         }
     };
     ctx.set_status(p::RunStatus::Running);
@@ -675,6 +707,10 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
         };
     }
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);
+    let (work, sandbox) = match work {
+        Work::Files(work, sandbox) => (work, sandbox),
+        Work::Async(run) => return external_work(ctx, run).await,
+    };
     // Cancel while waiting for the queue: approved, never executed.
     let queue = tokio::select! {
         q = ctx.host.inner.change_queue.clone().lock_owned() => q,
@@ -684,7 +720,7 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
     // keeps the next one out until it has really ended (APPR-05).
     let task = match ctx.host.spawn_file_task(move || {
         let _queue = queue;
-        execute(&sandbox)
+        work(&sandbox)
     }) {
         Ok(t) => t,
         Err(e) => return failed(format!("{} ({unchanged})", e.message)),
@@ -703,5 +739,29 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
             tracing::warn!("cancelled while a change was running; it is abandoned");
             failed("cancelled while the change was running; it may still complete, so check the files")
         }
+    }
+}
+
+/// An approved subject's execution with what it needs.
+enum Work {
+    Files(crate::tool::Execution, Arc<Sandbox>),
+    Async(crate::tool::AsyncWork),
+}
+
+/// An approved call outside the Host: it handles the cancel itself (for MCP: the server is
+/// notified and the connection closed), so the run waits for it to end.
+async fn external_work(ctx: &RunCtx, run: crate::tool::AsyncWork) -> CallOutcome {
+    let mut cancel = ctx.cancel.clone();
+    let cancelled = Box::pin(async move {
+        let _ = cancel.wait_for(|c| *c).await;
+    });
+    let outcome = run(cancelled).await;
+    if ctx.cancelled() {
+        return CallOutcome::Cancelled;
+    }
+    match outcome {
+        Ok(v) => succeeded(v),
+        // The work's own message says whether anything happened.
+        Err(e) => failed(e),
     }
 }

@@ -1,6 +1,8 @@
 //! The one shape of a tool (DESIGN §3 "Tools: one shape"): its schema and flags, and
 //! `prepare`, which validates a call and says what happens next — a result at once, file work
-//! that yields a result, or an approval subject with the execution to run once approved.
+//! that yields a result, or an approval subject with the execution to run once approved. An
+//! execution is file work (blocking, on the sandbox, under the serial change queue) or async
+//! work (an MCP call: no project folder, no change queue, raced against cancel).
 //!
 //! This module sits below both the run loop (`run.rs`) and the tool families (`tools/`), so
 //! neither imports the other's internals: a family implements [`Tool`], the run loop drives
@@ -8,6 +10,8 @@
 //! counting, the cancel race, recording the approval and its digest, waiting, voiding,
 //! the serial change queue, the result shape — is the run loop's.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -26,6 +30,15 @@ pub(crate) struct ToolCtx<'a> {
 /// against cancel by the run loop. The error is the message for the model.
 pub(crate) type FileWork<T> = Box<dyn FnOnce(&Sandbox) -> Result<T, String> + Send + 'static>;
 
+/// A boxed future that can move between threads.
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// Async work of a tool once approved: it gets a future that resolves when the run is
+/// cancelled, and must end soon after it (an MCP call sends `notifications/cancelled` and
+/// closes its connection). The error is the message for the model.
+pub(crate) type AsyncWork =
+    Box<dyn FnOnce(BoxFuture<()>) -> BoxFuture<Result<Value, String>> + Send + 'static>;
+
 /// What a tool's `prepare` returns.
 pub(crate) enum Prepared {
     /// Finished without touching files: the result, or the error for the model.
@@ -33,6 +46,8 @@ pub(crate) enum Prepared {
     /// Needs the project: the run loop runs this file work (counted, cancellable), and it says
     /// what follows — a result or an approval subject.
     Files(FileWork<Checked>),
+    /// Needs no project, but the person's approval (an MCP call).
+    Approval(Subject),
 }
 
 /// What a tool's file work found.
@@ -49,10 +64,9 @@ pub(crate) struct Subject {
     /// (normalised path, full content or texts, and whatever the card shows, such as the file
     /// as it is now for a diff or the counts bound by a tree fingerprint).
     pub(crate) arguments: Value,
-    /// Runs under the Host's serial change queue once approved. It re-checks the bindings
-    /// captured at prepare (file identity, content digest, tree fingerprint) through the
-    /// sandbox before it changes anything, and refuses as stale when they no longer hold.
-    pub(crate) execute: Execution,
+    /// What runs once approved; it re-checks the bindings captured at prepare before it
+    /// changes anything, and refuses as stale when they no longer hold.
+    pub(crate) execute: Execute,
     /// Said after a refusal or failure before the change, e.g. "nothing was written".
     pub(crate) unchanged: &'static str,
 }
@@ -80,6 +94,29 @@ impl From<wisp_fs::FsError> for ChangeError {
             ChangeError::Unchanged(e.message)
         }
     }
+}
+
+/// How an approved call executes.
+pub(crate) enum Execute {
+    /// Under the Host's serial change queue, on the blocking pool, through the sandbox (file
+    /// identity, content digest and tree fingerprint are re-checked there).
+    Files(Execution),
+    /// Outside the change queue, without a project folder (APPR-05 covers file changes only;
+    /// the run still makes its calls one at a time, RUN-04).
+    Async(External),
+}
+
+/// An approved call to something outside the Host (a local MCP server).
+pub(crate) struct External {
+    /// The call itself.
+    pub(crate) run: AsyncWork,
+    /// Resolves, with the reason, once what the approval binds no longer holds (MCP-11: the
+    /// tool list changed, the server disconnected or was disabled): a pending approval is then
+    /// void and nothing runs.
+    pub(crate) voided: BoxFuture<String>,
+    /// The connection the call uses (an MCP server's id): disabling it cancels the run while
+    /// the call waits for approval or runs (MCP-12).
+    pub(crate) connection: String,
 }
 
 /// One tool: its description for the model and the person, and how a call is prepared.

@@ -4,6 +4,7 @@
 
 mod files;
 mod introspect;
+pub(crate) mod mcp;
 
 use std::sync::OnceLock;
 
@@ -37,12 +38,38 @@ pub fn snapshot(has_root: bool) -> Vec<ToolInfo> {
         .collect()
 }
 
-/// The implementation of a tool of the snapshot, by its name.
-pub(crate) fn find(name: &str) -> Option<ToolRef> {
-    registry()
+/// A run's tools: the built-ins for its session, then the MCP tools active when it started
+/// (MCP-26). The run keeps it to its end; a call is looked up here, never in a live registry,
+/// so a tool activated or refreshed meanwhile counts from the next user message.
+pub(crate) struct Snapshot {
+    /// What the model is offered, in order.
+    pub(crate) infos: Vec<ToolInfo>,
+    /// The implementation of each, by position.
+    refs: Vec<ToolRef>,
+}
+
+impl Snapshot {
+    /// The implementation of the snapshot's tool `name`.
+    pub(crate) fn find(&self, name: &str) -> Option<ToolRef> {
+        self.infos
+            .iter()
+            .position(|t| t.name == name)
+            .and_then(|i| self.refs.get(i).cloned())
+    }
+}
+
+/// The snapshot of a run: [`snapshot`]'s built-ins, then `extra` (the active MCP tools).
+pub(crate) fn run_snapshot(has_root: bool, extra: Vec<ToolRef>) -> Snapshot {
+    let refs: Vec<ToolRef> = registry()
         .iter()
-        .find(|(t, _)| t.info().name == name)
+        .filter(|(_, needs_root)| has_root || !needs_root)
         .map(|(t, _)| t.clone())
+        .chain(extra)
+        .collect();
+    Snapshot {
+        infos: refs.iter().map(|t| t.info()).collect(),
+        refs,
+    }
 }
 
 /// Parses arguments into a tool's type, with a message for the model when they do not fit.

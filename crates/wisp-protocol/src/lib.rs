@@ -5,8 +5,10 @@
 //! alone, and the constraints the server enforces are the ones written beside the field.
 
 pub mod limits;
+mod mcp;
 mod settings;
 
+pub use mcp::*;
 pub use settings::*;
 
 use schemars::JsonSchema;
@@ -357,6 +359,10 @@ pub struct ToolInfo {
     pub input_schema: Value,
     /// Whether each call waits for the person's approval.
     pub requires_approval: bool,
+    /// For a tool of a local MCP server: the server and the tool's original name. Absent for
+    /// built-in tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpToolOrigin>,
 }
 
 /// One entry of the append-only event log of a session.
@@ -432,6 +438,9 @@ pub enum EventKind {
         arguments: Value,
         /// Their SHA-256.
         digest: String,
+        /// For a call of a local MCP tool: its server and original name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mcp: Option<McpToolOrigin>,
     },
     /// An approval left `pending`.
     ApprovalResolved {

@@ -46,3 +46,24 @@ pub const MAX_PRICE_NOTE_CHARS: usize = 300;
 
 /// Models one price table may price.
 pub const MAX_PRICED_MODELS: usize = 50;
+
+/// Characters of a local MCP server's name (issue 8).
+pub const MAX_MCP_NAME_CHARS: usize = 64;
+
+/// Characters of an MCP server's command, of one argument and of its working directory.
+pub const MAX_MCP_PATH_CHARS: usize = 4096;
+
+/// Arguments in an MCP server's argument array.
+pub const MAX_MCP_ARGS: usize = 256;
+
+/// Environment variables one MCP server may name.
+pub const MAX_MCP_ENV_VARS: usize = 64;
+
+/// Characters of an MCP environment variable's name.
+pub const MAX_MCP_ENV_NAME_CHARS: usize = 128;
+
+/// Characters of an MCP environment variable's value (a secret).
+pub const MAX_MCP_ENV_VALUE_CHARS: usize = 8192;
+
+/// Proposals one `POST /api/mcp/import` may take.
+pub const MAX_MCP_IMPORTS: usize = 16;

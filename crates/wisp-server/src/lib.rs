@@ -87,6 +87,12 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
             put(set_api_key).delete(delete_api_key),
         )
         .route("/api/settings/test", post(test_connection))
+        .route("/api/mcp/servers", get(mcp_servers).post(mcp_add))
+        .route("/api/mcp/servers/{id}", put(mcp_edit).delete(mcp_delete))
+        .route("/api/mcp/servers/{id}/activate", post(mcp_activate))
+        .route("/api/mcp/servers/{id}/disable", post(mcp_disable))
+        .route("/api/mcp/servers/{id}/refresh", post(mcp_refresh))
+        .route("/api/mcp/import", get(mcp_import_list).post(mcp_import))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limits::MAX_BODY_BYTES))
@@ -315,6 +321,55 @@ async fn delete_api_key(State(s): State<AppState>) -> ApiResult<p::Settings> {
 
 async fn test_connection(State(s): State<AppState>) -> Json<p::ConnectionTest> {
     Json(s.host.test_connection().await)
+}
+
+async fn mcp_servers(State(s): State<AppState>) -> Json<Vec<p::McpServer>> {
+    Json(s.host.mcp_servers())
+}
+
+async fn mcp_add(
+    State(s): State<AppState>,
+    Body(body): Body<p::McpServerDraft>,
+) -> Result<(StatusCode, Json<p::McpServer>), ApiError> {
+    Ok((StatusCode::CREATED, Json(s.host.mcp_add(body).await?)))
+}
+
+async fn mcp_edit(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Body(body): Body<p::McpServerDraft>,
+) -> ApiResult<p::McpServer> {
+    Ok(Json(s.host.mcp_edit(&id, body).await?))
+}
+
+async fn mcp_delete(State(s): State<AppState>, Id(id): Id) -> Result<StatusCode, ApiError> {
+    s.host.mcp_delete(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn mcp_activate(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::McpServer> {
+    Ok(Json(s.host.mcp_activate(&id).await?))
+}
+
+async fn mcp_disable(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::McpServer> {
+    Ok(Json(s.host.mcp_disable(&id).await?))
+}
+
+async fn mcp_refresh(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::McpServer> {
+    Ok(Json(s.host.mcp_refresh(&id).await?))
+}
+
+/// Reads other hosts' config files: off the async threads.
+async fn mcp_import_list(State(s): State<AppState>) -> ApiResult<p::McpImportList> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || Ok(host.mcp_import_list())).await?))
+}
+
+async fn mcp_import(
+    State(s): State<AppState>,
+    Body(body): Body<p::McpImport>,
+) -> ApiResult<Vec<p::McpServer>> {
+    Ok(Json(s.host.mcp_import(body).await?))
 }
 
 async fn list_projects(State(s): State<AppState>) -> ApiResult<Vec<p::Project>> {

@@ -414,7 +414,68 @@ fn build_paths(s: &mut Schemas) -> Value {
         s.answer::<p::ConnectionTest>("200", "the outcome (ok or a problem)"),
     );
 
+    let server = || id_param(p::MCP_SERVER_ID, "an MCP server ID");
+    let list_mcp = Op::new(
+        "listMcpServers",
+        "The configured local MCP servers: command, arguments, directory, variable names with their storage (never values), status, error and tools",
+        s.answer::<Vec<p::McpServer>>("200", "OK"),
+    );
+    let add_mcp = Op::new(
+        "addMcpServer",
+        "Add a local MCP server; it arrives disabled. Variable values go to the OS secret store (bound to command, arguments and directory) or this Host process only; they are never returned. 409 secret_store_unavailable when the OS store cannot be reached: choose storage `session`; 409 at the limit of 16 servers",
+        s.answer::<p::McpServer>("201", "added, disabled"),
+    )
+    .body(s.body::<p::McpServerDraft>());
+    let edit_mcp = Op::new(
+        "editMcpServer",
+        "Replace a server's configuration; it is stopped and disabled. `env` given replaces all variables (empty clears them); left out, stored values stay only while command, arguments and directory are unchanged",
+        s.answer::<p::McpServer>("200", "stored, disabled"),
+    )
+    .params(vec![server()])
+    .body(s.body::<p::McpServerDraft>());
+    let delete_mcp = Op::new(
+        "deleteMcpServer",
+        "Stop and delete a server, with its stored secrets",
+        no_content("204", "deleted"),
+    )
+    .params(vec![server()]);
+    let activate_mcp = Op::new(
+        "activateMcpServer",
+        "Trust and activate: start the program (with the person's rights; its directory is not a sandbox), initialize, discover its tools. Answers when discovery finished or failed (status `active` with tools, or `failed` with the error); the tools count from the next user message",
+        s.answer::<p::McpServer>("200", "the server after the attempt"),
+    )
+    .params(vec![server()]);
+    let disable_mcp = Op::new(
+        "disableMcpServer",
+        "Stop a server: its tools are withdrawn, approvals waiting on it become void and runs using it are cancelled",
+        s.answer::<p::McpServer>("200", "disabled"),
+    )
+    .params(vec![server()]);
+    let refresh_mcp = Op::new(
+        "refreshMcpServer",
+        "Fetch an active server's tool list again; a changed list voids approvals bound to the old one. 409 when it is not active",
+        s.answer::<p::McpServer>("200", "the server with its current tools"),
+    )
+    .params(vec![server()]);
+    let import_list = Op::new(
+        "listMcpImports",
+        "Servers found in Claude Desktop's, Cursor's and the default project's VS Code MCP config (variable names only; remote servers listed as unsupported)",
+        s.answer::<p::McpImportList>("200", "OK"),
+    );
+    let import = Op::new(
+        "importMcpServers",
+        "Add proposals from GET /api/mcp/import, disabled; their variables' values go where envStorage says",
+        s.answer::<Vec<p::McpServer>>("200", "the added servers"),
+    )
+    .body(s.body::<p::McpImport>());
+
     let paths = json!({
+        "/api/mcp/servers": {"get": list_mcp.into_json(), "post": add_mcp.into_json()},
+        "/api/mcp/servers/{id}": {"put": edit_mcp.into_json(), "delete": delete_mcp.into_json()},
+        "/api/mcp/servers/{id}/activate": {"post": activate_mcp.into_json()},
+        "/api/mcp/servers/{id}/disable": {"post": disable_mcp.into_json()},
+        "/api/mcp/servers/{id}/refresh": {"post": refresh_mcp.into_json()},
+        "/api/mcp/import": {"get": import_list.into_json(), "post": import.into_json()},
         "/api/settings": {"get": get_settings.into_json(), "put": update_settings.into_json()},
         "/api/settings/api-key": {"put": set_api_key.into_json(), "delete": delete_api_key.into_json()},
         "/api/settings/test": {"post": test_connection.into_json()},

@@ -450,7 +450,7 @@ async fn chat(
         }
         _ => {}
     }
-    let reply = scenario::reply(request.messages, request.thinking);
+    let reply = scenario::reply_with_tools(request.messages, request.tools, request.thinking);
     let id = format!("chatcmpl-sim-{:016x}", scenario::fnv1a(&raw));
     let usage = stream::usage(raw.len(), &reply);
     if !request.stream {

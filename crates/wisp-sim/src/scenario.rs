@@ -52,6 +52,8 @@ pub struct Turn<'a> {
     pub step: usize,
     /// Results of the latest round, in the order the calls were made.
     pub results: Vec<ToolResult<'a>>,
+    /// The functions the request offered (`tools`).
+    pub tools: &'a [Value],
     id_prefix: String,
 }
 
@@ -150,6 +152,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_trash,
     },
     Scenario {
+        marker: "[demo:mcp]",
+        summary: "calls the first MCP tool offered (name mcp_…) whose input schema has a required string property, with that property set to \"hello from wisp\", then answers with the result",
+        script: demo_mcp,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -159,7 +166,13 @@ pub const SCENARIOS: &[Scenario] = &[
 /// The reply to `messages` (the request's `messages` array). `thinking` says whether
 /// reasoning is produced.
 pub fn reply(messages: &[Value], thinking: bool) -> Reply {
-    let turn = read_turn(messages);
+    reply_with_tools(messages, &[], thinking)
+}
+
+/// [`reply`] for a request that offered `tools` (its `tools` array).
+pub fn reply_with_tools(messages: &[Value], tools: &[Value], thinking: bool) -> Reply {
+    let mut turn = read_turn(messages);
+    turn.tools = tools;
     let scenario = SCENARIOS.iter().find(|s| turn.user_text.contains(s.marker));
     let (reasoning, content, tool_calls) = match scenario {
         Some(s) => (s.script)(&turn),
@@ -215,6 +228,7 @@ fn read_turn(messages: &[Value]) -> Turn<'_> {
         user_text,
         step,
         results,
+        tools: &[],
         id_prefix: format!("call_{:08x}_{users}", fnv1a(user_text.as_bytes()) as u32),
     }
 }
@@ -683,6 +697,55 @@ fn demo_trash(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     )
 }
 
+/// What `[demo:mcp]` sets the tool's required string property to.
+pub const DEMO_MCP_TEXT: &str = "hello from wisp";
+
+/// The first offered MCP tool with a required string property, and that property.
+fn mcp_target(tools: &[Value]) -> Option<(&str, &str)> {
+    tools.iter().find_map(|t| {
+        let f = t.get("function")?;
+        let name = f.get("name")?.as_str()?;
+        if !name.starts_with("mcp_") {
+            return None;
+        }
+        let params = f.get("parameters")?;
+        let required = params.get("required")?.as_array()?;
+        let prop = required.iter().filter_map(Value::as_str).find(|r| {
+            params["properties"][*r].get("type").and_then(Value::as_str) == Some("string")
+        })?;
+        Some((name, prop))
+    })
+}
+
+fn demo_mcp(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let Some((name, prop)) = mcp_target(turn.tools) else {
+            return (
+                "No MCP tool to call.".to_owned(),
+                "This run has no MCP tool with a required text argument; activate a local MCP server in Settings, then send the message again.".to_owned(),
+                Vec::new(),
+            );
+        };
+        let mut args = serde_json::Map::new();
+        args.insert(prop.to_owned(), Value::String(DEMO_MCP_TEXT.to_owned()));
+        return (
+            format!("Call the MCP tool {name}."),
+            format!("Calling the MCP tool {name}."),
+            vec![turn.call(0, name, Value::Object(args).to_string())],
+        );
+    }
+    let answer: String = turn
+        .results
+        .iter()
+        .map(|r| format!("\n{} {}: {}", r.tool, outcome(r.content), r.content))
+        .collect();
+    (
+        "Report what the MCP tool returned.".to_owned(),
+        format!("The MCP tool answered 工具回答：{answer}"),
+        Vec::new(),
+    )
+}
+
 fn demo_loop(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Keep looking; never finish.".to_owned(),
@@ -809,6 +872,36 @@ mod tests {
         );
         let default = reply(&[json!({"role": "user", "content": "[demo:read]"})], false);
         assert!(default.tool_calls[0].arguments.contains("README.md"));
+    }
+
+    #[test]
+    fn mcp_scenario_calls_the_first_mcp_tool_with_a_required_string() {
+        let tools = vec![
+            json!({"type": "function", "function": {"name": "files_read", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}),
+            json!({"type": "function", "function": {"name": "mcp_aa_slow_bb", "parameters": {"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"]}}}),
+            json!({"type": "function", "function": {"name": "mcp_aa_echo_cc", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}, "text": {"type": "string"}}, "required": ["n", "text"]}}}),
+        ];
+        let h = vec![json!({"role": "user", "content": "[demo:mcp]"})];
+        let first = reply_with_tools(&h, &tools, false);
+        assert_eq!(first.tool_calls.len(), 1);
+        assert_eq!(first.tool_calls[0].name, "mcp_aa_echo_cc");
+        assert_eq!(
+            first.tool_calls[0].arguments,
+            r#"{"text":"hello from wisp"}"#
+        );
+        let none = reply_with_tools(&h, &tools[..2], false);
+        assert!(none.tool_calls.is_empty());
+        assert!(none.content.contains("no MCP tool"), "{}", none.content);
+        let mut h2 = h.clone();
+        h2.push(json!({"role": "assistant", "content": "", "tool_calls": [{"id": first.tool_calls[0].id, "type": "function", "function": {"name": "mcp_aa_echo_cc", "arguments": first.tool_calls[0].arguments}}]}));
+        h2.push(json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": "{\"text\":\"Echo: hello from wisp\"}"}));
+        let second = reply_with_tools(&h2, &tools, false);
+        assert!(second.tool_calls.is_empty());
+        assert!(
+            second.content.contains("Echo: hello from wisp"),
+            "{}",
+            second.content
+        );
     }
 
     #[test]

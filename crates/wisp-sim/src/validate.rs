@@ -20,6 +20,8 @@ fn refuse(status: u16, message: impl Into<String>) -> Refusal {
 pub(crate) struct Checked<'a> {
     pub(crate) model: &'a str,
     pub(crate) messages: &'a [Value],
+    /// The functions offered (`tools`), for scenarios that pick one.
+    pub(crate) tools: &'a [Value],
     pub(crate) stream: bool,
     pub(crate) thinking: bool,
 }
@@ -72,9 +74,15 @@ pub(crate) fn check<'a>(
     }
     check_tools(body.get("tools"))?;
     check_sequence(messages, thinking)?;
+    let tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     Ok(Checked {
         model,
         messages,
+        tools,
         stream,
         thinking,
     })

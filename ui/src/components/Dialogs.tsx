@@ -1,15 +1,15 @@
 // Small dialogs on Radix primitives: confirm, rename, settings. Focus is trapped and restored,
 // Escape closes, and every control has an accessible name.
 import * as Dialog from "@radix-ui/react-dialog";
-import { useEffect, useState, type ReactNode } from "react";
+import { useEffect, useState, type KeyboardEvent, type ReactNode } from "react";
 import { useT, type Lang } from "../i18n";
 
-function Shell({ open, onOpenChange, title, children }: { open: boolean; onOpenChange: (o: boolean) => void; title: string; children: ReactNode }) {
+function Shell({ open, onOpenChange, title, children, wide }: { open: boolean; onOpenChange: (o: boolean) => void; title: string; children: ReactNode; wide?: boolean }) {
   return (
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
-        <Dialog.Content className="dialog" aria-describedby={undefined}>
+        <Dialog.Content className={wide ? "dialog dialog-wide" : "dialog"} aria-describedby={undefined}>
           <Dialog.Title>{title}</Dialog.Title>
           {children}
         </Dialog.Content>
@@ -61,6 +61,12 @@ export function RenameDialog(props: { open: boolean; initial: string; onSave: (t
   );
 }
 
+export interface SettingsSection {
+  id: string;
+  label: string;
+  content: ReactNode;
+}
+
 export type LangSetting = Lang | "auto";
 export type Theme = "system" | "light" | "dark";
 
@@ -71,13 +77,52 @@ export function SettingsDialog(props: {
   onLang: (l: LangSetting) => void;
   onTheme: (t: Theme) => void;
   onClose: () => void;
-  /** More sections (Settings → Model). */
-  children?: ReactNode;
+  /** The sections, one tab each (Settings → Model, Settings → Local MCP); the first is shown
+   * when the dialog opens. Language and theme stay below whichever is shown. */
+  sections?: SettingsSection[];
 }) {
   const t = useT();
+  const sections = props.sections ?? [];
+  const [shown, setShown] = useState(0);
+  useEffect(() => {
+    if (props.open) setShown(0);
+  }, [props.open]);
+  const current = sections[Math.min(shown, sections.length - 1)];
+  // The WAI-ARIA tabs pattern: one tab in the Tab order, arrows move between them.
+  const onKey = (e: KeyboardEvent, i: number) => {
+    const by = e.key === "ArrowRight" || e.key === "ArrowDown" ? 1 : e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 0;
+    const to = e.key === "Home" ? 0 : e.key === "End" ? sections.length - 1 : by ? (i + by + sections.length) % sections.length : -1;
+    if (to < 0) return;
+    e.preventDefault();
+    setShown(to);
+    document.getElementById(`settings-tab-${sections[to]!.id}`)?.focus();
+  };
   return (
-    <Shell open={props.open} onOpenChange={(o) => !o && props.onClose()} title={t("settings")}>
-      {props.children}
+    <Shell open={props.open} onOpenChange={(o) => !o && props.onClose()} title={t("settings")} wide={sections.length > 1}>
+      {sections.length > 1 && (
+        <div role="tablist" aria-label={t("settingsSections")} className="settings-nav">
+          {sections.map((s, i) => (
+            <button
+              key={s.id}
+              type="button"
+              role="tab"
+              id={`settings-tab-${s.id}`}
+              aria-selected={s === current}
+              aria-controls={`settings-panel-${s.id}`}
+              tabIndex={s === current ? 0 : -1}
+              onClick={() => setShown(i)}
+              onKeyDown={(e) => onKey(e, i)}
+            >
+              {s.label}
+            </button>
+          ))}
+        </div>
+      )}
+      {current && (
+        <div role={sections.length > 1 ? "tabpanel" : undefined} id={`settings-panel-${current.id}`} aria-labelledby={sections.length > 1 ? `settings-tab-${current.id}` : undefined} className="settings-panel">
+          {current.content}
+        </div>
+      )}
       <label className="setting">
         {t("language")}
         <select aria-label={t("language")} value={props.lang} onChange={(e) => props.onLang(e.target.value as LangSetting)}>

@@ -64,6 +64,7 @@ fn ctx(f: &Fixture) -> (RunCtx, watch::Sender<bool>) {
         run_id: "r_test".into(),
         text: String::new(),
         tools: Vec::new(),
+        snapshot: crate::tools::run_snapshot(false, Vec::new()),
         sandbox: Some(Arc::new(wisp_fs::Sandbox::open(&f.project).unwrap())),
         cancel: cancel_rx,
         model: Arc::new(crate::settings::ActiveModel::fixed(

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use wisp_protocol::ToolInfo;
 
 use super::parse_args;
-use crate::tool::{Checked, Prepared, Subject, Tool, ToolCtx, ToolRef};
+use crate::tool::{Checked, Execute, Prepared, Subject, Tool, ToolCtx, ToolRef};
 
 /// The family, in the order runs list it.
 pub(super) fn tools() -> Vec<ToolRef> {
@@ -41,6 +41,7 @@ fn info(name: &str, description: &str, input_schema: Value, requires_approval: b
         description: description.into(),
         input_schema,
         requires_approval,
+        mcp: None,
     }
 }
 
@@ -143,7 +144,7 @@ impl Tool for Write {
             let creates = matches!(plan.target, wisp_fs::TargetState::Absent);
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path, "content": plan.content, "creates": creates}),
-                execute: Box::new(move |s| Ok(json!(s.write(&plan)?))),
+                execute: Execute::Files(Box::new(move |s| Ok(json!(s.write(&plan)?)))),
                 unchanged: "nothing was written",
             }))
         }))
@@ -200,12 +201,12 @@ impl Tool for Replace {
             // re-checks identity and digest and refuses a file that changed (FILE-16).
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": path, "oldText": old_text, "newText": new_text, "sha256": sha256, "line": line}),
-                execute: Box::new(move |s| {
+                execute: Execute::Files(Box::new(move |s| {
                     let w = s.write(&write)?;
                     Ok(
                         json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}),
                     )
-                }),
+                })),
                 unchanged: "nothing was written",
             }))
         }))
@@ -237,7 +238,7 @@ impl Tool for Mkdir {
             let plan = s.prepare_mkdir(&a.path).map_err(|e| e.message)?;
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path}),
-                execute: Box::new(move |s| Ok(json!(s.mkdir(&plan)?))),
+                execute: Execute::Files(Box::new(move |s| Ok(json!(s.mkdir(&plan)?)))),
                 unchanged: "nothing was created",
             }))
         }))
@@ -279,7 +280,7 @@ impl Tool for Move {
             let fp = &plan.fingerprint;
             Ok(Checked::Approval(Subject {
                 arguments: json!({"source": plan.source, "target": plan.target, "files": fp.files, "folders": fp.dirs, "fingerprint": fp.digest}),
-                execute: Box::new(move |s| Ok(json!(s.move_entry(&plan)?))),
+                execute: Execute::Files(Box::new(move |s| Ok(json!(s.move_entry(&plan)?)))),
                 unchanged: "nothing was moved",
             }))
         }))
@@ -367,11 +368,9 @@ impl Tool for Trash {
             // fingerprint again and refuses a changed tree (FILE-29).
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path, "files": plan.files, "dirs": plan.dirs}),
-                execute: Box::new(move |s| {
-                    s.trash(&plan, &trash)
-                        .map(|t| json!(t))
-                        .map_err(Into::into)
-                }),
+                execute: Execute::Files(Box::new(move |s| {
+                    s.trash(&plan, &trash).map(|t| json!(t)).map_err(Into::into)
+                })),
                 unchanged: "nothing was trashed",
             }))
         }))

@@ -20,6 +20,7 @@ impl Tool for Introspect {
             description: "List the tools of this run with their argument schemas and whether each call needs the person's approval. Takes exactly {}.".into(),
             input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
             requires_approval: false,
+            mcp: None,
         }
     }
 

@@ -4,7 +4,9 @@
 //! `--banner` (junk and broken JSON on stdout first), `--silent` (never answers),
 //! `--flood N` (N `list_changed` after initialize), `--tools N` (declares N tools),
 //! `--big-schema` (a 1 MB input schema), `--external-ref`, `--stderr-mb N` (N MB to stderr
-//! before serving), `--grandchild PIDFILE` (starts `sleep 300` and writes its pid there).
+//! before serving), `--grandchild PIDFILE` (starts `sleep 300` and writes its pid there),
+//! `--grow` (every tools/list after the first finds one more tool: a list that changes on refresh),
+//! `--echo-delay-ms N` (`echo` answers after N ms: a call still running when it is cancelled).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -23,6 +25,9 @@ const PAGE: usize = 3;
 struct TestServer {
     tools: Arc<Mutex<Vec<Tool>>>,
     flood: usize,
+    grow: bool,
+    lists: Arc<std::sync::atomic::AtomicUsize>,
+    echo_delay: std::time::Duration,
 }
 
 fn schema(v: Value) -> Arc<Map<String, Value>> {
@@ -114,6 +119,21 @@ impl ServerHandler for TestServer {
             .and_then(|r| r.cursor)
             .and_then(|c| c.parse().ok())
             .unwrap_or(0);
+        if self.grow
+            && start == 0
+            && self
+                .lists
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                > 0
+            && let Ok(mut tools) = self.tools.lock()
+        {
+            let n = tools.len();
+            tools.push(tool(
+                &format!("grown_{n}"),
+                "appeared on a later list",
+                text_schema(),
+            ));
+        }
         let all = self.tools.lock().map(|t| t.clone()).unwrap_or_default();
         let end = (start + PAGE.max(all.len() / 20)).min(all.len());
         let mut result = ListToolsResult::with_all_items(
@@ -138,7 +158,10 @@ impl ServerHandler for TestServer {
                 .to_owned()
         };
         let result = match request.name.as_ref() {
-            "echo" => text(format!("Echo: {}", arg("text"))),
+            "echo" => {
+                tokio::time::sleep(self.echo_delay).await;
+                text(format!("Echo: {}", arg("text")))
+            }
             "env" => {
                 let name = arg("name");
                 if name == "*" {
@@ -308,6 +331,13 @@ async fn main() -> std::io::Result<()> {
     let server = TestServer {
         tools: Arc::new(Mutex::new(tools)),
         flood,
+        grow: has("--grow"),
+        lists: Arc::default(),
+        echo_delay: std::time::Duration::from_millis(
+            flag_value(&args, "--echo-delay-ms")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
+        ),
     };
     // Pipes are read and written through epoll, not tokio's blocking-thread stdin, so the
     // server adds as little as it can to what the benchmark measures of the client.

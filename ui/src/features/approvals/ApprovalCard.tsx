@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from "react";
 import { Check, ShieldAlert, X } from "lucide-react";
 import type { ApprovalState } from "../../types";
 import { useT } from "../../i18n";
+import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Diff } from "./Diff";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 
@@ -59,10 +60,13 @@ export function ApprovalCard({ request, currentText, onDecide }: Props) {
   };
 
   // An answered card is titled by what happened to what was asked.
-  const what = actionOf(request.tool, args, t);
+  // An MCP tool goes by its server's and its own name (UI-08), the model's name in the tooltip.
+  const { shown } = useToolName(request.tool);
+  const origin = useToolOrigin(request.tool);
+  const what = actionOf(request.tool, args, t, shown);
   const title =
     outcome === "pending"
-      ? t("approvalTitle", { tool: request.tool })
+      ? t("approvalTitle", { tool: shown })
       : t(outcome === "approved" ? "titleApproved" : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
   return (
     <div
@@ -91,7 +95,9 @@ export function ApprovalCard({ request, currentText, onDecide }: Props) {
       <div className="approval-head">
         <ShieldAlert size={18} aria-hidden />
         <strong>{title}</strong>
-        <span className="muted origin">{originOf(request.tool, t)}</span>
+        <span className="muted origin" title={request.tool}>
+          {origin}
+        </span>
       </div>
       <Details tool={request.tool} args={args} currentText={currentText} />
       <div className="approval-foot">
@@ -119,7 +125,7 @@ export function ApprovalCard({ request, currentText, onDecide }: Props) {
 }
 
 /** What a call does, in a few words ("write notes.txt"). */
-function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>) {
+function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>, shown: string) {
   const vars = { path: str(args.path), source: str(args.source ?? args.from), target: str(args.target ?? args.to) };
   switch (tool) {
     case "files_write":
@@ -129,13 +135,8 @@ function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typ
     case "files_trash":
       return t(`do_${tool}`, vars);
     default:
-      return tool;
+      return shown;
   }
-}
-
-function originOf(tool: string, t: ReturnType<typeof useT>) {
-  const i = tool.indexOf("__");
-  return i > 0 ? t("mcpServer", { s: tool.slice(0, i) }) : t("builtin");
 }
 
 function Details({ tool, args, currentText }: { tool: string; args: Record<string, unknown>; currentText?: string | null }) {

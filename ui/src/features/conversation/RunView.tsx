@@ -7,6 +7,7 @@ import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import { Markdown } from "./Markdown";
 import { runErrorText } from "../settings/problem";
+import { useToolName } from "../mcp/labels";
 
 export interface LiveState {
   step: number;
@@ -255,16 +256,19 @@ const icons = {
 
 function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: string) => void }) {
   const t = useT();
+  const { shown } = useToolName(call.tool);
   const [open, setOpen] = useState(false);
   const path = typeof call.arguments === "object" && call.arguments ? (call.arguments as { path?: unknown }).path : undefined;
   const previewable = (call.tool === "files_read" || call.tool === "files_write" || call.tool === "files_replace") && call.status === "succeeded" && typeof path === "string";
   return (
     <div className={`call call-${call.status}`} data-call-id={call.callId}>
       <div className="call-head">
-        <button className="call-toggle" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`${call.tool} ${call.callId}`}>
+        <button className="call-toggle" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`${shown} ${call.callId}`}>
           {open ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           {icons[call.status]}
-          <span className="tool">{call.tool}</span>
+          <span className="tool" title={shown === call.tool ? undefined : call.tool}>
+            {shown}
+          </span>
           <span className="muted mono small">{call.callId}</span>
           <span className={`badge badge-${call.status}`}>{t(`call_${call.status}` as Key)}</span>
         </button>

@@ -1,0 +1,38 @@
+// MCP tools by the names a person knows (UI-08, MCP-25): the server's name and the tool's
+// original name instead of the model-facing `mcp_…` name. The labels come from the Host's
+// server list; a name whose server is not active any more keeps its model name, marked as a
+// local MCP tool — never as a built-in one.
+import { createContext, useContext } from "react";
+import { useT } from "../../i18n";
+import type { McpServer } from "./types";
+
+export interface ToolLabel {
+  server: string;
+  original: string;
+}
+
+/** The Host's model-facing names of MCP tools all start so (wisp-mcp's `names.rs`). */
+export const isMcpToolName = (name: string) => name.startsWith("mcp_");
+
+export function labelsOf(servers: McpServer[]): Map<string, ToolLabel> {
+  return new Map(servers.flatMap((s) => s.tools.map((tool) => [tool.modelName, { server: s.name, original: tool.originalName }] as const)));
+}
+
+export const McpToolLabels = createContext<ReadonlyMap<string, ToolLabel>>(new Map());
+
+/** "server · original" for a labelled MCP tool, else the name as the model used it. */
+export function useToolName(name: string): { shown: string; label: ToolLabel | undefined } {
+  const label = useContext(McpToolLabels).get(name);
+  return { shown: label ? `${label.server} · ${label.original}` : name, label };
+}
+
+/** Where a tool comes from, for the approval card's header. */
+export function useToolOrigin(name: string): string {
+  const t = useT();
+  const { label } = useToolName(name);
+  if (label) return t("mcpServer", { s: label.server });
+  if (isMcpToolName(name)) return t("mcpToolUnlabelled");
+  // The QA workbench's samples name MCP tools `server__tool`.
+  const i = name.indexOf("__");
+  return i > 0 ? t("mcpServer", { s: name.slice(0, i) }) : t("builtin");
+}
