@@ -407,7 +407,7 @@ impl Fallback<'_> {
         let mut failure = None;
         for e in &entries {
             let parent = e.rel.parent().unwrap_or(Path::new(""));
-            while stack.len() > 1 && stack.last().is_some_and(|l| l.rel != parent) {
+            while stack.last().is_some_and(|l| l.rel != parent) {
                 self.close(&mut stack, &mut progress);
             }
             let step = if e.kind == TreeKind::Dir {

@@ -313,7 +313,8 @@ impl Sandbox {
         if rel.as_os_str().is_empty() {
             let dir = self.dir.try_clone().map_err(|e| io_err(&shown, &e))?;
             let st = Stat::of(&dir.dir_metadata().map_err(|e| io_err(&shown, &e))?);
-            return finish(Some(dir), st, &rel, "");
+            let kind = classify(&shown, "", true, &st, st.dev)?;
+            return finish(Some(dir), kind, st, &rel);
         }
         let (parent, name) = split(&rel);
         let parent_dir = match parent {
@@ -342,22 +343,22 @@ pub(crate) fn walk_at(
     let name = name
         .to_str()
         .ok_or_else(|| err(FsErrorKind::InvalidPath, format!("{shown}: not UTF-8")))?;
-    let dir = if st.file_type.is_dir() && st.mode & 0o400 != 0 {
-        Some(open_checked(parent, name, &shown, &st)?)
-    } else {
-        None
+    // Decided on before anything is opened: a link, FIFO or private folder never is.
+    let kind = classify(&shown, name, true, &st, st.dev)?;
+    let dir = match kind {
+        TreeKind::Dir => Some(open_checked(parent, name, &shown, &st)?),
+        TreeKind::File => None,
     };
-    finish(dir, st, rel, name)
+    finish(dir, kind, st, rel)
 }
 
-/// Classifies the top entry (`st`, named `name`) and walks below it when it is a folder.
+/// Records the top entry (`st`, of `kind`) and walks below it when it is a folder.
 fn finish(
     top_dir: Option<Dir>,
+    kind: TreeKind,
     st: Stat,
     rel: &Path,
-    name: &str,
 ) -> Result<(TreeFingerprint, Vec<TreeEntry>), FsError> {
-    let kind = classify(&display(rel), name, true, &st, st.dev)?;
     let mut walk = TreeWalk {
         base: rel,
         dev: st.dev,

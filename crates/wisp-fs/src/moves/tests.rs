@@ -293,6 +293,11 @@ fn the_target_folder_must_exist_and_be_a_folder() {
     let e = refused(&f, "missing", "dest/x");
     assert_eq!(e.kind, FsErrorKind::NotFound);
     assert!(e.message.starts_with("missing:"), "{e}");
+    // A target the file system cannot even look up is not taken for an absent one.
+    let long = format!("dest/{}", "x".repeat(300));
+    let e = refused(&f, "src/a.txt", &long);
+    assert_eq!(e.kind, FsErrorKind::Io, "{e}");
+    assert!(e.message.contains("too long"), "{e}");
     let e = refused(&f, "src/a.txt", "dest/.wisp-tmp-0123456789abcdef-a.txt");
     assert_eq!(e.kind, FsErrorKind::InvalidPath);
     assert!(e.message.contains("Wisp's temp files"), "{e}");
@@ -552,6 +557,29 @@ fn a_fallback_that_fails_part_way_reports_exactly_what_moved_and_never_retries()
     assert_eq!(read(&f, "src/sub/deeper/c.txt"), "c");
     assert!(!f.root.join("dest/moved/sub/b2.txt").exists());
     assert!(!f.root.join("dest/moved/sub/deeper").exists());
+}
+
+#[test]
+fn exdev_part_way_stops_the_fallback_and_copies_nothing() {
+    let f = fixture();
+    tree(&f);
+    let plan = f.sandbox.prepare_move("src", "dest/moved").unwrap();
+    let ops = Ops {
+        rename: Some(Errno::INVAL),
+        fail_link: Some((2, Errno::XDEV)),
+        ..Ops::default()
+    };
+    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Partial);
+    assert!(
+        e.message.contains(
+            "stopped part-way at src/sub/b.txt (src/sub/b.txt: on another device; never copied)"
+        ),
+        "{e}"
+    );
+    assert_eq!(ops.links.get(), 2);
+    assert_eq!(read(&f, "src/sub/b.txt"), "b");
+    assert!(!f.root.join("dest/moved/sub/b.txt").exists());
 }
 
 #[test]

@@ -68,6 +68,7 @@ fn any_change_in_the_tree_changes_the_digest() {
     write(&f, "t/a/x.txt", b"xx");
     let after_edit = fp(&f);
     assert_ne!(before, after_edit);
+    assert!(!before.matches(&after_edit) && after_edit.matches(&fp(&f)));
 
     // The mtime alone.
     let file = std::fs::File::options()
