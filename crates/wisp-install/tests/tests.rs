@@ -1,0 +1,1 @@
+//! Integration tests of wisp-install: the real npm against a static registry on loopback.
