@@ -38,8 +38,11 @@ pub const TOOL_DIRS: &[&str] = &["/usr/local/bin", "/usr/bin", "/bin"];
 pub const MARKER_FILE: &str = "wisp-install-unfinished";
 /// Written when an install finished (INST-19).
 pub const MANIFEST_FILE: &str = "wisp-install.json";
-/// Wisp's npm config for this install, passed as `--userconfig` and `--globalconfig`.
+/// Wisp's npm config for this install, passed as `--userconfig`.
 pub const NPMRC_FILE: &str = "wisp-npmrc";
+/// The same config again as `--globalconfig` (npm refuses one file for both), so the
+/// machine's global npmrc does not apply either.
+pub const GLOBAL_NPMRC_FILE: &str = "wisp-npmrc-global";
 /// npm's cache for this install.
 pub const CACHE_DIR: &str = "npm-cache";
 
@@ -252,16 +255,16 @@ async fn run_npm<C: Future<Output = ()>>(
         &dir.join("package.json"),
         "{\n  \"name\": \"wisp-mcp-install\",\n  \"version\": \"0.0.0\",\n  \"private\": true\n}\n",
     )?;
-    write(
-        &npmrc,
-        &format!(
-            "registry={}\nignore-scripts=true\naudit=false\nfund=false\nupdate-notifier=false\n\
-             save-exact=true\npackage-lock=true\nomit-lockfile-registry-resolved=false\n\
-             cache={}\n",
-            registry.as_str(),
-            cache.display()
-        ),
-    )?;
+    let npmrc_text = format!(
+        "registry={}\nignore-scripts=true\naudit=false\nfund=false\nupdate-notifier=false\n\
+         save-exact=true\npackage-lock=true\nomit-lockfile-registry-resolved=false\n\
+         cache={}\n",
+        registry.as_str(),
+        cache.display()
+    );
+    let global_npmrc = dir.join(GLOBAL_NPMRC_FILE);
+    write(&npmrc, &npmrc_text)?;
+    write(&global_npmrc, &npmrc_text)?;
     let mut path = OsString::new();
     let mut dirs: Vec<&Path> = Vec::new();
     if let Some(node_dir) = node.parent() {
@@ -290,7 +293,7 @@ async fn run_npm<C: Future<Output = ()>>(
             [
                 format!("--registry={}", registry.as_str()),
                 format!("--userconfig={}", npmrc.display()),
-                format!("--globalconfig={}", npmrc.display()),
+                format!("--globalconfig={}", global_npmrc.display()),
                 format!("--cache={}", cache.display()),
                 "--ignore-scripts".into(),
                 "--no-audit".into(),

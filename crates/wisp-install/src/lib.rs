@@ -36,8 +36,8 @@ mod register;
 mod registry;
 
 pub use install::{
-    CACHE_DIR, InstallConfig, InstalledServer, MANIFEST_FILE, MARKER_FILE, NPMRC_FILE, TOOL_DIRS,
-    find_tool, install,
+    CACHE_DIR, GLOBAL_NPMRC_FILE, InstallConfig, InstalledServer, MANIFEST_FILE, MARKER_FILE,
+    NPMRC_FILE, TOOL_DIRS, find_tool, install,
 };
 pub use lockfile::{VerifiedLock, verify_lockfile};
 pub use plan::{

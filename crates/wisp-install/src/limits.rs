@@ -21,6 +21,9 @@ pub const MAX_COMMAND_LEN: usize = 4096;
 pub const INSTALL_TIMEOUT: Duration = Duration::from_secs(180);
 /// After SIGTERM to npm's group, how long before SIGKILL (INST-17).
 pub const TERM_GRACE: Duration = Duration::from_millis(1000);
+/// After SIGKILL, how long to wait for the group to be empty (its members killed and reaped)
+/// before the install reports its end anyway, with a warning in the log (INST-17).
+pub const GROUP_EXIT_WAIT: Duration = Duration::from_secs(2);
 /// After npm exits, how long its pipes may stay open (a straggler holding them) before the
 /// group is killed and the output closed.
 pub const OUTPUT_DRAIN: Duration = Duration::from_millis(500);

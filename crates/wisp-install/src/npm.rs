@@ -10,13 +10,15 @@ use std::path::Path;
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 
-use rustix::process::{Pid, Signal, kill_process_group};
+use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::limits::{MAX_NPM_LINE_BYTES, MAX_NPM_OUTPUT_BYTES, OUTPUT_DRAIN, TERM_GRACE};
+use crate::limits::{
+    GROUP_EXIT_WAIT, MAX_NPM_LINE_BYTES, MAX_NPM_OUTPUT_BYTES, OUTPUT_DRAIN, TERM_GRACE,
+};
 use crate::{InstallError, Progress, Step};
 
 /// The last [`MAX_NPM_OUTPUT_BYTES`] of npm's output over all steps.
@@ -134,7 +136,9 @@ pub(crate) async fn run_step<C: Future<Output = ()>>(
     Ok(status)
 }
 
-/// SIGTERM to the group, a grace period for npm to exit, SIGKILL to the group, reap.
+/// SIGTERM to the group, a grace period for npm to exit, SIGKILL to the group, reap; then
+/// wait (bounded) until the group is really empty, so that when the install reports the end,
+/// no npm or git of it is still running or waiting to be reaped by init.
 async fn end_group(child: &mut Child, group: Option<Pid>) {
     if let Some(group) = group {
         let _ = kill_process_group(group, Signal::TERM);
@@ -143,6 +147,19 @@ async fn end_group(child: &mut Child, group: Option<Pid>) {
     }
     let _ = child.start_kill();
     let _ = child.wait().await;
+    if let Some(group) = group {
+        let until = Instant::now() + GROUP_EXIT_WAIT;
+        while test_kill_process_group(group).is_ok() {
+            if Instant::now() >= until {
+                tracing::warn!(
+                    pgid = group.as_raw_nonzero().get(),
+                    "npm's process group is still not empty after SIGKILL"
+                );
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
 }
 
 /// Splits a pipe into lines of at most [`MAX_NPM_LINE_BYTES`] (longer ones are cut).
