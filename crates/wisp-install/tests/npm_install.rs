@@ -308,11 +308,10 @@ async fn inst_14_a_git_dependency_is_refused() {
     let registry = TestRegistry::start(false).await;
     // A real git repository on disk, so npm resolves it without any network.
     let repo = tempfile::tempdir().unwrap();
-    std::fs::write(
-        repo.path().join("package.json"),
-        r#"{"name":"git-dep","version":"1.0.0"}"#,
-    )
-    .unwrap();
+    let marker = repo.path().join("PREPARE_RAN");
+    let manifest = json!({"name": "git-dep", "version": "1.0.0", "scripts": {
+        "prepare": format!("node -e \"require('fs').writeFileSync('{}', 'x')\"", marker.display())}});
+    std::fs::write(repo.path().join("package.json"), manifest.to_string()).unwrap();
     std::fs::write(repo.path().join("index.js"), "module.exports = 1;\n").unwrap();
     let git = wisp_install::find_tool("git").expect("git in the fixed directories");
     for args in [
@@ -352,6 +351,8 @@ async fn inst_14_a_git_dependency_is_refused() {
         "{msg}"
     );
     assert_nothing_installed(&dir);
+    // npm cloned it to lock it; its prepare script did not run.
+    assert!(!marker.exists(), "the git dependency's prepare script ran");
 }
 
 #[tokio::test]
@@ -469,7 +470,8 @@ async fn inst_16_17_a_stalling_fetch_times_out_and_ends_npm_s_whole_tree() {
     let (_keep, data) = data_dir();
     let events = Events::default();
     let mut config = config(&registry);
-    config.timeout = Duration::from_secs(6);
+    // Generous: npm must get as far as running git before it (the machine may be busy).
+    config.timeout = Duration::from_secs(15);
     let (result, largest) =
         install_watching_group(&config, &data, &plan, &events, std::future::pending()).await;
     let err = result.unwrap_err();
@@ -503,25 +505,39 @@ async fn inst_16_17_a_stalling_fetch_times_out_and_ends_npm_s_whole_tree() {
 }
 
 #[tokio::test]
-async fn inst_16_a_registry_that_never_answers_times_out() {
+async fn inst_16_a_registry_that_never_answers_times_out_and_installs_run_one_at_a_time() {
     let registry = TestRegistry::start(true).await;
     let (_keep, data) = data_dir();
+    let (_keep2, other_data) = data_dir();
     let events = Events::default();
     let mut config = config(&registry);
-    config.timeout = Duration::from_secs(3);
-    let err = install(
-        &config,
-        &data,
-        &demo_plan(),
-        &events.sink(),
-        std::future::pending(),
-    )
-    .await
-    .unwrap_err();
+    // Generous: npm must reach the registry before it (the machine may be busy).
+    config.timeout = Duration::from_secs(10);
+    let (plan, sink) = (demo_plan(), events.sink());
+    let first = install(&config, &data, &plan, &sink, std::future::pending());
+    // While the first install waits on the registry, a second one is refused at once.
+    let second = async {
+        while registry.requests() == 0 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let plan = InstallPlan::new("other-server", "2.0.0", "other-server", vec![]).unwrap();
+        let result = install(&config, &other_data, &plan, &|_| {}, std::future::pending()).await;
+        (result, plan)
+    };
+    let (first, (second, second_plan)) = tokio::join!(first, second);
+    let err = first.unwrap_err();
     assert!(matches!(err, InstallError::TimedOut(_)), "{err}");
-    assert!(registry.requests() > 0, "npm never reached the registry");
     assert!(group_is_gone(events.npm_pids()[0]));
     assert_nothing_installed(&demo_plan().install_dir(&data, &config.registry));
+    let busy = second.unwrap_err();
+    assert!(matches!(busy, InstallError::Busy), "{busy}");
+    assert!(busy.to_string().contains("one at a time"), "{busy}");
+    // The refused one touched nothing.
+    assert!(
+        !second_plan
+            .install_dir(&other_data, &config.registry)
+            .exists()
+    );
 }
 
 #[tokio::test]
