@@ -147,7 +147,8 @@ fn check_entry(key: &str, entry: &Map<String, Value>, registry: &Registry) -> Re
         .and_then(Value::as_str)
         .ok_or("has no \"resolved\" URL, so its source cannot be checked")?;
     let lower = resolved.to_ascii_lowercase();
-    if lower.starts_with("git") || lower.contains("git+") || lower.starts_with("github:") {
+    // git+ssh:, git+https:, git:, github: — and any other git form npm writes.
+    if lower.starts_with("git") {
         return Err(format!("is a git dependency ({resolved})"));
     }
     if lower.starts_with("file:") || lower.starts_with("link:") {
@@ -201,12 +202,8 @@ fn check_integrity(integrity: &str) -> Result<(), String> {
 /// A dependency spec that does not name a registry version: what kind it is.
 fn non_registry_spec(spec: &str) -> Option<&'static str> {
     let lower = spec.trim().to_ascii_lowercase();
-    if lower.starts_with("git")
-        || lower.contains("git+")
-        || ["github:", "gitlab:", "bitbucket:", "gist:"]
-            .iter()
-            .any(|p| lower.starts_with(p))
-    {
+    // `git…` covers git+ssh:, git+https:, git:, github: and gitlab:.
+    if lower.starts_with("git") || ["bitbucket:", "gist:"].iter().any(|p| lower.starts_with(p)) {
         return Some("git dependency");
     }
     if lower.contains("://") {
@@ -334,10 +331,17 @@ mod tests {
             },
             "only sha512",
         );
-        rejects(
-            |l| *l.pointer_mut(&format!("{dep}/integrity")).unwrap() = json!("sha512-short=="),
-            "malformed",
-        );
+        for malformed in [
+            "sha512-short==".to_owned(),
+            // The right length, but no padding, or a character outside base64.
+            format!("sha512-{}", "A".repeat(88)),
+            format!("sha512-{}!A==", "A".repeat(85)),
+        ] {
+            rejects(
+                |l| *l.pointer_mut(&format!("{dep}/integrity")).unwrap() = json!(malformed),
+                "malformed",
+            );
+        }
         rejects(
             |l| {
                 *l.pointer_mut(&format!("{dep}/resolved")).unwrap() =
@@ -407,6 +411,12 @@ mod tests {
             ("git+https://github.com/a/b.git", "through a git dependency"),
             ("github:a/b", "through a git dependency"),
             ("a/b#main", "through a git dependency (GitHub shorthand)"),
+            ("gitlab:a/b", "through a git dependency"),
+            ("bitbucket:a/b", "through a git dependency"),
+            ("gist:11081aaa", "through a git dependency"),
+            ("link:../x", "through a local file"),
+            ("/abs/x", "through a local file"),
+            ("~/x", "through a local file"),
             ("file:../x", "through a local file"),
             ("../x", "through a local file"),
         ] {
@@ -493,12 +503,61 @@ mod tests {
             .unwrap()
             .as_object_mut()
             .unwrap();
-        for i in 0..MAX_LOCKED_PACKAGES {
+        // good() locks 3 packages; fill up to exactly the cap.
+        for i in 3..MAX_LOCKED_PACKAGES {
             packages.insert(
                 format!("node_modules/p{i}"),
                 entry(&format!("p{i}"), "1.0.0"),
             );
         }
+        assert_eq!(
+            check(&lock),
+            Ok(VerifiedLock {
+                packages: MAX_LOCKED_PACKAGES
+            })
+        );
+        let packages = lock
+            .pointer_mut("/packages")
+            .unwrap()
+            .as_object_mut()
+            .unwrap();
+        packages.insert("node_modules/one-more".into(), entry("one-more", "1.0.0"));
         assert!(check(&lock).unwrap_err().contains("at most 2000"));
+    }
+
+    #[test]
+    fn inst_13_empty_root_sections_are_fine() {
+        for (key, empty) in [
+            ("devDependencies", json!({})),
+            ("workspaces", json!([])),
+            ("bundleDependencies", json!(false)),
+            ("optionalDependencies", json!(null)),
+        ] {
+            let mut lock = good();
+            lock.pointer_mut("/packages/")
+                .unwrap()
+                .as_object_mut()
+                .unwrap()
+                .insert(key.into(), empty);
+            assert!(check(&lock).is_ok(), "{key}");
+        }
+        for (key, full) in [
+            ("workspaces", json!(["packages/*"])),
+            ("bundleDependencies", json!(true)),
+            ("peerDependencies", json!({"x": "1"})),
+        ] {
+            let mut lock = good();
+            lock.pointer_mut("/packages/")
+                .unwrap()
+                .as_object_mut()
+                .unwrap()
+                .insert(key.into(), full);
+            assert!(
+                check(&lock)
+                    .unwrap_err()
+                    .contains(&format!("root has {key}")),
+                "{key}"
+            );
+        }
     }
 }

@@ -553,4 +553,19 @@ mod tests {
         let err = InstallPlan::new("a", "1.0.0", "x/y", vec![]).unwrap_err();
         assert!(err.to_string().contains("bin name"), "{err}");
     }
+
+    #[test]
+    fn boundaries_of_versions_and_key_words() {
+        let at_cap = format!("1.0.0-{}", "a".repeat(MAX_VERSION_LEN - 6));
+        assert_eq!(check_exact_version(&at_cap), Ok(()));
+        assert!(
+            check_exact_version("x.1.2")
+                .unwrap_err()
+                .contains("wildcard")
+        );
+        // "key" alone, or after a word that names no credential, is not a secret.
+        for ok in ["--sort-key", "--api", "key", "--hot-key=F1"] {
+            assert_eq!(check_args(&[ok.into()]), Ok(()), "{ok}");
+        }
+    }
 }

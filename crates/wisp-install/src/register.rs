@@ -292,4 +292,13 @@ mod tests {
                 .contains("longer")
         );
     }
+
+    #[test]
+    fn inst_04_a_command_at_the_length_cap_is_checked_further() {
+        let at_cap = format!("/{}", "a".repeat(MAX_COMMAND_LEN - 1));
+        let err = check_register(&at_cap, vec![], None)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("does not exist"), "{err}");
+    }
 }

@@ -57,8 +57,13 @@ impl Registry {
 
     /// [`REGISTRY_ENV`] when set (checked like any registry), else the public registry.
     pub fn from_env() -> Result<Self, InstallError> {
-        match std::env::var(REGISTRY_ENV) {
-            Ok(value) if !value.is_empty() => Self::parse(&value),
+        Self::from_override(std::env::var(REGISTRY_ENV).ok().as_deref())
+    }
+
+    /// The override's value when set and not empty, else the public registry.
+    fn from_override(value: Option<&str>) -> Result<Self, InstallError> {
+        match value {
+            Some(value) if !value.is_empty() => Self::parse(value),
             _ => Self::public(),
         }
     }
@@ -236,5 +241,34 @@ mod tests {
                 .check_tarball("http://localhost:4873/a/-/a-1.0.0.tgz", "a", "1.0.0")
                 .is_err()
         );
+    }
+
+    #[test]
+    fn the_override_is_used_only_when_set() {
+        assert!(Registry::from_override(None).unwrap().is_public());
+        assert!(Registry::from_override(Some("")).unwrap().is_public());
+        let local = Registry::from_override(Some("http://127.0.0.1:9/")).unwrap();
+        assert_eq!(local.as_str(), "http://127.0.0.1:9/");
+        assert!(!local.is_public());
+        assert!(Registry::from_override(Some("http://example.com/")).is_err());
+    }
+
+    #[test]
+    fn credentials_in_any_part_of_the_url_are_refused() {
+        for bad in [
+            "https://user@registry.npmjs.org/",
+            "https://:pw@registry.npmjs.org/",
+        ] {
+            let err = Registry::parse(bad).unwrap_err().to_string();
+            assert!(err.contains("credentials"), "{bad}: {err}");
+        }
+        let r = Registry::public().unwrap();
+        for bad in [
+            "https://u@registry.npmjs.org/a/-/a-1.0.0.tgz",
+            "https://:p@registry.npmjs.org/a/-/a-1.0.0.tgz",
+        ] {
+            let err = r.check_tarball(bad, "a", "1.0.0").unwrap_err();
+            assert!(err.contains("credentials"), "{bad}: {err}");
+        }
     }
 }
