@@ -1,0 +1,560 @@
+//! The install procedure (INST-09 … INST-19): one plan into `<data dir>/mcp-installs/<digest>`,
+//! one install at a time, within one deadline, never retried:
+//! 1. `npm install --package-lock-only --save-exact --ignore-scripts PACKAGE@VERSION`;
+//! 2. [`verify_lockfile`] — nothing is downloaded into `node_modules` before it passes;
+//! 3. `npm ci --ignore-scripts`;
+//! 4. the bin resolved inside the install dir, and the Node to run it with.
+//!
+//! npm gets an environment built from nothing (PATH of the fixed tool dirs, HOME = the install
+//! dir, its own cache) and its own userconfig and globalconfig written by Wisp, so no npmrc,
+//! auth token or `omit-lockfile-registry-resolved` of the person's applies. A marker file
+//! records an attempt until it finished; a manifest records a finished install for reuse.
+
+use std::ffi::OsString;
+use std::future::Future;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use crate::limits::{INSTALL_TIMEOUT, MAX_JSON_FILE_BYTES, MAX_LOCKFILE_BYTES};
+use crate::lockfile::verify_lockfile;
+use crate::npm::{Npm, OutputLog, Stop, run_step};
+use crate::plan::InstallPlan;
+use crate::registry::Registry;
+use crate::{InstallError, Progress, Step};
+
+/// The only directories Node and npm are looked up in (INST-09), in this order; never PATH.
+#[cfg(target_os = "macos")]
+pub const TOOL_DIRS: &[&str] = &["/opt/homebrew/bin", "/usr/local/bin", "/usr/bin", "/bin"];
+/// The only directories Node and npm are looked up in (INST-09), in this order; never PATH.
+#[cfg(not(target_os = "macos"))]
+pub const TOOL_DIRS: &[&str] = &["/usr/local/bin", "/usr/bin", "/bin"];
+
+/// Present while an attempt is unfinished (INST-18).
+pub const MARKER_FILE: &str = "wisp-install-unfinished";
+/// Written when an install finished (INST-19).
+pub const MANIFEST_FILE: &str = "wisp-install.json";
+/// Wisp's npm config for this install, passed as `--userconfig`.
+pub const NPMRC_FILE: &str = "wisp-npmrc";
+/// The same config again as `--globalconfig` (npm refuses one file for both), so the
+/// machine's global npmrc does not apply either.
+pub const GLOBAL_NPMRC_FILE: &str = "wisp-npmrc-global";
+/// npm's cache for this install.
+pub const CACHE_DIR: &str = "npm-cache";
+
+/// One install at a time in this process (INST-16).
+static INSTALL_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// How to install: the allowed registry and the deadline of one whole install.
+#[derive(Debug, Clone)]
+pub struct InstallConfig {
+    /// The one registry npm may use.
+    pub registry: Registry,
+    /// The whole install, all steps (INST-16); [`INSTALL_TIMEOUT`] outside tests.
+    pub timeout: Duration,
+}
+
+impl InstallConfig {
+    /// The registry given, the standard timeout.
+    pub fn new(registry: Registry) -> Self {
+        Self {
+            registry,
+            timeout: INSTALL_TIMEOUT,
+        }
+    }
+}
+
+/// What a disabled MCP server config needs to run the installed server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstalledServer {
+    /// The install directory.
+    pub dir: PathBuf,
+    /// The Node executable from the fixed directories.
+    pub command: PathBuf,
+    /// `[bin path, plan args...]`.
+    pub args: Vec<String>,
+    /// Whether an earlier finished install was reused (npm did not run).
+    pub reused: bool,
+    /// npm's output, capped (empty when reused).
+    pub output: String,
+}
+
+/// The record of a finished install (INST-19).
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+struct Manifest {
+    package: String,
+    version: String,
+    bin: String,
+    args: Vec<String>,
+    registry: String,
+    digest: String,
+    bin_path: String,
+}
+
+/// Finds `name` in the fixed tool directories (INST-09).
+pub fn find_tool(name: &str) -> Option<PathBuf> {
+    find_in(name, TOOL_DIRS.iter().map(Path::new))
+}
+
+fn find_in<'a>(name: &str, dirs: impl IntoIterator<Item = &'a Path>) -> Option<PathBuf> {
+    dirs.into_iter().map(|d| d.join(name)).find(|p| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
+fn not_found(what: &str) -> InstallError {
+    InstallError::NodeNotFound(format!(
+        "{what} was not found in {}. Install or update Node.js (with npm), or install the \
+         server by hand and register the program with \"register existing program\"",
+        TOOL_DIRS.join(", ")
+    ))
+}
+
+fn io(path: &Path, e: std::io::Error) -> InstallError {
+    InstallError::Io(format!("{}: {e}", path.display()))
+}
+
+/// Installs `plan` under `data_dir`, or reuses its finished install. `progress` sees each
+/// step and every npm output line; `cancel` resolving ends the install (and npm's group).
+pub async fn install(
+    config: &InstallConfig,
+    data_dir: &Path,
+    plan: &InstallPlan,
+    progress: &(dyn Fn(&Progress) + Send + Sync),
+    cancel: impl Future<Output = ()>,
+) -> Result<InstalledServer, InstallError> {
+    let _one_at_a_time = INSTALL_LOCK.try_lock().map_err(|_| InstallError::Busy)?;
+    let deadline = Instant::now() + config.timeout;
+    let registry = &config.registry;
+    let dir = plan.install_dir(data_dir, registry);
+    let node = find_tool("node").ok_or_else(|| not_found("node"))?;
+    if dir.join(MANIFEST_FILE).exists() {
+        return reuse(&dir, &node, plan, registry);
+    }
+    if dir.exists() {
+        return Err(InstallError::Unfinished(dir));
+    }
+    let npm = find_tool("npm").ok_or_else(|| not_found("npm"))?;
+    let parent = data_dir.join(crate::plan::INSTALLS_DIR);
+    std::fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
+    // create_dir (not _all): two processes racing for the same plan cannot both own it.
+    std::fs::create_dir(&dir).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => InstallError::Unfinished(dir.clone()),
+        _ => io(&dir, e),
+    })?;
+    write(
+        &dir.join(MARKER_FILE),
+        "an install of this plan started and has not finished\n",
+    )?;
+    tracing::info!(package = plan.package(), version = plan.version(), dir = %dir.display(), "install started");
+    let mut log = OutputLog::default();
+    let cancel = std::pin::pin!(cancel);
+    let mut stop = Stop {
+        deadline,
+        timeout: config.timeout,
+        cancel,
+    };
+    let result = run_npm(
+        &npm, &node, &dir, plan, registry, &mut stop, &mut log, progress,
+    )
+    .await;
+    match result {
+        Ok(bin_path) => {
+            let manifest = Manifest {
+                package: plan.package().to_owned(),
+                version: plan.version().to_owned(),
+                bin: plan.bin().to_owned(),
+                args: plan.args().to_vec(),
+                registry: registry.as_str().to_owned(),
+                digest: plan.digest(registry),
+                bin_path: bin_path.clone(),
+            };
+            let text = serde_json::to_string_pretty(&manifest)
+                .map_err(|e| InstallError::Io(format!("manifest: {e}")))?;
+            let tmp = dir.join(format!("{MANIFEST_FILE}.tmp"));
+            write(&tmp, &text)?;
+            std::fs::rename(&tmp, dir.join(MANIFEST_FILE)).map_err(|e| io(&dir, e))?;
+            std::fs::remove_file(dir.join(MARKER_FILE)).map_err(|e| io(&dir, e))?;
+            tracing::info!(dir = %dir.display(), "install finished");
+            progress(&Progress::Finished);
+            Ok(InstalledServer {
+                dir,
+                command: node,
+                args: launch_args(bin_path, plan),
+                reused: false,
+                output: log.text().to_owned(),
+            })
+        }
+        // The marker stays: this plan is not started again by itself (INST-18).
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), error = %e, "install failed");
+            Err(e)
+        }
+    }
+}
+
+fn launch_args(bin_path: String, plan: &InstallPlan) -> Vec<String> {
+    std::iter::once(bin_path)
+        .chain(plan.args().iter().cloned())
+        .collect()
+}
+
+fn reuse(
+    dir: &Path,
+    node: &Path,
+    plan: &InstallPlan,
+    registry: &Registry,
+) -> Result<InstalledServer, InstallError> {
+    let text = read_capped(&dir.join(MANIFEST_FILE), MAX_JSON_FILE_BYTES)?;
+    let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
+        InstallError::Unfinished(dir.join(format!("{MANIFEST_FILE} (unreadable: {e})")))
+    })?;
+    if manifest.digest != plan.digest(registry)
+        || manifest.package != plan.package()
+        || manifest.version != plan.version()
+    {
+        return Err(InstallError::Unfinished(dir.to_path_buf()));
+    }
+    // The files may have changed since; the bin is checked again, not trusted from the record.
+    let bin_path = resolve_bin(dir, plan)?;
+    if bin_path != manifest.bin_path {
+        return Err(InstallError::Bin(format!(
+            "the bin now resolves to {bin_path}, not {} as recorded; check {}",
+            manifest.bin_path,
+            dir.display()
+        )));
+    }
+    tracing::info!(dir = %dir.display(), "finished install reused");
+    Ok(InstalledServer {
+        dir: dir.to_path_buf(),
+        command: node.to_path_buf(),
+        args: launch_args(bin_path, plan),
+        reused: true,
+        output: String::new(),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_npm<C: Future<Output = ()>>(
+    npm: &Path,
+    node: &Path,
+    dir: &Path,
+    plan: &InstallPlan,
+    registry: &Registry,
+    stop: &mut Stop<'_, C>,
+    log: &mut OutputLog,
+    progress: &(dyn Fn(&Progress) + Send + Sync),
+) -> Result<String, InstallError> {
+    let cache = dir.join(CACHE_DIR);
+    let npmrc = dir.join(NPMRC_FILE);
+    write(
+        &dir.join("package.json"),
+        "{\n  \"name\": \"wisp-mcp-install\",\n  \"version\": \"0.0.0\",\n  \"private\": true\n}\n",
+    )?;
+    let npmrc_text = format!(
+        "registry={}\nignore-scripts=true\naudit=false\nfund=false\nupdate-notifier=false\n\
+         save-exact=true\npackage-lock=true\nomit-lockfile-registry-resolved=false\n\
+         cache={}\n",
+        registry.as_str(),
+        cache.display()
+    );
+    let global_npmrc = dir.join(GLOBAL_NPMRC_FILE);
+    write(&npmrc, &npmrc_text)?;
+    write(&global_npmrc, &npmrc_text)?;
+    let mut path = OsString::new();
+    let mut dirs: Vec<&Path> = Vec::new();
+    if let Some(node_dir) = node.parent() {
+        dirs.push(node_dir);
+    }
+    dirs.extend(
+        TOOL_DIRS
+            .iter()
+            .map(Path::new)
+            .filter(|d| Some(*d) != node.parent()),
+    );
+    for (i, d) in dirs.iter().enumerate() {
+        if i > 0 {
+            path.push(":");
+        }
+        path.push(d);
+    }
+    let env: Vec<(OsString, OsString)> = vec![
+        ("PATH".into(), path),
+        ("HOME".into(), dir.into()),
+        ("npm_config_cache".into(), cache.clone().into()),
+    ];
+    let common = |args: &[&str]| -> Vec<OsString> {
+        let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
+        all.extend(
+            [
+                format!("--registry={}", registry.as_str()),
+                format!("--userconfig={}", npmrc.display()),
+                format!("--globalconfig={}", global_npmrc.display()),
+                format!("--cache={}", cache.display()),
+                "--ignore-scripts".into(),
+                "--no-audit".into(),
+                "--no-fund".into(),
+                "--no-update-notifier".into(),
+                "--loglevel=http".into(),
+            ]
+            .map(OsString::from),
+        );
+        all
+    };
+    let npm = Npm {
+        program: npm,
+        dir,
+        env: &env,
+    };
+    let spec = plan.spec();
+    let step1 = common(&[
+        "install",
+        "--package-lock-only",
+        "--save-exact",
+        "--ignore-scripts",
+        &spec,
+    ]);
+    expect_success(
+        Step::Lock,
+        run_step(&npm, &step1, Step::Lock, stop, log, progress).await?,
+        log,
+    )?;
+
+    progress(&Progress::Step {
+        step: Step::Verify,
+        pid: None,
+    });
+    let lock_text = read_capped(&dir.join("package-lock.json"), MAX_LOCKFILE_BYTES)?;
+    let verified = verify_lockfile(&lock_text, plan, registry).map_err(InstallError::Lockfile)?;
+    progress(&Progress::Verified {
+        packages: verified.packages,
+    });
+
+    let step3 = common(&["ci", "--ignore-scripts"]);
+    expect_success(
+        Step::Ci,
+        run_step(&npm, &step3, Step::Ci, stop, log, progress).await?,
+        log,
+    )?;
+
+    progress(&Progress::Step {
+        step: Step::Bin,
+        pid: None,
+    });
+    resolve_bin(dir, plan)
+}
+
+fn expect_success(
+    step: Step,
+    status: std::process::ExitStatus,
+    log: &OutputLog,
+) -> Result<(), InstallError> {
+    if status.success() {
+        return Ok(());
+    }
+    Err(InstallError::NpmFailed {
+        step,
+        status: status.to_string(),
+        tail: log.tail(12),
+    })
+}
+
+/// The planned bin inside the install dir: named in the package's `bin`, a JavaScript file,
+/// and still inside the package's directory once symlinks are resolved.
+pub(crate) fn resolve_bin(dir: &Path, plan: &InstallPlan) -> Result<String, InstallError> {
+    let bad = |why: String| InstallError::Bin(why);
+    let package_dir = dir.join("node_modules").join(plan.package());
+    let manifest_path = package_dir.join("package.json");
+    let text = read_capped(&manifest_path, MAX_JSON_FILE_BYTES)?;
+    let manifest: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| bad(format!("{} is not JSON: {e}", manifest_path.display())))?;
+    let unscoped = plan.package().rsplit('/').next().unwrap_or(plan.package());
+    let relative = match manifest.get("bin") {
+        Some(serde_json::Value::String(path)) if plan.bin() == unscoped => path.clone(),
+        Some(serde_json::Value::String(_)) => {
+            return Err(bad(format!(
+                "{} has one bin, named {unscoped}, not {}",
+                plan.package(),
+                plan.bin()
+            )));
+        }
+        Some(serde_json::Value::Object(bins)) => {
+            match bins.get(plan.bin()).and_then(|v| v.as_str()) {
+                Some(path) => path.to_owned(),
+                None => {
+                    let names: Vec<&str> = bins.keys().map(String::as_str).collect();
+                    return Err(bad(format!(
+                        "{} has no bin named {}; its bins are [{}]",
+                        plan.package(),
+                        plan.bin(),
+                        names.join(", ")
+                    )));
+                }
+            }
+        }
+        _ => return Err(bad(format!("{} declares no bin", plan.package()))),
+    };
+    if Path::new(&relative).is_absolute() {
+        return Err(bad(format!("the bin path {relative:?} is absolute")));
+    }
+    let package_real = std::fs::canonicalize(&package_dir).map_err(|e| io(&package_dir, e))?;
+    let dir_real = std::fs::canonicalize(dir).map_err(|e| io(dir, e))?;
+    if !package_real.starts_with(&dir_real) {
+        return Err(bad(format!(
+            "{} resolves outside the install directory",
+            package_dir.display()
+        )));
+    }
+    let target = package_dir.join(&relative);
+    let real = std::fs::canonicalize(&target)
+        .map_err(|e| bad(format!("the bin {relative:?} does not exist ({e})")))?;
+    if !real.starts_with(&package_real) {
+        return Err(bad(format!(
+            "the bin {relative:?} resolves to {}, outside the package",
+            real.display()
+        )));
+    }
+    if !real.is_file() {
+        return Err(bad(format!("the bin {relative:?} is not a file")));
+    }
+    let is_js = match real.extension().and_then(|e| e.to_str()) {
+        Some("js" | "cjs" | "mjs") => true,
+        None => {
+            let mut head = [0u8; 64];
+            let n = std::fs::File::open(&real)
+                .and_then(|mut f| f.read(&mut head))
+                .unwrap_or(0);
+            let first = String::from_utf8_lossy(&head[..n]);
+            first.starts_with("#!") && first.lines().next().is_some_and(|l| l.contains("node"))
+        }
+        Some(_) => false,
+    };
+    if !is_js {
+        return Err(bad(format!(
+            "the bin {relative:?} is not JavaScript; only JavaScript bins are installed (INST-15)"
+        )));
+    }
+    Ok(real.to_string_lossy().into_owned())
+}
+
+fn write(path: &Path, text: &str) -> Result<(), InstallError> {
+    std::fs::write(path, text).map_err(|e| io(path, e))
+}
+
+fn read_capped(path: &Path, cap: u64) -> Result<String, InstallError> {
+    let file = std::fs::File::open(path).map_err(|e| io(path, e))?;
+    let mut text = String::new();
+    file.take(cap + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| io(path, e))?;
+    if text.len() as u64 > cap {
+        return Err(InstallError::Io(format!(
+            "{} is larger than {cap} bytes",
+            path.display()
+        )));
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inst_09_tools_only_from_the_given_dirs() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(find_in("node", [dir.path()]), None);
+        let node = dir.path().join("node");
+        std::fs::write(&node, "#!/bin/true\n").unwrap();
+        assert_eq!(find_in("node", [dir.path()]), None, "not executable yet");
+        std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(
+            find_in("node", [Path::new("/nonexistent"), dir.path()]),
+            Some(node)
+        );
+        let msg = not_found("npm").to_string();
+        assert!(
+            msg.contains("/usr/bin") && msg.contains("register existing program"),
+            "{msg}"
+        );
+    }
+
+    fn package(dir: &Path, manifest: &str, files: &[(&str, &str)]) -> InstallPlan {
+        let pkg = dir.join("node_modules/srv");
+        std::fs::create_dir_all(&pkg).unwrap();
+        std::fs::write(pkg.join("package.json"), manifest).unwrap();
+        for (name, text) in files {
+            let p = pkg.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        InstallPlan::new("srv", "1.0.0", "srv", vec!["--x".into()]).unwrap()
+    }
+
+    #[test]
+    fn inst_15_the_bin_is_javascript_inside_the_package() {
+        let dir = tempfile::tempdir().unwrap();
+        let plan = package(
+            dir.path(),
+            r#"{"bin": {"srv": "bin/s.js"}}"#,
+            &[("bin/s.js", "x")],
+        );
+        let path = resolve_bin(dir.path(), &plan).unwrap();
+        assert!(path.ends_with("node_modules/srv/bin/s.js"), "{path}");
+        assert_eq!(launch_args(path.clone(), &plan), [path, "--x".to_owned()]);
+
+        let plan = package(
+            dir.path(),
+            r#"{"bin": "cli"}"#,
+            &[("cli", "#!/usr/bin/env node\n")],
+        );
+        assert!(resolve_bin(dir.path(), &plan).is_ok());
+
+        for (manifest, files, says) in [
+            (
+                r#"{"bin": "cli"}"#,
+                &[("cli", "#!/bin/sh\necho hi\n")][..],
+                "not JavaScript",
+            ),
+            (
+                r#"{"bin": {"srv": "run.sh"}}"#,
+                &[("run.sh", "x")][..],
+                "not JavaScript",
+            ),
+            (
+                r#"{"bin": {"other": "a.js"}}"#,
+                &[("a.js", "x")][..],
+                "its bins are [other]",
+            ),
+            (r#"{"name": "srv"}"#, &[][..], "declares no bin"),
+            (
+                r#"{"bin": {"srv": "../../../etc/passwd.js"}}"#,
+                &[][..],
+                "does not exist",
+            ),
+            (r#"{"bin": {"srv": "/etc/passwd"}}"#, &[][..], "absolute"),
+            (
+                r#"{"bin": {"srv": "missing.js"}}"#,
+                &[][..],
+                "does not exist",
+            ),
+        ] {
+            let d = tempfile::tempdir().unwrap();
+            let plan = package(d.path(), manifest, files);
+            let err = resolve_bin(d.path(), &plan).unwrap_err().to_string();
+            assert!(err.contains(says), "{manifest}: {err}");
+        }
+        // A symlink out of the package is refused even though its name looks right.
+        let d = tempfile::tempdir().unwrap();
+        let outside = d.path().join("outside.js");
+        std::fs::write(&outside, "x").unwrap();
+        let plan = package(d.path(), r#"{"bin": {"srv": "link.js"}}"#, &[]);
+        std::os::unix::fs::symlink(&outside, d.path().join("node_modules/srv/link.js")).unwrap();
+        let err = resolve_bin(d.path(), &plan).unwrap_err().to_string();
+        assert!(err.contains("outside the package"), "{err}");
+    }
+}

@@ -1,0 +1,225 @@
+//! Running one npm step (INST-06, INST-12, INST-17): a fixed argument array and never a shell,
+//! an environment built from nothing, its own process group, stdout and stderr read line by
+//! line into a capped log and to the progress callback, and on timeout or cancel the whole
+//! group ended: SIGTERM, a grace period, SIGKILL.
+
+use std::ffi::OsString;
+use std::future::Future;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::pin::Pin;
+use std::process::{ExitStatus, Stdio};
+
+use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::limits::{
+    GROUP_EXIT_WAIT, MAX_NPM_LINE_BYTES, MAX_NPM_OUTPUT_BYTES, OUTPUT_DRAIN, TERM_GRACE,
+};
+use crate::{InstallError, Progress, Step};
+
+/// The last [`MAX_NPM_OUTPUT_BYTES`] of npm's output over all steps.
+#[derive(Debug, Default)]
+pub(crate) struct OutputLog {
+    text: String,
+}
+
+impl OutputLog {
+    pub(crate) fn push_line(&mut self, line: &str) {
+        self.text.push_str(line);
+        self.text.push('\n');
+        if self.text.len() > MAX_NPM_OUTPUT_BYTES {
+            let mut from = self.text.len() - MAX_NPM_OUTPUT_BYTES;
+            while !self.text.is_char_boundary(from) {
+                from += 1;
+            }
+            self.text.drain(..from);
+        }
+    }
+
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The last few lines, for an error message.
+    pub(crate) fn tail(&self, lines: usize) -> String {
+        let all: Vec<&str> = self.text.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+/// What ends a step other than npm exiting.
+pub(crate) struct Stop<'a, C: Future<Output = ()>> {
+    pub(crate) deadline: Instant,
+    pub(crate) timeout: std::time::Duration,
+    pub(crate) cancel: Pin<&'a mut C>,
+}
+
+/// What every npm step of one install shares: the program, the install dir, the environment.
+pub(crate) struct Npm<'a> {
+    pub(crate) program: &'a Path,
+    pub(crate) dir: &'a Path,
+    pub(crate) env: &'a [(OsString, OsString)],
+}
+
+/// Runs `npm ARGS` in the install dir with exactly the given environment, and returns its exit
+/// status.
+pub(crate) async fn run_step<C: Future<Output = ()>>(
+    npm: &Npm<'_>,
+    args: &[OsString],
+    step: Step,
+    stop: &mut Stop<'_, C>,
+    log: &mut OutputLog,
+    progress: &(dyn Fn(&Progress) + Send + Sync),
+) -> Result<ExitStatus, InstallError> {
+    let (dir, env) = (npm.dir, npm.env);
+    let mut command = Command::new(npm.program);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    // Its own group, so timeout and cancel reach whatever npm started.
+    command.as_std_mut().process_group(0);
+    let mut child = command.spawn().map_err(|e| {
+        InstallError::Npm(format!("could not start {}: {e}", npm.program.display()))
+    })?;
+    let pid = child.id();
+    let group = pid.and_then(|id| Pid::from_raw(id as i32));
+    tracing::info!(?step, pid, "npm step started");
+    progress(&Progress::Step { step, pid });
+    let (tx, mut rx) = mpsc::channel::<String>(64);
+    if let Some(out) = child.stdout.take() {
+        tokio::spawn(read_lines(out, tx.clone()));
+    }
+    if let Some(err) = child.stderr.take() {
+        tokio::spawn(read_lines(err, tx.clone()));
+    }
+    drop(tx);
+    let on_line = |line: String, log: &mut OutputLog| {
+        log.push_line(&line);
+        progress(&Progress::Output { step, line });
+    };
+    let status = loop {
+        tokio::select! {
+            Some(line) = rx.recv() => on_line(line, log),
+            status = child.wait() => break status,
+            () = tokio::time::sleep_until(stop.deadline) => {
+                end_group(&mut child, group).await;
+                tracing::warn!(?step, "npm step timed out; its process group was ended");
+                return Err(InstallError::TimedOut(stop.timeout));
+            }
+            () = stop.cancel.as_mut() => {
+                end_group(&mut child, group).await;
+                tracing::info!(?step, "npm step cancelled; its process group was ended");
+                return Err(InstallError::Cancelled);
+            }
+        }
+    };
+    let status = status.map_err(|e| InstallError::Npm(format!("waiting for npm failed: {e}")))?;
+    // npm exited; what it left behind in its group goes now, and output still in the pipes
+    // is read for a short while (a straggler could hold them open forever).
+    if let Some(group) = group {
+        let _ = kill_process_group(group, Signal::KILL);
+    }
+    let drain_until = Instant::now() + OUTPUT_DRAIN;
+    while let Ok(Some(line)) = tokio::time::timeout_at(drain_until, rx.recv()).await {
+        on_line(line, log);
+    }
+    Ok(status)
+}
+
+/// SIGTERM to the group, a grace period for npm to exit, SIGKILL to the group, reap; then
+/// wait (bounded) until the group is really empty, so that when the install reports the end,
+/// no npm or git of it is still running or waiting to be reaped by init.
+async fn end_group(child: &mut Child, group: Option<Pid>) {
+    if let Some(group) = group {
+        let _ = kill_process_group(group, Signal::TERM);
+        let _ = tokio::time::timeout(TERM_GRACE, child.wait()).await;
+        let _ = kill_process_group(group, Signal::KILL);
+    }
+    let _ = child.start_kill();
+    let _ = child.wait().await;
+    if let Some(group) = group {
+        let until = Instant::now() + GROUP_EXIT_WAIT;
+        while test_kill_process_group(group).is_ok() {
+            if Instant::now() >= until {
+                tracing::warn!(
+                    pgid = group.as_raw_nonzero().get(),
+                    "npm's process group is still not empty after SIGKILL"
+                );
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// Splits a pipe into lines of at most [`MAX_NPM_LINE_BYTES`] (longer ones are cut).
+async fn read_lines(mut pipe: impl AsyncRead + Unpin, tx: mpsc::Sender<String>) {
+    let mut chunk = vec![0u8; 8 * 1024];
+    let mut line: Vec<u8> = Vec::new();
+    let mut cut = false;
+    loop {
+        let n = match pipe.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in &chunk[..n] {
+            if b == b'\n' {
+                let text = String::from_utf8_lossy(&line)
+                    .trim_end_matches('\r')
+                    .to_owned();
+                if tx.send(text).await.is_err() {
+                    return;
+                }
+                line.clear();
+                cut = false;
+            } else if line.len() < MAX_NPM_LINE_BYTES {
+                line.push(b);
+            } else if !cut {
+                cut = true;
+                line.extend_from_slice(" [line cut]".as_bytes());
+            }
+        }
+    }
+    if !line.is_empty() {
+        let _ = tx.send(String::from_utf8_lossy(&line).into_owned()).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_keeps_the_last_part() {
+        let mut log = OutputLog::default();
+        for i in 0..10_000 {
+            log.push_line(&format!("line {i}"));
+        }
+        assert!(log.text().len() <= MAX_NPM_OUTPUT_BYTES);
+        assert!(log.text().ends_with("line 9999\n"));
+        assert_eq!(log.tail(2), "line 9998\nline 9999");
+    }
+
+    #[tokio::test]
+    async fn long_lines_are_cut() {
+        let (tx, mut rx) = mpsc::channel(8);
+        let mut input = vec![b'a'; MAX_NPM_LINE_BYTES * 3];
+        input.extend_from_slice(b"\nshort\r\nlast");
+        tokio::spawn(read_lines(std::io::Cursor::new(input), tx));
+        let first = rx.recv().await.unwrap();
+        assert_eq!(first.len(), MAX_NPM_LINE_BYTES + " [line cut]".len());
+        assert_eq!(rx.recv().await.unwrap(), "short");
+        assert_eq!(rx.recv().await.unwrap(), "last");
+        assert!(rx.recv().await.is_none());
+    }
+}

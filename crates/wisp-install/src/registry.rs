@@ -1,0 +1,274 @@
+//! The one registry an install may use (INST-13): `https://registry.npmjs.org/` unless
+//! `WISP_NPM_REGISTRY` names another — a testing aid for a registry on loopback (the test
+//! suite's, the simulator's), where `http://` is accepted; anywhere else only `https://`.
+//! URLs are compared parsed (scheme, host, port, path), never by string prefix.
+
+use url::{Host, Url};
+
+use crate::InstallError;
+
+/// The public npm registry, the default and the only one outside tests.
+pub const DEFAULT_REGISTRY: &str = "https://registry.npmjs.org/";
+/// The variable that overrides the registry, for tests and the simulator only.
+pub const REGISTRY_ENV: &str = "WISP_NPM_REGISTRY";
+
+/// An allowed registry: https, or http on a loopback host; no credentials, query or fragment;
+/// the path ends with `/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registry {
+    url: Url,
+}
+
+impl Registry {
+    /// Parses and checks a registry URL.
+    pub fn parse(text: &str) -> Result<Self, InstallError> {
+        let bad = |why: &str| InstallError::Registry(format!("{text:?} {why}"));
+        let mut url = Url::parse(text).map_err(|e| bad(&format!("is not a URL ({e})")))?;
+        match url.scheme() {
+            "https" => {}
+            "http" if is_loopback(&url) => {}
+            "http" => {
+                return Err(bad(
+                    "uses http on a host that is not loopback; only https is allowed there",
+                ));
+            }
+            other => return Err(bad(&format!("uses {other}; only https is allowed"))),
+        }
+        if url.host().is_none() {
+            return Err(bad("has no host"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("carries credentials; Wisp installs without auth"));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(bad("has a query or fragment"));
+        }
+        if !url.path().ends_with('/') {
+            let path = format!("{}/", url.path());
+            url.set_path(&path);
+        }
+        Ok(Self { url })
+    }
+
+    /// The public registry.
+    pub fn public() -> Result<Self, InstallError> {
+        Self::parse(DEFAULT_REGISTRY)
+    }
+
+    /// [`REGISTRY_ENV`] when set (checked like any registry), else the public registry.
+    pub fn from_env() -> Result<Self, InstallError> {
+        Self::from_override(std::env::var(REGISTRY_ENV).ok().as_deref())
+    }
+
+    /// The override's value when set and not empty, else the public registry.
+    fn from_override(value: Option<&str>) -> Result<Self, InstallError> {
+        match value {
+            Some(value) if !value.is_empty() => Self::parse(value),
+            _ => Self::public(),
+        }
+    }
+
+    /// The URL as npm gets it (`--registry`).
+    pub fn as_str(&self) -> &str {
+        self.url.as_str()
+    }
+
+    /// Whether this is the public registry (the approval card names the source).
+    pub fn is_public(&self) -> bool {
+        self.url.as_str() == DEFAULT_REGISTRY
+    }
+
+    /// Checks a lockfile `resolved` URL: the same scheme, host and port as the registry, and
+    /// exactly the registry's tarball path for that package and version
+    /// (`<registry>/<name>/-/<basename>-<version>.tgz`). The error says what differs.
+    pub fn check_tarball(&self, resolved: &str, name: &str, version: &str) -> Result<(), String> {
+        let url = Url::parse(resolved).map_err(|_| format!("{resolved:?} is not a URL"))?;
+        if url.scheme() != self.url.scheme()
+            || url.host() != self.url.host()
+            || url.port_or_known_default() != self.url.port_or_known_default()
+        {
+            return Err(format!(
+                "comes from {}, not from the allowed registry {}",
+                origin(&url),
+                origin(&self.url)
+            ));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err("carries credentials in its URL".into());
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(format!("{resolved:?} has a query or fragment"));
+        }
+        let basename = name.rsplit('/').next().unwrap_or(name);
+        let expected = format!("{}{name}/-/{basename}-{version}.tgz", self.url.path());
+        if url.path() != expected {
+            return Err(format!(
+                "{resolved:?} is not the registry's tarball for {name}@{version} (expected the path {expected})"
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn origin(url: &Url) -> String {
+    match url.host_str() {
+        Some(host) => match url.port() {
+            Some(port) => format!("{}://{host}:{port}", url.scheme()),
+            None => format!("{}://{host}", url.scheme()),
+        },
+        None => format!("{}:", url.scheme()),
+    }
+}
+
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inst_13_https_anywhere_http_only_on_loopback() {
+        assert_eq!(Registry::public().unwrap().as_str(), DEFAULT_REGISTRY);
+        assert!(Registry::public().unwrap().is_public());
+        for ok in [
+            "https://registry.npmjs.org/",
+            "http://127.0.0.1:4873/",
+            "http://[::1]:4873/",
+            "http://localhost:1/",
+            "http://127.0.0.2:80/npm",
+        ] {
+            assert!(Registry::parse(ok).is_ok(), "{ok}");
+        }
+        assert_eq!(
+            Registry::parse("http://127.0.0.2:80/npm").unwrap().as_str(),
+            "http://127.0.0.2/npm/"
+        );
+        for (bad, says) in [
+            ("http://registry.npmjs.org/", "not loopback"),
+            ("http://10.0.0.1:4873/", "not loopback"),
+            ("http://127.0.0.1.evil.com/", "not loopback"),
+            ("ftp://127.0.0.1/", "only https"),
+            ("file:///tmp/reg", "only https"),
+            ("https://user:pw@registry.npmjs.org/", "credentials"),
+            ("https://registry.npmjs.org/?a=b", "query"),
+            ("not a url", "not a URL"),
+        ] {
+            let err = Registry::parse(bad).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+    }
+
+    #[test]
+    fn inst_13_tarballs_must_be_the_registry_s_own() {
+        let r = Registry::public().unwrap();
+        assert_eq!(
+            r.check_tarball("https://registry.npmjs.org/a/-/a-1.0.0.tgz", "a", "1.0.0"),
+            Ok(())
+        );
+        assert_eq!(
+            r.check_tarball(
+                "https://registry.npmjs.org/@s/n/-/n-1.0.0-rc.1.tgz",
+                "@s/n",
+                "1.0.0-rc.1"
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            r.check_tarball(
+                "https://registry.npmjs.org:443/a/-/a-1.0.0.tgz",
+                "a",
+                "1.0.0"
+            ),
+            Ok(())
+        );
+        for (bad, says) in [
+            (
+                "https://evil.example/a/-/a-1.0.0.tgz",
+                "comes from https://evil.example",
+            ),
+            (
+                "http://registry.npmjs.org/a/-/a-1.0.0.tgz",
+                "comes from http://",
+            ),
+            ("https://registry.npmjs.org:8443/a/-/a-1.0.0.tgz", ":8443"),
+            (
+                "https://registry.npmjs.org.evil.example/a/-/a-1.0.0.tgz",
+                "not from the allowed",
+            ),
+            (
+                "https://registry.npmjs.org/b/-/b-1.0.0.tgz",
+                "not the registry's tarball",
+            ),
+            (
+                "https://registry.npmjs.org/a/-/a-1.0.1.tgz",
+                "not the registry's tarball",
+            ),
+            (
+                "https://registry.npmjs.org/files/a.tgz",
+                "not the registry's tarball",
+            ),
+            ("https://registry.npmjs.org/a/-/a-1.0.0.tgz?x=1", "query"),
+            (
+                "https://u:p@registry.npmjs.org/a/-/a-1.0.0.tgz",
+                "credentials",
+            ),
+            ("git+ssh://git@github.com/a/a.git", "comes from"),
+            ("../a.tgz", "not a URL"),
+        ] {
+            let err = r.check_tarball(bad, "a", "1.0.0").unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
+        let local = Registry::parse("http://127.0.0.1:4873/").unwrap();
+        assert!(
+            local
+                .check_tarball("http://127.0.0.1:4873/a/-/a-1.0.0.tgz", "a", "1.0.0")
+                .is_ok()
+        );
+        assert!(
+            local
+                .check_tarball("http://127.0.0.1:4874/a/-/a-1.0.0.tgz", "a", "1.0.0")
+                .is_err()
+        );
+        assert!(
+            local
+                .check_tarball("http://localhost:4873/a/-/a-1.0.0.tgz", "a", "1.0.0")
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn the_override_is_used_only_when_set() {
+        assert!(Registry::from_override(None).unwrap().is_public());
+        assert!(Registry::from_override(Some("")).unwrap().is_public());
+        let local = Registry::from_override(Some("http://127.0.0.1:9/")).unwrap();
+        assert_eq!(local.as_str(), "http://127.0.0.1:9/");
+        assert!(!local.is_public());
+        assert!(Registry::from_override(Some("http://example.com/")).is_err());
+    }
+
+    #[test]
+    fn credentials_in_any_part_of_the_url_are_refused() {
+        for bad in [
+            "https://user@registry.npmjs.org/",
+            "https://:pw@registry.npmjs.org/",
+        ] {
+            let err = Registry::parse(bad).unwrap_err().to_string();
+            assert!(err.contains("credentials"), "{bad}: {err}");
+        }
+        let r = Registry::public().unwrap();
+        for bad in [
+            "https://u@registry.npmjs.org/a/-/a-1.0.0.tgz",
+            "https://:p@registry.npmjs.org/a/-/a-1.0.0.tgz",
+        ] {
+            let err = r.check_tarball(bad, "a", "1.0.0").unwrap_err();
+            assert!(err.contains("credentials"), "{bad}: {err}");
+        }
+    }
+}

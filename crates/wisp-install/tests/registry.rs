@@ -1,0 +1,221 @@
+//! A static npm registry on loopback for the tests: packuments (`GET /<name>`) with
+//! `dist.tarball` + `dist.integrity`, tarballs the test packed with the real `npm pack`, extra
+//! files at any path, and a stalling mode that accepts connections and never answers.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// A package the test packed: its tarball bytes and the integrity `npm pack` computed.
+pub struct Packed {
+    pub manifest: Value,
+    pub tarball: Vec<u8>,
+    pub integrity: String,
+}
+
+/// Writes `files` into a temp dir and runs `npm pack` there (scripts off, its own cache).
+pub fn pack(manifest: &Value, files: &[(&str, &str)]) -> Packed {
+    let work = tempfile::tempdir().unwrap();
+    let src = work.path().join("src");
+    let out = work.path().join("out");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(src.join("package.json"), manifest.to_string()).unwrap();
+    for (name, text) in files {
+        let p = src.join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let npm = wisp_install::find_tool("npm").expect("npm in the fixed directories");
+    let output = std::process::Command::new(npm)
+        .args(["pack", "--json", "--ignore-scripts", "--pack-destination"])
+        .arg(&out)
+        .current_dir(&src)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", work.path())
+        .env("npm_config_cache", work.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "npm pack: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let filename = report[0]["filename"].as_str().unwrap();
+    let integrity = report[0]["integrity"].as_str().unwrap().to_owned();
+    assert!(integrity.starts_with("sha512-"));
+    Packed {
+        manifest: manifest.clone(),
+        tarball: std::fs::read(out.join(filename)).unwrap(),
+        integrity,
+    }
+}
+
+/// The demo MCP server package from `demo-package/`, packed.
+pub fn demo_package() -> Packed {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("demo-package");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap();
+    let server = std::fs::read_to_string(dir.join("server.js")).unwrap();
+    pack(&manifest, &[("server.js", &server)])
+}
+
+#[derive(Default)]
+struct State {
+    routes: HashMap<String, (String, Vec<u8>)>,
+    stall_under: Vec<String>,
+}
+
+/// The running registry.
+pub struct TestRegistry {
+    pub url: String,
+    pub port: u16,
+    state: Arc<Mutex<State>>,
+    requests: Arc<AtomicUsize>,
+}
+
+impl TestRegistry {
+    /// Starts on 127.0.0.1 (an ephemeral port). With `stall`, every request is read and never
+    /// answered, the connection held open.
+    pub async fn start(stall: bool) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let state = Arc::new(Mutex::new(State::default()));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (st, count) = (state.clone(), requests.clone());
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut socket, _)) = listener.accept().await else {
+                    break;
+                };
+                let (st, count) = (st.clone(), count.clone());
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    loop {
+                        while let Some(end) = find(&buf, b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+                            buf.drain(..end + 4);
+                            count.fetch_add(1, Ordering::SeqCst);
+                            let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                            let path = path.replace("%2f", "/").replace("%2F", "/");
+                            let hang = stall
+                                || st
+                                    .lock()
+                                    .unwrap()
+                                    .stall_under
+                                    .iter()
+                                    .any(|p| path.starts_with(p.as_str()));
+                            if hang {
+                                std::future::pending::<()>().await;
+                            }
+                            let route = st.lock().unwrap().routes.get(&path).cloned();
+                            let (status, ctype, body) = match route {
+                                Some((ctype, body)) => ("200 OK", ctype, body),
+                                None => (
+                                    "404 Not Found",
+                                    "application/json".into(),
+                                    b"{\"error\":\"not found\"}".to_vec(),
+                                ),
+                            };
+                            let reply = format!(
+                                "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n",
+                                body.len()
+                            );
+                            if socket.write_all(reply.as_bytes()).await.is_err()
+                                || socket.write_all(&body).await.is_err()
+                            {
+                                return;
+                            }
+                        }
+                        match socket.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                });
+            }
+        });
+        Self {
+            url: format!("http://127.0.0.1:{port}/"),
+            port,
+            state,
+            requests,
+        }
+    }
+
+    /// How many requests arrived so far.
+    pub fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+
+    /// Requests under `prefix` are read and never answered.
+    pub fn stall_under(&self, prefix: &str) {
+        self.state
+            .lock()
+            .unwrap()
+            .stall_under
+            .push(prefix.to_owned());
+    }
+
+    /// Serves `body` at `path`.
+    pub fn file(&self, path: &str, ctype: &str, body: Vec<u8>) {
+        self.state
+            .lock()
+            .unwrap()
+            .routes
+            .insert(path.to_owned(), (ctype.to_owned(), body));
+    }
+
+    /// The registry's own tarball URL of a package version.
+    pub fn tarball_url(&self, name: &str, version: &str) -> String {
+        let base = name.rsplit('/').next().unwrap();
+        format!("{}{name}/-/{base}-{version}.tgz", self.url)
+    }
+
+    /// Publishes a packed package: its packument and its tarball at the registry's own path,
+    /// with `dist.tarball` set to `tarball` when given (a hostile packument) or the own URL.
+    pub fn publish(&self, packed: &Packed, tarball: Option<String>) {
+        let name = packed.manifest["name"].as_str().unwrap().to_owned();
+        let version = packed.manifest["version"].as_str().unwrap().to_owned();
+        let own = self.tarball_url(&name, &version);
+        let mut doc = packed.manifest.clone();
+        doc["dist"] = json!({
+            "tarball": tarball.unwrap_or_else(|| own.clone()),
+            "integrity": packed.integrity,
+        });
+        let packument = json!({
+            "name": name,
+            "dist-tags": {"latest": version},
+            "versions": {version.clone(): doc},
+        });
+        self.file(
+            &format!("/{name}"),
+            "application/json",
+            packument.to_string().into_bytes(),
+        );
+        let path = own
+            .strip_prefix(self.url.trim_end_matches('/'))
+            .unwrap()
+            .to_owned();
+        self.file(&path, "application/octet-stream", packed.tarball.clone());
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// A data dir for one test.
+pub fn data_dir() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    (dir, path)
+}

@@ -1,0 +1,8 @@
+//! Integration tests of wisp-install: the real npm (found in the fixed directories) against a
+//! static npm registry on loopback started by each test, installing packages the test packs.
+
+// A failing test should stop at the line that failed.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod npm_install;
+mod registry;
