@@ -569,7 +569,7 @@ async fn the_document_describes_what_the_api_does() {
         .values()
         .flat_map(|p| p.as_object().unwrap().values())
         .collect();
-    assert_eq!(ops.len(), 22);
+    assert_eq!(ops.len(), 27);
     assert!(ops.iter().all(|o| o["operationId"].is_string()));
     let created = &api["paths"]["/api/sessions"]["post"]["responses"]["201"]["links"];
     assert_eq!(

@@ -13,4 +13,5 @@ mod hardening_host;
 mod models_cli;
 mod settings;
 mod tidy;
+mod web_tabs;
 mod workbench;

@@ -18,7 +18,18 @@ use wisp_protocol as p;
 pub(crate) struct ToolCtx<'a> {
     /// The run's tool snapshot (for `tool_introspect`).
     pub(crate) tools: &'a [p::ToolInfo],
+    /// The run's session (the preview tabs are per session).
+    pub(crate) session_id: &'a str,
+    /// The session's project, if it has one.
+    pub(crate) sandbox: Option<&'a Arc<Sandbox>>,
+    /// The Host's preview tabs.
+    pub(crate) tabs: &'a crate::tabs::Tabs,
 }
+
+/// Work of a tool that waits on something other than files (the preview browser): the run
+/// loop awaits it raced against cancel, and a cancel discards its result.
+pub(crate) type AsyncWork =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, String>> + Send + 'static>>;
 
 /// Blocking file work of a tool: runs on the blocking pool as a counted file task, raced
 /// against cancel by the run loop. The error is the message for the model.
@@ -31,6 +42,9 @@ pub(crate) enum Prepared {
     /// Needs the project: the run loop runs this file work (counted, cancellable), and it says
     /// what follows — a result or an approval subject.
     Files(FileWork<Checked>),
+    /// Needs no approval but waits (the preview browser, the person's answer to a dialog):
+    /// the run loop awaits this, raced against cancel.
+    Async(AsyncWork),
 }
 
 /// What a tool's file work found.

@@ -1,9 +1,10 @@
 //! The built-in tools: the registry of tool families, the per-run snapshot, typed argument
 //! parsing and canonical JSON for digests. Each family is a module of its own (`files`,
-//! `introspect`); adding a tool is one entry in its family, nothing in the run loop.
+//! `introspect`, `web`); adding a tool is one entry in its family, nothing in the run loop.
 
 mod files;
 mod introspect;
+mod web;
 
 use std::sync::OnceLock;
 
@@ -23,6 +24,8 @@ fn registry() -> &'static [(ToolRef, bool)] {
     REGISTRY.get_or_init(|| {
         let mut all: Vec<(ToolRef, bool)> = vec![(introspect::tool(), false)];
         all.extend(files::tools().into_iter().map(|t| (t, true)));
+        // The preview tabs are the session's, with or without a project.
+        all.extend(web::tools().into_iter().map(|t| (t, false)));
         all
     })
 }
@@ -71,7 +74,15 @@ mod tests {
     #[test]
     fn sessions_without_a_root_get_no_file_tools() {
         let names = |t: Vec<ToolInfo>| t.into_iter().map(|t| t.name).collect::<Vec<_>>();
-        assert_eq!(names(snapshot(false)), ["tool_introspect"]);
+        assert_eq!(
+            names(snapshot(false)),
+            [
+                "tool_introspect",
+                "list_preview_tabs",
+                "read_webpage",
+                "preview_tab_action"
+            ]
+        );
         assert_eq!(
             names(snapshot(true)),
             [
@@ -81,7 +92,10 @@ mod tests {
                 "files_search",
                 "files_write",
                 "files_replace",
-                "files_mkdir"
+                "files_mkdir",
+                "list_preview_tabs",
+                "read_webpage",
+                "preview_tab_action"
             ]
         );
         // Everything that changes files waits for approval; nothing else does.

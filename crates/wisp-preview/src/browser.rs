@@ -567,6 +567,39 @@ fn str_field(value: &Value, name: &str) -> Result<String, PreviewError> {
         .ok_or_else(|| PreviewError::Browser(format!("the browser's answer has no {name}")))
 }
 
+/// Reads the page's title from its current history entry: headless Chromium does not always
+/// report it in `Target.targetInfoChanged`.
+async fn refresh_title(inner: std::sync::Weak<Inner>, tab: TabHandle, session: String) {
+    let Some(conn) = inner.upgrade().map(|i| i.conn.clone()) else {
+        return;
+    };
+    let Ok(history) = conn
+        .call("Page.getNavigationHistory", json!({}), Some(&session))
+        .await
+    else {
+        return;
+    };
+    let current = history
+        .get("currentIndex")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let title = history
+        .pointer(&format!("/entries/{current}/title"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(inner) = inner.upgrade() else { return };
+    let changed = match lock(&inner.tabs).get_mut(&tab) {
+        Some(t) if !title.is_empty() && !t.info.url.ends_with(title) && t.info.title != title => {
+            t.info.title = cut_chars(title, MAX_TITLE_CHARS).0;
+            true
+        }
+        _ => false,
+    };
+    if changed {
+        let _ = inner.events.send(BrowserEvent::Changed(tab));
+    }
+}
+
 /// Keeps each tab's state from the browser's events.
 async fn monitor(inner: std::sync::Weak<Inner>, mut events: broadcast::Receiver<Event>) {
     loop {
@@ -589,7 +622,7 @@ async fn monitor(inner: std::sync::Weak<Inner>, mut events: broadcast::Receiver<
     }
 }
 
-fn apply(inner: &Inner, event: &Event) {
+fn apply(inner: &Arc<Inner>, event: &Event) {
     let p = &event.params;
     let by_session = |session: &str| {
         lock(&inner.tabs)
@@ -628,11 +661,17 @@ fn apply(inner: &Inner, event: &Event) {
         let info = &mut t.info;
         match event.method.as_str() {
             "Target.targetInfoChanged" => {
-                if let Some(title) = p.pointer("/targetInfo/title").and_then(Value::as_str) {
-                    info.title = cut_chars(title, MAX_TITLE_CHARS).0;
-                }
                 if let Some(url) = p.pointer("/targetInfo/url").and_then(Value::as_str) {
                     info.url = url.to_owned();
+                }
+                // Chromium names an untitled page by its URL (query and all), and sometimes
+                // reports that name again after the real title: a title is only what the page
+                // itself set.
+                if let Some(title) = p.pointer("/targetInfo/title").and_then(Value::as_str)
+                    && !title.is_empty()
+                    && !info.url.ends_with(title)
+                {
+                    info.title = cut_chars(title, MAX_TITLE_CHARS).0;
                 }
                 true
             }
@@ -642,6 +681,7 @@ fn apply(inner: &Inner, event: &Event) {
                     t.frame_id = id.to_owned();
                 }
                 info.nav_version += 1;
+                info.title.clear();
                 if let Some(unreachable) = frame.get("unreachableUrl").and_then(Value::as_str) {
                     info.url = unreachable.to_owned();
                     info.load_state = LoadState::Failed;
@@ -686,6 +726,11 @@ fn apply(inner: &Inner, event: &Event) {
     match event.method.as_str() {
         "Target.targetDestroyed" | "Target.detachedFromTarget" | "Target.targetCrashed" => {
             mark_closed(inner, tab);
+        }
+        "Page.loadEventFired" | "Page.navigatedWithinDocument" => {
+            if let Some(session) = event.session.clone() {
+                tokio::spawn(refresh_title(Arc::downgrade(inner), tab, session));
+            }
         }
         "Page.javascriptDialogOpening" => {
             let kind = p.get("type").and_then(Value::as_str).unwrap_or_default();

@@ -6,8 +6,10 @@
 
 pub mod limits;
 mod settings;
+mod tabs;
 
 pub use settings::*;
+pub use tabs::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -496,6 +498,8 @@ pub enum Live {
     Event(Event),
     /// An ephemeral streaming piece.
     Delta(Delta),
+    /// Preview tabs: dialogs and changes (ephemeral, never stored).
+    Tabs(TabLive),
 }
 
 /// `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, or

@@ -46,3 +46,9 @@ pub const MAX_PRICE_NOTE_CHARS: usize = 300;
 
 /// Models one price table may price.
 pub const MAX_PRICED_MODELS: usize = 50;
+
+/// Characters of a web tab's URL (WEB-02: open_webpage takes at most 2,048).
+pub const MAX_URL_CHARS: usize = 2_048;
+
+/// Characters of a file tab's project-relative path (Linux's `PATH_MAX`).
+pub const MAX_TAB_PATH_CHARS: usize = 4_096;
