@@ -544,7 +544,7 @@ async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
         Prepared::Done(Ok(v)) => return succeeded(v),
         Prepared::Done(Err(e)) => return failed(e),
         Prepared::Files(work) => work,
-        Prepared::Async(work) => {
+        Prepared::Wait(work) => {
             return tokio::select! {
                 biased;
                 // A cancel discards what the work found (WEB-18).

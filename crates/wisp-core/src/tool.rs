@@ -26,9 +26,11 @@ pub(crate) struct ToolCtx<'a> {
     pub(crate) tabs: &'a crate::tabs::Tabs,
 }
 
-/// Work of a tool that waits on something other than files (the preview browser): the run
-/// loop awaits it raced against cancel, and a cancel discards its result.
-pub(crate) type AsyncWork =
+/// Work of a tool that needs no approval but waits on something other than files (the preview
+/// browser, the person's answer to a dialog): the run loop awaits it raced against cancel, and
+/// a cancel discards its result. (Not the approved async execution of MCP calls: that one is
+/// an approval subject's.)
+pub(crate) type WaitWork =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, String>> + Send + 'static>>;
 
 /// Blocking file work of a tool: runs on the blocking pool as a counted file task, raced
@@ -44,7 +46,7 @@ pub(crate) enum Prepared {
     Files(FileWork<Checked>),
     /// Needs no approval but waits (the preview browser, the person's answer to a dialog):
     /// the run loop awaits this, raced against cancel.
-    Async(AsyncWork),
+    Wait(WaitWork),
 }
 
 /// What a tool's file work found.

@@ -42,7 +42,7 @@ impl Tool for ListTabs {
         let tabs = ctx.tabs.clone();
         let session = ctx.session_id.to_owned();
         let sandbox = ctx.sandbox.cloned();
-        Prepared::Async(Box::pin(async move {
+        Prepared::Wait(Box::pin(async move {
             tabs.list_for_model(&session, sandbox).await
         }))
     }
@@ -76,7 +76,7 @@ impl Tool for ReadPage {
         };
         let tabs = ctx.tabs.clone();
         let session = ctx.session_id.to_owned();
-        Prepared::Async(Box::pin(async move {
+        Prepared::Wait(Box::pin(async move {
             tabs.read_for_model(&session, &args.tab_id).await
         }))
     }
@@ -137,7 +137,7 @@ impl Tool for TabAction {
         let tabs = ctx.tabs.clone();
         let session = ctx.session_id.to_owned();
         let sandbox = ctx.sandbox.cloned();
-        Prepared::Async(Box::pin(async move {
+        Prepared::Wait(Box::pin(async move {
             tabs.act_for_model(&session, &args.tab_id, args.action.name(), sandbox)
                 .await
         }))
