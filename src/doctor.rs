@@ -79,7 +79,10 @@ pub(crate) struct Report {
 /// Runs every check against `data_dir`.
 pub(crate) async fn run(data_dir: &Path) -> Report {
     let mut checks = vec![check_data_dir(data_dir), check_host(data_dir)];
-    checks.push(check_browser(&std::env::var_os("PATH").unwrap_or_default()));
+    checks.push(check_browser(
+        std::env::var_os(wisp_preview::BROWSER_ENV).as_deref(),
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
     checks.push(check_node().await);
     checks.push(check_secret_store().await);
     checks.push(check_model(data_dir).await);
@@ -239,48 +242,37 @@ fn check_host(dir: &Path) -> Check {
     }
 }
 
-/// The Chromium-family browsers Wisp looks for on PATH, in order of preference.
-const BROWSER_NAMES: &[&str] = &[
-    "chromium",
-    "chromium-browser",
-    "google-chrome",
-    "google-chrome-stable",
-    "microsoft-edge",
-    "microsoft-edge-stable",
-    "brave-browser",
-];
-
-/// A Chromium-family browser for web preview tabs: `WISP_BROWSER`, else the first of
-/// [`BROWSER_NAMES`] on `path`.
-fn check_browser(path: &std::ffi::OsStr) -> Check {
+/// The Chromium-family browser web preview tabs would use: found exactly as `wisp serve` finds
+/// it (`wisp_preview::find_browser_in`: `WISP_BROWSER`, then PATH, then the vendors' fixed
+/// places), so doctor never reports a browser the Host would not use, or the other way round.
+fn check_browser(overridden: Option<&std::ffi::OsStr>, path: &std::ffi::OsStr) -> Check {
     const ID: &str = "browser";
-    if let Some(chosen) = std::env::var_os("WISP_BROWSER").filter(|v| !v.is_empty()) {
-        let chosen = PathBuf::from(chosen);
-        return if is_executable(&chosen) {
-            Check::ok(ID, format!("{} (from WISP_BROWSER)", chosen.display()))
-        } else {
-            Check::warn(
-                ID,
-                format!(
-                    "WISP_BROWSER is {}, which is not an executable file",
-                    chosen.display()
-                ),
-                "point WISP_BROWSER at a Chromium, Chrome, Edge or Brave executable, or unset it",
-            )
-        };
-    }
-    for name in BROWSER_NAMES {
-        if let Some(found) = find_on(path, name) {
-            return Check::ok(ID, format!("{name} at {}", found.display()));
+    match wisp_preview::find_browser_in(overridden, Some(path)) {
+        Ok(found) => {
+            let how = if overridden.is_some_and(|v| !v.is_empty()) {
+                " (from WISP_BROWSER)"
+            } else {
+                ""
+            };
+            Check::ok(ID, format!("{}{how}", found.display()))
         }
+        Err(wisp_preview::DiscoverError::Override(named)) => Check::warn(
+            ID,
+            format!(
+                "WISP_BROWSER is {named}, which is not an executable file: web pages open as \
+                 frames in the UI, and the agent cannot read them"
+            ),
+            "point WISP_BROWSER at a Chromium, Chrome, Edge or Brave executable, or unset it",
+        ),
+        Err(wisp_preview::DiscoverError::NotFound) => Check::warn(
+            ID,
+            "no Chromium-family browser found (chromium, google-chrome, microsoft-edge, brave on \
+             PATH or where their packages install): web pages open as frames in the UI, and the \
+             agent cannot read them",
+            "install one (Debian/Ubuntu: sudo apt-get install chromium), or set WISP_BROWSER to \
+             its executable",
+        ),
     }
-    Check::warn(
-        ID,
-        "no Chromium-family browser on PATH (looked for chromium, google-chrome, microsoft-edge, \
-         brave-browser): web pages open as frames in the UI, and the agent cannot read them",
-        "install one (Debian/Ubuntu: sudo apt-get install chromium), or set WISP_BROWSER to its \
-         executable",
-    )
 }
 
 /// The directories MCP installs take Node.js and npm from (issue 10): fixed, never PATH, so
@@ -467,13 +459,6 @@ fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0 * 1024.0)
 }
 
-fn find_on(path: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
-    std::env::split_paths(path)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
-}
-
 fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
@@ -495,26 +480,33 @@ mod tests {
     }
 
     #[test]
-    fn a_browser_is_found_on_path_in_order_of_preference() {
+    fn the_browser_is_the_one_the_host_would_use() {
         let dir = tempfile::tempdir().unwrap();
-        executable(dir.path(), "brave-browser");
         let chrome = executable(dir.path(), "google-chrome");
-        // Not executable: not a browser.
-        std::fs::write(dir.path().join("chromium"), "").unwrap();
-        let check = check_browser(dir.path().as_os_str());
+        let check = check_browser(None, dir.path().as_os_str());
+        assert_eq!(check.status, Status::Ok);
+        assert_eq!(check.message, chrome.display().to_string());
+        let check = check_browser(Some(chrome.as_os_str()), std::ffi::OsStr::new(""));
         assert_eq!(check.status, Status::Ok);
         assert!(
-            check.message.contains(&chrome.display().to_string()),
+            check.message.ends_with("(from WISP_BROWSER)"),
             "{}",
             check.message
         );
     }
 
     #[test]
-    fn no_browser_on_path_is_a_warning_with_a_way_forward() {
+    fn a_browser_override_that_is_not_executable_is_a_warning_with_a_way_forward() {
         let dir = tempfile::tempdir().unwrap();
-        let check = check_browser(dir.path().as_os_str());
+        let not_exe = dir.path().join("chromium");
+        std::fs::write(&not_exe, "").unwrap();
+        let check = check_browser(Some(not_exe.as_os_str()), dir.path().as_os_str());
         assert_eq!(check.status, Status::Warn);
+        assert!(
+            check.message.contains("not an executable"),
+            "{}",
+            check.message
+        );
         assert!(check.fix.unwrap().contains("WISP_BROWSER"));
     }
 

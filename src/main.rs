@@ -96,6 +96,10 @@ struct ServeArgs {
     /// Do not open the browser.
     #[arg(long)]
     no_open: bool,
+    /// Show web tabs as iframes of the UI instead of pages of a browser Wisp drives (listing
+    /// works; reading a page, back and forward answer "unsupported").
+    #[arg(long)]
+    web_only: bool,
     /// With --simulate: pause between streamed pieces, in milliseconds (0 = as fast as possible).
     #[arg(long, default_value_t = 12)]
     sim_pace_ms: u64,

@@ -98,6 +98,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         ..HostConfig::new(mode)
     };
     let host = Host::start(store, None, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;
+    host.set_preview(preview_backend(args.web_only, &data_dir));
     // Reads the stored settings and the key (the OS secret store may answer over D-Bus), then
     // checks the connection in the background: a dead address, a refused key, an empty
     // balance or a model the endpoint does not offer is said up front (health, the UI banner).
@@ -185,6 +186,30 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
 /// Longest wait for the OS secret store to answer at start; past it the key can still be
 /// kept for this session.
 const SECRET_STORE_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What shows web tabs: the browser found on this machine (started on first use, its own
+/// profile in the data dir so logins persist), or none with `--web-only` or no browser.
+fn preview_backend(web_only: bool, data_dir: &std::path::Path) -> wisp_core::PreviewBackend {
+    if web_only {
+        return wisp_core::PreviewBackend::WebOnly("Wisp runs with --web-only".into());
+    }
+    match wisp_preview::find_browser() {
+        Ok(binary) => {
+            tracing::info!(browser = %binary.display(), "preview browser found");
+            wisp_core::PreviewBackend::Native(std::sync::Arc::new(wisp_preview::Preview::new(
+                wisp_preview::LaunchConfig {
+                    binary,
+                    profile_dir: data_dir.join("browser-profile"),
+                    display: wisp_preview::Display::detect(),
+                },
+            )))
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "no preview browser; web tabs are iframes");
+            wisp_core::PreviewBackend::WebOnly(e.to_string())
+        }
+    }
+}
 
 /// The model a Host on `data_dir` would use, resolved the same way (environment, stored
 /// settings, the key in the secret store), ready to be checked like "Test connection". Reads

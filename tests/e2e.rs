@@ -819,7 +819,10 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             "files_replace",
             "files_mkdir",
             "files_move",
-            "files_trash"
+            "files_trash",
+            "list_preview_tabs",
+            "read_webpage",
+            "preview_tab_action"
         ]
     );
     assert_eq!(tools[4]["requiresApproval"], true);
@@ -829,8 +832,8 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             .unwrap()
             .contains(&json!("content"))
     );
-    // A session with no authorized folder gets introspection only (FILE-02): the model is
-    // offered nothing else, and a file call it makes anyway is an unknown tool.
+    // A session with no authorized folder gets no file tools (FILE-02), only introspection and
+    // its preview tabs: a file call the model makes anyway is an unknown tool.
     let mut model =
         wisp_model::ModelConfig::new(Some(wisp_model::ApiKey::new(w.sim.api_key()).unwrap()));
     model.base_url = w.sim.base_url();
@@ -854,7 +857,15 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
         .into_iter()
         .map(|t| t.name)
         .collect();
-    assert_eq!(names, ["tool_introspect"]);
+    assert_eq!(
+        names,
+        [
+            "tool_introspect",
+            "list_preview_tabs",
+            "read_webpage",
+            "preview_tab_action"
+        ]
+    );
     let before = w.sim.chat_requests().len();
     let run = bare.start_run(&lone.id, "[demo:write] please").unwrap();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -876,7 +887,7 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             .contains("unknown tool files_write")
     );
     let offered = &w.sim.chat_requests()[before].body["tools"];
-    assert_eq!(offered.as_array().unwrap().len(), 1);
+    assert_eq!(offered.as_array().unwrap().len(), 4);
 }
 
 #[tokio::test]

@@ -18,4 +18,5 @@ mod settings;
 mod tidy;
 mod trash;
 mod trash_race;
+mod web_tabs;
 mod workbench;

@@ -20,10 +20,12 @@ pub mod limits;
 mod mcp;
 mod run;
 mod settings;
+mod tabs;
 mod tool;
 pub mod tools;
 
 pub use settings::{EnvModel, ModelProbe, ModelSetup, SimEndpoint, default_prices};
+pub use tabs::PreviewBackend;
 pub use wisp_fs::TrashConfig;
 
 use std::collections::HashMap;
@@ -144,6 +146,8 @@ pub(crate) struct Inner {
     pub(crate) shutting_down: watch::Sender<bool>,
     /// Local MCP servers (issue 8).
     pub(crate) mcp: Arc<mcp::McpHost>,
+    /// Every session's preview tabs (in memory only).
+    pub(crate) tabs: tabs::Tabs,
 }
 
 struct ActiveRun {
@@ -217,11 +221,12 @@ impl Host {
                 active: Mutex::new(HashMap::new()),
                 approvals: Mutex::new(HashMap::new()),
                 sandboxes: Mutex::new(HashMap::new()),
-                events,
+                events: events.clone(),
                 change_queue: Arc::new(tokio::sync::Mutex::new(())),
                 file_tasks: Arc::default(),
                 shutting_down,
                 mcp: Arc::default(),
+                tabs: tabs::Tabs::new(events.clone()),
             }),
         };
         host.interrupt_leftovers(&found_unfinished_error())?;
@@ -823,9 +828,82 @@ impl Host {
         if let Err(e) = self.interrupt_leftovers(&interrupted_error()) {
             tracing::error!(error = %e, "marking runs interrupted at shutdown failed");
         }
+        // The preview browser and every process it started go with the Host.
+        self.inner.tabs.shutdown().await;
         if let Err(e) = self.inner.store.close() {
             tracing::error!(error = %e, "closing the database failed");
         }
+    }
+
+    /// Sets what shows web tabs (before serving): the Host's browser, or none.
+    pub fn set_preview(&self, backend: PreviewBackend) {
+        self.inner.tabs.set_backend(backend);
+    }
+
+    /// `GET /api/sessions/{id}/tabs`: the session's preview tabs in panel order.
+    pub async fn tabs(&self, session_id: &str) -> Result<Vec<p::PreviewTab>, CoreError> {
+        self.session(session_id)?;
+        Ok(self.inner.tabs.list_wire(session_id).await)
+    }
+
+    /// `POST /api/sessions/{id}/tabs`: a tab the person opens; it becomes the active one. A
+    /// file must be a text file inside the session's authorized folder.
+    pub async fn open_tab(
+        &self,
+        session_id: &str,
+        request: p::OpenTab,
+    ) -> Result<p::PreviewTab, CoreError> {
+        let session = self.session(session_id)?;
+        let request = match request {
+            p::OpenTab::File { path } => {
+                let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
+                    fail(
+                        CoreErrorKind::Invalid,
+                        "this session has no authorized project folder",
+                    )
+                })?;
+                let checked = tokio::task::spawn_blocking(move || {
+                    sandbox.read(&path, Some(0), Some(1)).map(|r| r.path)
+                })
+                .await
+                .map_err(|_| fail(CoreErrorKind::Internal, "the check stopped unexpectedly"))?
+                .map_err(|e| match e.kind {
+                    wisp_fs::FsErrorKind::NotFound => fail(CoreErrorKind::NotFound, e.message),
+                    _ => fail(CoreErrorKind::Invalid, e.message),
+                })?;
+                p::OpenTab::File { path: checked }
+            }
+            other => other,
+        };
+        let id = self.inner.tabs.open(session_id, request).await?;
+        self.tab_view(session_id, &id).await
+    }
+
+    async fn tab_view(&self, session_id: &str, tab_id: &str) -> Result<p::PreviewTab, CoreError> {
+        self.inner
+            .tabs
+            .list_wire(session_id)
+            .await
+            .into_iter()
+            .find(|t| t.tab_id == tab_id)
+            .ok_or_else(|| fail(CoreErrorKind::NotFound, format!("no tab {tab_id}")))
+    }
+
+    /// `POST /api/tabs/{id}/activate`: the person selects a tab; the session's tabs after.
+    pub async fn activate_tab(&self, tab_id: &str) -> Result<Vec<p::PreviewTab>, CoreError> {
+        let session = self.inner.tabs.activate(tab_id)?;
+        Ok(self.inner.tabs.list_wire(&session).await)
+    }
+
+    /// `DELETE /api/tabs/{id}`: the person closes a tab.
+    pub async fn close_tab(&self, tab_id: &str) -> Result<p::TabClosed, CoreError> {
+        let status = self.inner.tabs.close_by_person(tab_id).await?;
+        Ok(p::TabClosed { status })
+    }
+
+    /// `POST /api/dialogs/{id}`: the person's answer to a dialog about a tab.
+    pub async fn answer_dialog(&self, dialog_id: &str, accept: bool) -> Result<(), CoreError> {
+        self.inner.tabs.answer(dialog_id, accept).await
     }
 
     /// The store (tests and the server's diagnostics).

@@ -44,3 +44,13 @@ pub const FILE_TASKS_DEGRADED: usize = 8;
 /// How often a pending MCP approval checks that its binding (connection, tool-list version)
 /// still holds (MCP-11); a change voids it within about this long.
 pub const MCP_BINDING_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How long a `list_preview_tabs` answer lets `read_webpage` and `preview_tab_action` use its
+/// tab IDs (WEB-13, WEB-17).
+pub const TAB_LIST_VALIDITY: Duration = Duration::from_secs(5 * 60);
+
+/// How long the person has to answer "close this tab?" before the tab is kept (the default).
+pub const CLOSE_CONFIRM_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// Tabs one session may hold; more are refused (each web tab is a browser page).
+pub const MAX_TABS_PER_SESSION: usize = 50;

@@ -529,15 +529,32 @@ async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
         }
     };
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);
-    let tool_ctx = ToolCtx {
-        tools: &ctx.tools,
-        trash: &ctx.host.inner.config.trash,
-    };
-    let work = match tool.prepare(args, &tool_ctx) {
+    let prepared = tool.prepare(
+        args,
+        &ToolCtx {
+            tools: &ctx.tools,
+            trash: &ctx.host.inner.config.trash,
+            session_id: &ctx.session_id,
+            sandbox: ctx.sandbox.as_ref(),
+            tabs: &ctx.host.inner.tabs,
+        },
+    );
+    let work = match prepared {
         Prepared::Done(Ok(v)) => return succeeded(v),
         Prepared::Done(Err(e)) => return failed(e),
         Prepared::Files(work) => work,
         Prepared::Approval(subject) => return with_approval(ctx, call, subject).await,
+        Prepared::Wait(work) => {
+            return tokio::select! {
+                biased;
+                // A cancel discards what the work found (WEB-18).
+                _ = ctx.wait_cancel() => CallOutcome::Cancelled,
+                done = work => match done {
+                    Ok(v) => succeeded(v),
+                    Err(e) => failed(e),
+                },
+            };
+        }
     };
     match file_work(ctx, work, "the file operation stopped unexpectedly").await {
         Err(outcome) => outcome,

@@ -24,7 +24,20 @@ pub(crate) struct ToolCtx<'a> {
     pub(crate) tools: &'a [p::ToolInfo],
     /// Where `files_trash` puts things (the Host's configuration).
     pub(crate) trash: &'a wisp_fs::TrashConfig,
+    /// The run's session (the preview tabs are per session).
+    pub(crate) session_id: &'a str,
+    /// The session's project, if it has one.
+    pub(crate) sandbox: Option<&'a Arc<Sandbox>>,
+    /// The Host's preview tabs.
+    pub(crate) tabs: &'a crate::tabs::Tabs,
 }
+
+/// Work of a tool that needs no approval but waits on something other than files (the preview
+/// browser, the person's answer to a dialog): the run loop awaits it raced against cancel, and
+/// a cancel discards its result. (Not the approved async execution of MCP calls: that one is
+/// an approval subject's.)
+pub(crate) type WaitWork =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, String>> + Send + 'static>>;
 
 /// Blocking file work of a tool: runs on the blocking pool as a counted file task, raced
 /// against cancel by the run loop. The error is the message for the model.
@@ -48,6 +61,9 @@ pub(crate) enum Prepared {
     Files(FileWork<Checked>),
     /// Needs no project, but the person's approval (an MCP call).
     Approval(Subject),
+    /// Needs no approval but waits (the preview browser, the person's answer to a dialog):
+    /// the run loop awaits this, raced against cancel.
+    Wait(WaitWork),
 }
 
 /// What a tool's file work found.

@@ -1,10 +1,11 @@
 //! The built-in tools: the registry of tool families, the per-run snapshot, typed argument
 //! parsing and canonical JSON for digests. Each family is a module of its own (`files`,
-//! `introspect`); adding a tool is one entry in its family, nothing in the run loop.
+//! `introspect`, `web`); adding a tool is one entry in its family, nothing in the run loop.
 
 mod files;
 mod introspect;
 pub(crate) mod mcp;
+mod web;
 
 use std::sync::OnceLock;
 
@@ -24,6 +25,8 @@ fn registry() -> &'static [(ToolRef, bool)] {
     REGISTRY.get_or_init(|| {
         let mut all: Vec<(ToolRef, bool)> = vec![(introspect::tool(), false)];
         all.extend(files::tools().into_iter().map(|t| (t, true)));
+        // The preview tabs are the session's, with or without a project.
+        all.extend(web::tools().into_iter().map(|t| (t, false)));
         all
     })
 }
@@ -98,7 +101,15 @@ mod tests {
     #[test]
     fn sessions_without_a_root_get_no_file_tools() {
         let names = |t: Vec<ToolInfo>| t.into_iter().map(|t| t.name).collect::<Vec<_>>();
-        assert_eq!(names(snapshot(false)), ["tool_introspect"]);
+        assert_eq!(
+            names(snapshot(false)),
+            [
+                "tool_introspect",
+                "list_preview_tabs",
+                "read_webpage",
+                "preview_tab_action"
+            ]
+        );
         assert_eq!(
             names(snapshot(true)),
             [
@@ -110,7 +121,10 @@ mod tests {
                 "files_replace",
                 "files_mkdir",
                 "files_move",
-                "files_trash"
+                "files_trash",
+                "list_preview_tabs",
+                "read_webpage",
+                "preview_tab_action"
             ]
         );
         // Everything that changes files waits for approval; nothing else does.

@@ -7,9 +7,11 @@
 pub mod limits;
 mod mcp;
 mod settings;
+mod tabs;
 
 pub use mcp::*;
 pub use settings::*;
+pub use tabs::*;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -505,6 +507,8 @@ pub enum Live {
     Event(Event),
     /// An ephemeral streaming piece.
     Delta(Delta),
+    /// Preview tabs: dialogs and changes (ephemeral, never stored).
+    Tabs(TabLive),
 }
 
 /// `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, or

@@ -67,3 +67,9 @@ pub const MAX_MCP_ENV_VALUE_CHARS: usize = 8192;
 
 /// Proposals one `POST /api/mcp/import` may take.
 pub const MAX_MCP_IMPORTS: usize = 16;
+
+/// Characters of a web tab's URL (WEB-02: open_webpage takes at most 2,048).
+pub const MAX_URL_CHARS: usize = 2_048;
+
+/// Characters of a file tab's project-relative path (Linux's `PATH_MAX`).
+pub const MAX_TAB_PATH_CHARS: usize = 4_096;

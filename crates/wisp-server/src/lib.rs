@@ -78,6 +78,10 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/sessions/{id}/runs", get(list_runs).post(start_run))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/tools", get(session_tools))
+        .route("/api/sessions/{id}/tabs", get(list_tabs).post(open_tab))
+        .route("/api/tabs/{id}/activate", post(activate_tab))
+        .route("/api/tabs/{id}", axum::routing::delete(close_tab))
+        .route("/api/dialogs/{id}", post(answer_dialog))
         .route("/api/runs/{id}", get(get_run))
         .route("/api/runs/{id}/cancel", post(cancel_run))
         .route("/api/approvals/{id}", post(decide))
@@ -422,14 +426,8 @@ pub(crate) struct PreviewQuery {
     path: String,
 }
 
-/// [`PreviewQuery::path`] as a pattern: an optional lead of `.` and empty segments, a name,
-/// then names, `.` or empty segments; a name is anything without `/` or NUL but `.` and `..`.
-/// `PreviewQuery::check` is the same rule in code.
-const RELATIVE_FILE_PATH: &str = concat!(
-    "^(?:\\.(?:/\\.?)*/)?",
-    "(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+)",
-    "(?:/(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+|\\.?))*$"
-);
+/// [`PreviewQuery::path`] as a pattern (the same as a file tab's path).
+use p::RELATIVE_FILE_PATH;
 
 impl Check for PreviewQuery {
     fn check(&self) -> Result<(), String> {
@@ -490,6 +488,61 @@ async fn blocking<T: Send + 'static>(
         )
     })?;
     Ok(joined?)
+}
+
+/// The `{id}` of a tab path must be a tab ID (a 404 otherwise: no tab has another shape).
+fn tab_id(id: &str, pattern_prefix: &str) -> Result<(), ApiError> {
+    let hex = id.strip_prefix(pattern_prefix).unwrap_or("");
+    if hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+        Ok(())
+    } else {
+        Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_path",
+            format!("not an ID of the form {pattern_prefix}<32 hex digits>"),
+        ))
+    }
+}
+
+async fn list_tabs(State(s): State<AppState>, Id(id): Id) -> ApiResult<Vec<p::PreviewTab>> {
+    Ok(Json(s.host.tabs(&id).await?))
+}
+
+async fn open_tab(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Body(body): Body<p::OpenTab>,
+) -> Result<(StatusCode, Json<p::PreviewTab>), ApiError> {
+    if let p::OpenTab::File { path } = &body
+        && !nameable(path)
+    {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no such file: the path is longer than a file system allows",
+        ));
+    }
+    Ok((StatusCode::CREATED, Json(s.host.open_tab(&id, body).await?)))
+}
+
+async fn activate_tab(State(s): State<AppState>, Id(id): Id) -> ApiResult<Vec<p::PreviewTab>> {
+    tab_id(&id, "tab_")?;
+    Ok(Json(s.host.activate_tab(&id).await?))
+}
+
+async fn close_tab(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::TabClosed> {
+    tab_id(&id, "tab_")?;
+    Ok(Json(s.host.close_tab(&id).await?))
+}
+
+async fn answer_dialog(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Body(body): Body<p::AnswerDialog>,
+) -> Result<StatusCode, ApiError> {
+    tab_id(&id, "dlg_")?;
+    s.host.answer_dialog(&id, body.accept).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn session_tools(State(s): State<AppState>, Id(id): Id) -> ApiResult<Vec<p::ToolInfo>> {
@@ -660,6 +713,14 @@ async fn events(
                 Ok(p::Live::Delta(d)) if d.session_id == st.session => {
                     let data = serde_json::to_string(&d).unwrap_or_default();
                     return Some((vec![SseEvent::default().event("delta").data(data)], st));
+                }
+                Ok(p::Live::Tabs(p::TabLive::Dialog(d))) if d.session_id == st.session => {
+                    let data = serde_json::to_string(&d).unwrap_or_default();
+                    return Some((vec![SseEvent::default().event("dialog").data(data)], st));
+                }
+                Ok(p::Live::Tabs(p::TabLive::Changed(c))) if c.session_id == st.session => {
+                    let data = serde_json::to_string(&c).unwrap_or_default();
+                    return Some((vec![SseEvent::default().event("tabs").data(data)], st));
                 }
                 Ok(_) => {}
                 // Fell behind the broadcast: the store has every event, read them from there

@@ -130,6 +130,7 @@ fn session_links(id: &str) -> Value {
         "StartRun": link("startRun", id),
         "FollowEvents": link("followEvents", id),
         "SessionTools": link("sessionTools", id),
+        "ListTabs": link("listTabs", id),
     })
 }
 
@@ -376,6 +377,48 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![approval()])
     .body(s.body::<p::Decide>());
 
+    let tab = || id_param(p::TAB_ID, "a tab ID");
+    let tab_links = |id: &str| {
+        json!({
+            "ActivateTab": link("activateTab", id),
+            "CloseTab": link("closeTab", id),
+        })
+    };
+    let list_tabs = Op::new(
+        "listTabs",
+        "The session's preview tabs in panel order (in memory: none after a restart)",
+        s.answer::<Vec<p::PreviewTab>>("200", "OK"),
+    )
+    .params(vec![session()])
+    .links(tab_links("$response.body#/0/tabId"));
+    let open_tab = Op::new(
+        "openTab",
+        "Open a tab as the person: a web page (full http(s) URL without credentials), a text file of the session's folder (400 outside it or binary, 404 missing) or a blank tab; it becomes the active tab. 409 when the session has 50 tabs or the browser cannot start",
+        s.answer::<p::PreviewTab>("201", "opened"),
+    )
+    .params(vec![session()])
+    .body(s.body::<p::OpenTab>())
+    .links(tab_links("$response.body#/tabId"));
+    let activate_tab = Op::new(
+        "activateTab",
+        "Select a tab; the session's tabs after",
+        s.answer::<Vec<p::PreviewTab>>("200", "OK"),
+    )
+    .params(vec![tab()]);
+    let close_tab = Op::new(
+        "closeTab",
+        "Close a tab as the person. A page of Wisp's browser closes with its beforeunload (a `dialog` event; the `tabs` event and the list say how it ended): status closing",
+        s.answer::<p::TabClosed>("200", "closed or closing"),
+    )
+    .params(vec![tab()]);
+    let answer_dialog = Op::new(
+        "answerDialog",
+        "The person's answer to a `dialog` event (404 when it is no longer open)",
+        no_content("204", "answered"),
+    )
+    .params(vec![id_param(p::DIALOG_ID, "a dialog ID")])
+    .body(s.body::<p::AnswerDialog>());
+
     let settings_links = || {
         json!({
             "TestConnection": {"operationId": "testConnection"},
@@ -495,10 +538,16 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/runs/{id}": {"get": get_run.into_json()},
         "/api/runs/{id}/cancel": {"post": cancel_run.into_json()},
         "/api/approvals/{id}": {"post": decide.into_json()},
+        "/api/sessions/{id}/tabs": {"get": list_tabs.into_json(), "post": open_tab.into_json()},
+        "/api/tabs/{id}/activate": {"post": activate_tab.into_json()},
+        "/api/tabs/{id}": {"delete": close_tab.into_json()},
+        "/api/dialogs/{id}": {"post": answer_dialog.into_json()},
     });
     // The SSE events' data and the error shape are referenced by hand above.
     s.writes.subschema_for::<p::Event>();
     s.writes.subschema_for::<p::Delta>();
+    s.writes.subschema_for::<p::Dialog>();
+    s.writes.subschema_for::<p::TabsChanged>();
     s.writes.subschema_for::<p::ApiError>();
     paths
 }
@@ -531,6 +580,22 @@ fn sse_answer() -> Value {
                 "properties": {
                     "event": {"const": "delta"},
                     "data": data("Delta"),
+                },
+            },
+            {
+                "type": "object",
+                "required": ["event", "data"],
+                "properties": {
+                    "event": {"const": "dialog"},
+                    "data": data("Dialog"),
+                },
+            },
+            {
+                "type": "object",
+                "required": ["event", "data"],
+                "properties": {
+                    "event": {"const": "tabs"},
+                    "data": data("TabsChanged"),
                 },
             },
         ]}}},

@@ -157,6 +157,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_mcp,
     },
     Scenario {
+        marker: "[demo:readpage]",
+        summary: "list_preview_tabs, then read_webpage of a web tab that is not active (else the active one); with no web tab only the list; then an answer reporting the result",
+        script: demo_readpage,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -744,6 +749,53 @@ fn demo_mcp(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
         format!("The MCP tool answered 工具回答：{answer}"),
         Vec::new(),
     )
+}
+
+/// SIM-14: list, pick a web tab (a background one first), read it; no web tab → the list only.
+fn demo_readpage(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    match turn.step {
+        0 => (
+            "List the preview tabs first.".to_owned(),
+            "Looking at your tabs.".to_owned(),
+            vec![turn.call(0, "list_preview_tabs", "{}".to_owned())],
+        ),
+        1 => {
+            let listed: Value = turn
+                .results
+                .first()
+                .and_then(|r| serde_json::from_str(r.content).ok())
+                .unwrap_or(Value::Null);
+            let webs: Vec<&Value> = listed["tabs"]
+                .as_array()
+                .map(|t| t.iter().filter(|t| t["kind"] == "web").collect())
+                .unwrap_or_default();
+            let pick = webs
+                .iter()
+                .find(|t| t["active"] != true)
+                .or_else(|| webs.first())
+                .and_then(|t| t["tabId"].as_str());
+            match pick {
+                Some(tab) => (
+                    format!("Read web tab {tab}."),
+                    "Reading the page.".to_owned(),
+                    vec![turn.call(0, "read_webpage", json!({"tabId": tab}).to_string())],
+                ),
+                None => (
+                    "No web tab: report the list.".to_owned(),
+                    format!(
+                        "There is no web tab to read 没有可读取的网页：{}",
+                        report(turn)
+                    ),
+                    Vec::new(),
+                ),
+            }
+        }
+        _ => (
+            "Report what the read returned.".to_owned(),
+            format!("The page read finished 网页读取结果：{}", report(turn)),
+            Vec::new(),
+        ),
+    }
 }
 
 fn demo_loop(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {

@@ -1,0 +1,758 @@
+//! The browser and its tabs: lazy launch, page targets attached as flattened sessions, the
+//! state of each tab (URL, title, load state, last error, navigation version) kept from the
+//! page's events, navigation on the person's or an approved request, the fixed read, and
+//! closing with the page's `beforeunload` answered only by the caller.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::broadcast;
+
+use crate::PreviewError;
+use crate::cdp::{CdpError, Connection, Event};
+use crate::extract::{self, PageText, cut_chars};
+use crate::limits::{
+    CLOSE_TIMEOUT, DIALOG_TIMEOUT, EVENT_BUFFER, LAUNCH_TIMEOUT, MAX_TITLE_CHARS, SHUTDOWN_GRACE,
+};
+use crate::process::{BrowserProcess, LaunchConfig};
+
+/// A tab of this browser (stable for the browser's lifetime; never reused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TabHandle(pub u64);
+
+/// Where a tab's page is in loading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadState {
+    /// Loading the current navigation.
+    Loading,
+    /// Its load event fired (or it stopped loading).
+    Loaded,
+    /// The last navigation failed; see [`TabInfo::error`].
+    Failed,
+}
+
+/// What the Host may know of a tab.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TabInfo {
+    /// The page's URL as the browser reports it (full: the Host strips it for the model).
+    pub url: String,
+    /// The page's title (cut at [`MAX_TITLE_CHARS`]).
+    pub title: String,
+    /// Loading, loaded or failed.
+    pub load_state: LoadState,
+    /// The last load error, if the last navigation failed.
+    pub error: Option<String>,
+    /// Changes on every navigation and reload (WEB-17, WEB-18).
+    pub nav_version: u64,
+    /// The tab is gone.
+    pub closed: bool,
+}
+
+/// What happened to a close.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseOutcome {
+    /// The page is closed.
+    Closed,
+    /// The person kept the page at its `beforeunload` dialog (or did not answer in time).
+    Kept,
+}
+
+/// A page's dialog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogKind {
+    /// "Leave site?" before a close, reload or navigation.
+    BeforeUnload,
+}
+
+/// Something the Host shows the person or reflects in its tab list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BrowserEvent {
+    /// A tab's state changed (see [`Browser::tab_info`]).
+    Changed(TabHandle),
+    /// A page asks the person a question; answer with [`Browser::answer_dialog`].
+    Dialog {
+        /// The tab.
+        tab: TabHandle,
+        /// Which dialog.
+        kind: DialogKind,
+        /// The page's message (untrusted text; Chromium shows a fixed one for `beforeunload`).
+        message: String,
+    },
+    /// A tab went away (closed here or by the person in the browser window).
+    Closed(TabHandle),
+}
+
+/// Why a read was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReadError {
+    /// No such tab, or it is closed.
+    #[error("the tab is closed")]
+    Closed,
+    /// It navigated or reloaded since it was listed (or during the read).
+    #[error("the tab navigated since it was listed; list the tabs again")]
+    Changed,
+    /// Its page is still loading.
+    #[error("the page is still loading; try again when it has loaded")]
+    Loading,
+    /// Its last navigation failed.
+    #[error("the page failed to load: {0}")]
+    LoadFailed(String),
+    /// The browser failed.
+    #[error("{0}")]
+    Browser(String),
+}
+
+#[derive(Debug)]
+struct TabState {
+    target_id: String,
+    session_id: String,
+    frame_id: String,
+    info: TabInfo,
+}
+
+struct Inner {
+    conn: Arc<Connection>,
+    process: Mutex<Option<BrowserProcess>>,
+    pid: Option<u32>,
+    tabs: Mutex<HashMap<TabHandle, TabState>>,
+    events: broadcast::Sender<BrowserEvent>,
+    next_tab: AtomicU64,
+}
+
+/// A running browser. Cheap to clone; dropping the last clone kills its process group.
+#[derive(Clone)]
+pub struct Browser {
+    inner: Arc<Inner>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn browser_err(e: CdpError) -> PreviewError {
+    PreviewError::Browser(e.to_string())
+}
+
+impl Browser {
+    /// Starts the browser and waits until it answers.
+    pub async fn launch(config: &LaunchConfig) -> Result<Self, PreviewError> {
+        let (process, to_browser, from_browser) = BrowserProcess::spawn(config)?;
+        let conn = Connection::start(to_browser, from_browser);
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let pid = process.pid();
+        let inner = Arc::new(Inner {
+            conn: conn.clone(),
+            process: Mutex::new(Some(process)),
+            pid,
+            tabs: Mutex::default(),
+            events,
+            next_tab: AtomicU64::new(1),
+        });
+        tokio::spawn(monitor(Arc::downgrade(&inner), conn.subscribe()));
+        let ready = tokio::time::timeout(
+            LAUNCH_TIMEOUT,
+            conn.call(
+                "Target.setDiscoverTargets",
+                json!({ "discover": true }),
+                None,
+            ),
+        )
+        .await;
+        match ready {
+            Ok(Ok(_)) => Ok(Self { inner }),
+            Ok(Err(e)) => Err(PreviewError::Launch(e.to_string())),
+            Err(_) => Err(PreviewError::Launch(
+                "the browser did not answer in time".into(),
+            )),
+        }
+    }
+
+    /// The browser's process id (its process group id too).
+    pub fn pid(&self) -> Option<u32> {
+        self.inner.pid
+    }
+
+    /// Whether the browser is still connected.
+    pub fn is_alive(&self) -> bool {
+        !self.inner.conn.is_closed()
+    }
+
+    /// The tabs' events from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<BrowserEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// Opens a new, blank tab.
+    pub async fn create_tab(&self) -> Result<TabHandle, PreviewError> {
+        let conn = &self.inner.conn;
+        let created = conn
+            .call("Target.createTarget", json!({ "url": "about:blank" }), None)
+            .await
+            .map_err(browser_err)?;
+        let target_id = str_field(&created, "targetId")?;
+        let attached = conn
+            .call(
+                "Target.attachToTarget",
+                json!({ "targetId": target_id, "flatten": true }),
+                None,
+            )
+            .await
+            .map_err(browser_err)?;
+        let session_id = str_field(&attached, "sessionId")?;
+        let handle = TabHandle(self.inner.next_tab.fetch_add(1, Ordering::Relaxed));
+        lock(&self.inner.tabs).insert(
+            handle,
+            TabState {
+                target_id: target_id.clone(),
+                session_id: session_id.clone(),
+                frame_id: target_id,
+                info: TabInfo {
+                    url: "about:blank".into(),
+                    title: String::new(),
+                    load_state: LoadState::Loaded,
+                    error: None,
+                    nav_version: 1,
+                    closed: false,
+                },
+            },
+        );
+        let session = Some(session_id.as_str());
+        conn.call("Page.enable", json!({}), session)
+            .await
+            .map_err(browser_err)?;
+        let tree = conn
+            .call("Page.getFrameTree", json!({}), session)
+            .await
+            .map_err(browser_err)?;
+        if let Some(frame) = tree.pointer("/frameTree/frame/id").and_then(Value::as_str)
+            && let Some(tab) = lock(&self.inner.tabs).get_mut(&handle)
+        {
+            tab.frame_id = frame.to_owned();
+        }
+        Ok(handle)
+    }
+
+    /// The tab's state, or `None` for a tab this browser never had.
+    pub fn tab_info(&self, tab: TabHandle) -> Option<TabInfo> {
+        lock(&self.inner.tabs).get(&tab).map(|t| t.info.clone())
+    }
+
+    fn session(&self, tab: TabHandle) -> Result<String, PreviewError> {
+        match lock(&self.inner.tabs).get(&tab) {
+            Some(t) if !t.info.closed => Ok(t.session_id.clone()),
+            _ => Err(PreviewError::TabClosed),
+        }
+    }
+
+    /// Marks a navigation as requested: the version changes before the page does, so a read
+    /// bound to the old page can never see the new one.
+    fn begin_navigation(&self, tab: TabHandle) {
+        if let Some(t) = lock(&self.inner.tabs).get_mut(&tab) {
+            t.info.nav_version += 1;
+            t.info.load_state = LoadState::Loading;
+            t.info.error = None;
+        }
+        let _ = self.inner.events.send(BrowserEvent::Changed(tab));
+    }
+
+    fn fail_navigation(&self, tab: TabHandle, error: String) {
+        if let Some(t) = lock(&self.inner.tabs).get_mut(&tab) {
+            t.info.load_state = LoadState::Failed;
+            t.info.error = Some(error);
+        }
+        let _ = self.inner.events.send(BrowserEvent::Changed(tab));
+    }
+
+    /// Navigates the tab (the request only: loading is reported by the tab's state).
+    pub async fn navigate(&self, tab: TabHandle, url: &str) -> Result<u64, PreviewError> {
+        let session = self.session(tab)?;
+        self.begin_navigation(tab);
+        let answer = self
+            .inner
+            .conn
+            .call("Page.navigate", json!({ "url": url }), Some(&session))
+            .await
+            .map_err(browser_err)?;
+        if let Some(error) = answer.get("errorText").and_then(Value::as_str) {
+            self.fail_navigation(tab, error.to_owned());
+        }
+        self.version(tab)
+    }
+
+    /// Reloads the tab.
+    pub async fn reload(&self, tab: TabHandle) -> Result<u64, PreviewError> {
+        let session = self.session(tab)?;
+        self.begin_navigation(tab);
+        self.inner
+            .conn
+            .call("Page.reload", json!({}), Some(&session))
+            .await
+            .map_err(browser_err)?;
+        self.version(tab)
+    }
+
+    /// Goes one entry back in the page's own history; an error when there is none.
+    pub async fn back(&self, tab: TabHandle) -> Result<u64, PreviewError> {
+        self.go(tab, -1).await
+    }
+
+    /// Goes one entry forward in the page's own history; an error when there is none.
+    pub async fn forward(&self, tab: TabHandle) -> Result<u64, PreviewError> {
+        self.go(tab, 1).await
+    }
+
+    async fn go(&self, tab: TabHandle, delta: i64) -> Result<u64, PreviewError> {
+        let session = self.session(tab)?;
+        let history = self
+            .inner
+            .conn
+            .call("Page.getNavigationHistory", json!({}), Some(&session))
+            .await
+            .map_err(browser_err)?;
+        let current = history
+            .get("currentIndex")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        let entries = history
+            .get("entries")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let target = usize::try_from(current + delta)
+            .ok()
+            .and_then(|i| entries.get(i))
+            // The blank page every tab starts on is not part of the page's history.
+            .filter(|e| e.get("url").and_then(Value::as_str) != Some("about:blank"));
+        let entry = target
+            .and_then(|e| e.get("id"))
+            .and_then(Value::as_i64)
+            .ok_or(PreviewError::NoHistory(if delta < 0 {
+                "back"
+            } else {
+                "forward"
+            }))?;
+        self.begin_navigation(tab);
+        self.inner
+            .conn
+            .call(
+                "Page.navigateToHistoryEntry",
+                json!({ "entryId": entry }),
+                Some(&session),
+            )
+            .await
+            .map_err(browser_err)?;
+        self.version(tab)
+    }
+
+    fn version(&self, tab: TabHandle) -> Result<u64, PreviewError> {
+        self.tab_info(tab)
+            .map(|i| i.nav_version)
+            .ok_or(PreviewError::TabClosed)
+    }
+
+    /// Waits until the tab is no longer loading (at most `timeout`); its state then.
+    pub async fn wait_settled(&self, tab: TabHandle, timeout: Duration) -> Option<TabInfo> {
+        let mut events = self.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let info = self.tab_info(tab)?;
+            if info.closed || info.load_state != LoadState::Loading {
+                return Some(info);
+            }
+            match tokio::time::timeout_at(deadline, events.recv()).await {
+                Err(_) => return Some(info),
+                Ok(Err(broadcast::error::RecvError::Closed)) => return Some(info),
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// Runs the fixed extraction on the tab if its navigation version is still `version`;
+    /// a navigation before or during the read refuses it (WEB-18).
+    pub async fn read(&self, tab: TabHandle, version: u64) -> Result<PageText, ReadError> {
+        let (session, frame) = {
+            let tabs = lock(&self.inner.tabs);
+            let t = tabs
+                .get(&tab)
+                .filter(|t| !t.info.closed)
+                .ok_or(ReadError::Closed)?;
+            if t.info.nav_version != version {
+                return Err(ReadError::Changed);
+            }
+            match t.info.load_state {
+                LoadState::Loading => return Err(ReadError::Loading),
+                LoadState::Failed => {
+                    return Err(ReadError::LoadFailed(
+                        t.info.error.clone().unwrap_or_default(),
+                    ));
+                }
+                LoadState::Loaded => {}
+            }
+            (t.session_id.clone(), t.frame_id.clone())
+        };
+        let conn = &self.inner.conn;
+        let err = |e: CdpError| ReadError::Browser(e.to_string());
+        let world = conn
+            .call(
+                "Page.createIsolatedWorld",
+                json!({ "frameId": frame, "worldName": "wisp-read", "grantUniveralAccess": false }),
+                Some(&session),
+            )
+            .await
+            .map_err(err)?;
+        let context = world
+            .get("executionContextId")
+            .and_then(Value::as_i64)
+            .ok_or_else(|| ReadError::Browser("no isolated world".into()))?;
+        let answer = conn
+            .call(
+                "Runtime.evaluate",
+                json!({
+                    "expression": extract::source(),
+                    "contextId": context,
+                    "returnByValue": true,
+                    "silent": true,
+                }),
+                Some(&session),
+            )
+            .await
+            .map_err(err)?;
+        if answer.get("exceptionDetails").is_some() {
+            return Err(ReadError::Browser(
+                "the extraction failed on this page".into(),
+            ));
+        }
+        let still = self.tab_info(tab).ok_or(ReadError::Closed)?;
+        if still.closed {
+            return Err(ReadError::Closed);
+        }
+        if still.nav_version != version {
+            return Err(ReadError::Changed);
+        }
+        let value = answer
+            .pointer("/result/value")
+            .cloned()
+            .unwrap_or(Value::Null);
+        extract::parse(value)
+            .ok_or_else(|| ReadError::Browser("unexpected extraction result".into()))
+    }
+
+    /// Closes the tab with the page's `beforeunload`: when the page asks, a
+    /// [`BrowserEvent::Dialog`] goes out and the caller's [`Browser::answer_dialog`] decides.
+    pub async fn close_tab(&self, tab: TabHandle) -> Result<CloseOutcome, PreviewError> {
+        let (session, target) = {
+            let tabs = lock(&self.inner.tabs);
+            let t = tabs
+                .get(&tab)
+                .filter(|t| !t.info.closed)
+                .ok_or(PreviewError::TabClosed)?;
+            (t.session_id.clone(), t.target_id.clone())
+        };
+        let mut events = self.inner.conn.subscribe();
+        let conn = self.inner.conn.clone();
+        let close_session = session.clone();
+        // Page.close may answer only after the dialog is handled: do not wait for it here.
+        tokio::spawn(async move {
+            let _ = conn
+                .call("Page.close", json!({}), Some(&close_session))
+                .await;
+        });
+        let mut deadline = tokio::time::Instant::now() + CLOSE_TIMEOUT;
+        let mut dialog_open = false;
+        loop {
+            let event = match tokio::time::timeout_at(deadline, events.recv()).await {
+                Ok(Ok(event)) => event,
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                Ok(Err(broadcast::error::RecvError::Closed)) => return Err(PreviewError::Gone),
+                Err(_) if dialog_open => {
+                    // Nobody answered: keep the page, the safe default.
+                    let _ = self.answer_dialog(tab, false).await;
+                    return Ok(CloseOutcome::Kept);
+                }
+                Err(_) => {
+                    return Err(PreviewError::Browser(
+                        "the page did not close in time".into(),
+                    ));
+                }
+            };
+            let ours = event.session.as_deref() == Some(session.as_str());
+            match event.method.as_str() {
+                "Target.targetDestroyed" | "Target.detachedFromTarget" => {
+                    let id = event.params.get("targetId").and_then(Value::as_str);
+                    let sid = event.params.get("sessionId").and_then(Value::as_str);
+                    if id == Some(target.as_str()) || sid == Some(session.as_str()) {
+                        self.mark_closed(tab);
+                        return Ok(CloseOutcome::Closed);
+                    }
+                }
+                "Page.javascriptDialogOpening" if ours => {
+                    dialog_open = true;
+                    deadline = tokio::time::Instant::now() + DIALOG_TIMEOUT;
+                }
+                "Page.javascriptDialogClosed" if ours => {
+                    dialog_open = false;
+                    if event.params.get("result").and_then(Value::as_bool) != Some(true) {
+                        return Ok(CloseOutcome::Kept);
+                    }
+                    deadline = tokio::time::Instant::now() + CLOSE_TIMEOUT;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Answers the tab's open dialog with the person's choice.
+    pub async fn answer_dialog(&self, tab: TabHandle, accept: bool) -> Result<(), PreviewError> {
+        let session = self.session(tab)?;
+        self.inner
+            .conn
+            .call(
+                "Page.handleJavaScriptDialog",
+                json!({ "accept": accept }),
+                Some(&session),
+            )
+            .await
+            .map(|_| ())
+            .map_err(browser_err)
+    }
+
+    fn mark_closed(&self, tab: TabHandle) {
+        mark_closed(&self.inner, tab);
+    }
+
+    /// Closes the browser (asks politely, then kills its process group).
+    pub async fn shutdown(&self) {
+        let _ = tokio::time::timeout(
+            SHUTDOWN_GRACE,
+            self.inner.conn.call("Browser.close", json!({}), None),
+        )
+        .await;
+        let process = lock(&self.inner.process).take();
+        if let Some(process) = process {
+            process.stop(SHUTDOWN_GRACE).await;
+        }
+        tracing::info!(pid = ?self.inner.pid, "browser stopped");
+    }
+
+    #[cfg(test)]
+    pub(crate) async fn raw_call(
+        &self,
+        tab: TabHandle,
+        method: &str,
+        params: Value,
+    ) -> Result<Value, CdpError> {
+        let session = self.session(tab).map_err(|_| CdpError::Closed)?;
+        self.inner.conn.call(method, params, Some(&session)).await
+    }
+}
+
+fn mark_closed(inner: &Inner, tab: TabHandle) {
+    let was_open = lock(&inner.tabs)
+        .get_mut(&tab)
+        .map(|t| !std::mem::replace(&mut t.info.closed, true))
+        .unwrap_or(false);
+    if was_open {
+        let _ = inner.events.send(BrowserEvent::Closed(tab));
+    }
+}
+
+fn str_field(value: &Value, name: &str) -> Result<String, PreviewError> {
+    value
+        .get(name)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| PreviewError::Browser(format!("the browser's answer has no {name}")))
+}
+
+/// Reads the page's title from its current history entry: headless Chromium does not always
+/// report it in `Target.targetInfoChanged`.
+async fn refresh_title(inner: std::sync::Weak<Inner>, tab: TabHandle, session: String) {
+    let Some(conn) = inner.upgrade().map(|i| i.conn.clone()) else {
+        return;
+    };
+    let Ok(history) = conn
+        .call("Page.getNavigationHistory", json!({}), Some(&session))
+        .await
+    else {
+        return;
+    };
+    let current = history
+        .get("currentIndex")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let title = history
+        .pointer(&format!("/entries/{current}/title"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(inner) = inner.upgrade() else { return };
+    let changed = match lock(&inner.tabs).get_mut(&tab) {
+        Some(t) if !title.is_empty() && !t.info.url.ends_with(title) && t.info.title != title => {
+            t.info.title = cut_chars(title, MAX_TITLE_CHARS).0;
+            true
+        }
+        _ => false,
+    };
+    if changed {
+        let _ = inner.events.send(BrowserEvent::Changed(tab));
+    }
+}
+
+/// Keeps each tab's state from the browser's events.
+async fn monitor(inner: std::sync::Weak<Inner>, mut events: broadcast::Receiver<Event>) {
+    loop {
+        let event = match events.recv().await {
+            Ok(event) => event,
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                tracing::warn!(missed = n, "tab monitor fell behind");
+                continue;
+            }
+            Err(broadcast::error::RecvError::Closed) => break,
+        };
+        let Some(inner) = inner.upgrade() else { break };
+        apply(&inner, &event);
+    }
+    if let Some(inner) = inner.upgrade() {
+        let tabs: Vec<TabHandle> = lock(&inner.tabs).keys().copied().collect();
+        for tab in tabs {
+            mark_closed(&inner, tab);
+        }
+    }
+}
+
+fn apply(inner: &Arc<Inner>, event: &Event) {
+    let p = &event.params;
+    let by_session = |session: &str| {
+        lock(&inner.tabs)
+            .iter()
+            .find(|(_, t)| t.session_id == session)
+            .map(|(h, _)| *h)
+    };
+    let by_target = |target: &str| {
+        lock(&inner.tabs)
+            .iter()
+            .find(|(_, t)| t.target_id == target)
+            .map(|(h, _)| *h)
+    };
+    let tab = match (&event.session, event.method.as_str()) {
+        (Some(s), _) => by_session(s),
+        (None, "Target.targetInfoChanged") => p
+            .pointer("/targetInfo/targetId")
+            .and_then(Value::as_str)
+            .and_then(by_target),
+        (None, "Target.targetDestroyed" | "Target.targetCrashed") => p
+            .get("targetId")
+            .and_then(Value::as_str)
+            .and_then(by_target),
+        (None, "Target.detachedFromTarget") => p
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .and_then(by_session),
+        _ => None,
+    };
+    let Some(tab) = tab else { return };
+    let changed = {
+        let mut tabs = lock(&inner.tabs);
+        let Some(t) = tabs.get_mut(&tab) else { return };
+        let main_frame = t.frame_id.clone();
+        let main = |frame: Option<&str>| frame == Some(main_frame.as_str());
+        let info = &mut t.info;
+        match event.method.as_str() {
+            "Target.targetInfoChanged" => {
+                if let Some(url) = p.pointer("/targetInfo/url").and_then(Value::as_str) {
+                    info.url = url.to_owned();
+                }
+                // Chromium names an untitled page by its URL (query and all), and sometimes
+                // reports that name again after the real title: a title is only what the page
+                // itself set.
+                if let Some(title) = p.pointer("/targetInfo/title").and_then(Value::as_str)
+                    && !title.is_empty()
+                    && !info.url.ends_with(title)
+                {
+                    info.title = cut_chars(title, MAX_TITLE_CHARS).0;
+                }
+                true
+            }
+            "Page.frameNavigated" if p.pointer("/frame/parentId").is_none() => {
+                let frame = &p["frame"];
+                if let Some(id) = frame.get("id").and_then(Value::as_str) {
+                    t.frame_id = id.to_owned();
+                }
+                info.nav_version += 1;
+                info.title.clear();
+                if let Some(unreachable) = frame.get("unreachableUrl").and_then(Value::as_str) {
+                    info.url = unreachable.to_owned();
+                    info.load_state = LoadState::Failed;
+                    info.error
+                        .get_or_insert_with(|| "the page could not be loaded".into());
+                } else if let Some(url) = frame.get("url").and_then(Value::as_str) {
+                    info.url = url.to_owned();
+                }
+                true
+            }
+            "Page.navigatedWithinDocument" if main(p.get("frameId").and_then(Value::as_str)) => {
+                info.nav_version += 1;
+                if let Some(url) = p.get("url").and_then(Value::as_str) {
+                    info.url = url.to_owned();
+                }
+                true
+            }
+            "Page.frameStartedLoading" if main(p.get("frameId").and_then(Value::as_str)) => {
+                if info.load_state != LoadState::Failed {
+                    info.load_state = LoadState::Loading;
+                }
+                true
+            }
+            "Page.loadEventFired" => {
+                if info.load_state == LoadState::Loading {
+                    info.load_state = LoadState::Loaded;
+                }
+                true
+            }
+            "Page.frameStoppedLoading" if main(p.get("frameId").and_then(Value::as_str)) => {
+                if info.load_state == LoadState::Loading {
+                    info.load_state = LoadState::Loaded;
+                }
+                true
+            }
+            _ => false,
+        }
+    };
+    if changed {
+        let _ = inner.events.send(BrowserEvent::Changed(tab));
+    }
+    match event.method.as_str() {
+        "Target.targetDestroyed" | "Target.detachedFromTarget" | "Target.targetCrashed" => {
+            mark_closed(inner, tab);
+        }
+        "Page.loadEventFired" | "Page.navigatedWithinDocument" => {
+            if let Some(session) = event.session.clone() {
+                tokio::spawn(refresh_title(Arc::downgrade(inner), tab, session));
+            }
+        }
+        "Page.javascriptDialogOpening" => {
+            let kind = p.get("type").and_then(Value::as_str).unwrap_or_default();
+            if kind == "beforeunload" {
+                let message = p.get("message").and_then(Value::as_str).unwrap_or_default();
+                let _ = inner.events.send(BrowserEvent::Dialog {
+                    tab,
+                    kind: DialogKind::BeforeUnload,
+                    message: cut_chars(message, MAX_TITLE_CHARS).0,
+                });
+            } else if let Some(session) = event.session.clone() {
+                // alert/confirm/prompt would stall the page with nobody to answer; Wisp never
+                // shows a page's own prompts to the person as if they were Wisp's.
+                let conn = inner.conn.clone();
+                tokio::spawn(async move {
+                    let accept = json!({ "accept": false });
+                    let _ = conn
+                        .call("Page.handleJavaScriptDialog", accept, Some(&session))
+                        .await;
+                });
+            }
+        }
+        _ => {}
+    }
+}

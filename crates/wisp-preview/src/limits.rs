@@ -1,0 +1,34 @@
+//! Every limit of the preview browser, each with the requirement it serves.
+
+use std::time::Duration;
+
+/// WEB-22: visible text returned by one read, in characters (Unicode scalar values).
+pub const MAX_TEXT_CHARS: usize = 24_000;
+/// WEB-22: links returned by one read (distinct URLs, query and fragment removed).
+pub const MAX_LINKS: usize = 60;
+/// WEB-22: text nodes the extraction visits before it stops.
+pub const MAX_TEXT_NODES: usize = 20_000;
+/// A link's own text, in characters; longer text is cut (a link is a pointer, not content).
+pub const MAX_LINK_TEXT_CHARS: usize = 200;
+/// A URL the preview accepts or returns, in characters (WEB-02 allows 2,048 for open_webpage).
+pub const MAX_URL_CHARS: usize = 2_048;
+/// A page title as reported, in characters.
+pub const MAX_TITLE_CHARS: usize = 300;
+
+/// One DevTools message from the browser, in bytes. A page can make the browser send large
+/// messages (a huge title, an event with a big payload); past this the connection is dropped
+/// rather than buffering without bound.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// Events buffered for a slow subscriber before it starts missing them.
+pub const EVENT_BUFFER: usize = 1_024;
+
+/// How long the browser may take to start and answer its first command.
+pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long one DevTools command may take before it fails (a hung renderer must not hang a run).
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long `Browser.close` may take before the process group is killed.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+/// How long a close waits for the page's `beforeunload` dialog to appear or the page to go.
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a `beforeunload` dialog waits for the person's answer; then the page is kept.
+pub const DIALOG_TIMEOUT: Duration = Duration::from_secs(300);

@@ -1,0 +1,148 @@
+//! Starting the browser: its own profile directory, the DevTools pipe on fds 3 and 4 (never a
+//! TCP port), its own process group so that stopping it stops every helper process it forked.
+
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use command_fds::{CommandFdExt, FdMapping};
+use rustix::process::{Pid, Signal, kill_process_group};
+use tokio::net::unix::pipe;
+
+use crate::PreviewError;
+
+/// How to start the browser.
+#[derive(Debug, Clone)]
+pub struct LaunchConfig {
+    /// The browser's executable (see [`crate::find_browser`]).
+    pub binary: PathBuf,
+    /// Its profile directory (the Host gives `<data dir>/browser-profile`), so logins persist.
+    pub profile_dir: PathBuf,
+    /// Headless (no window); see [`Display::detect`].
+    pub display: Display,
+}
+
+/// Whether the browser gets a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Display {
+    /// A desktop session: the person sees and uses the real browser window.
+    Headed,
+    /// No display (tests, CI, a server): no window.
+    Headless,
+}
+
+impl Display {
+    /// Headed when this process has a display (`DISPLAY` or `WAYLAND_DISPLAY` set).
+    pub fn detect() -> Self {
+        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+        if set("DISPLAY") || set("WAYLAND_DISPLAY") {
+            Self::Headed
+        } else {
+            Self::Headless
+        }
+    }
+}
+
+/// The flags for one launch. Nothing here relaxes what a remote page may do: no
+/// `--ignore-certificate-errors`, no permission grants, no remote-debugging port.
+pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Vec<String> {
+    let mut args = vec![
+        "--remote-debugging-pipe".to_owned(),
+        format!("--user-data-dir={}", config.profile_dir.display()),
+        "--no-first-run".to_owned(),
+        "--no-default-browser-check".to_owned(),
+        "--disable-background-networking".to_owned(),
+        "--disable-component-update".to_owned(),
+        "--disable-sync".to_owned(),
+        // A page restored from the back-forward cache commits after it reports "stopped
+        // loading", so the tab would say "loaded" while still showing the old page.
+        "--disable-features=BackForwardCache".to_owned(),
+    ];
+    if config.display == Display::Headless {
+        args.push("--headless".to_owned());
+        args.push("--disable-gpu".to_owned());
+    }
+    // Chromium refuses to start its sandbox as root; as any other user the sandbox stays on.
+    if as_root {
+        args.push("--no-sandbox".to_owned());
+    }
+    args.push("about:blank".to_owned());
+    args
+}
+
+/// The running browser process and its process group.
+pub(crate) struct BrowserProcess {
+    child: tokio::process::Child,
+    pgid: Option<Pid>,
+}
+
+impl BrowserProcess {
+    /// Spawns the browser with the pipe's far ends as its fds 3 and 4.
+    pub(crate) fn spawn(
+        config: &LaunchConfig,
+    ) -> Result<(Self, pipe::Sender, pipe::Receiver), PreviewError> {
+        std::fs::create_dir_all(&config.profile_dir)
+            .map_err(|e| PreviewError::Launch(format!("profile directory: {e}")))?;
+        let io = |e: std::io::Error| PreviewError::Launch(e.to_string());
+        let (commands_read, commands_write) = std::io::pipe().map_err(io)?;
+        let (output_read, output_write) = std::io::pipe().map_err(io)?;
+        let as_root = rustix::process::geteuid().is_root();
+        let mut command = tokio::process::Command::new(&config.binary);
+        command
+            .args(arguments(config, as_root))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true);
+        command
+            .fd_mappings(vec![
+                FdMapping {
+                    parent_fd: OwnedFd::from(commands_read),
+                    child_fd: 3,
+                },
+                FdMapping {
+                    parent_fd: OwnedFd::from(output_write),
+                    child_fd: 4,
+                },
+            ])
+            .map_err(|e| PreviewError::Launch(e.to_string()))?;
+        let child = command
+            .spawn()
+            .map_err(|e| PreviewError::Launch(format!("{}: {e}", config.binary.display())))?;
+        // The child's ends live in `command`; closing them here is what lets us see EOF when
+        // the browser exits.
+        drop(command);
+        let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
+        let to_browser = pipe::Sender::from_owned_fd(OwnedFd::from(commands_write)).map_err(io)?;
+        let from_browser = pipe::Receiver::from_owned_fd(OwnedFd::from(output_read)).map_err(io)?;
+        tracing::info!(pid = ?pgid, binary = %config.binary.display(), "browser started");
+        Ok((Self { child, pgid }, to_browser, from_browser))
+    }
+
+    /// The browser's process id (also its process group id).
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.pgid.map(|p| p.as_raw_nonzero().get() as u32)
+    }
+
+    /// Waits up to `grace` for the browser to exit by itself, then kills its whole group.
+    pub(crate) async fn stop(mut self, grace: std::time::Duration) {
+        let _ = tokio::time::timeout(grace, self.child.wait()).await;
+        self.kill_group();
+        let _ = self.child.wait().await;
+    }
+
+    fn kill_group(&mut self) {
+        if let Some(pgid) = self.pgid {
+            // Helpers outlive the main process unless the group goes (renderers, GPU, zygote).
+            let _ = kill_process_group(pgid, Signal::KILL);
+        }
+        let _ = self.child.start_kill();
+    }
+}
+
+impl Drop for BrowserProcess {
+    fn drop(&mut self) {
+        self.kill_group();
+    }
+}

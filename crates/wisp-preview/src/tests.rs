@@ -1,0 +1,487 @@
+//! Tests against real headless Chromium (`/usr/bin/chromium`, or `WISP_BROWSER`) and a test
+//! site served on loopback by the test itself. Each test starts one browser and runs several
+//! scenarios on it: a start costs about a second on this machine.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::limits::{MAX_LINKS, MAX_TEXT_CHARS, MAX_TEXT_NODES};
+use crate::*;
+
+const SETTLE: Duration = Duration::from_secs(20);
+
+/// A tiny HTTP/1.0 site on 127.0.0.1: fixed pages by path (the query is ignored).
+struct Site {
+    base: String,
+}
+
+impl Site {
+    async fn start(pages: Vec<(&str, String)>) -> Self {
+        let pages: Arc<HashMap<String, String>> =
+            Arc::new(pages.into_iter().map(|(p, b)| (p.to_owned(), b)).collect());
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            loop {
+                let Ok((mut stream, _)) = listener.accept().await else {
+                    return;
+                };
+                let pages = pages.clone();
+                tokio::spawn(async move {
+                    let mut request = Vec::new();
+                    let mut buf = [0u8; 4096];
+                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => request.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let line = String::from_utf8_lossy(&request);
+                    let path = line.split_whitespace().nth(1).unwrap_or("/");
+                    let path = path.split(['?', '#']).next().unwrap_or("/");
+                    let (status, body) = match pages.get(path) {
+                        Some(body) => ("200 OK", body.clone()),
+                        None => ("404 Not Found", "<p>not found</p>".to_owned()),
+                    };
+                    let head = format!(
+                        "HTTP/1.0 {status}\r\nContent-Type: text/html; charset=utf-8\r\n\
+                         Content-Length: {}\r\nConnection: close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = stream.write_all(head.as_bytes()).await;
+                    let _ = stream.write_all(body.as_bytes()).await;
+                });
+            }
+        });
+        Self { base }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
+
+fn page(body: &str) -> String {
+    format!("<!doctype html><html><head><title>t</title></head><body>{body}</body></html>")
+}
+
+fn config(profile: &std::path::Path) -> LaunchConfig {
+    LaunchConfig {
+        binary: find_browser().unwrap(),
+        profile_dir: profile.to_path_buf(),
+        display: Display::Headless,
+    }
+}
+
+async fn open(browser: &Browser, url: &str) -> (TabHandle, u64) {
+    let tab = browser.create_tab().await.unwrap();
+    go(browser, tab, url).await
+}
+
+async fn go(browser: &Browser, tab: TabHandle, url: &str) -> (TabHandle, u64) {
+    browser.navigate(tab, url).await.unwrap();
+    let info = browser.wait_settled(tab, SETTLE).await.unwrap();
+    assert_eq!(info.load_state, LoadState::Loaded, "{url}: {info:?}");
+    (tab, info.nav_version)
+}
+
+async fn read(browser: &Browser, url: &str) -> PageText {
+    let (tab, version) = open(browser, url).await;
+    let text = browser.read(tab, version).await.unwrap();
+    browser.close_tab(tab).await.unwrap();
+    text
+}
+
+/// WEB-20..23: the isolated world, what is left out, the root, the limits at and past each cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extraction_is_isolated_visible_only_and_capped() {
+    let poison = "<script>window.secret = 'PAGEVAR';\
+        document.querySelector = () => document.getElementById('decoy');\
+        window.getComputedStyle = () => ({display: 'block', visibility: 'visible', opacity: '1'});\
+        String.prototype.replace = function () { return 'POISON ' + this; };\
+        </script>";
+    let isolation = page(&format!(
+        "{poison}<div id=decoy style='display:none'>DECOY</div><p>real text</p>\
+         <div style='display:none'>HIDDEN-A</div><div hidden>HIDDEN-B</div>\
+         <span style='visibility:hidden'>HIDDEN-C</span><p aria-hidden=true>HIDDEN-D</p>\
+         <form><p>IN-FORM</p><input value='INPUT-VALUE'><textarea>TEXTAREA-VALUE</textarea></form>\
+         <input value='LONE-INPUT'><div contenteditable>EDITABLE</div>\
+         <script>var s = 'SCRIPT-TEXT';</script><style>.x{{content:'STYLE-TEXT'}}</style>\
+         <iframe srcdoc='<p>IFRAME-TEXT</p>'></iframe><select><option>OPTION-TEXT</option></select>\
+         <button>BUTTON-TEXT</button><noscript>NOSCRIPT-TEXT</noscript>\
+         <p><a href='/x?token=1#f'>Link X</a> <a href='https://u:p@example.com/p?q=1#h'>ext</a>\
+         <a href='javascript:alert(1)'>js</a> <a href='/x?other=2'>dup</a></p>"
+    ));
+    let article = page("<nav>NAV</nav><main>MAIN<article>ART</article></main><footer>F</footer>");
+    let main = page("<nav>NAV</nav><main>MAIN</main>");
+    let text_of = |n: usize| page(&format!("<p>{}</p>", "é".repeat(n)));
+    let links_of = |n: usize| {
+        let mut body: String = (0..n)
+            .map(|i| format!("<a href='/l{i}?s={i}#x'>L{i}</a>"))
+            .collect();
+        // The same targets again with another query: not new links once the query is gone.
+        body += &(0..n)
+            .map(|i| format!("<a href='/l{i}?again'>L{i}</a>"))
+            .collect::<String>();
+        page(&body)
+    };
+    let nodes_of = |n: usize| page(&"<b>x</b>".repeat(n));
+    let site = Site::start(vec![
+        ("/isolation", isolation),
+        ("/article", article),
+        ("/main", main),
+        ("/text-at", text_of(MAX_TEXT_CHARS)),
+        ("/text-past", text_of(MAX_TEXT_CHARS + 1)),
+        ("/links-at", links_of(MAX_LINKS)),
+        ("/links-past", links_of(MAX_LINKS + 1)),
+        ("/nodes-at", nodes_of(MAX_TEXT_NODES)),
+        ("/nodes-past", nodes_of(MAX_TEXT_NODES + 1)),
+    ])
+    .await;
+    let profile = tempfile::tempdir().unwrap();
+    let browser = Browser::launch(&config(profile.path())).await.unwrap();
+
+    let got = read(&browser, &site.url("/isolation")).await;
+    assert_eq!(got.root, "body");
+    assert!(got.text.contains("real text"), "{got:?}");
+    for absent in [
+        "DECOY",
+        "PAGEVAR",
+        "POISON",
+        "HIDDEN",
+        "IN-FORM",
+        "INPUT-VALUE",
+        "TEXTAREA-VALUE",
+        "LONE-INPUT",
+        "EDITABLE",
+        "SCRIPT-TEXT",
+        "STYLE-TEXT",
+        "IFRAME-TEXT",
+        "OPTION-TEXT",
+        "BUTTON-TEXT",
+        "NOSCRIPT-TEXT",
+    ] {
+        assert!(
+            !got.text.contains(absent),
+            "{absent} extracted: {:?}",
+            got.text
+        );
+    }
+    assert_eq!(
+        got.links,
+        vec![
+            Link {
+                url: site.url("/x"),
+                text: "Link X".into()
+            },
+            Link {
+                url: "https://example.com/p".into(),
+                text: "ext".into()
+            },
+        ]
+    );
+
+    let got = read(&browser, &site.url("/article")).await;
+    assert_eq!((got.root.as_str(), got.text.as_str()), ("article", "ART"));
+    let got = read(&browser, &site.url("/main")).await;
+    assert_eq!((got.root.as_str(), got.text.as_str()), ("main", "MAIN"));
+
+    let at = read(&browser, &site.url("/text-at")).await;
+    assert_eq!(
+        (at.text.chars().count(), at.text_truncated),
+        (MAX_TEXT_CHARS, false)
+    );
+    let past = read(&browser, &site.url("/text-past")).await;
+    assert_eq!(
+        (past.text.chars().count(), past.text_truncated),
+        (MAX_TEXT_CHARS, true)
+    );
+    assert!(past.text.chars().all(|c| c == 'é'));
+
+    let at = read(&browser, &site.url("/links-at")).await;
+    assert_eq!((at.links.len(), at.links_truncated), (MAX_LINKS, false));
+    assert!(
+        at.links
+            .iter()
+            .all(|l| !l.url.contains('?') && !l.url.contains('#'))
+    );
+    let distinct: HashSet<_> = at.links.iter().map(|l| &l.url).collect();
+    assert_eq!(distinct.len(), MAX_LINKS);
+    let past = read(&browser, &site.url("/links-past")).await;
+    assert_eq!((past.links.len(), past.links_truncated), (MAX_LINKS, true));
+
+    let at = read(&browser, &site.url("/nodes-at")).await;
+    assert_eq!(
+        (at.nodes_visited, at.nodes_truncated),
+        (MAX_TEXT_NODES, false)
+    );
+    assert_eq!(at.text.len(), MAX_TEXT_NODES);
+    let past = read(&browser, &site.url("/nodes-past")).await;
+    assert_eq!(
+        (past.nodes_visited, past.nodes_truncated),
+        (MAX_TEXT_NODES, true)
+    );
+    assert_eq!(past.text.len(), MAX_TEXT_NODES);
+
+    browser.shutdown().await;
+}
+
+/// Back/forward through the page's own history (an error without it); the navigation version
+/// changes on navigate, history moves and reload, and a read bound to an old version is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_versions_and_load_errors() {
+    let site = Site::start(vec![("/a", page("<p>A</p>")), ("/b", page("<p>B</p>"))]).await;
+    let profile = tempfile::tempdir().unwrap();
+    let browser = Browser::launch(&config(profile.path())).await.unwrap();
+
+    let tab = browser.create_tab().await.unwrap();
+    assert!(matches!(
+        browser.back(tab).await,
+        Err(PreviewError::NoHistory("back"))
+    ));
+    assert!(matches!(
+        browser.forward(tab).await,
+        Err(PreviewError::NoHistory("forward"))
+    ));
+    let (_, va) = go(&browser, tab, &site.url("/a")).await;
+    // The blank page a tab starts on is no history of the page.
+    assert!(matches!(
+        browser.back(tab).await,
+        Err(PreviewError::NoHistory("back"))
+    ));
+    let (_, vb) = go(&browser, tab, &site.url("/b")).await;
+    assert_ne!(va, vb);
+    assert_eq!(browser.read(tab, va).await, Err(ReadError::Changed));
+    assert_eq!(browser.read(tab, vb).await.unwrap().text, "B");
+
+    browser.back(tab).await.unwrap();
+    let info = browser.wait_settled(tab, SETTLE).await.unwrap();
+    assert_eq!(info.url, site.url("/a"));
+    assert_ne!(info.nav_version, vb);
+    assert_eq!(browser.read(tab, vb).await, Err(ReadError::Changed));
+    assert_eq!(browser.read(tab, info.nav_version).await.unwrap().text, "A");
+
+    browser.forward(tab).await.unwrap();
+    let info = browser.wait_settled(tab, SETTLE).await.unwrap();
+    assert_eq!(info.url, site.url("/b"));
+    assert!(matches!(
+        browser.forward(tab).await,
+        Err(PreviewError::NoHistory("forward"))
+    ));
+
+    let before = info.nav_version;
+    browser.reload(tab).await.unwrap();
+    let info = browser.wait_settled(tab, SETTLE).await.unwrap();
+    assert_ne!(info.nav_version, before);
+    assert_eq!(browser.read(tab, before).await, Err(ReadError::Changed));
+
+    // Nothing listens on port 1 of loopback: the load fails and says so; reading refuses.
+    browser.navigate(tab, "http://127.0.0.1:1/").await.unwrap();
+    let info = browser.wait_settled(tab, SETTLE).await.unwrap();
+    assert_eq!(info.load_state, LoadState::Failed, "{info:?}");
+    assert!(info.error.is_some());
+    assert!(matches!(
+        browser.read(tab, info.nav_version).await,
+        Err(ReadError::LoadFailed(_))
+    ));
+
+    browser.shutdown().await;
+}
+
+async fn next_dialog(events: &mut tokio::sync::broadcast::Receiver<BrowserEvent>, tab: TabHandle) {
+    let wait = async {
+        loop {
+            if let BrowserEvent::Dialog {
+                tab: t,
+                kind: DialogKind::BeforeUnload,
+                ..
+            } = events.recv().await.unwrap()
+                && t == tab
+            {
+                return;
+            }
+        }
+    };
+    tokio::time::timeout(SETTLE, wait).await.unwrap();
+}
+
+/// Closing runs the page's `beforeunload`: dismissed keeps the tab, accepted closes it; a page
+/// without one closes at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_asks_beforeunload_and_obeys_the_answer() {
+    let guarded = page(
+        "<p>guarded</p><script>addEventListener('beforeunload', (e) => \
+         { e.preventDefault(); e.returnValue = ''; });</script>",
+    );
+    let site = Site::start(vec![
+        ("/guarded", guarded),
+        ("/plain", page("<p>plain</p>")),
+    ])
+    .await;
+    let profile = tempfile::tempdir().unwrap();
+    let browser = Browser::launch(&config(profile.path())).await.unwrap();
+
+    let (plain, _) = open(&browser, &site.url("/plain")).await;
+    assert_eq!(
+        browser.close_tab(plain).await.unwrap(),
+        CloseOutcome::Closed
+    );
+    assert!(browser.tab_info(plain).unwrap().closed);
+    assert!(matches!(
+        browser.close_tab(plain).await,
+        Err(PreviewError::TabClosed)
+    ));
+
+    let (tab, version) = open(&browser, &site.url("/guarded")).await;
+    // Chromium runs beforeunload only for a page the person has interacted with.
+    for kind in ["mousePressed", "mouseReleased"] {
+        let click = json!({ "type": kind, "x": 5, "y": 5, "button": "left", "clickCount": 1 });
+        browser
+            .raw_call(tab, "Input.dispatchMouseEvent", click)
+            .await
+            .unwrap();
+    }
+    let mut events = browser.subscribe();
+    let closing = tokio::spawn({
+        let browser = browser.clone();
+        async move { browser.close_tab(tab).await }
+    });
+    next_dialog(&mut events, tab).await;
+    browser.answer_dialog(tab, false).await.unwrap();
+    assert_eq!(closing.await.unwrap().unwrap(), CloseOutcome::Kept);
+    assert!(!browser.tab_info(tab).unwrap().closed);
+    assert_eq!(browser.read(tab, version).await.unwrap().text, "guarded");
+
+    let closing = tokio::spawn({
+        let browser = browser.clone();
+        async move { browser.close_tab(tab).await }
+    });
+    next_dialog(&mut events, tab).await;
+    browser.answer_dialog(tab, true).await.unwrap();
+    assert_eq!(closing.await.unwrap().unwrap(), CloseOutcome::Closed);
+    assert!(browser.tab_info(tab).unwrap().closed);
+    assert_eq!(browser.read(tab, version).await, Err(ReadError::Closed));
+
+    browser.shutdown().await;
+}
+
+/// Processes whose process group is `pgid`.
+fn group_members(pgid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // Fields after the command name (which may hold spaces): state, ppid, pgrp.
+        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid) && fields[0] != "Z" {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Socket inodes listening on TCP (v4 and v6) on this machine.
+fn listening_inodes() -> HashSet<String> {
+    let mut inodes = HashSet::new();
+    for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(table) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        for line in table.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.get(3) == Some(&"0A") {
+                inodes.insert(f[9].to_owned());
+            }
+        }
+    }
+    inodes
+}
+
+async fn all_gone(pids: &[u32]) -> bool {
+    for _ in 0..100 {
+        let alive: Vec<_> = pids
+            .iter()
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                    !s.rsplit_once(')')
+                        .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+                })
+            })
+            .collect();
+        if alive.is_empty() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+/// The browser and every process it started are gone after shutdown and after the last
+/// handle is dropped; it listens on no TCP port; nothing starts before first use.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_orphan_browser_and_no_debugging_port() {
+    let site = Site::start(vec![("/a", page("<p>A</p>"))]).await;
+    let profile = tempfile::tempdir().unwrap();
+    let preview = Preview::new(config(profile.path()));
+    assert!(preview.running().await.is_none());
+    let browser = preview.browser().await.unwrap();
+    open(&browser, &site.url("/a")).await;
+    let pid = browser.pid().unwrap();
+    let members = group_members(pid);
+    assert!(
+        members.len() > 1,
+        "the browser runs helper processes: {members:?}"
+    );
+    let listening = listening_inodes();
+    for member in &members {
+        for fd in std::fs::read_dir(format!("/proc/{member}/fd"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let target = std::fs::read_link(fd.path()).unwrap_or_default();
+            let target = target.to_string_lossy();
+            if let Some(inode) = target
+                .strip_prefix("socket:[")
+                .and_then(|s| s.strip_suffix(']'))
+            {
+                assert!(
+                    !listening.contains(inode),
+                    "process {member} listens on TCP"
+                );
+            }
+        }
+    }
+    assert!(
+        profile.path().read_dir().unwrap().next().is_some(),
+        "the profile is ours"
+    );
+    drop(browser);
+    preview.shutdown().await;
+    assert!(
+        all_gone(&members).await,
+        "left behind: {:?}",
+        group_members(pid)
+    );
+
+    // Dropping the last handle without a shutdown kills the group too.
+    let browser = Browser::launch(&config(profile.path())).await.unwrap();
+    open(&browser, &site.url("/a")).await;
+    let members = group_members(browser.pid().unwrap());
+    assert!(members.len() > 1);
+    drop(browser);
+    assert!(
+        all_gone(&members).await,
+        "left behind after drop: {members:?}"
+    );
+}

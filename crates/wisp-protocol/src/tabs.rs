@@ -1,0 +1,291 @@
+//! Wire types of the preview tabs (issue 9, WEB-*, UI-07): the right panel's tabs of a session,
+//! what the person asks of them, the dialogs Wisp shows about them and the open tickets.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{Check, at_most, limits};
+
+/// Tab IDs the Host gives out (opaque, stable for the Host's lifetime).
+pub const TAB_ID: &str = "^tab_[0-9a-f]{32}$";
+/// Dialog IDs.
+pub const DIALOG_ID: &str = "^dlg_[0-9a-f]{32}$";
+/// Open-ticket IDs.
+pub const TICKET_ID: &str = "^tk_[0-9a-f]{32}$";
+
+/// A file path relative to the project root (a file tab's, `GET …/preview`'s): an optional
+/// lead of `.` and empty segments, a name, then names, `.` or empty segments; a name is
+/// anything without `/` or NUL but `.` and `..`. [`relative_file_path`] is the same rule in code.
+pub const RELATIVE_FILE_PATH: &str = concat!(
+    "^(?:\\.(?:/\\.?)*/)?",
+    "(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+)",
+    "(?:/(?:[^/.\\u0000][^/\\u0000]*|\\.[^/.\\u0000][^/\\u0000]*|\\.\\.[^/\\u0000]+|\\.?))*$"
+);
+
+/// Whether `p` is shaped as [`RELATIVE_FILE_PATH`] says.
+pub fn relative_file_path(p: &str) -> bool {
+    !p.is_empty()
+        && !p.starts_with('/')
+        && !p.contains('\0')
+        && p.split('/').all(|s| s != "..")
+        && p.split('/').any(|s| !s.is_empty() && s != ".")
+}
+
+/// A web URL Wisp opens (WEB-02): `http` or `https`, a host name whose last label starts with
+/// a letter or a dotted IPv4 address, an optional port, no credentials, then printable ASCII
+/// only. [`web_url`] is the same rule in code. (Narrower than URLs in general on purpose: every
+/// URL this admits parses the same way everywhere; IPv6 literals are not admitted yet.)
+pub const WEB_URL: &str = concat!(
+    "^https?://",
+    "(?:(?:(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])\\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])",
+    "|(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*)",
+    "(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?",
+    "(?:[/?#][!-~]*)?$"
+);
+
+/// Whether `url` is shaped as [`WEB_URL`] says.
+pub fn web_url(url: &str) -> bool {
+    let Some(rest) = url
+        .strip_prefix("http://")
+        .or_else(|| url.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    if !tail.chars().all(|c| ('!'..='~').contains(&c)) {
+        return false;
+    }
+    let (host, port) = match authority.split_once(':') {
+        Some((h, p)) => (h, Some(p)),
+        None => (authority, None),
+    };
+    let port_ok = port.is_none_or(|p| {
+        p.bytes().all(|b| b.is_ascii_digit())
+            && match p.len() {
+                1..=4 => true,
+                5 => !p.starts_with('0') && p.parse::<u32>().is_ok_and(|n| n <= 65_535),
+                _ => false,
+            }
+    });
+    let labels: Vec<&str> = host.split('.').collect();
+    let octet = |l: &&str| {
+        !l.is_empty()
+            && l.len() <= 3
+            && l.bytes().all(|b| b.is_ascii_digit())
+            && (l.len() == 1 || !l.starts_with('0'))
+            && l.parse::<u16>().is_ok_and(|n| n <= 255)
+    };
+    let ipv4 = labels.len() == 4 && labels.iter().all(octet);
+    let domain = labels
+        .iter()
+        .all(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+        && labels
+            .last()
+            .is_some_and(|l| l.as_bytes()[0].is_ascii_alphabetic());
+    port_ok && (ipv4 || domain)
+}
+
+/// What a tab shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TabKind {
+    /// A web page.
+    Web,
+    /// A file of the project.
+    File,
+    /// A blank tab.
+    New,
+    /// A folder view of the project.
+    Workspace,
+}
+
+/// Where a web tab's page is in loading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TabLoadState {
+    /// Loading.
+    Loading,
+    /// Loaded.
+    Loaded,
+    /// The last load failed (see `error`).
+    Failed,
+}
+
+/// `GET /api/sessions/{id}/tabs`: one tab, in the panel's order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PreviewTab {
+    /// Opaque ID.
+    #[schemars(pattern(TAB_ID))]
+    pub tab_id: String,
+    /// What it shows.
+    pub kind: TabKind,
+    /// Its title (the page's title, the file's name, "New tab").
+    pub title: String,
+    /// The selected tab of the session.
+    pub active: bool,
+    /// Web tabs: the page's URL as the panel shows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// File and workspace tabs: the project-relative path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Web tabs shown by the Host's browser: loading, loaded or failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_state: Option<TabLoadState>,
+    /// The last load error of a web tab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// `POST /api/sessions/{id}/tabs`: a tab the person opens.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OpenTab {
+    /// A web page: a full http(s) URL without credentials.
+    Web {
+        /// The URL.
+        #[schemars(length(min = 1, max = limits::MAX_URL_CHARS), pattern(WEB_URL))]
+        url: String,
+    },
+    /// A file of the session's project.
+    File {
+        /// Project-relative path.
+        #[schemars(length(min = 1, max = limits::MAX_TAB_PATH_CHARS), pattern(RELATIVE_FILE_PATH))]
+        path: String,
+    },
+    /// A blank tab.
+    New {},
+}
+
+impl Check for OpenTab {
+    fn check(&self) -> Result<(), String> {
+        match self {
+            Self::Web { url } if !web_url(url) => Err(
+                "url: a full http(s) URL with a host name or IPv4 address and no credentials"
+                    .into(),
+            ),
+            Self::Web { url } => at_most("url", url, limits::MAX_URL_CHARS),
+            Self::File { path } if !relative_file_path(path) => Err(
+                "path: a file path relative to the project folder, without `..` and naming a file"
+                    .into(),
+            ),
+            Self::File { path } => at_most("path", path, limits::MAX_TAB_PATH_CHARS),
+            Self::New {} => Ok(()),
+        }
+    }
+}
+
+/// `DELETE /api/tabs/{tabId}`: what happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CloseStatus {
+    /// Gone.
+    Closed,
+    /// The page may ask first (`beforeunload`, a `dialog` event); the tab list says the end.
+    Closing,
+}
+
+/// `DELETE /api/tabs/{tabId}`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TabClosed {
+    /// Closed at once, or closing.
+    pub status: CloseStatus,
+}
+
+/// What a dialog asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DialogKind {
+    /// The agent wants to close a web tab: may it (default: keep)?
+    CloseConfirm,
+    /// The page asks before it is left (`beforeunload`).
+    Beforeunload,
+}
+
+/// The SSE event `dialog` of a session: answer with `POST /api/dialogs/{dialogId}`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Dialog {
+    /// The session.
+    pub session_id: String,
+    /// Its ID.
+    #[schemars(pattern(DIALOG_ID))]
+    pub dialog_id: String,
+    /// What it asks.
+    pub kind: DialogKind,
+    /// The tab it is about.
+    pub tab_id: String,
+    /// What to show (for `beforeunload`, the page's own text: untrusted).
+    pub message: String,
+}
+
+/// `POST /api/dialogs/{id}`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AnswerDialog {
+    /// The person's choice: true closes or leaves, false keeps.
+    pub accept: bool,
+}
+
+impl Check for AnswerDialog {
+    fn check(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// The SSE event `tabs` of a session: its tab list changed; read it again.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TabsChanged {
+    /// The session.
+    pub session_id: String,
+}
+
+/// What live subscribers receive about tabs (never stored: tickets and dialogs live in
+/// memory only, WEB-06).
+#[derive(Debug, Clone)]
+pub enum TabLive {
+    /// A dialog for the person.
+    Dialog(Dialog),
+    /// A session's tabs changed.
+    Changed(TabsChanged),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn web_urls_are_shaped_as_the_pattern_says() {
+        for good in [
+            "http://127.0.0.1:8080/a?b#c",
+            "https://example.com",
+            "https://a-b.example.org:65535/x",
+            "http://localhost:1",
+            "http://0.0.0.0/",
+        ] {
+            assert!(web_url(good), "{good}");
+        }
+        for bad in [
+            "ftp://example.com",
+            "http://",
+            "http://u:p@example.com/",
+            "http://1.2.3.4.5/",
+            "http://256.1.1.1/",
+            "http://01.1.1.1/",
+            "http://a..b/",
+            "http://example.com:65536/",
+            "http://example.com:01234/",
+            "http://[::1]/",
+            "http://example.com/a b",
+            "http://exa_mple.com/",
+            "http://99999/",
+            "HTTP://example.com",
+        ] {
+            assert!(!web_url(bad), "{bad}");
+        }
+    }
+}
