@@ -154,25 +154,23 @@ pub(crate) fn top_trash(top: &Topdir, uid: u32, item: &Item<'_>) -> Result<Trash
         Err(e) => {
             // The specification asks to report a failed check of `.Trash` and use method 2.
             tracing::warn!(trash = %shared.display(), error = %e, "shared trash not usable");
+            why.push(format!("{} cannot be used ({e})", shared.display()));
         }
     }
     let name = format!(".Trash-{uid}");
     let path = top.path.join(&name);
     match own_dir(&top.dir, &name, uid) {
-        Ok(dir) if same_device(&dir, item.dev) => Ok(TrashDir {
-            path,
-            dir,
-            original,
-        }),
-        Ok(_) => Err(err(
-            FsErrorKind::NoTrash,
-            format!("{} is on another device", path.display()),
-        )),
-        Err(e) => {
-            why.push(format!("{} cannot be used ({e})", path.display()));
-            Err(err(FsErrorKind::NoTrash, why.join("; ")))
+        Ok(dir) if same_device(&dir, item.dev) => {
+            return Ok(TrashDir {
+                path,
+                dir,
+                original,
+            });
         }
+        Ok(_) => why.push(format!("{} is on another device", path.display())),
+        Err(e) => why.push(format!("{} cannot be used ({e})", path.display())),
     }
+    Err(err(FsErrorKind::NoTrash, why.join("; ")))
 }
 
 fn same_device(dir: &Dir, dev: u64) -> bool {
@@ -326,8 +324,17 @@ fn rename_noreplace(from: &Dir, name: &str, to: &Dir, to_name: &str) -> std::io:
             r => return r.map_err(Into::into),
         }
     }
-    // The file system refuses the flag: the name in `files/` is checked first. Only this
-    // user writes in their trash folders, so the check cannot be raced by a project.
+    rename_checked(from, name, to, to_name)
+}
+
+/// A rename for file systems that refuse `RENAME_NOREPLACE`: the name in `files/` is checked
+/// first. Only this user writes in their trash folders, so a project cannot race the check.
+pub(crate) fn rename_checked(
+    from: &Dir,
+    name: &str,
+    to: &Dir,
+    to_name: &str,
+) -> std::io::Result<()> {
     match to.symlink_metadata(to_name) {
         Ok(_) => Err(rustix::io::Errno::EXIST.into()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

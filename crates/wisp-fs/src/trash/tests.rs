@@ -8,7 +8,9 @@ use std::process::Command;
 
 use cap_std::fs::MetadataExt as _;
 
-use super::freedesktop::{TrashDir, choose, encode_path, place, top_trash, trash_name};
+use super::freedesktop::{
+    TrashDir, choose, encode_path, place, rename_checked, top_trash, trash_name,
+};
 use super::*;
 use crate::limits::TRASH_MAX_NAME_ATTEMPTS;
 use crate::tests::{Fixture, fixture_with_outside};
@@ -644,4 +646,86 @@ fn a_tree_with_a_link_or_a_hidden_entry_is_refused_before_approval() {
     );
     assert!(t.names("files").is_empty());
     assert!(t.f.outside.join("secret.txt").exists());
+}
+
+#[test]
+fn a_top_directory_trash_on_another_device_than_the_item_is_refused() {
+    let uid = rustix::process::getuid().as_raw();
+    let t = top_fixture();
+    let shm = tempfile::tempdir_in("/dev/shm").expect("/dev/shm (a tmpfs) is needed");
+    assert_ne!(std::fs::metadata(shm.path()).unwrap().dev(), t.dev);
+    // The mount point's handle on another device than the item: neither method may be used.
+    let top = || Topdir {
+        path: t.top.clone(),
+        dir: Dir::open_ambient_dir(shm.path(), cap_std::ambient_authority()).unwrap(),
+    };
+    let e = top_trash(&top(), uid, &t.item()).unwrap_err();
+    assert!(
+        e.message
+            .contains(&format!(".Trash-{uid} is on another device")),
+        "{e}"
+    );
+    std::fs::create_dir(shm.path().join(".Trash")).unwrap();
+    std::fs::set_permissions(
+        shm.path().join(".Trash"),
+        std::fs::Permissions::from_mode(0o1777),
+    )
+    .unwrap();
+    let e = top_trash(&top(), uid, &t.item()).unwrap_err();
+    assert!(
+        e.message
+            .contains(&format!(".Trash/{uid} is on another device")),
+        "{e}"
+    );
+    assert!(t.absolute.exists());
+}
+
+#[test]
+fn a_refused_top_directory_trash_says_why_each_method_failed() {
+    let uid = rustix::process::getuid().as_raw();
+    let t = top_fixture();
+    symlink("/nonexistent", t.top.join(format!(".Trash-{uid}"))).unwrap();
+    let e = top_trash(&t.topdir(), uid, &t.item()).unwrap_err();
+    assert!(
+        !e.message.contains(".Trash cannot"),
+        "no .Trash, nothing to say: {e}"
+    );
+    std::fs::create_dir(t.top.join(".Trash")).unwrap();
+    let e = top_trash(&t.topdir(), uid, &t.item()).unwrap_err();
+    assert!(e.message.contains("has no sticky bit"), "{e}");
+    assert!(
+        e.message.contains(&format!(".Trash-{uid} cannot be used")),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_rename_without_the_no_replace_flag_still_never_replaces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = Dir::open_ambient_dir(tmp.path(), cap_std::ambient_authority()).unwrap();
+    std::fs::write(tmp.path().join("a"), "a").unwrap();
+    std::fs::write(tmp.path().join("taken"), "keep").unwrap();
+    let e = rename_checked(&d, "a", &d, "taken").unwrap_err();
+    assert_eq!(
+        e.raw_os_error(),
+        Some(rustix::io::Errno::EXIST.raw_os_error())
+    );
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("taken")).unwrap(),
+        "keep"
+    );
+    rename_checked(&d, "a", &d, "free").unwrap();
+    assert_eq!(
+        std::fs::read_to_string(tmp.path().join("free")).unwrap(),
+        "a"
+    );
+    assert!(!tmp.path().join("a").exists());
+    // A target name that cannot even be looked up is an error, not a rename.
+    std::fs::write(tmp.path().join("b"), "b").unwrap();
+    let e = rename_checked(&d, "b", &d, "taken/x").unwrap_err();
+    assert_eq!(
+        e.raw_os_error(),
+        Some(rustix::io::Errno::NOTDIR.raw_os_error())
+    );
+    assert!(tmp.path().join("b").exists());
 }
