@@ -10,6 +10,12 @@ pub(crate) fn wisp() -> Command {
     for var in ["DEEPSEEK_BASE_URL", "DEEPSEEK_MODEL", "DEEPSEEK_API_KEY"] {
         c.env_remove(var);
     }
+    // `wisp serve` trashes into the user's trash ($XDG_DATA_HOME/Trash): a test's Host must
+    // never reach the real one, whatever the test does.
+    c.env(
+        "XDG_DATA_HOME",
+        std::env::temp_dir().join(format!("wisp-test-xdg-{}", std::process::id())),
+    );
     c
 }
 

@@ -104,6 +104,11 @@ async fn a_folder_is_bound_by_its_tree_and_refused_when_it_changed() {
         why.contains("changed") && why.contains("nothing was trashed"),
         "{why}"
     );
+    assert_eq!(
+        why.matches("nothing was trashed").count(),
+        1,
+        "said once: {why}"
+    );
     assert!(w.file("old/sub/late.txt").exists());
     assert!(names(&trash.join("files")).is_empty());
 

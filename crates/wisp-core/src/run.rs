@@ -746,7 +746,7 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
         biased;
         joined = task => match joined {
             Ok(Ok(v)) => succeeded(v),
-            Ok(Err(ChangeError::Unchanged(e))) => failed(format!("{e} ({unchanged})")),
+            Ok(Err(ChangeError::Unchanged(e))) => failed(with_unchanged(e, unchanged)),
             Ok(Err(ChangeError::Partial(e))) => failed(e),
             Err(_) => failed("the change stopped unexpectedly; check the files"),
         },
@@ -756,6 +756,16 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
             tracing::warn!("cancelled while a change was running; it is abandoned");
             failed("cancelled while the change was running; it may still complete, so check the files")
         }
+    }
+}
+
+/// A refusal with what did not happen, said once: many refusals already end "nothing was
+/// written" themselves, and "… nothing was trashed (nothing was trashed)" reads like a glitch.
+fn with_unchanged(message: String, unchanged: &str) -> String {
+    if message.contains(unchanged) {
+        message
+    } else {
+        format!("{message} ({unchanged})")
     }
 }
 
