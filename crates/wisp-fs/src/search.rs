@@ -113,6 +113,9 @@ pub struct SearchResult {
 
 struct Walk<'a> {
     query: &'a str,
+    /// The query's searcher, built once per search: SIMD substring search over each file's
+    /// bytes (`str::find` builds a searcher per call and has no vector path).
+    finder: memchr::memmem::Finder<'a>,
     query_lower: String,
     mode: SearchMode,
     limits: SearchLimits,
@@ -304,19 +307,19 @@ impl Walk<'_> {
             self.skip("binary");
             return;
         };
+        let bytes = text.as_bytes();
         let mut hits = Vec::new();
         let mut line = 1;
         let mut counted_to = 0;
         let mut from = 0;
-        while let Some(i) = text[from..].find(self.query) {
+        // Byte offsets are char boundaries: the query is UTF-8, so a match of its bytes in
+        // valid UTF-8 starts and ends on boundaries, and so do the newlines around it.
+        while let Some(i) = self.finder.find(&bytes[from..]) {
             let at = from + i;
-            line += text.as_bytes()[counted_to..at]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
+            line += memchr::memchr_iter(b'\n', &bytes[counted_to..at]).count();
             counted_to = at;
-            let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
-            let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+            let start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |n| n + 1);
+            let end = memchr::memchr(b'\n', &bytes[at..]).map_or(text.len(), |n| at + n);
             hits.push((
                 line,
                 snippet(&text[start..end], at - start, self.query.len()),
@@ -439,6 +442,7 @@ impl Sandbox {
         .map_err(|e| io_err(&shown, &e))?;
         let mut walk = Walk {
             query,
+            finder: memchr::memmem::Finder::new(query.as_bytes()),
             query_lower: query.to_lowercase(),
             mode,
             limits,
