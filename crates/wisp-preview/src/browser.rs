@@ -15,9 +15,11 @@ use crate::PreviewError;
 use crate::cdp::{CdpError, Connection, Event};
 use crate::extract::{self, PageText, cut_chars};
 use crate::limits::{
-    CLOSE_TIMEOUT, DIALOG_TIMEOUT, EVENT_BUFFER, LAUNCH_TIMEOUT, MAX_TITLE_CHARS, SHUTDOWN_GRACE,
+    CLOSE_TIMEOUT, DIALOG_TIMEOUT, EVENT_BUFFER, LAUNCH_TIMEOUT, MAX_TITLE_CHARS, SCREEN_IDLE,
+    SHUTDOWN_GRACE,
 };
 use crate::process::{BrowserProcess, LaunchConfig};
+use crate::screen::{self, Screen};
 
 /// A tab of this browser (stable for the browser's lifetime; never reused).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -106,39 +108,53 @@ pub enum ReadError {
 }
 
 #[derive(Debug)]
-struct TabState {
-    target_id: String,
-    session_id: String,
+pub(crate) struct TabState {
+    pub(crate) target_id: String,
+    pub(crate) session_id: String,
     frame_id: String,
-    info: TabInfo,
+    pub(crate) info: TabInfo,
+    /// Its live view.
+    pub(crate) screen: Screen,
 }
 
-struct Inner {
-    conn: Arc<Connection>,
+pub(crate) struct Inner {
+    pub(crate) conn: Arc<Connection>,
     process: Mutex<Option<BrowserProcess>>,
     pid: Option<u32>,
-    tabs: Mutex<HashMap<TabHandle, TabState>>,
+    pub(crate) tabs: Mutex<HashMap<TabHandle, TabState>>,
     events: broadcast::Sender<BrowserEvent>,
     next_tab: AtomicU64,
+    /// Woken whenever a tab's live view keeps a new frame.
+    pub(crate) frame_arrived: tokio::sync::Notify,
+    /// How long an unwatched screencast runs on ([`SCREEN_IDLE`]; shorter in tests).
+    pub(crate) screen_idle: Duration,
 }
 
 /// A running browser. Cheap to clone; dropping the last clone kills its process group.
 #[derive(Clone)]
 pub struct Browser {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-fn browser_err(e: CdpError) -> PreviewError {
+pub(crate) fn browser_err(e: CdpError) -> PreviewError {
     PreviewError::Browser(e.to_string())
 }
 
 impl Browser {
     /// Starts the browser and waits until it answers.
     pub async fn launch(config: &LaunchConfig) -> Result<Self, PreviewError> {
+        Self::launch_with(config, SCREEN_IDLE).await
+    }
+
+    /// [`Browser::launch`] with the time an unwatched screencast runs on.
+    pub(crate) async fn launch_with(
+        config: &LaunchConfig,
+        screen_idle: Duration,
+    ) -> Result<Self, PreviewError> {
         let (process, to_browser, from_browser) = BrowserProcess::spawn(config)?;
         let conn = Connection::start(to_browser, from_browser);
         let (events, _) = broadcast::channel(EVENT_BUFFER);
@@ -150,6 +166,8 @@ impl Browser {
             tabs: Mutex::default(),
             events,
             next_tab: AtomicU64::new(1),
+            frame_arrived: tokio::sync::Notify::new(),
+            screen_idle,
         });
         tokio::spawn(monitor(Arc::downgrade(&inner), conn.subscribe()));
         let ready = tokio::time::timeout(
@@ -217,6 +235,7 @@ impl Browser {
                     nav_version: 1,
                     closed: false,
                 },
+                screen: Screen::default(),
             },
         );
         let session = Some(session_id.as_str());
@@ -552,7 +571,10 @@ impl Browser {
 fn mark_closed(inner: &Inner, tab: TabHandle) {
     let was_open = lock(&inner.tabs)
         .get_mut(&tab)
-        .map(|t| !std::mem::replace(&mut t.info.closed, true))
+        .map(|t| {
+            t.screen.clear();
+            !std::mem::replace(&mut t.info.closed, true)
+        })
         .unwrap_or(false);
     if was_open {
         let _ = inner.events.send(BrowserEvent::Closed(tab));
@@ -730,6 +752,11 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
         "Page.loadEventFired" | "Page.navigatedWithinDocument" => {
             if let Some(session) = event.session.clone() {
                 tokio::spawn(refresh_title(Arc::downgrade(inner), tab, session));
+            }
+        }
+        "Page.screencastFrame" => {
+            if let Some(session) = event.session.clone() {
+                screen::on_frame(inner, tab, session, p);
             }
         }
         "Page.javascriptDialogOpening" => {

@@ -4,7 +4,9 @@
 //! reach. It keeps each tab's URL, title, load state, last error and navigation version, and
 //! offers exactly what the Host needs: open, navigate, reload, back, forward, close (with the
 //! page's `beforeunload` answered by the caller) and one fixed text extraction run in an
-//! isolated world.
+//! isolated world; for the person, a throttled live view of each tab (a screencast that runs
+//! only while someone watches, [`Browser::frame`]) and bringing a tab to the front of the real
+//! window ([`Browser::bring_to_front`]).
 //!
 //! What it must never do: run script from the model or any argument in a page, read cookies or
 //! storage, grant a page bindings, permissions or certificate exemptions, or automate a page
@@ -33,6 +35,7 @@ mod discover;
 mod extract;
 pub mod limits;
 mod process;
+mod screen;
 #[cfg(test)]
 mod tests;
 
@@ -43,6 +46,7 @@ pub use cdp::CdpError;
 pub use discover::{BROWSER_ENV, DiscoverError, find_browser, find_browser_in};
 pub use extract::{Link, PageText, display_url};
 pub use process::{Display, LaunchConfig};
+pub use screen::Frame;
 
 /// A failure of the preview browser.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -32,3 +32,22 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a `beforeunload` dialog waits for the person's answer; then the page is kept.
 pub const DIALOG_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// UI-07: the live view's JPEG quality (0..100): legible in a side panel, a few dozen KB.
+pub const SCREEN_JPEG_QUALITY: u8 = 60;
+/// UI-07: the live view's largest frame, in pixels (Chromium scales the page down to fit).
+pub const SCREEN_MAX_WIDTH: u32 = 1_024;
+/// UI-07: see [`SCREEN_MAX_WIDTH`].
+pub const SCREEN_MAX_HEIGHT: u32 = 768;
+/// UI-07: at most two frames a second are kept per tab: the least time between two kept
+/// frames. The browser's acknowledgement is held back as long, which is what throttles it
+/// (it sends a new frame only for an acknowledged one).
+pub const SCREEN_FRAME_INTERVAL: Duration = Duration::from_millis(500);
+/// A tab's screencast stops when nobody asked for a frame this long, and its frame is
+/// dropped: an unwatched tab costs nothing.
+pub const SCREEN_IDLE: Duration = Duration::from_secs(15);
+/// How long the request that starts a tab's screencast waits for its first frame.
+pub const SCREEN_FIRST_FRAME_WAIT: Duration = Duration::from_secs(3);
+/// The largest frame kept, in bytes; a larger one is dropped (a frame of at most
+/// 1,024 × 768 pixels at quality 60 is far smaller).
+pub const MAX_FRAME_BYTES: usize = 4 * 1024 * 1024;

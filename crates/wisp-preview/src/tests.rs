@@ -485,3 +485,138 @@ async fn no_orphan_browser_and_no_debugging_port() {
         "left behind after drop: {members:?}"
     );
 }
+
+fn solid(colour: &str) -> String {
+    format!(
+        "<!doctype html><html style='height:100%;background:{colour}'><head><title>{colour}</title>\
+         </head><body style='margin:0;height:100%;background:{colour}'></body></html>"
+    )
+}
+
+/// A frame of the tab's live view within the deadline (the first ask may find none yet).
+async fn frame_of(browser: &Browser, tab: TabHandle) -> Frame {
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    loop {
+        if let Some(frame) = browser.frame(tab).await.unwrap() {
+            return frame;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no frame of {tab:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Waits until the tab's live view shows `expected` (a frame taken of another tab).
+async fn shows(browser: &Browser, tab: TabHandle, expected: &Frame) -> bool {
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    while tokio::time::Instant::now() < deadline {
+        if browser.frame(tab).await.unwrap().as_ref() == Some(expected) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+/// UI-07: each tab's live view is a JPEG of that tab's page only, follows its navigations,
+/// is throttled (at most one kept frame per interval) while every frame is acknowledged (a
+/// moving page keeps sending), stops when nobody watches, and ends with the tab.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_view_frames_are_per_tab_jpegs_throttled_and_stop_unwatched() {
+    let moving = "<!doctype html><html><body style='margin:0'><div id=n \
+        style='font:200px sans-serif'>0</div><script>let i = 0; \
+        setInterval(() => { document.getElementById('n').textContent = ++i; \
+        document.body.style.background = i % 2 ? '#fff' : '#ccc'; }, 40);</script></body></html>";
+    let site = Site::start(vec![
+        ("/red", solid("#ff0000")),
+        ("/blue", solid("#0000ff")),
+        ("/moving", moving.to_owned()),
+    ])
+    .await;
+    let profile = tempfile::tempdir().unwrap();
+    let idle = Duration::from_secs(2);
+    let browser = Browser::launch_with(&config(profile.path()), idle)
+        .await
+        .unwrap();
+
+    let (red, _) = open(&browser, &site.url("/red")).await;
+    let (blue, _) = open(&browser, &site.url("/blue")).await;
+    assert!(!browser.is_screencasting(red), "nothing runs unwatched");
+    let red_frame = frame_of(&browser, red).await;
+    let blue_frame = frame_of(&browser, blue).await;
+    for frame in [&red_frame, &blue_frame] {
+        let jpeg = &frame.jpeg;
+        assert!(jpeg.len() > 4);
+        assert_eq!(&jpeg[..2], &[0xFF, 0xD8], "SOI");
+        assert_eq!(&jpeg[jpeg.len() - 2..], &[0xFF, 0xD9], "EOI");
+    }
+    assert_ne!(red_frame, blue_frame, "two pages, two pictures");
+    // Watched side by side, neither tab's view ever shows the other's page.
+    for _ in 0..10 {
+        assert_eq!(browser.frame(red).await.unwrap().as_ref(), Some(&red_frame));
+        assert_eq!(
+            browser.frame(blue).await.unwrap().as_ref(),
+            Some(&blue_frame)
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+    // A third page of the same colour looks the same: equal bytes mean the same picture.
+    let (red_too, _) = open(&browser, &site.url("/red")).await;
+    assert!(shows(&browser, red_too, &red_frame).await);
+    // The view follows a navigation of its own tab, and only of its own tab.
+    go(&browser, red_too, &site.url("/blue")).await;
+    assert!(shows(&browser, red_too, &blue_frame).await);
+    assert_eq!(browser.frame(red).await.unwrap().as_ref(), Some(&red_frame));
+
+    // A page that changes all the time: frames keep coming (each one was acknowledged),
+    // kept at most once per interval.
+    let (moving, _) = open(&browser, &site.url("/moving")).await;
+    frame_of(&browser, moving).await;
+    let watch = Duration::from_secs(4);
+    let start = tokio::time::Instant::now();
+    let mut seen: Vec<Frame> = Vec::new();
+    while start.elapsed() < watch {
+        if let Some(f) = browser.frame(moving).await.unwrap()
+            && seen.last() != Some(&f)
+        {
+            seen.push(f);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let most = (watch.as_millis() / crate::limits::SCREEN_FRAME_INTERVAL.as_millis()) as usize + 2;
+    assert!(
+        seen.len() >= 4 && seen.len() <= most,
+        "{} distinct frames in {watch:?} (at most {most})",
+        seen.len()
+    );
+
+    // Unwatched, the screencasts stop and their frames go; asking again starts one again.
+    let stopped = async {
+        while browser.is_screencasting(red) || browser.is_screencasting(moving) {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(idle * 5, stopped)
+        .await
+        .expect("the unwatched screencasts stop");
+    assert!(shows(&browser, red, &red_frame).await);
+    assert!(browser.is_screencasting(red));
+
+    // Bringing a page to the front does nothing to it; a closed tab has no view and no front.
+    browser.bring_to_front(blue).await.unwrap();
+    assert!(shows(&browser, blue, &blue_frame).await);
+    assert_eq!(browser.close_tab(blue).await.unwrap(), CloseOutcome::Closed);
+    assert!(matches!(
+        browser.frame(blue).await,
+        Err(PreviewError::TabClosed)
+    ));
+    assert!(matches!(
+        browser.bring_to_front(blue).await,
+        Err(PreviewError::TabClosed)
+    ));
+    assert!(!browser.is_screencasting(blue));
+
+    browser.shutdown().await;
+}
