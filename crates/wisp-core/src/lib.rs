@@ -901,6 +901,18 @@ impl Host {
         Ok(p::TabClosed { status })
     }
 
+    /// `GET /api/tabs/{id}/screen`: the latest live-view frame of a page of Wisp's browser
+    /// (`None`: none yet). `NotFound` for any other tab.
+    pub async fn tab_screen(&self, tab_id: &str) -> Result<Option<wisp_preview::Frame>, CoreError> {
+        self.inner.tabs.screen(tab_id).await
+    }
+
+    /// `POST /api/tabs/{id}/front`: brings a page of Wisp's browser to the front of its
+    /// window. `Conflict` for a tab that is no such page.
+    pub async fn bring_tab_to_front(&self, tab_id: &str) -> Result<(), CoreError> {
+        self.inner.tabs.front(tab_id).await
+    }
+
     /// `POST /api/dialogs/{id}`: the person's answer to a dialog about a tab.
     pub async fn answer_dialog(&self, dialog_id: &str, accept: bool) -> Result<(), CoreError> {
         self.inner.tabs.answer(dialog_id, accept).await

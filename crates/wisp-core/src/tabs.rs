@@ -460,6 +460,72 @@ impl Tabs {
         }
     }
 
+    // ---- the person's live view and the real window (UI-07) ----
+
+    /// The browser page behind a tab, or why there is none (`Conflict`: the tab exists).
+    async fn page_of(&self, tab: &str) -> Result<(Browser, TabHandle), CoreError> {
+        let kind = lock(&self.shared.state)
+            .tabs
+            .get(tab)
+            .map(|t| t.kind.clone())
+            .ok_or_else(|| fail(CoreErrorKind::NotFound, format!("no tab {tab}")))?;
+        let none = |why: String| fail(CoreErrorKind::Conflict, why);
+        let handle = match (kind, self.backend()) {
+            (
+                Kind::Web {
+                    native: Some(h), ..
+                },
+                _,
+            ) => h,
+            (Kind::Web { .. }, PreviewBackend::WebOnly(reason)) => {
+                return Err(none(format!(
+                    "tab {tab} is shown in the UI, not in a browser window ({reason})"
+                )));
+            }
+            (Kind::Web { .. }, PreviewBackend::Native(_)) => {
+                return Err(none(format!("tab {tab} is not a page of Wisp's browser")));
+            }
+            _ => return Err(none(format!("tab {tab} is not a web tab"))),
+        };
+        let browser = self
+            .running()
+            .await
+            .ok_or_else(|| none("Wisp's browser is not running; the tab is gone".into()))?;
+        Ok((browser, handle))
+    }
+
+    /// The latest frame of a native web tab's live view; `None` while it has none yet.
+    /// Asking keeps the tab's screencast going.
+    pub(crate) async fn screen(&self, tab: &str) -> Result<Option<wisp_preview::Frame>, CoreError> {
+        let (browser, handle) = self.page_of(tab).await.map_err(|e| match e.kind {
+            // No picture of a tab that has none is "not found", whatever the reason.
+            CoreErrorKind::Conflict => fail(
+                CoreErrorKind::NotFound,
+                format!("{}: it has no live view", e.message),
+            ),
+            _ => e,
+        })?;
+        match browser.frame(handle).await {
+            Ok(frame) => Ok(frame),
+            Err(wisp_preview::PreviewError::TabClosed) => Err(fail(
+                CoreErrorKind::NotFound,
+                format!("tab {tab} is closed"),
+            )),
+            Err(e) => Err(fail(CoreErrorKind::Conflict, e.to_string())),
+        }
+    }
+
+    /// Brings a native web tab's page to the front of the real browser window.
+    pub(crate) async fn front(&self, tab: &str) -> Result<(), CoreError> {
+        let (browser, handle) = self.page_of(tab).await?;
+        browser.bring_to_front(handle).await.map_err(|e| match e {
+            wisp_preview::PreviewError::TabClosed => {
+                fail(CoreErrorKind::NotFound, format!("tab {tab} is closed"))
+            }
+            e => fail(CoreErrorKind::Conflict, e.to_string()),
+        })
+    }
+
     // ---- what the tools do (tools/web.rs) ----
 
     /// `list_preview_tabs`: the session's tabs for the model (WEB-09..13): opaque IDs, URLs

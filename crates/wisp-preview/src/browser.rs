@@ -203,11 +203,17 @@ impl Browser {
         self.inner.events.subscribe()
     }
 
-    /// Opens a new, blank tab.
+    /// Opens a new, blank tab in a window of its own: Chromium paints only the front tab of a
+    /// window, so tabs sharing one would leave every live view but one blank (headless too),
+    /// and bringing a tab to the front raises exactly its window.
     pub async fn create_tab(&self) -> Result<TabHandle, PreviewError> {
         let conn = &self.inner.conn;
         let created = conn
-            .call("Target.createTarget", json!({ "url": "about:blank" }), None)
+            .call(
+                "Target.createTarget",
+                json!({ "url": "about:blank", "newWindow": true }),
+                None,
+            )
             .await
             .map_err(browser_err)?;
         let target_id = str_field(&created, "targetId")?;

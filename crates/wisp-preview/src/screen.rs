@@ -10,8 +10,9 @@
 //! A frame is routed to its tab by the DevTools session it arrived on, never by anything in it,
 //! so a tab's view can only ever show that tab's page.
 //!
-//! A headed Chromium paints only the tab in front of each window: a tab behind another sends
-//! no frames until it is brought to the front (its last frame, if any, stays until then).
+//! Chromium paints only the front tab of each window, and no minimized window: each tab is
+//! therefore a window of its own ([`Browser::create_tab`]); a minimized one sends no frames
+//! (its last frame, if any, stays) until it is brought to the front.
 
 use std::sync::Arc;
 use std::time::Duration;

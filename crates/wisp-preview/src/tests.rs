@@ -541,8 +541,16 @@ async fn live_view_frames_are_per_tab_jpegs_throttled_and_stop_unwatched() {
         .await
         .unwrap();
 
-    let (red, _) = open(&browser, &site.url("/red")).await;
-    let (blue, _) = open(&browser, &site.url("/blue")).await;
+    // Both opened before either loads: Chromium paints only the front tab of a window, so
+    // had they shared one, the first would never send a frame.
+    let red = browser.create_tab().await.unwrap();
+    let blue = browser.create_tab().await.unwrap();
+    browser.navigate(red, &site.url("/red")).await.unwrap();
+    browser.navigate(blue, &site.url("/blue")).await.unwrap();
+    for tab in [red, blue] {
+        let info = browser.wait_settled(tab, SETTLE).await.unwrap();
+        assert_eq!(info.load_state, LoadState::Loaded, "{info:?}");
+    }
     assert!(!browser.is_screencasting(red), "nothing runs unwatched");
     let red_frame = frame_of(&browser, red).await;
     let blue_frame = frame_of(&browser, blue).await;

@@ -195,6 +195,23 @@ pub struct TabClosed {
     pub status: CloseStatus,
 }
 
+/// `POST /api/tabs/{tabId}/front`: the page was brought to the front.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FrontStatus {
+    /// The browser was asked to show the page in front of its window (the desktop's window
+    /// manager decides whether that window comes up).
+    Front,
+}
+
+/// `POST /api/tabs/{tabId}/front`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TabFront {
+    /// Always `front`.
+    pub status: FrontStatus,
+}
+
 /// What a dialog asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

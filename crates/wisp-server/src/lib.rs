@@ -81,6 +81,8 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/sessions/{id}/tabs", get(list_tabs).post(open_tab))
         .route("/api/tabs/{id}/activate", post(activate_tab))
         .route("/api/tabs/{id}", axum::routing::delete(close_tab))
+        .route("/api/tabs/{id}/screen", get(tab_screen))
+        .route("/api/tabs/{id}/front", post(tab_front))
         .route("/api/dialogs/{id}", post(answer_dialog))
         .route("/api/runs/{id}", get(get_run))
         .route("/api/runs/{id}/cancel", post(cancel_run))
@@ -533,6 +535,34 @@ async fn activate_tab(State(s): State<AppState>, Id(id): Id) -> ApiResult<Vec<p:
 async fn close_tab(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::TabClosed> {
     tab_id(&id, "tab_")?;
     Ok(Json(s.host.close_tab(&id).await?))
+}
+
+/// The live view of a page of Wisp's browser: its latest frame, never cached (UI-07).
+async fn tab_screen(State(s): State<AppState>, Id(id): Id) -> Result<Response, ApiError> {
+    tab_id(&id, "tab_")?;
+    let frame = s.host.tab_screen(&id).await?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no_frame_yet",
+            format!("tab {id} has no frame yet (its page is being painted); ask again shortly"),
+        )
+    })?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/jpeg"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        frame.jpeg.to_vec(),
+    )
+        .into_response())
+}
+
+async fn tab_front(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::TabFront> {
+    tab_id(&id, "tab_")?;
+    s.host.bring_tab_to_front(&id).await?;
+    Ok(Json(p::TabFront {
+        status: p::FrontStatus::Front,
+    }))
 }
 
 async fn answer_dialog(

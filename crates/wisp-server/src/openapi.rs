@@ -10,7 +10,7 @@ use wisp_protocol::{self as p, limits};
 
 use crate::{EventsQuery, PageQuery, PreviewQuery};
 
-const DESCRIPTION: &str = "Loopback only. Every /api call except /api/health needs `Authorization: Bearer TOKEN` (the token printed at start, also in the UI URL fragment; the scheme name is case-insensitive). Every request needs the Host header 127.0.0.1:PORT or localhost:PORT; a foreign Origin gets 403. Writes with a body must be application/json. Every refusal is an ApiError `{error, message}` whose `error` is a stable kind: invalid_path, invalid_query, invalid_header, invalid_json, invalid_body, invalid, unauthorized, forbidden_host, forbidden_origin, not_found, method_not_allowed, conflict, secret_store_unavailable (409: the OS secret store cannot be reached; keep the key with storage `process`), payload_too_large, unsupported_media_type, internal. Reasoning never appears in any answer or event.";
+const DESCRIPTION: &str = "Loopback only. Every /api call except /api/health needs `Authorization: Bearer TOKEN` (the token printed at start, also in the UI URL fragment; the scheme name is case-insensitive). Every request needs the Host header 127.0.0.1:PORT or localhost:PORT; a foreign Origin gets 403. Writes with a body must be application/json. Every refusal is an ApiError `{error, message}` whose `error` is a stable kind: invalid_path, invalid_query, invalid_header, invalid_json, invalid_body, invalid, unauthorized, forbidden_host, forbidden_origin, not_found, no_frame_yet (404: a tab's live view has no frame yet; ask again), method_not_allowed, conflict, secret_store_unavailable (409: the OS secret store cannot be reached; keep the key with storage `process`), payload_too_large, unsupported_media_type, internal. Reasoning never appears in any answer or event.";
 
 /// Statuses every operation may answer with an `ApiError`, and what they mean.
 const ERRORS: [(&str, &str); 9] = [
@@ -382,6 +382,8 @@ fn build_paths(s: &mut Schemas) -> Value {
         json!({
             "ActivateTab": link("activateTab", id),
             "CloseTab": link("closeTab", id),
+            "TabScreen": link("tabScreen", id),
+            "TabFront": link("tabFront", id),
         })
     };
     let list_tabs = Op::new(
@@ -409,6 +411,24 @@ fn build_paths(s: &mut Schemas) -> Value {
         "closeTab",
         "Close a tab as the person. A page of Wisp's browser closes with its beforeunload (a `dialog` event; the `tabs` event and the list say how it ended): status closing",
         s.answer::<p::TabClosed>("200", "closed or closing"),
+    )
+    .params(vec![tab()]);
+    let tab_screen = Op::new(
+        "tabScreen",
+        "The live view of a web tab that is a page of Wisp's browser: its latest frame as a JPEG (at most 1024x768, at most two new frames a second), never cached. Asking keeps the tab's screencast running; it stops when nobody asked for a while. 404 `not_found` for a tab that is no such page (a file, new or web-only tab) or is closed, 404 `no_frame_yet` while its page has not been painted yet (ask again)",
+        (
+            "200".into(),
+            json!({
+                "description": "the latest frame (Cache-Control: no-store)",
+                "content": {"image/jpeg": {"schema": {"type": "string", "contentMediaType": "image/jpeg"}}},
+            }),
+        ),
+    )
+    .params(vec![tab()]);
+    let tab_front = Op::new(
+        "tabFront",
+        "Bring a page of Wisp's browser to the front of its real window, where the person browses and logs in (the desktop's window manager decides whether the window itself comes up). 409 for a tab that is no such page (a file, new or web-only tab)",
+        s.answer::<p::TabFront>("200", "front"),
     )
     .params(vec![tab()]);
     let answer_dialog = Op::new(
@@ -541,6 +561,8 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/sessions/{id}/tabs": {"get": list_tabs.into_json(), "post": open_tab.into_json()},
         "/api/tabs/{id}/activate": {"post": activate_tab.into_json()},
         "/api/tabs/{id}": {"delete": close_tab.into_json()},
+        "/api/tabs/{id}/screen": {"get": tab_screen.into_json()},
+        "/api/tabs/{id}/front": {"post": tab_front.into_json()},
         "/api/dialogs/{id}": {"post": answer_dialog.into_json()},
     });
     // The SSE events' data and the error shape are referenced by hand above.

@@ -1,0 +1,253 @@
+//! The person's live view of a web tab and the real window (issue 9, UI-07) over the real API:
+//! `GET /api/tabs/{id}/screen` is the latest JPEG frame of a page of real headless Chromium
+//! (and of no other tab), `POST /api/tabs/{id}/front` brings it to the front; tabs that are no
+//! such page, web-only ones included, are refused. And `wisp serve` leaves no browser process
+//! behind once it stopped.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::e2e::{TOKEN, Wisp};
+
+/// A loopback site with fixed pages (HTTP/1.0, one answer per connection).
+async fn site(pages: Vec<(&'static str, String)>) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let pages = std::sync::Arc::new(pages);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let pages = pages.clone();
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 2048];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&request);
+                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                let body = pages
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .map_or("<p>404</p>".to_owned(), |(_, b)| b.clone());
+                let answer = format!(
+                    "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    base
+}
+
+fn solid(colour: &str) -> String {
+    format!(
+        "<!doctype html><html style='height:100%;background:{colour}'><title>{colour}</title>\
+         <body style='margin:0;height:100%;background:{colour}'></body></html>"
+    )
+}
+
+fn headless_preview(profile: &std::path::Path) -> wisp_core::PreviewBackend {
+    wisp_core::PreviewBackend::Native(std::sync::Arc::new(wisp_preview::Preview::new(
+        wisp_preview::LaunchConfig {
+            binary: wisp_preview::find_browser().unwrap(),
+            profile_dir: profile.to_path_buf(),
+            display: wisp_preview::Display::Headless,
+        },
+    )))
+}
+
+/// `GET /api/tabs/{id}/screen`: status, content type, cache control and body.
+async fn screen(w: &Wisp, tab: &str) -> (u16, String, String, Vec<u8>) {
+    let resp = reqwest::Client::new()
+        .get(format!("{}/api/tabs/{tab}/screen", w.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let header = |name: &str| {
+        resp.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let (ctype, cache) = (header("content-type"), header("cache-control"));
+    let status = resp.status().as_u16();
+    (status, ctype, cache, resp.bytes().await.unwrap().to_vec())
+}
+
+/// The tab's frame, once it has one (404 `no_frame_yet` until then).
+async fn frame(w: &Wisp, tab: &str) -> Vec<u8> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, ctype, cache, body) = screen(w, tab).await;
+        if status == 200 {
+            assert_eq!(ctype, "image/jpeg");
+            assert_eq!(cache, "no-store");
+            return body;
+        }
+        let error: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!((status, &error["error"]), (404, &json!("no_frame_yet")));
+        assert!(tokio::time::Instant::now() < deadline, "no frame of {tab}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn open(w: &Wisp, session: &str, body: Value) -> String {
+    let tab = w
+        .ok("POST", &format!("/api/sessions/{session}/tabs"), Some(body))
+        .await;
+    tab["tabId"].as_str().unwrap().to_owned()
+}
+
+async fn loaded(w: &Wisp, session: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let tabs = w
+            .ok("GET", &format!("/api/sessions/{session}/tabs"), None)
+            .await;
+        let tabs = tabs.as_array().unwrap();
+        if tabs
+            .iter()
+            .filter(|t| t["kind"] == "web")
+            .all(|t| t["loadState"] == "loaded")
+        {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not loaded: {tabs:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// UI-07: each native tab's `/screen` is a JPEG of its own page, never cached; `/front`
+/// answers `front`; a file or new tab has no live view (404) and no front (409); a closed or
+/// unknown tab is 404 on both, a malformed ID 400.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn screen_and_front_of_native_tabs_over_the_api() {
+    let base = site(vec![
+        ("/red", solid("#ff0000")),
+        ("/blue", solid("#0000ff")),
+    ])
+    .await;
+    let w = Wisp::start().await;
+    let profile = tempfile::tempdir().unwrap();
+    w.host.set_preview(headless_preview(profile.path()));
+    let s = w.session().await;
+    let red = open(&w, &s, json!({"kind": "web", "url": format!("{base}/red")})).await;
+    let blue = open(
+        &w,
+        &s,
+        json!({"kind": "web", "url": format!("{base}/blue")}),
+    )
+    .await;
+    std::fs::write(w.file("notes.txt"), "notes").unwrap();
+    let file = open(&w, &s, json!({"kind": "file", "path": "notes.txt"})).await;
+    let blank = open(&w, &s, json!({"kind": "new"})).await;
+    loaded(&w, &s).await;
+
+    let red_jpeg = frame(&w, &red).await;
+    let blue_jpeg = frame(&w, &blue).await;
+    for jpeg in [&red_jpeg, &blue_jpeg] {
+        assert!(jpeg.len() > 4);
+        assert_eq!(&jpeg[..2], &[0xFF, 0xD8], "SOI");
+        assert_eq!(&jpeg[jpeg.len() - 2..], &[0xFF, 0xD9], "EOI");
+    }
+    assert_ne!(red_jpeg, blue_jpeg);
+    for _ in 0..5 {
+        assert_eq!(frame(&w, &red).await, red_jpeg, "red shows only red");
+        assert_eq!(frame(&w, &blue).await, blue_jpeg, "blue shows only blue");
+    }
+
+    let front = w.ok("POST", &format!("/api/tabs/{red}/front"), None).await;
+    assert_eq!(front, json!({"status": "front"}));
+    for (tab, what) in [(&file, "not a web tab"), (&blank, "not a web tab")] {
+        let (status, _, _, body) = screen(&w, tab).await;
+        let error: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            (status, &error["error"]),
+            (404, &json!("not_found")),
+            "{error}"
+        );
+        assert!(error["message"].as_str().unwrap().contains(what), "{error}");
+        let (status, error) = w
+            .call("POST", &format!("/api/tabs/{tab}/front"), None)
+            .await;
+        assert_eq!(
+            (status, &error["error"]),
+            (409, &json!("conflict")),
+            "{error}"
+        );
+        assert!(error["message"].as_str().unwrap().contains(what), "{error}");
+    }
+    let unknown = format!("tab_{}", "0".repeat(32));
+    assert_eq!(screen(&w, &unknown).await.0, 404);
+    assert_eq!(
+        w.status("POST", &format!("/api/tabs/{unknown}/front"), None)
+            .await,
+        404
+    );
+    assert_eq!(screen(&w, "tab_nope").await.0, 400);
+    assert_eq!(w.status("POST", "/api/tabs/nope/front", None).await, 400);
+
+    // Closed by the person: gone from the list, and then neither view nor front.
+    w.ok("DELETE", &format!("/api/tabs/{blue}"), None).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    while screen(&w, &blue).await.0 != 404 {
+        assert!(tokio::time::Instant::now() < deadline, "still a view");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        w.status("POST", &format!("/api/tabs/{blue}/front"), None)
+            .await,
+        404
+    );
+    w.host.shutdown(Duration::from_secs(5)).await;
+}
+
+/// A web-only tab is an iframe of the UI: no live view (404, saying why) and no window (409).
+#[tokio::test]
+async fn web_only_tabs_have_no_live_view_and_no_front() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    let tab = open(
+        &w,
+        &s,
+        json!({"kind": "web", "url": "https://example.com/"}),
+    )
+    .await;
+    let (status, _, _, body) = screen(&w, &tab).await;
+    let error: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        (status, &error["error"]),
+        (404, &json!("not_found")),
+        "{error}"
+    );
+    assert!(
+        error["message"].as_str().unwrap().contains("--web-only"),
+        "{error}"
+    );
+    let (status, error) = w
+        .call("POST", &format!("/api/tabs/{tab}/front"), None)
+        .await;
+    assert_eq!(
+        (status, &error["error"]),
+        (409, &json!("conflict")),
+        "{error}"
+    );
+    assert!(
+        error["message"].as_str().unwrap().contains("--web-only"),
+        "{error}"
+    );
+}
