@@ -16,6 +16,8 @@ pub(crate) fn wisp() -> Command {
         "XDG_DATA_HOME",
         std::env::temp_dir().join(format!("wisp-test-xdg-{}", std::process::id())),
     );
+    // Web tabs of a test's Host never open a window, even on a desktop.
+    c.env(wisp_preview::HEADLESS_ENV, "1");
     c
 }
 

@@ -37,7 +37,8 @@ export async function startHost(extra: string[] = [], reuse?: Host, port = "0", 
   const proc = spawn(BIN, ["serve", "--simulate", "--no-open", "--port", port, "--data-dir", dataDir, ...extra, ...(withProject ? [project] : [])], {
     // XDG_DATA_HOME beside the data dir: files_trash goes to a trash of the test's own
     // (`trashOf`), never to the home trash of the machine running the tests.
-    env: { ...process.env, WISP_TOKEN: TOKEN, XDG_DATA_HOME: xdgDataHome(dataDir) },
+    // WISP_PREVIEW_HEADLESS: web tabs never open a window of the preview browser.
+    env: { ...process.env, WISP_TOKEN: TOKEN, XDG_DATA_HOME: xdgDataHome(dataDir), WISP_PREVIEW_HEADLESS: "1" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines = createInterface({ input: proc.stdout! });

@@ -31,11 +31,21 @@ pub enum Display {
     Headless,
 }
 
+/// Set to `1`, the preview browser is headless even on a desktop (tests never open windows).
+pub const HEADLESS_ENV: &str = "WISP_PREVIEW_HEADLESS";
+
 impl Display {
-    /// Headed when this process has a display (`DISPLAY` or `WAYLAND_DISPLAY` set).
+    /// Headed when this process has a display (`DISPLAY` or `WAYLAND_DISPLAY` set) and
+    /// [`HEADLESS_ENV`] is not `1`.
     pub fn detect() -> Self {
-        let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
-        if set("DISPLAY") || set("WAYLAND_DISPLAY") {
+        Self::from_env(|name| std::env::var_os(name))
+    }
+
+    /// [`Display::detect`] over the variables `var` gives.
+    pub fn from_env(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Self {
+        let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
+        let forced_headless = var(HEADLESS_ENV).is_some_and(|v| v == "1");
+        if !forced_headless && (set("DISPLAY") || set("WAYLAND_DISPLAY")) {
             Self::Headed
         } else {
             Self::Headless
@@ -144,5 +154,61 @@ impl BrowserProcess {
 impl Drop for BrowserProcess {
     fn drop(&mut self) {
         self.kill_group();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn display(vars: &[(&str, &str)]) -> Display {
+        Display::from_env(|name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        })
+    }
+
+    #[test]
+    fn headed_only_with_a_display_and_not_forced_headless() {
+        assert_eq!(display(&[]), Display::Headless);
+        assert_eq!(display(&[("DISPLAY", "")]), Display::Headless);
+        assert_eq!(display(&[("DISPLAY", ":0")]), Display::Headed);
+        assert_eq!(
+            display(&[("WAYLAND_DISPLAY", "wayland-0")]),
+            Display::Headed
+        );
+        let forced = [
+            ("DISPLAY", ":0"),
+            ("WAYLAND_DISPLAY", "w"),
+            (HEADLESS_ENV, "1"),
+        ];
+        assert_eq!(display(&forced), Display::Headless);
+        assert_eq!(
+            display(&[("DISPLAY", ":0"), (HEADLESS_ENV, "0")]),
+            Display::Headed
+        );
+    }
+
+    #[test]
+    fn the_flags_name_the_profile_and_the_pipe_and_headless_only_without_a_display() {
+        let config = |display| LaunchConfig {
+            binary: "/usr/bin/chromium".into(),
+            profile_dir: "/data/wisp/browser-profile".into(),
+            display,
+        };
+        let headed = arguments(&config(Display::Headed), false);
+        assert!(headed.contains(&"--remote-debugging-pipe".to_owned()));
+        assert!(headed.contains(&"--user-data-dir=/data/wisp/browser-profile".to_owned()));
+        assert!(!headed.iter().any(|a| a.starts_with("--headless")));
+        assert!(
+            !headed
+                .iter()
+                .any(|a| a.starts_with("--remote-debugging-port"))
+        );
+        assert!(!headed.contains(&"--no-sandbox".to_owned()));
+        let headless = arguments(&config(Display::Headless), true);
+        assert!(headless.contains(&"--headless".to_owned()));
+        assert!(headless.contains(&"--no-sandbox".to_owned()));
     }
 }
