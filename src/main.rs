@@ -14,6 +14,7 @@ mod datadir;
 mod doctor;
 mod limits;
 mod log;
+mod open;
 mod serve;
 mod token;
 
@@ -93,7 +94,8 @@ struct ServeArgs {
     /// Created private (0700) when missing; an existing folder keeps its mode.
     #[arg(long)]
     data_dir: Option<std::path::PathBuf>,
-    /// Do not open the browser.
+    /// Do not open the UI (by default it opens as an app window of the Chromium-family browser
+    /// found here when there is a display, else in the default browser).
     #[arg(long)]
     no_open: bool,
     /// Show web tabs as iframes of the UI instead of pages of a browser Wisp drives (listing

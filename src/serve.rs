@@ -33,7 +33,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         // Started again from the desktop's menu while it runs: the person wants the Wisp
         // that is running, so its page opens (and this start still fails, saying which).
         Err(e) if !args.no_open && e.is::<crate::datadir::AlreadyRunning>() => {
-            open_in_browser(&data_dir.join("open.html"));
+            crate::open::open_ui(&data_dir.join("open.html"), &data_dir);
             return Err(e);
         }
         taken => taken?,
@@ -154,7 +154,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let launch = data_dir.join("open.html");
     write_launch_file(&launch, &url)?;
     if !args.no_open {
-        open_in_browser(&launch);
+        crate::open::open_ui(&launch, &data_dir);
     }
 
     let stopping = host.clone();
@@ -323,17 +323,6 @@ async fn shutdown_signal() {
         _ = ctrl_c => {}
         _ = term => {}
     }
-}
-
-/// Opens the launch page with the desktop's opener. Best effort: a machine without a desktop
-/// simply has no opener.
-fn open_in_browser(launch: &Path) {
-    let _ = std::process::Command::new("xdg-open")
-        .arg(launch)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn();
 }
 
 /// A page only the user can read (0600, in the 0700 data dir) that sends the browser to `url`.

@@ -1,0 +1,143 @@
+//! Opening the Wisp UI when `wisp serve` starts (issue 9): as an app window of the
+//! Chromium-family browser found on this machine when there is a display, so Wisp looks like
+//! one desktop app, else with the desktop's default opener (`xdg-open`). "A display" is what
+//! the preview browser goes by (`DISPLAY` or `WAYLAND_DISPLAY`, unless `WISP_PREVIEW_HEADLESS=1`).
+//!
+//! Either way the browser is given the private launch page (`open.html` in the data dir, 0600,
+//! which redirects to the URL with the token): a command line is readable by every local user
+//! (`/proc/PID/cmdline`), so the token is never on one.
+//!
+//! The app window runs with its own profile (`<data dir>/app-window`), never the preview
+//! browser's: Chromium's process singleton would hand a second launch on the same profile to
+//! the running instance, and the preview browser must stay the one Wisp drives over its pipe.
+//! It runs in its own process group and is not stopped when the Host exits: the person closes
+//! the window (a window already open on that profile would belong to an earlier launch
+//! anyway, out of this Host's reach).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The app window's profile directory, inside the data dir.
+pub(crate) const APP_PROFILE_DIR: &str = "app-window";
+
+/// Opens the UI's launch page: an app window of `browser` when the desktop has a display,
+/// else (or when it cannot start) the default opener. Best effort: a machine without a
+/// desktop simply has no opener.
+pub(crate) fn open_ui(launch: &Path, data_dir: &Path) {
+    let headed = wisp_preview::Display::detect() == wisp_preview::Display::Headed;
+    if headed && let Ok(browser) = wisp_preview::find_browser() {
+        match app_window(&browser, launch, data_dir) {
+            Ok(()) => return,
+            Err(e) => tracing::warn!(error = %e, "the app window did not start; using xdg-open"),
+        }
+    }
+    let _ = Command::new("xdg-open")
+        .arg(launch)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+}
+
+/// Starts the app window and reaps it when it exits (so it never lingers as a zombie).
+fn app_window(browser: &Path, launch: &Path, data_dir: &Path) -> anyhow::Result<()> {
+    use std::os::unix::process::CommandExt;
+    let profile = data_dir.join(APP_PROFILE_DIR);
+    std::fs::create_dir_all(&profile)?;
+    let as_root = rustix::process::geteuid().is_root();
+    let mut child = Command::new(browser)
+        .args(app_window_args(launch, &profile, as_root)?)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        // Its own group: a Ctrl-C in the terminal that started `wisp serve` stops the Host,
+        // not the person's window.
+        .process_group(0)
+        .spawn()?;
+    tracing::info!(browser = %browser.display(), pid = child.id(), "UI opened as an app window");
+    std::thread::spawn(move || {
+        let _ = child.wait();
+    });
+    Ok(())
+}
+
+/// The app window's flags: the launch page as the app, its own profile, nothing that opens a
+/// debugging port or relaxes what a page may do.
+fn app_window_args(launch: &Path, profile: &Path, as_root: bool) -> anyhow::Result<Vec<OsString>> {
+    let absolute: PathBuf = std::path::absolute(launch)?;
+    let page = url::Url::from_file_path(&absolute)
+        .map_err(|()| anyhow::anyhow!("{} is not a file path", absolute.display()))?;
+    let mut user_data_dir = OsString::from("--user-data-dir=");
+    user_data_dir.push(profile);
+    let mut args: Vec<OsString> = vec![
+        format!("--app={page}").into(),
+        user_data_dir,
+        "--no-first-run".into(),
+        "--no-default-browser-check".into(),
+        // The window manager groups and names the window as Wisp's (X11 WM_CLASS).
+        "--class=Wisp".into(),
+    ];
+    // Chromium refuses to start its sandbox as root (the preview browser does the same).
+    if as_root {
+        args.push("--no-sandbox".into());
+    }
+    Ok(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[OsString]) -> Vec<String> {
+        args.iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_app_window_gets_the_launch_page_and_its_own_profile_never_the_token() {
+        let data = Path::new("/home/p/.local/share/wisp");
+        let profile = data.join(APP_PROFILE_DIR);
+        let args = strings(&app_window_args(&data.join("open.html"), &profile, false).unwrap());
+        assert_eq!(
+            args,
+            [
+                "--app=file:///home/p/.local/share/wisp/open.html",
+                "--user-data-dir=/home/p/.local/share/wisp/app-window",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--class=Wisp",
+            ]
+        );
+        // Not the preview browser's profile (its singleton would take the launch over).
+        assert_ne!(profile, data.join("browser-profile"));
+        for a in &args {
+            assert!(
+                !a.contains("token") && !a.contains("http") && !a.contains("debugging"),
+                "{a}"
+            );
+        }
+        let as_root = strings(&app_window_args(&data.join("open.html"), &profile, true).unwrap());
+        assert_eq!(as_root.last().map(String::as_str), Some("--no-sandbox"));
+    }
+
+    #[test]
+    fn the_launch_page_becomes_an_absolute_escaped_file_url() {
+        let args = app_window_args(
+            Path::new("/tmp/my data/100%/open.html"),
+            Path::new("/p"),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            args[0].to_string_lossy(),
+            "--app=file:///tmp/my%20data/100%25/open.html"
+        );
+        let relative =
+            app_window_args(Path::new("data/open.html"), Path::new("/p"), false).unwrap();
+        let cwd = std::env::current_dir().unwrap();
+        let expected = url::Url::from_file_path(cwd.join("data/open.html")).unwrap();
+        assert_eq!(relative[0].to_string_lossy(), format!("--app={expected}"));
+    }
+}
