@@ -2,7 +2,7 @@
 //! `GET /api/tabs/{id}/screen` is the latest JPEG frame of a page of real headless Chromium
 //! (and of no other tab), `POST /api/tabs/{id}/front` brings it to the front; tabs that are no
 //! such page, web-only ones included, are refused. And `wisp serve` leaves no browser process
-//! behind once it stopped.
+//! behind once it stopped, by SIGTERM or killed outright.
 
 use std::time::Duration;
 
@@ -250,4 +250,123 @@ async fn web_only_tabs_have_no_live_view_and_no_front() {
         error["message"].as_str().unwrap().contains("--web-only"),
         "{error}"
     );
+}
+
+/// `(pid, ppid, pgrp)` of every live (not zombie) process.
+fn processes() -> Vec<(u32, u32, u32)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the command name (which may hold spaces): state, ppid, pgrp.
+        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.len() > 2 && f[0] != "Z" {
+            found.push((pid, f[1].parse().unwrap_or(0), f[2].parse().unwrap_or(0)));
+        }
+    }
+    found
+}
+
+/// Starts `wisp serve --simulate` and opens a page of a loopback site in a web tab; answers the
+/// Host and the processes of its browser's process group.
+async fn serve_with_a_page(
+    data: &std::path::Path,
+    project: &std::path::Path,
+) -> (crate::cli::Served, Vec<u32>) {
+    let base = site(vec![("/red", solid("#ff0000"))]).await;
+    let served = crate::cli::Served::start(data, project, &["--simulate"]);
+    let (_, session) = served.call("POST", "/api/sessions", Some(json!({}))).await;
+    let session = session["id"].as_str().unwrap().to_owned();
+    let (status, tab) = served
+        .call(
+            "POST",
+            &format!("/api/sessions/{session}/tabs"),
+            Some(json!({"kind": "web", "url": format!("{base}/red")})),
+        )
+        .await;
+    assert_eq!(status, 201, "{tab}");
+    let host = served.child.id();
+    // The browser is the Host's child leading its own process group.
+    let browser = processes()
+        .into_iter()
+        .find(|&(pid, ppid, pgrp)| ppid == host && pgrp == pid)
+        .map(|(pid, _, _)| pid)
+        .expect("the Host started its browser in a process group of its own");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    let members = loop {
+        let members: Vec<u32> = processes()
+            .into_iter()
+            .filter(|&(_, _, pgrp)| pgrp == browser)
+            .map(|(pid, _, _)| pid)
+            .collect();
+        // The page is loaded, so its renderer runs beside the browser and its helpers.
+        let (_, tabs) = served
+            .call("GET", &format!("/api/sessions/{session}/tabs"), None)
+            .await;
+        if tabs[0]["loadState"] == "loaded" && members.len() > 1 {
+            break members;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{tabs} {members:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    (served, members)
+}
+
+async fn all_gone(pids: &[u32]) -> Vec<u32> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let alive: Vec<u32> = processes()
+            .into_iter()
+            .map(|(pid, _, _)| pid)
+            .filter(|pid| pids.contains(pid))
+            .collect();
+        if alive.is_empty() || tokio::time::Instant::now() >= deadline {
+            return alive;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// No orphan Chromium: after SIGTERM `wisp serve` stops and no process of its browser's
+/// process group remains; the browser's profile is in the data dir (logins persist), not in a
+/// temp dir.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_leaves_no_browser_process_behind_after_sigterm() {
+    let (_tmp, data, project) = crate::cli::dirs();
+    let (mut served, members) = serve_with_a_page(&data, &project).await;
+    let profile = data.join("browser-profile");
+    assert!(profile.read_dir().unwrap().next().is_some(), "{profile:?}");
+    let pid = served.child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while served.child.try_wait().unwrap().is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no exit after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(all_gone(&members).await, Vec::<u32>::new(), "left behind");
+}
+
+/// Even a Host killed outright (SIGKILL: no shutdown runs) leaves no browser behind: the browser
+/// exits when its DevTools pipe closes with the Host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_serve_leaves_no_browser_process_behind() {
+    let (_tmp, data, project) = crate::cli::dirs();
+    let (mut served, members) = serve_with_a_page(&data, &project).await;
+    served.child.kill().unwrap();
+    served.child.wait().unwrap();
+    assert_eq!(all_gone(&members).await, Vec::<u32>::new(), "left behind");
 }
