@@ -76,7 +76,9 @@ pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Vec<String> {
     if as_root {
         args.push("--no-sandbox".to_owned());
     }
-    args.push("about:blank".to_owned());
+    // No window until a tab opens one (each tab is a window of its own): a headed browser
+    // would otherwise show an empty one beside them.
+    args.push("--no-startup-window".to_owned());
     args
 }
 
@@ -207,6 +209,10 @@ mod tests {
                 .any(|a| a.starts_with("--remote-debugging-port"))
         );
         assert!(!headed.contains(&"--no-sandbox".to_owned()));
+        assert_eq!(
+            headed.last().map(String::as_str),
+            Some("--no-startup-window")
+        );
         let headless = arguments(&config(Display::Headless), true);
         assert!(headless.contains(&"--headless".to_owned()));
         assert!(headless.contains(&"--no-sandbox".to_owned()));
