@@ -732,7 +732,8 @@ impl Host {
         self.session(id)
     }
 
-    /// Deletes a session with its runs and events. Refused while a run is in progress.
+    /// Deletes a session with its runs and events, and closes its preview tabs (their pages
+    /// without `beforeunload`: nobody is left to answer). Refused while a run is in progress.
     pub fn delete_session(&self, id: &str) -> Result<(), CoreError> {
         self.session(id)?;
         let active = lock(&self.inner.active);
@@ -743,6 +744,8 @@ impl Host {
             ));
         }
         self.inner.store.delete_session(id)?;
+        drop(active);
+        let _ = self.inner.tabs.close_session(id);
         Ok(())
     }
 

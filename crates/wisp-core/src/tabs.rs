@@ -20,6 +20,7 @@ use wisp_protocol as p;
 use crate::limits::{CLOSE_CONFIRM_TIMEOUT, MAX_TABS_PER_SESSION, TAB_LIST_VALIDITY};
 use crate::{CoreError, CoreErrorKind, fail, lock, new_id};
 
+mod closing;
 mod tickets;
 pub(crate) use tickets::address_kind;
 
