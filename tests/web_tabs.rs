@@ -494,3 +494,63 @@ async fn a_restart_opens_nothing_and_old_tickets_name_nothing() {
     assert_eq!(r["status"], "interrupted", "{r}");
     assert_ne!(calls(&r)[0]["status"], "succeeded");
 }
+
+/// WEB-03, UI-07 with the real browser: the claim navigates the session's existing web tab (the
+/// same page of Chromium, not a new one) and makes it active; the page loads in the tab.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_navigates_the_sessions_web_tab_in_the_real_browser() {
+    let base = site(&[
+        ("/a", "<title>Alpha</title><p>alpha</p>"),
+        ("/b", "<title>Beta</title><p>beta</p>"),
+    ])
+    .await;
+    let w = Wisp::start().await;
+    let profile = tempfile::tempdir().unwrap();
+    w.host
+        .set_preview(wisp_core::PreviewBackend::Native(std::sync::Arc::new(
+            wisp_preview::Preview::new(wisp_preview::LaunchConfig {
+                binary: wisp_preview::find_browser().unwrap(),
+                profile_dir: profile.path().to_path_buf(),
+                display: wisp_preview::Display::Headless,
+            }),
+        )));
+    let s = w.session().await;
+    let (_, a) = open(&w, &s, json!({"kind": "web", "url": format!("{base}/a")})).await;
+    let (_, blank) = open(&w, &s, json!({"kind": "new"})).await;
+    assert_eq!(blank["active"], true);
+    let mut events = live_stream(&w, &s).await;
+    let run = w.run(&s, &format!("[demo:openweb] url={base}/b")).await;
+    let (id, digest, args) = approval(&w, &run).await;
+    assert_eq!(args["addressKind"], "loopback");
+    assert_eq!(w.decide(&id, &digest, "approve").await, 204);
+    let (ticket, _) = next_ticket(&mut events).await;
+    let claimed = w
+        .ok("POST", &claim_path(&ticket), Some(json!({"sessionId": s})))
+        .await;
+    assert_eq!(claimed["tabId"], a["tabId"], "the web tab is reused");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let t = tabs(&w, &s).await;
+        assert_eq!(t.len(), 2, "no tab was added: {t:?}");
+        if t[0]["loadState"] == "loaded" && t[0]["title"] == "Beta" {
+            assert_eq!(t[0]["url"], format!("{base}/b"));
+            assert_eq!(
+                (&t[0]["active"], &t[1]["active"]),
+                (&json!(true), &json!(false))
+            );
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not navigated: {t:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        w.ok("POST", &ack_path(&ticket), None).await["status"],
+        "accepted"
+    );
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["succeeded"], "{r}");
+    w.host.shutdown(Duration::from_secs(5)).await;
+}
