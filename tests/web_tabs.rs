@@ -400,6 +400,28 @@ async fn openweb_tickets_open_once_in_their_own_session() {
         assert!(!String::from_utf8_lossy(&c).contains("open_ticket"));
     }
 
+    // The event and both answers are what the document says.
+    let api = w.ok("GET", "/api/openapi.json", None).await;
+    let schemas = &api["components"]["schemas"];
+    let props = |name: &str| {
+        let mut p: Vec<String> = schemas[name]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(props("OpenTicket"), ["ticketId", "url"]);
+    assert_eq!(props("TicketClaimed"), ["tabId", "url"]);
+    assert_eq!(props("TicketAcked"), ["status"]);
+    assert_eq!(
+        api["paths"]["/api/tickets/{id}/claim"]["post"]["requestBody"]["content"]["application/json"]
+            ["schema"]["$ref"],
+        "#/components/schemas/ClaimTicket"
+    );
+
     // Shapes: a ticket ID of the wrong form is 400; a body naming no session is 400.
     assert_eq!(w.status("POST", "/api/tickets/nope/ack", None).await, 400);
     let unknown = format!("tk_{}", "0".repeat(32));
