@@ -820,6 +820,7 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             "files_mkdir",
             "files_move",
             "files_trash",
+            "open_webpage",
             "list_preview_tabs",
             "read_webpage",
             "preview_tab_action"
@@ -861,6 +862,7 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
         names,
         [
             "tool_introspect",
+            "open_webpage",
             "list_preview_tabs",
             "read_webpage",
             "preview_tab_action"
@@ -887,7 +889,7 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             .contains("unknown tool files_write")
     );
     let offered = &w.sim.chat_requests()[before].body["tools"];
-    assert_eq!(offered.as_array().unwrap().len(), 4);
+    assert_eq!(offered.as_array().unwrap().len(), 5);
 }
 
 #[tokio::test]

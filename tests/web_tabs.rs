@@ -1,13 +1,15 @@
 //! Preview tabs end to end (issue 9): the person's tabs over the real API, `[demo:readpage]`
 //! through the real adapter and simulator reading a page of real headless Chromium served by a
-//! loopback site of the test, and the web-only mode (SIM-14, WEB-08..19, UI-07).
+//! loopback site of the test, `[demo:openweb]` with its one-time tickets (claimed and
+//! acknowledged through the API as the UI would), and the web-only mode (SIM-08, SIM-14,
+//! WEB-02..19, UI-07).
 
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::e2e::{Wisp, calls, statuses};
+use crate::e2e::{TOKEN, Wisp, calls, statuses};
 
 /// A loopback site with fixed pages.
 async fn site(pages: &'static [(&'static str, &'static str)]) -> String {
@@ -217,4 +219,360 @@ async fn web_only_lists_tabs_and_reading_is_unsupported() {
         result.contains("unsupported") && result.contains("--web-only"),
         "{result}"
     );
+}
+
+/// A session's live events from now on (no replay), as the UI's stream gets them.
+async fn live_stream(w: &Wisp, session: &str) -> reqwest::Response {
+    let r = reqwest::Client::new()
+        .get(format!(
+            "{}/api/sessions/{session}/events?after={}",
+            w.base,
+            i64::MAX
+        ))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r
+}
+
+/// The next `open_ticket` event of a stream: (ticketId, url).
+async fn next_ticket(stream: &mut reqwest::Response) -> (String, String) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut text = String::new();
+    loop {
+        if let Some(at) = text.find("event: open_ticket\n")
+            && let Some(end) = text[at..].find("\n\n")
+        {
+            let block = &text[at..at + end];
+            let data = block
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap();
+            let v: Value = serde_json::from_str(data).unwrap();
+            assert_eq!(
+                v.as_object().unwrap().len(),
+                2,
+                "exactly ticketId and url: {v}"
+            );
+            return (
+                v["ticketId"].as_str().unwrap().to_owned(),
+                v["url"].as_str().unwrap().to_owned(),
+            );
+        }
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout(left, stream.chunk()).await {
+            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
+            other => panic!("no open_ticket ({other:?}): {text}"),
+        }
+    }
+}
+
+/// The run's pending approval, once it waits: (id, digest, arguments).
+async fn approval(w: &Wisp, run: &str) -> (String, String, Value) {
+    let r = w.wait(run, &["awaiting_approval"]).await;
+    let c = calls(&r);
+    let a = &c.last().unwrap()["approval"];
+    (
+        a["id"].as_str().unwrap().to_owned(),
+        a["digest"].as_str().unwrap().to_owned(),
+        a["arguments"].clone(),
+    )
+}
+
+fn claim_path(ticket: &str) -> String {
+    format!("/api/tickets/{ticket}/claim")
+}
+
+fn ack_path(ticket: &str) -> String {
+    format!("/api/tickets/{ticket}/ack")
+}
+
+/// SIM-08, WEB-02..07, UI-07 (web-only): `[demo:openweb]` asks to open the simulator's test
+/// site; after approval the ticket reaches the session's stream (and again a stream that
+/// connects later), the claim shows it in the session's web tab, the ack makes the result
+/// `open_request_accepted`; a duplicate, cross-session, used or rejected one opens nothing.
+#[tokio::test]
+async fn openweb_tickets_open_once_in_their_own_session() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    let s2 = w.session().await;
+    let site = format!("{}/site/", w.sim.base_url());
+    let mut events = live_stream(&w, &s).await;
+    let mut other = live_stream(&w, &s2).await;
+
+    let run = w.run(&s, "[demo:openweb]").await;
+    let (id, digest, args) = approval(&w, &run).await;
+    assert_eq!(args, json!({"url": site, "addressKind": "loopback"}));
+    assert_eq!(w.decide(&id, &digest, "approve").await, 204);
+    let (ticket, url) = next_ticket(&mut events).await;
+    assert_eq!(url, site);
+    // A stream that connects while the ticket waits (a UI that reloaded) hears of it again.
+    let mut again = live_stream(&w, &s).await;
+    assert_eq!(next_ticket(&mut again).await, (ticket.clone(), url.clone()));
+    // Acknowledged before it is claimed: refused.
+    assert_eq!(w.status("POST", &ack_path(&ticket), None).await, 409);
+    let (status, claimed) = w
+        .call("POST", &claim_path(&ticket), Some(json!({"sessionId": s})))
+        .await;
+    assert_eq!(status, 200, "{claimed}");
+    assert_eq!(claimed["url"], site);
+    let tab = claimed["tabId"].as_str().unwrap().to_owned();
+    let (status, dup) = w
+        .call("POST", &claim_path(&ticket), Some(json!({"sessionId": s})))
+        .await;
+    assert_eq!(
+        (status, dup["error"].as_str()),
+        (409, Some("conflict")),
+        "{dup}"
+    );
+    let listed = tabs(&w, &s).await;
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        (&listed[0]["tabId"], &listed[0]["url"], &listed[0]["active"]),
+        (&json!(tab), &json!(site), &json!(true))
+    );
+    let acked = w.ok("POST", &ack_path(&ticket), None).await;
+    assert_eq!(acked, json!({"status": "accepted"}));
+    let r = w.finished(&run).await;
+    assert_eq!(r["status"], "completed", "{r}");
+    assert_eq!(statuses(&r), ["succeeded"]);
+    let result: Value = serde_json::from_str(calls(&r)[0]["result"].as_str().unwrap()).unwrap();
+    assert_eq!(result["status"], "open_request_accepted");
+    assert_eq!(result["tabId"], json!(tab));
+    assert!(
+        r["finalText"]
+            .as_str()
+            .unwrap()
+            .starts_with("The preview accepted"),
+        "{r}"
+    );
+    // Used: names nothing now.
+    assert_eq!(w.status("POST", &ack_path(&ticket), None).await, 404);
+    let (status, used) = w
+        .call("POST", &claim_path(&ticket), Some(json!({"sessionId": s})))
+        .await;
+    assert_eq!((status, used["error"].as_str()), (404, Some("not_found")));
+
+    // A second open reuses the same web tab; a claim from the other session voids it.
+    let run = w
+        .run(&s, "[demo:openweb] url=https://example.com/other")
+        .await;
+    let (id, digest, args) = approval(&w, &run).await;
+    assert_eq!(args["addressKind"], "public");
+    assert_eq!(w.decide(&id, &digest, "approve").await, 204);
+    let (ticket, _) = next_ticket(&mut events).await;
+    let (status, _) = w
+        .call("POST", &claim_path(&ticket), Some(json!({"sessionId": s2})))
+        .await;
+    assert_eq!(status, 409);
+    let (status, void) = w
+        .call("POST", &claim_path(&ticket), Some(json!({"sessionId": s})))
+        .await;
+    // Void (409), or already gone with its call (404): either way it opens nothing.
+    assert!(status == 409 || status == 404, "{status} {void}");
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["failed"], "{r}");
+    let result = calls(&r)[0]["result"].as_str().unwrap().to_owned();
+    assert!(result.contains("another session"), "{result}");
+    assert!(
+        r["finalText"]
+            .as_str()
+            .unwrap()
+            .starts_with("The page was not opened")
+    );
+    assert!(tabs(&w, &s2).await.is_empty());
+    assert_eq!(tabs(&w, &s).await[0]["url"], site, "nothing more opened");
+
+    // Rejected: no ticket at all, nothing opens.
+    let run = w.run(&s, "[demo:openweb] url=https://example.com/no").await;
+    let r = w.drive(&run, "reject").await;
+    assert_eq!(statuses(&r), ["rejected"]);
+    assert_eq!(tabs(&w, &s).await[0]["url"], site);
+
+    // The other session's stream never heard of any of this session's tickets.
+    let heard = tokio::time::timeout(Duration::from_millis(300), other.chunk()).await;
+    if let Ok(Ok(Some(c))) = heard {
+        assert!(!String::from_utf8_lossy(&c).contains("open_ticket"));
+    }
+
+    // The event and both answers are what the document says.
+    let api = w.ok("GET", "/api/openapi.json", None).await;
+    let schemas = &api["components"]["schemas"];
+    let props = |name: &str| {
+        let mut p: Vec<String> = schemas[name]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(props("OpenTicket"), ["ticketId", "url"]);
+    assert_eq!(props("TicketClaimed"), ["tabId", "url"]);
+    assert_eq!(props("TicketAcked"), ["status"]);
+    assert_eq!(
+        api["paths"]["/api/tickets/{id}/claim"]["post"]["requestBody"]["content"]["application/json"]
+            ["schema"]["$ref"],
+        "#/components/schemas/ClaimTicket"
+    );
+
+    // Shapes: a ticket ID of the wrong form is 400; a body naming no session is 400.
+    assert_eq!(w.status("POST", "/api/tickets/nope/ack", None).await, 400);
+    let unknown = format!("tk_{}", "0".repeat(32));
+    assert_eq!(w.status("POST", &ack_path(&unknown), None).await, 404);
+    assert_eq!(
+        w.status(
+            "POST",
+            &claim_path(&unknown),
+            Some(json!({"sessionId": "x"}))
+        )
+        .await,
+        400
+    );
+    assert_eq!(
+        w.status("POST", &claim_path(&unknown), Some(json!({})))
+            .await,
+        400
+    );
+}
+
+/// WEB-06, WEB-13: tickets live in memory only. A Host that restarts while a ticket waits
+/// opens nothing, and the old ticket ID names nothing (404).
+#[tokio::test]
+async fn a_restart_opens_nothing_and_old_tickets_name_nothing() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    let mut events = live_stream(&w, &s).await;
+    let run = w.run(&s, "[demo:openweb]").await;
+    let (id, digest, _) = approval(&w, &run).await;
+    assert_eq!(w.decide(&id, &digest, "approve").await, 204);
+    let (ticket, _) = next_ticket(&mut events).await;
+    w.host.shutdown(Duration::from_secs(5)).await;
+
+    // The same data directory, a new Host and API.
+    let db = w.project.parent().unwrap().join("wisp.db");
+    let host = wisp_core::Host::start(
+        wisp_store::Store::open(&db).unwrap(),
+        None,
+        None,
+        wisp_core::HostConfig::new(wisp_protocol::Mode::Simulation),
+    )
+    .unwrap();
+    host.set_preview(wisp_core::PreviewBackend::WebOnly("restarted".into()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = wisp_server::app(
+        host.clone(),
+        wisp_server::ApiConfig {
+            token: TOKEN.into(),
+            port,
+        },
+    );
+    tokio::spawn(wisp_server::serve(listener, app, std::future::pending()));
+    let http = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let claim = http
+        .post(format!("{base}{}", claim_path(&ticket)))
+        .bearer_auth(TOKEN)
+        .json(&json!({"sessionId": s}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(claim.status(), 404);
+    let body: Value = claim.json().await.unwrap();
+    assert!(
+        body["message"].as_str().unwrap().contains("restart"),
+        "{body}"
+    );
+    let tabs: Value = http
+        .get(format!("{base}/api/sessions/{s}/tabs"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(tabs, json!([]));
+    assert!(host.pending_tickets(&s).is_empty());
+    let r: Value = http
+        .get(format!("{base}/api/runs/{run}"))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r["status"], "interrupted", "{r}");
+    assert_ne!(calls(&r)[0]["status"], "succeeded");
+}
+
+/// WEB-03, UI-07 with the real browser: the claim navigates the session's existing web tab (the
+/// same page of Chromium, not a new one) and makes it active; the page loads in the tab.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_navigates_the_sessions_web_tab_in_the_real_browser() {
+    let base = site(&[
+        ("/a", "<title>Alpha</title><p>alpha</p>"),
+        ("/b", "<title>Beta</title><p>beta</p>"),
+    ])
+    .await;
+    let w = Wisp::start().await;
+    let profile = tempfile::tempdir().unwrap();
+    w.host
+        .set_preview(wisp_core::PreviewBackend::Native(std::sync::Arc::new(
+            wisp_preview::Preview::new(wisp_preview::LaunchConfig {
+                binary: wisp_preview::find_browser().unwrap(),
+                profile_dir: profile.path().to_path_buf(),
+                display: wisp_preview::Display::Headless,
+            }),
+        )));
+    let s = w.session().await;
+    let (_, a) = open(&w, &s, json!({"kind": "web", "url": format!("{base}/a")})).await;
+    let (_, blank) = open(&w, &s, json!({"kind": "new"})).await;
+    assert_eq!(blank["active"], true);
+    let mut events = live_stream(&w, &s).await;
+    let run = w.run(&s, &format!("[demo:openweb] url={base}/b")).await;
+    let (id, digest, args) = approval(&w, &run).await;
+    assert_eq!(args["addressKind"], "loopback");
+    assert_eq!(w.decide(&id, &digest, "approve").await, 204);
+    let (ticket, _) = next_ticket(&mut events).await;
+    let claimed = w
+        .ok("POST", &claim_path(&ticket), Some(json!({"sessionId": s})))
+        .await;
+    assert_eq!(claimed["tabId"], a["tabId"], "the web tab is reused");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let t = tabs(&w, &s).await;
+        assert_eq!(t.len(), 2, "no tab was added: {t:?}");
+        if t[0]["loadState"] == "loaded" && t[0]["title"] == "Beta" {
+            assert_eq!(t[0]["url"], format!("{base}/b"));
+            assert_eq!(
+                (&t[0]["active"], &t[1]["active"]),
+                (&json!(true), &json!(false))
+            );
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not navigated: {t:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        w.ok("POST", &ack_path(&ticket), None).await["status"],
+        "accepted"
+    );
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["succeeded"], "{r}");
+    w.host.shutdown(Duration::from_secs(5)).await;
 }

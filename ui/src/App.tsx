@@ -16,6 +16,7 @@ import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { isMcpToolName, labelsOf, McpToolLabels, type ToolLabel } from "./features/mcp/labels";
 import { ModelBadge, ProblemText } from "./features/settings/problem";
+import { useOpenTickets } from "./features/tabs/tickets";
 
 /** How often the session list is re-read for approvals waiting in other sessions. */
 const SESSION_POLL_MS = 3000;
@@ -191,6 +192,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     [api, upsert, report],
   );
 
+  // open_webpage tickets of the shown session: claimed, shown in the preview, acknowledged.
+  const onTicket = useOpenTickets(api, currentId, () => setPreviewOpen(true));
+
   // The session's runs and its live event stream.
   useEffect(() => {
     setRuns([]);
@@ -248,7 +252,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
               },
             };
           });
-        stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta);
+        stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta, onTicket);
       })
       .catch(report);
     return () => {
@@ -257,7 +261,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     };
     // `sessions` is read once for lastEventSeq; following again on every list refresh would
     // reconnect the stream for nothing.
-  }, [api, currentId, refreshRun, report, loadSessions]);
+  }, [api, currentId, refreshRun, report, loadSessions, onTicket]);
 
   // Files a tool wrote successfully open in a preview tab (UI-01).
   const pendingPreview = useRef(new Set<string>());

@@ -67,12 +67,22 @@ export class Api {
   refreshMcpServer = (id: string) => this.call<McpServer>("POST", `/api/mcp/servers/${encodeURIComponent(id)}/refresh`);
   mcpImportProposals = () => this.call<ImportList>("GET", "/api/mcp/import");
   importMcp = (req: ImportRequest) => this.call<McpServer[]>("POST", "/api/mcp/import", req);
+  claimTicket = (ticketId: string, sessionId: string) =>
+    this.call<{ tabId: string; url: string }>("POST", `/api/tickets/${encodeURIComponent(ticketId)}/claim`, { sessionId });
+  ackTicket = (ticketId: string) => this.call<{ status: "accepted" }>("POST", `/api/tickets/${encodeURIComponent(ticketId)}/ack`);
   preview = (sessionId: string, path: string) =>
     this.call<Preview>("GET", `/api/sessions/${sessionId}/preview?path=${encodeURIComponent(path)}`);
 
   /** Follows a session's events from `after`; returns a function that stops. Reconnects after a
-   * drop, resuming from the last sequence number seen. */
-  follow(sessionId: string, after: number, onEvent: (e: WispEvent) => void, onDelta: (d: Delta) => void): () => void {
+   * drop, resuming from the last sequence number seen. Live events with another name (`tabs`,
+   * `dialog`, `open_ticket`: no seq of their own) go to `onNamed` as their raw data. */
+  follow(
+    sessionId: string,
+    after: number,
+    onEvent: (e: WispEvent) => void,
+    onDelta: (d: Delta) => void,
+    onNamed?: (name: string, data: string) => void,
+  ): () => void {
     const stop = new AbortController();
     let last = after;
     const loop = async () => {
@@ -90,6 +100,7 @@ export class Api {
           const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
           const parser = new SseParser((name, data) => {
             if (name === "delta") onDelta(JSON.parse(data) as Delta);
+            else if (name !== "message") onNamed?.(name, data);
             else {
               const e = JSON.parse(data) as WispEvent;
               last = Math.max(last, e.seq);

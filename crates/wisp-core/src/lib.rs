@@ -732,7 +732,8 @@ impl Host {
         self.session(id)
     }
 
-    /// Deletes a session with its runs and events. Refused while a run is in progress.
+    /// Deletes a session with its runs and events, and closes its preview tabs (their pages
+    /// without `beforeunload`: nobody is left to answer). Refused while a run is in progress.
     pub fn delete_session(&self, id: &str) -> Result<(), CoreError> {
         self.session(id)?;
         let active = lock(&self.inner.active);
@@ -743,6 +744,8 @@ impl Host {
             ));
         }
         self.inner.store.delete_session(id)?;
+        drop(active);
+        let _ = self.inner.tabs.close_session(id);
         Ok(())
     }
 
@@ -916,6 +919,30 @@ impl Host {
     /// `POST /api/dialogs/{id}`: the person's answer to a dialog about a tab.
     pub async fn answer_dialog(&self, dialog_id: &str, accept: bool) -> Result<(), CoreError> {
         self.inner.tabs.answer(dialog_id, accept).await
+    }
+
+    /// `POST /api/tickets/{id}/claim`: the UI of `session_id` claims an `open_webpage` ticket
+    /// (WEB-03); the URL is shown in the session's web tab, which becomes active. A ticket of
+    /// another session is refused and void (409); one that is used, expired, cancelled or from
+    /// before a restart names nothing (404).
+    pub async fn claim_ticket(
+        &self,
+        ticket_id: &str,
+        session_id: &str,
+    ) -> Result<p::TicketClaimed, CoreError> {
+        self.inner.tabs.claim_ticket(ticket_id, session_id).await
+    }
+
+    /// `POST /api/tickets/{id}/ack`: the UI shows the claimed tab; the call's result becomes
+    /// `open_request_accepted` (WEB-04).
+    pub fn ack_ticket(&self, ticket_id: &str) -> Result<p::TicketAcked, CoreError> {
+        self.inner.tabs.ack_ticket(ticket_id)
+    }
+
+    /// The session's `open_webpage` tickets waiting for a claim: an event stream that connects
+    /// announces them again, so a UI that reloaded can still claim them.
+    pub fn pending_tickets(&self, session_id: &str) -> Vec<p::OpenTicket> {
+        self.inner.tabs.pending_tickets(session_id)
     }
 
     /// The store (tests and the server's diagnostics).

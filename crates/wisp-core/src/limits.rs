@@ -54,3 +54,14 @@ pub const CLOSE_CONFIRM_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
 /// Tabs one session may hold; more are refused (each web tab is a browser page).
 pub const MAX_TABS_PER_SESSION: usize = 50;
+
+/// Characters of a URL `open_webpage` opens (WEB-02); the same limit as a URL the person opens.
+pub use wisp_protocol::limits::MAX_URL_CHARS;
+
+/// How long an approved `open_webpage` waits for the session's UI to claim its ticket (WEB-06);
+/// a UI that reloads meanwhile is told about it again when its event stream reconnects.
+pub const TICKET_CLAIM_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a claimed ticket waits for the UI's acknowledgement that the tab is shown; past
+/// it the result is "status unknown" and nothing is retried (WEB-38).
+pub const TICKET_ACK_TIMEOUT: Duration = Duration::from_secs(10);

@@ -20,6 +20,10 @@ use wisp_protocol as p;
 use crate::limits::{CLOSE_CONFIRM_TIMEOUT, MAX_TABS_PER_SESSION, TAB_LIST_VALIDITY};
 use crate::{CoreError, CoreErrorKind, fail, lock, new_id};
 
+mod closing;
+mod tickets;
+pub(crate) use tickets::address_kind;
+
 /// What shows web tabs.
 #[derive(Clone)]
 pub enum PreviewBackend {
@@ -41,6 +45,8 @@ struct Shared {
     backend: Mutex<PreviewBackend>,
     state: Mutex<State>,
     events: broadcast::Sender<p::Live>,
+    /// `open_webpage` tickets waiting for their UI (`tickets.rs`).
+    tickets: Mutex<HashMap<String, tickets::Ticket>>,
 }
 
 #[derive(Default)]
@@ -154,6 +160,7 @@ impl Tabs {
                 )),
                 state: Mutex::default(),
                 events,
+                tickets: Mutex::default(),
             }),
         }
     }

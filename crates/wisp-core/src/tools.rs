@@ -105,6 +105,7 @@ mod tests {
             names(snapshot(false)),
             [
                 "tool_introspect",
+                "open_webpage",
                 "list_preview_tabs",
                 "read_webpage",
                 "preview_tab_action"
@@ -122,13 +123,15 @@ mod tests {
                 "files_mkdir",
                 "files_move",
                 "files_trash",
+                "open_webpage",
                 "list_preview_tabs",
                 "read_webpage",
                 "preview_tab_action"
             ]
         );
-        // Everything that changes files waits for approval; nothing else does.
+        // Everything that changes files or shows a page waits for approval; nothing else does.
         let changes = [
+            "open_webpage",
             "files_write",
             "files_replace",
             "files_mkdir",

@@ -562,6 +562,38 @@ impl Browser {
         tracing::info!(pid = ?self.inner.pid, "browser stopped");
     }
 
+    /// Closes the tab without running its `beforeunload` (`Target.closeTarget`): for the pages
+    /// of a deleted session, where nobody is left to answer the page's question.
+    pub async fn discard_tab(&self, tab: TabHandle) -> Result<(), PreviewError> {
+        let target = match lock(&self.inner.tabs).get(&tab) {
+            Some(t) if !t.info.closed => t.target_id.clone(),
+            _ => return Err(PreviewError::TabClosed),
+        };
+        self.inner
+            .conn
+            .call("Target.closeTarget", json!({ "targetId": target }), None)
+            .await
+            .map_err(browser_err)?;
+        self.mark_closed(tab);
+        Ok(())
+    }
+
+    /// A real click at the page's top-left corner, for other crates' tests only (feature
+    /// `test-support`): Chromium runs `beforeunload` only on a page the person interacted with.
+    #[cfg(feature = "test-support")]
+    pub async fn click_for_tests(&self, tab: TabHandle) -> Result<(), PreviewError> {
+        let session = self.session(tab)?;
+        for kind in ["mousePressed", "mouseReleased"] {
+            let click = json!({ "type": kind, "x": 5, "y": 5, "button": "left", "clickCount": 1 });
+            self.inner
+                .conn
+                .call("Input.dispatchMouseEvent", click, Some(&session))
+                .await
+                .map_err(browser_err)?;
+        }
+        Ok(())
+    }
+
     #[cfg(test)]
     pub(crate) async fn raw_call(
         &self,

@@ -261,6 +261,67 @@ pub struct TabsChanged {
     pub session_id: String,
 }
 
+/// The SSE event `open_ticket` of a session (WEB-03): the person approved `open_webpage`;
+/// claim the ticket with `POST /api/tickets/{ticketId}/claim`, then acknowledge it once the
+/// tab is shown. Announced again when the session's event stream (re)connects while the
+/// ticket waits for its claim; never stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct OpenTicket {
+    /// The one-time ticket.
+    #[schemars(pattern(TICKET_ID))]
+    pub ticket_id: String,
+    /// The approved URL.
+    pub url: String,
+}
+
+/// `POST /api/tickets/{id}/claim`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ClaimTicket {
+    /// The session the claiming UI shows; a ticket of another session is refused and void.
+    #[schemars(pattern(crate::SESSION_ID))]
+    pub session_id: String,
+}
+
+impl Check for ClaimTicket {
+    fn check(&self) -> Result<(), String> {
+        let hex = self.session_id.strip_prefix("s_").unwrap_or("");
+        if hex.len() == 32 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            Ok(())
+        } else {
+            Err("sessionId: a session ID (s_ and 32 hex digits)".into())
+        }
+    }
+}
+
+/// `POST /api/tickets/{id}/claim`: the tab that now shows the URL (active in its session).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketClaimed {
+    /// The session's web tab, reused or opened.
+    #[schemars(pattern(TAB_ID))]
+    pub tab_id: String,
+    /// The URL it was asked to show.
+    pub url: String,
+}
+
+/// What an acknowledged ticket became.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TicketStatus {
+    /// The open request was accepted by the UI (not: the page loaded).
+    Accepted,
+}
+
+/// `POST /api/tickets/{id}/ack`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TicketAcked {
+    /// Always `accepted`.
+    pub status: TicketStatus,
+}
+
 /// What live subscribers receive about tabs (never stored: tickets and dialogs live in
 /// memory only, WEB-06).
 #[derive(Debug, Clone)]
@@ -269,6 +330,13 @@ pub enum TabLive {
     Dialog(Dialog),
     /// A session's tabs changed.
     Changed(TabsChanged),
+    /// An approved `open_webpage` for the session's UI to claim.
+    OpenTicket {
+        /// The session.
+        session_id: String,
+        /// The event's data.
+        ticket: OpenTicket,
+    },
 }
 
 #[cfg(test)]

@@ -84,6 +84,8 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/tabs/{id}/screen", get(tab_screen))
         .route("/api/tabs/{id}/front", post(tab_front))
         .route("/api/dialogs/{id}", post(answer_dialog))
+        .route("/api/tickets/{id}/claim", post(claim_ticket))
+        .route("/api/tickets/{id}/ack", post(ack_ticket))
         .route("/api/runs/{id}", get(get_run))
         .route("/api/runs/{id}/cancel", post(cancel_run))
         .route("/api/approvals/{id}", post(decide))
@@ -575,6 +577,20 @@ async fn answer_dialog(
     Ok(StatusCode::NO_CONTENT)
 }
 
+async fn claim_ticket(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Body(body): Body<p::ClaimTicket>,
+) -> ApiResult<p::TicketClaimed> {
+    tab_id(&id, "tk_")?;
+    Ok(Json(s.host.claim_ticket(&id, &body.session_id).await?))
+}
+
+async fn ack_ticket(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::TicketAcked> {
+    tab_id(&id, "tk_")?;
+    Ok(Json(s.host.ack_ticket(&id)?))
+}
+
 async fn session_tools(State(s): State<AppState>, Id(id): Id) -> ApiResult<Vec<p::ToolInfo>> {
     Ok(Json(s.host.session_tools(&id)?))
 }
@@ -701,7 +717,13 @@ async fn events(
         stop: tokio::sync::watch::Receiver<bool>,
         last: u64,
         replaying: bool,
+        /// Tickets announced at connect, so a live announcement of the same one is not repeated.
+        announced: Vec<String>,
+        first: Vec<SseEvent>,
     }
+    // Tickets still waiting for a claim are announced again to every stream that connects (a
+    // UI that reloaded claims them); read after subscribing, so none falls between the two.
+    let waiting = s.host.pending_tickets(&id);
     let start = St {
         host: s.host.clone(),
         session: id,
@@ -709,8 +731,14 @@ async fn events(
         stop: s.host.stopping(),
         last: after.unwrap_or(0),
         replaying: true,
+        announced: waiting.iter().map(|t| t.ticket_id.clone()).collect(),
+        first: waiting.iter().map(ticket_event).collect(),
     };
     let batches = stream::unfold(start, |mut st| async move {
+        if !st.first.is_empty() {
+            let first = std::mem::take(&mut st.first);
+            return Some((first, st));
+        }
         loop {
             // A shutting-down Host ends every stream, so the server can close its connections.
             if *st.stop.borrow() {
@@ -748,6 +776,11 @@ async fn events(
                     let data = serde_json::to_string(&d).unwrap_or_default();
                     return Some((vec![SseEvent::default().event("dialog").data(data)], st));
                 }
+                Ok(p::Live::Tabs(p::TabLive::OpenTicket { session_id, ticket }))
+                    if session_id == st.session && !st.announced.contains(&ticket.ticket_id) =>
+                {
+                    return Some((vec![ticket_event(&ticket)], st));
+                }
                 Ok(p::Live::Tabs(p::TabLive::Changed(c))) if c.session_id == st.session => {
                     let data = serde_json::to_string(&c).unwrap_or_default();
                     return Some((vec![SseEvent::default().event("tabs").data(data)], st));
@@ -762,6 +795,11 @@ async fn events(
     });
     let events = batches.flat_map(|batch| stream::iter(batch.into_iter().map(Ok)));
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(limits::SSE_KEEP_ALIVE)))
+}
+
+fn ticket_event(t: &p::OpenTicket) -> SseEvent {
+    let data = serde_json::to_string(t).unwrap_or_default();
+    SseEvent::default().event("open_ticket").data(data)
 }
 
 fn stored_event(e: &p::Event) -> SseEvent {

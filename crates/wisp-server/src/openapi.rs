@@ -335,7 +335,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     }));
     let events = Op::new(
         "followEvents",
-        "Server-sent events: the stored events after `after` (or Last-Event-ID), then live ones. A stored event has no SSE event name and its SSE id is its seq; live subscribers also get SSE events named `delta` (not stored, no id of their own)",
+        "Server-sent events: the stored events after `after` (or Last-Event-ID), then live ones. A stored event has no SSE event name and its SSE id is its seq; live subscribers also get SSE events named `delta` (not stored, no id of their own), and about preview tabs `tabs`, `dialog` and `open_ticket` (an approved open_webpage to claim; tickets still waiting for their claim are announced again when a stream connects)",
         ("200".into(), sse_answer()),
     )
     .params(vec![session()])
@@ -438,6 +438,27 @@ fn build_paths(s: &mut Schemas) -> Value {
     )
     .params(vec![id_param(p::DIALOG_ID, "a dialog ID")])
     .body(s.body::<p::AnswerDialog>());
+
+    let ticket = || {
+        id_param(
+            p::TICKET_ID,
+            "an open ticket ID (from an `open_ticket` event)",
+        )
+    };
+    let claim_ticket = Op::new(
+        "claimTicket",
+        "Claim an `open_ticket` as the UI of sessionId: the approved URL is shown in the session's web tab (reused, or opened) and that tab becomes active. Once only: 409 when already claimed or void, or when sessionId is not the ticket's session (the ticket is then void and nothing opens); 404 when it was used, expired, cancelled or is from before a restart",
+        s.answer::<p::TicketClaimed>("200", "shown in this tab"),
+    )
+    .params(vec![ticket()])
+    .body(s.body::<p::ClaimTicket>())
+    .links(json!({"ActivateTab": link("activateTab", "$response.body#/tabId")}));
+    let ack_ticket = Op::new(
+        "ackTicket",
+        "Acknowledge a claimed ticket once its tab is shown: the open_webpage call's result becomes open_request_accepted (which never means the page loaded). 409 before the claim answered or when already acknowledged; 404 when it was used, expired or cancelled",
+        s.answer::<p::TicketAcked>("200", "accepted"),
+    )
+    .params(vec![ticket()]);
 
     let settings_links = || {
         json!({
@@ -564,12 +585,15 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/tabs/{id}/screen": {"get": tab_screen.into_json()},
         "/api/tabs/{id}/front": {"post": tab_front.into_json()},
         "/api/dialogs/{id}": {"post": answer_dialog.into_json()},
+        "/api/tickets/{id}/claim": {"post": claim_ticket.into_json()},
+        "/api/tickets/{id}/ack": {"post": ack_ticket.into_json()},
     });
     // The SSE events' data and the error shape are referenced by hand above.
     s.writes.subschema_for::<p::Event>();
     s.writes.subschema_for::<p::Delta>();
     s.writes.subschema_for::<p::Dialog>();
     s.writes.subschema_for::<p::TabsChanged>();
+    s.writes.subschema_for::<p::OpenTicket>();
     s.writes.subschema_for::<p::ApiError>();
     paths
 }
@@ -618,6 +642,14 @@ fn sse_answer() -> Value {
                 "properties": {
                     "event": {"const": "tabs"},
                     "data": data("TabsChanged"),
+                },
+            },
+            {
+                "type": "object",
+                "required": ["event", "data"],
+                "properties": {
+                    "event": {"const": "open_ticket"},
+                    "data": data("OpenTicket"),
                 },
             },
         ]}}},

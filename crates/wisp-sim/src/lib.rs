@@ -26,6 +26,7 @@
 mod fault;
 pub mod limits;
 pub mod scenario;
+pub mod site;
 mod stream;
 mod validate;
 
@@ -167,6 +168,8 @@ impl RequestLog {
 
 struct Shared {
     config: SimConfig,
+    /// `http://127.0.0.1:PORT`: where the scripts find the simulator's own test site.
+    base: String,
     log: Mutex<RequestLog>,
     fired_once: Mutex<HashSet<u64>>,
 }
@@ -204,6 +207,7 @@ impl SimServer {
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             config,
+            base: format!("http://{addr}"),
             log: Mutex::new(RequestLog::default()),
             fired_once: Mutex::new(HashSet::new()),
         });
@@ -233,6 +237,11 @@ impl SimServer {
     /// `http://127.0.0.1:PORT`, the base URL to give a client.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The home page of the simulator's own test site (`[demo:openweb]` opens it).
+    pub fn site_url(&self) -> String {
+        format!("{}{}", self.base_url(), site::SITE_HOME)
     }
 
     /// The key it accepts.
@@ -275,6 +284,7 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/models", get(models))
         .route("/v1/models", get(models))
         .route("/user/balance", get(balance))
+        .merge(site::routes())
         .layer(DefaultBodyLimit::max(limits::MAX_REQUEST_BODY_BYTES))
         .with_state(shared)
 }
@@ -450,7 +460,12 @@ async fn chat(
         }
         _ => {}
     }
-    let reply = scenario::reply_with_tools(request.messages, request.tools, request.thinking);
+    let reply = scenario::reply_at(
+        request.messages,
+        request.tools,
+        request.thinking,
+        &shared.base,
+    );
     let id = format!("chatcmpl-sim-{:016x}", scenario::fnv1a(&raw));
     let usage = stream::usage(raw.len(), &reply);
     if !request.stream {

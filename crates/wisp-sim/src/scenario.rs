@@ -54,6 +54,8 @@ pub struct Turn<'a> {
     pub results: Vec<ToolResult<'a>>,
     /// The functions the request offered (`tools`).
     pub tools: &'a [Value],
+    /// The simulator's own base URL (`http://127.0.0.1:PORT`; empty when unknown).
+    pub sim_base: &'a str,
     id_prefix: String,
 }
 
@@ -162,6 +164,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_readpage,
     },
     Scenario {
+        marker: "[demo:openweb]",
+        summary: "one open_webpage of the simulator's own test site /site/ (or of the URL after url= in the message), then an answer reporting whether the preview accepted it",
+        script: demo_openweb,
+    },
+    Scenario {
         marker: "[demo:loop]",
         summary: "a tool call at every step, so the host's step budget must stop the run",
         script: demo_loop,
@@ -176,8 +183,15 @@ pub fn reply(messages: &[Value], thinking: bool) -> Reply {
 
 /// [`reply`] for a request that offered `tools` (its `tools` array).
 pub fn reply_with_tools(messages: &[Value], tools: &[Value], thinking: bool) -> Reply {
+    reply_at(messages, tools, thinking, "")
+}
+
+/// [`reply_with_tools`] from the simulator at `sim_base` (`http://127.0.0.1:PORT`), whose
+/// test site `[demo:openweb]` opens.
+pub fn reply_at(messages: &[Value], tools: &[Value], thinking: bool, sim_base: &str) -> Reply {
     let mut turn = read_turn(messages);
     turn.tools = tools;
+    turn.sim_base = sim_base;
     let scenario = SCENARIOS.iter().find(|s| turn.user_text.contains(s.marker));
     let (reasoning, content, tool_calls) = match scenario {
         Some(s) => (s.script)(&turn),
@@ -234,6 +248,7 @@ fn read_turn(messages: &[Value]) -> Turn<'_> {
         step,
         results,
         tools: &[],
+        sim_base: "",
         id_prefix: format!("call_{:08x}_{users}", fnv1a(user_text.as_bytes()) as u32),
     }
 }
@@ -798,6 +813,45 @@ fn demo_readpage(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     }
 }
 
+/// SIM-08: ask to show a page of the simulator's test site; after the result, say what it
+/// means (accepted for display, never "loaded") or that it was not opened.
+fn demo_openweb(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let url = turn
+            .user_text
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("url="))
+            .map(str::to_owned)
+            .unwrap_or_else(|| {
+                let base = if turn.sim_base.is_empty() {
+                    "http://127.0.0.1"
+                } else {
+                    turn.sim_base
+                };
+                format!("{base}{}", crate::site::SITE_HOME)
+            });
+        return (
+            format!("Open {url} in the preview."),
+            "Opening the test site in the preview.".to_owned(),
+            vec![turn.call(0, "open_webpage", json!({"url": url}).to_string())],
+        );
+    }
+    let accepted = turn.results.first().is_some_and(|r| {
+        serde_json::from_str::<Value>(r.content)
+            .is_ok_and(|v| v["status"] == "open_request_accepted")
+    });
+    let said = if accepted {
+        "The preview accepted the page; whether it loaded shows in the tab 预览已接受打开请求："
+    } else {
+        "The page was not opened 网页未打开："
+    };
+    (
+        "Report what open_webpage returned.".to_owned(),
+        format!("{said}{}", report(turn)),
+        Vec::new(),
+    )
+}
+
 fn demo_loop(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Keep looking; never finish.".to_owned(),
@@ -953,6 +1007,43 @@ mod tests {
             second.content.contains("Echo: hello from wisp"),
             "{}",
             second.content
+        );
+    }
+
+    /// SIM-08: open_webpage of the simulator's site (or url=), then an answer that tells an
+    /// accepted request from one not opened.
+    #[test]
+    fn openweb_opens_the_test_site_then_reports_acceptance() {
+        let mut h = vec![json!({"role": "user", "content": "[demo:openweb]"})];
+        let r = reply_at(&h, &[], false, "http://127.0.0.1:4242");
+        assert_eq!(r.tool_calls[0].name, "open_webpage");
+        assert_eq!(
+            r.tool_calls[0].arguments,
+            r#"{"url":"http://127.0.0.1:4242/site/"}"#
+        );
+        let other = reply(
+            &[json!({"role": "user", "content": "[demo:openweb] url=https://example.com/x"})],
+            false,
+        );
+        assert_eq!(
+            other.tool_calls[0].arguments,
+            r#"{"url":"https://example.com/x"}"#
+        );
+        h.push(assistant_with_calls(&r));
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": r#"{"status":"open_request_accepted","tabId":"tab_1"}"#}));
+        let done = reply(&h, false);
+        assert!(done.tool_calls.is_empty());
+        assert!(
+            done.content.starts_with("The preview accepted"),
+            "{}",
+            done.content
+        );
+        h.pop();
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": r#"{"status":"rejected"}"#}));
+        assert!(
+            reply(&h, false)
+                .content
+                .starts_with("The page was not opened")
         );
     }
 

@@ -233,3 +233,51 @@ async fn the_request_log_keeps_its_bodies_within_a_byte_budget() {
     assert_eq!(log.len(), 1, "the newest alone, even past the budget");
     assert_eq!(log[0].seq, 5);
 }
+
+/// SIM-08: the test site `[demo:openweb]` opens is served on the simulator's own port, linked
+/// pages and all, and `[demo:openweb]` points at it.
+#[tokio::test]
+async fn the_test_site_is_served_on_the_simulators_port() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    assert_eq!(sim.site_url(), format!("{}/site/", sim.base_url()));
+    let get = |path: &str| {
+        let url = format!("{}{path}", sim.base_url());
+        async move {
+            let r = reqwest::get(url).await.unwrap();
+            let kind = r
+                .headers()
+                .get("content-type")
+                .map(|v| v.to_str().unwrap().to_owned());
+            (r.status().as_u16(), kind, r.text().await.unwrap())
+        }
+    };
+    let (status, kind, home) = get("/site/").await;
+    assert_eq!(status, 200);
+    assert_eq!(kind.as_deref(), Some("text/html; charset=utf-8"));
+    assert!(home.contains("<title>Wisp test site</title>") && home.contains("/site/about"));
+    let (status, _, about) = get("/site/about").await;
+    assert_eq!(status, 200);
+    assert!(about.contains("<title>About the test site</title>"));
+    assert_eq!(get("/site/contact").await.0, 200);
+    assert_eq!(get("/site/nope").await.0, 404);
+    // The site is not a chat request: nothing recorded.
+    assert!(sim.chat_requests().is_empty());
+
+    let (status, text) = post(
+        &sim,
+        sim.api_key(),
+        &body(
+            json!([{"role": "user", "content": "[demo:openweb]"}]),
+            false,
+        ),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let reply: Value = serde_json::from_str(&text).unwrap();
+    let call = &reply["choices"][0]["message"]["tool_calls"][0]["function"];
+    assert_eq!(call["name"], "open_webpage");
+    assert_eq!(
+        call["arguments"],
+        json!({"url": sim.site_url()}).to_string()
+    );
+}

@@ -1,8 +1,9 @@
-//! The preview-tab tools (issue 9, WEB-08..24): `list_preview_tabs`, `read_webpage` and
-//! `preview_tab_action`, none behind an approval (APPR-09). What they do is the Host's tab
-//! state (`tabs.rs`); here are their schemas, their typed arguments and the hand-off to it.
-//! None of them automates a page: the model can list, read a page the person opened with the
-//! one fixed extraction, and ask for reload, back, forward, refresh or close.
+//! The preview-tab tools (issue 9, WEB-02..24): `open_webpage` (behind an approval, APPR-08),
+//! `list_preview_tabs`, `read_webpage` and `preview_tab_action` (none behind an approval,
+//! APPR-09). What they do is the Host's tab state (`tabs.rs`, its tickets in `tabs/tickets.rs`);
+//! here are their schemas, their typed arguments and the hand-off to it. None of them
+//! automates a page: the model can ask to show a URL, list, read a page the person opened with
+//! the one fixed extraction, and ask for reload, back, forward, refresh or close.
 
 use std::sync::Arc;
 
@@ -11,18 +12,86 @@ use serde_json::{Value, json};
 use wisp_protocol::ToolInfo;
 
 use super::parse_args;
-use crate::tool::{Prepared, Tool, ToolCtx, ToolRef};
+use crate::limits::MAX_URL_CHARS;
+use crate::tool::{Execute, External, Prepared, Subject, Tool, ToolCtx, ToolRef};
 
 pub(super) fn tools() -> Vec<ToolRef> {
-    vec![Arc::new(ListTabs), Arc::new(ReadPage), Arc::new(TabAction)]
+    vec![
+        Arc::new(OpenPage),
+        Arc::new(ListTabs),
+        Arc::new(ReadPage),
+        Arc::new(TabAction),
+    ]
 }
 
+struct OpenPage;
 struct ListTabs;
 struct ReadPage;
 struct TabAction;
 
 fn tab_id_schema() -> Value {
     json!({"type": "string", "description": "A tabId from the latest list_preview_tabs answer (valid 5 minutes)."})
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpenArgs {
+    url: String,
+}
+
+impl Tool for OpenPage {
+    fn info(&self) -> ToolInfo {
+        ToolInfo {
+            name: "open_webpage".into(),
+            description: format!(
+                "Ask to show a web page to the person in this session's preview panel (its web tab is reused). Takes a complete http or https URL without credentials, at most {MAX_URL_CHARS} characters. The person approves it first. The result open_request_accepted means only that the preview accepted the request, not that the page loaded; it fetches nothing for you (use list_preview_tabs and read_webpage afterwards to read it)."
+            ),
+            input_schema: json!({
+                "type": "object",
+                "properties": {"url": {"type": "string", "description": "A complete http(s) URL.", "maxLength": MAX_URL_CHARS}},
+                "required": ["url"],
+                "additionalProperties": false
+            }),
+            requires_approval: true,
+            mcp: None,
+        }
+    }
+
+    fn prepare(&self, args: Value, ctx: &ToolCtx<'_>) -> Prepared {
+        let args: OpenArgs = match parse_args("open_webpage", &args) {
+            Ok(a) => a,
+            Err(e) => return Prepared::Done(Err(e)),
+        };
+        let url = match crate::tabs::check_url(&args.url) {
+            Ok(u) => u,
+            Err(e) => return Prepared::Done(Err(format!("open_webpage: {e}"))),
+        };
+        // What opens is the parsed form (host lower-cased, spaces encoded): it must fit too.
+        if url.as_str().chars().count() > MAX_URL_CHARS {
+            return Prepared::Done(Err(format!(
+                "open_webpage: the URL is longer than {MAX_URL_CHARS} characters once encoded"
+            )));
+        }
+        let kind = crate::tabs::address_kind(&url);
+        let url = url.to_string();
+        let tabs = ctx.tabs.clone();
+        let session = ctx.session_id.to_owned();
+        let opened = url.clone();
+        Prepared::Approval(Subject {
+            // The card shows the URL whole and names a loopback or private address (WEB-02).
+            arguments: json!({"url": url, "addressKind": kind}),
+            execute: Execute::Async(External {
+                run: Box::new(move |cancelled| {
+                    Box::pin(async move { tabs.open_for_model(&session, &opened, cancelled).await })
+                }),
+                // Nothing outside the Host binds this approval.
+                voided: Box::pin(std::future::pending()),
+                // No MCP server has this ID, so disabling one never touches this call.
+                connection: "preview".into(),
+            }),
+            unchanged: "nothing was opened",
+        })
+    }
 }
 
 impl Tool for ListTabs {
@@ -144,5 +213,85 @@ impl Tool for TabAction {
             tabs.act_for_model(&session, &args.tab_id, args.action.name(), sandbox)
                 .await
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prepare(url: &str) -> Result<Value, String> {
+        let (events, _) = tokio::sync::broadcast::channel(4);
+        let tabs = crate::tabs::Tabs::new(events);
+        let ctx = ToolCtx {
+            tools: &[],
+            trash: &wisp_fs::TrashConfig::none(),
+            session_id: "s1",
+            sandbox: None,
+            tabs: &tabs,
+        };
+        match OpenPage.prepare(json!({"url": url}), &ctx) {
+            Prepared::Approval(s) => Ok(s.arguments),
+            Prepared::Done(Err(e)) => Err(e),
+            _ => Err("unexpected preparation".into()),
+        }
+    }
+
+    /// WEB-02: a full http(s) URL of at most 2,048 characters, no credentials; the subject
+    /// names the address kind.
+    #[test]
+    fn open_webpage_takes_full_urls_up_to_the_limit_and_names_the_address_kind() {
+        let base = "https://example.com/";
+        let at = format!("{base}{}", "a".repeat(MAX_URL_CHARS - base.len()));
+        assert_eq!(at.chars().count(), MAX_URL_CHARS);
+        assert_eq!(
+            prepare(&at).unwrap(),
+            json!({"url": at, "addressKind": "public"})
+        );
+        let past = format!("{at}a");
+        assert!(prepare(&past).unwrap_err().contains("longer than 2048"));
+        // Encoding may lengthen a URL past the limit: what opens must fit as well.
+        let spaced = format!("{base}a {}", "a".repeat(MAX_URL_CHARS - base.len() - 2));
+        assert_eq!(spaced.chars().count(), MAX_URL_CHARS);
+        assert!(prepare(&spaced).unwrap_err().contains("once encoded"));
+        assert_eq!(
+            prepare("http://127.0.0.1:8080/site/").unwrap()["addressKind"],
+            "loopback"
+        );
+        assert_eq!(
+            prepare("http://192.168.0.10/").unwrap()["addressKind"],
+            "private"
+        );
+        // What opens is the parsed form.
+        assert_eq!(
+            prepare("HTTP://Example.COM").unwrap()["url"],
+            "http://example.com/"
+        );
+        for bad in [
+            "example.com",
+            "/site/",
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "ftp://example.com/",
+            "https://user:pw@example.com/",
+            "https://user@example.com/",
+            "",
+        ] {
+            assert!(prepare(bad).is_err(), "{bad}");
+        }
+        let (events, _) = tokio::sync::broadcast::channel(4);
+        let tabs = crate::tabs::Tabs::new(events);
+        let ctx = ToolCtx {
+            tools: &[],
+            trash: &wisp_fs::TrashConfig::none(),
+            session_id: "s1",
+            sandbox: None,
+            tabs: &tabs,
+        };
+        assert!(matches!(
+            OpenPage.prepare(json!({"url": base, "tab": 1}), &ctx),
+            Prepared::Done(Err(_))
+        ));
+        assert!(OpenPage.info().requires_approval);
     }
 }

@@ -8,6 +8,7 @@ import type { ApprovalState } from "../../types";
 import { useT } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Diff } from "./Diff";
+import { OpenPageDetails } from "./OpenPage";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 
 export interface ApprovalRequest {
@@ -134,6 +135,8 @@ function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typ
     case "files_move":
     case "files_trash":
       return t(`do_${tool}`, vars);
+    case "open_webpage":
+      return t("do_open_webpage", { url: str(args.url) });
     default:
       return shown;
   }
@@ -221,6 +224,8 @@ function Details({ tool, args, currentText }: { tool: string; args: Record<strin
           <p className="muted">{t("trashNote")}</p>
         </div>
       );
+    case "open_webpage":
+      return <OpenPageDetails args={args} />;
     default:
       return (
         <div className="details">
