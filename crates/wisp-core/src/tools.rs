@@ -1,8 +1,9 @@
 //! The built-in tools: the registry of tool families, the per-run snapshot, typed argument
 //! parsing and canonical JSON for digests. Each family is a module of its own (`files`,
-//! `introspect`, `web`); adding a tool is one entry in its family, nothing in the run loop.
+//! `install`, `introspect`, `web`); adding a tool is one entry in its family, nothing in the run loop.
 
 mod files;
+mod install;
 mod introspect;
 pub(crate) mod mcp;
 mod web;
@@ -27,6 +28,8 @@ fn registry() -> &'static [(ToolRef, bool)] {
         all.extend(files::tools().into_iter().map(|t| (t, true)));
         // The preview tabs are the session's, with or without a project.
         all.extend(web::tools().into_iter().map(|t| (t, false)));
+        // Installing and registering MCP servers needs no project (issue 10).
+        all.extend(install::tools().into_iter().map(|t| (t, false)));
         all
     })
 }
@@ -107,7 +110,11 @@ mod tests {
                 "tool_introspect",
                 "list_preview_tabs",
                 "read_webpage",
-                "preview_tab_action"
+                "preview_tab_action",
+                "mcp_list_services",
+                "mcp_register",
+                "mcp_install_npm",
+                "mcp_activate_service"
             ]
         );
         assert_eq!(
@@ -124,16 +131,23 @@ mod tests {
                 "files_trash",
                 "list_preview_tabs",
                 "read_webpage",
-                "preview_tab_action"
+                "preview_tab_action",
+                "mcp_list_services",
+                "mcp_register",
+                "mcp_install_npm",
+                "mcp_activate_service"
             ]
         );
-        // Everything that changes files waits for approval; nothing else does.
+        // Everything that changes files or MCP configs waits for approval; nothing else does.
         let changes = [
             "files_write",
             "files_replace",
             "files_mkdir",
             "files_move",
             "files_trash",
+            "mcp_register",
+            "mcp_install_npm",
+            "mcp_activate_service",
         ];
         assert!(
             snapshot(true)
