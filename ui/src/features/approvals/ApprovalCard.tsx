@@ -8,6 +8,7 @@ import type { ApprovalState } from "../../types";
 import { useT } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Diff } from "./Diff";
+import { INSTALL_TOOLS, InstallDetails, installAction } from "./InstallDetails";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 
 export interface ApprovalRequest {
@@ -135,7 +136,7 @@ function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typ
     case "files_trash":
       return t(`do_${tool}`, vars);
     default:
-      return shown;
+      return INSTALL_TOOLS.includes(tool) ? installAction(tool, args, t) : shown;
   }
 }
 
@@ -221,6 +222,10 @@ function Details({ tool, args, currentText }: { tool: string; args: Record<strin
           <p className="muted">{t("trashNote")}</p>
         </div>
       );
+    case "mcp_install_npm":
+    case "mcp_register":
+    case "mcp_activate_service":
+      return <InstallDetails tool={tool} args={args} />;
     default:
       return (
         <div className="details">
