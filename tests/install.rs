@@ -398,3 +398,59 @@ async fn inst_16_17_a_second_install_is_busy_and_a_cancel_ends_npm_and_installs_
     assert!(said.contains("did not finish"), "{said}");
     assert_eq!(*connections.borrow(), before, "npm ran again");
 }
+
+/// INST-04: a shell or a package runner is refused before any card; an installed program is
+/// registered only after its approval, disabled, and the result claims no install.
+#[tokio::test]
+async fn inst_04_register_refuses_shells_and_saves_only_a_disabled_config() {
+    let (_tmp, data, project) = dirs();
+    let served = serve(&data, &project, None);
+    for refused in ["/bin/sh", "/usr/bin/npm", "relative/server"] {
+        let run = served
+            .start_run(&format!(
+                "[demo:register] command={refused} arg=-c arg=true"
+            ))
+            .await;
+        let done = wait_long(&served, &run, "completed").await;
+        let call = &calls(&done)[0];
+        assert_eq!(call["status"], "failed", "{call}");
+        assert!(
+            call["approval"].is_null(),
+            "a refused command got a card: {call}"
+        );
+        let said = call["result"].as_str().unwrap();
+        assert!(said.contains("nothing was registered"), "{said}");
+    }
+    assert!(servers(&served).await.is_empty());
+
+    let program = env!("CARGO_BIN_EXE_wisp");
+    let run = served
+        .start_run(&format!("[demo:register] command={program} arg=--version"))
+        .await;
+    let approval = approval_of(&served, &run, "mcp_register").await;
+    assert_eq!(approval["arguments"]["command"], program);
+    assert_eq!(approval["arguments"]["args"], json!(["--version"]));
+    assert!(
+        servers(&served).await.is_empty(),
+        "saved before the approval"
+    );
+    approve(&served, &approval).await;
+    let done = wait_long(&served, &run, "completed").await;
+    let call = &calls(&done)[0];
+    assert_eq!(call["status"], "succeeded", "{call}");
+    let result: Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    assert_eq!(result["status"], "registered");
+    let message = result["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Registered only: nothing was installed or run"),
+        "{message}"
+    );
+    let saved = servers(&served).await;
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0]["status"], "disabled");
+    assert_eq!(saved[0]["command"], program);
+    assert!(
+        !data.join("mcp-installs").exists(),
+        "a register installed something"
+    );
+}

@@ -162,6 +162,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_install,
     },
     Scenario {
+        marker: "[demo:register]",
+        summary: "one mcp_register of the program after command= (default /usr/local/bin/weather-mcp) with the words after arg= as its arguments, then an answer reporting the result",
+        script: demo_register,
+    },
+    Scenario {
         marker: "[demo:readpage]",
         summary: "list_preview_tabs, then read_webpage of a web tab that is not active (else the active one); with no web tab only the list; then an answer reporting the result",
         script: demo_readpage,
@@ -849,6 +854,37 @@ fn demo_install(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             Vec::new(),
         ),
     }
+}
+
+/// INST-04: register an installed program as a disabled config.
+fn demo_register(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let command = turn
+            .user_text
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("command="))
+            .filter(|c| !c.is_empty())
+            .unwrap_or("/usr/local/bin/weather-mcp");
+        let args: Vec<&str> = turn
+            .user_text
+            .split_whitespace()
+            .filter_map(|w| w.strip_prefix("arg="))
+            .collect();
+        return (
+            format!("Register {command} as the person asked."),
+            format!("Registering {command}; please check the approval card."),
+            vec![turn.call(
+                0,
+                "mcp_register",
+                json!({"command": command, "args": args}).to_string(),
+            )],
+        );
+    }
+    (
+        "Report what the registration returned.".to_owned(),
+        format!("The registration 注册结果：{}", report(turn)),
+        Vec::new(),
+    )
 }
 
 /// SIM-14: list, pick a web tab (a background one first), read it; no web tab → the list only.
