@@ -377,12 +377,20 @@ impl Tool for InstallNpm {
         let host = ctx.host.clone();
         let run = Box::new(move |cancel: BoxFuture<()>| {
             Box::pin(async move {
+                // npm's latest lines, for a failure that does not carry them itself (a
+                // timeout, a refused lockfile, a bin that cannot run).
+                let recent = std::sync::Mutex::new(std::collections::VecDeque::new());
                 let progress = |p: &wisp_install::Progress| match p {
                     wisp_install::Progress::Step { step, pid } => {
                         tracing::info!(%step, ?pid, "install step");
                     }
                     wisp_install::Progress::Output { line, .. } => {
                         tracing::debug!(line = %line, "npm");
+                        let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
+                        if recent.len() == NPM_TAIL_LINES {
+                            recent.pop_front();
+                        }
+                        recent.push_back(line.clone());
                     }
                     _ => {}
                 };
@@ -390,7 +398,11 @@ impl Tool for InstallNpm {
                     match wisp_install::install(&config, &data_dir, &plan, &progress, cancel).await
                     {
                         Ok(s) => s,
-                        Err(e) => return Err(install_failed(&e)),
+                        Err(e) => {
+                            let recent = recent.lock().unwrap_or_else(|e| e.into_inner());
+                            let lines: Vec<&str> = recent.iter().map(String::as_str).collect();
+                            return Err(install_failed(&e, &lines));
+                        }
                     };
                 let command = installed.command.to_string_lossy().into_owned();
                 let name = format!("{} {}", plan.package(), plan.version());
@@ -439,7 +451,9 @@ fn npm_tail(output: &str) -> String {
 }
 
 /// A failed install, never worded as a success (INST-18), with the ways forward.
-fn install_failed(e: &wisp_install::InstallError) -> String {
+/// `npm_lines` are npm's latest output lines (at most [`NPM_TAIL_LINES`]), added unless the
+/// error already carries npm's tail.
+fn install_failed(e: &wisp_install::InstallError, npm_lines: &[&str]) -> String {
     use wisp_install::InstallError as E;
     let hint = match e {
         E::NodeNotFound(_) | E::Unfinished(_) | E::Busy => "",
@@ -447,7 +461,12 @@ fn install_failed(e: &wisp_install::InstallError) -> String {
             " Nothing is retried automatically; the person can check the install directory, or install the server by hand and register it with mcp_register."
         }
     };
-    format!("The install did not succeed: {e}.{hint}")
+    let output = match e {
+        E::NpmFailed { .. } => String::new(),
+        _ if npm_lines.is_empty() => String::new(),
+        _ => format!("\nnpm's last output:\n{}", npm_lines.join("\n")),
+    };
+    format!("The install did not succeed: {e}.{hint}{output}")
 }
 
 #[derive(Deserialize)]
@@ -631,6 +650,33 @@ mod tests {
         let mut failed = a.clone();
         failed.status = p::McpStatus::Failed;
         assert_eq!(config_digest(&a), config_digest(&failed));
+    }
+
+    #[test]
+    fn inst_18_a_failure_says_so_with_npm_s_last_lines_once() {
+        use wisp_install::{InstallError, Step};
+        let timed_out = InstallError::TimedOut(std::time::Duration::from_secs(180));
+        let said = install_failed(&timed_out, &["npm http fetch GET 200 x", "stalled"]);
+        assert!(said.starts_with("The install did not succeed"), "{said}");
+        assert!(
+            said.ends_with("npm's last output:\nnpm http fetch GET 200 x\nstalled"),
+            "{said}"
+        );
+        assert!(said.contains("mcp_register"), "{said}");
+        // npm's own failure carries its tail already: not twice.
+        let failed = InstallError::NpmFailed {
+            step: Step::Ci,
+            status: "exit status: 1".into(),
+            tail: "E404".into(),
+        };
+        let said = install_failed(&failed, &["E404"]);
+        assert_eq!(said.matches("E404").count(), 1, "{said}");
+        // Busy says what to do and nothing about npm.
+        let said = install_failed(&InstallError::Busy, &[]);
+        assert!(
+            said.contains("one at a time") && !said.contains("npm's last"),
+            "{said}"
+        );
     }
 
     #[test]
