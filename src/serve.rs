@@ -93,8 +93,13 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     })?;
     // files_trash uses the trash of the user running the Host (freedesktop.org: from HOME and
     // XDG_DATA_HOME), the one their file manager shows.
+    // The one registry mcp_install_npm may use (INST-13): WISP_NPM_REGISTRY when set (a
+    // testing aid, checked like any registry), in simulation the simulator's own demo
+    // registry on loopback, otherwise the public npm registry. Kept alive as long as the Host.
+    let (npm_registry, _demo_registry) = install_registry(args.simulate).await?;
     let config = HostConfig {
         trash: TrashConfig::from_environment(),
+        npm: Some(wisp_install::InstallConfig::new(npm_registry)),
         ..HostConfig::new(mode)
     };
     let host = Host::start(store, None, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;
@@ -181,6 +186,25 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let _ = std::fs::remove_file(&launch);
     tracing::info!("wisp serve stopped");
     Ok(())
+}
+
+/// The allowed npm registry, and the simulator's registry when that is the one.
+async fn install_registry(
+    simulate: bool,
+) -> anyhow::Result<(wisp_install::Registry, Option<wisp_sim::npm::NpmRegistry>)> {
+    let set = std::env::var(wisp_install::REGISTRY_ENV).is_ok_and(|v| !v.is_empty());
+    if set || !simulate {
+        let registry = wisp_install::Registry::from_env()
+            .map_err(|e| anyhow!("{}: {e}", wisp_install::REGISTRY_ENV))?;
+        return Ok((registry, None));
+    }
+    let demo = wisp_sim::npm::NpmRegistry::start()
+        .await
+        .context("cannot start the simulator's npm registry")?;
+    let registry = wisp_install::Registry::parse(&demo.url())
+        .map_err(|e| anyhow!("the simulator's npm registry: {e}"))?;
+    tracing::info!(registry = %registry.as_str(), "installs use the simulator's npm registry");
+    Ok((registry, Some(demo)))
 }
 
 /// Longest wait for the OS secret store to answer at start; past it the key can still be

@@ -823,7 +823,11 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             "open_webpage",
             "list_preview_tabs",
             "read_webpage",
-            "preview_tab_action"
+            "preview_tab_action",
+            "mcp_list_services",
+            "mcp_register",
+            "mcp_install_npm",
+            "mcp_activate_service"
         ]
     );
     assert_eq!(tools[4]["requiresApproval"], true);
@@ -865,7 +869,11 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             "open_webpage",
             "list_preview_tabs",
             "read_webpage",
-            "preview_tab_action"
+            "preview_tab_action",
+            "mcp_list_services",
+            "mcp_register",
+            "mcp_install_npm",
+            "mcp_activate_service"
         ]
     );
     let before = w.sim.chat_requests().len();
@@ -889,7 +897,7 @@ async fn tools_are_listed_and_a_session_without_a_project_gets_no_file_tools() {
             .contains("unknown tool files_write")
     );
     let offered = &w.sim.chat_requests()[before].body["tools"];
-    assert_eq!(offered.as_array().unwrap().len(), 5);
+    assert_eq!(offered.as_array().unwrap().len(), 9);
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ mod file_tools;
 mod hardening_fs;
 mod hardening_host;
 mod hostile;
+mod install;
 mod live_view;
 mod mcp;
 mod models_cli;

@@ -4,6 +4,7 @@ import { StrictMode, useEffect, useMemo, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ApprovalCard, type Outcome } from "./features/approvals/ApprovalCard";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
+import { InstallQaSample, RegisterQaSample } from "./features/mcp/InstallQa";
 import { MemoryMcp } from "./features/mcp/memory";
 import { browserLang, I18n, translator, type Lang } from "./i18n";
 import "./styles.css";
@@ -132,6 +133,8 @@ function Qa() {
         ))}
         <SearchSample />
         <McpSample />
+        <InstallQaSample />
+        <RegisterQaSample />
       </main>
     </I18n.Provider>
   );

@@ -99,6 +99,9 @@ pub struct HostConfig {
     /// test Host never reaches a real trash); `wisp serve` gives the user's, from `HOME` and
     /// `XDG_DATA_HOME`.
     pub trash: wisp_fs::TrashConfig,
+    /// How `mcp_install_npm` installs: the one allowed registry and the deadline (INST-13,
+    /// INST-16). [`HostConfig::new`] has the public registry; `None` refuses every install.
+    pub npm: Option<wisp_install::InstallConfig>,
 }
 
 impl HostConfig {
@@ -112,6 +115,9 @@ impl HostConfig {
             retry_base_delay: limits::RETRY_BASE_DELAY,
             rate_limit_window: limits::RATE_LIMIT_WINDOW,
             trash: wisp_fs::TrashConfig::none(),
+            npm: wisp_install::Registry::public()
+                .ok()
+                .map(wisp_install::InstallConfig::new),
         }
     }
 }

@@ -39,6 +39,8 @@ pub(crate) struct Binding {
 struct Setup {
     store: ConfigStore,
     secrets: Arc<Secrets>,
+    /// The data dir, for `mcp-installs/` (INST-11).
+    data_dir: PathBuf,
 }
 
 struct Entry {
@@ -368,10 +370,20 @@ impl Host {
                 connection: None,
             })
             .collect();
-        if self.inner.mcp.setup.set(Setup { store, secrets }).is_err() {
+        let setup = Setup {
+            store,
+            secrets,
+            data_dir: data_dir.to_path_buf(),
+        };
+        if self.inner.mcp.setup.set(setup).is_err() {
             return Err(fail(CoreErrorKind::Conflict, "MCP is already configured"));
         }
         Ok(())
+    }
+
+    /// The data dir MCP was configured with (installs go under it, INST-11).
+    pub(crate) fn mcp_data_dir(&self) -> Result<PathBuf, CoreError> {
+        Ok(self.inner.mcp.setup()?.data_dir.clone())
     }
 
     /// `GET /api/mcp/servers`.

@@ -537,6 +537,7 @@ async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
             session_id: &ctx.session_id,
             sandbox: ctx.sandbox.as_ref(),
             tabs: &ctx.host.inner.tabs,
+            host: &ctx.host,
         },
     );
     let work = match prepared {

@@ -30,6 +30,8 @@ pub(crate) struct ToolCtx<'a> {
     pub(crate) sandbox: Option<&'a Arc<Sandbox>>,
     /// The Host's preview tabs.
     pub(crate) tabs: &'a crate::tabs::Tabs,
+    /// The Host, for the install tools (MCP configs, activation, the npm install settings).
+    pub(crate) host: &'a crate::Host,
 }
 
 /// Work of a tool that needs no approval but waits on something other than files (the preview

@@ -1,8 +1,9 @@
 //! The built-in tools: the registry of tool families, the per-run snapshot, typed argument
 //! parsing and canonical JSON for digests. Each family is a module of its own (`files`,
-//! `introspect`, `web`); adding a tool is one entry in its family, nothing in the run loop.
+//! `install`, `introspect`, `web`); adding a tool is one entry in its family, nothing in the run loop.
 
 mod files;
+mod install;
 mod introspect;
 pub(crate) mod mcp;
 mod web;
@@ -27,6 +28,8 @@ fn registry() -> &'static [(ToolRef, bool)] {
         all.extend(files::tools().into_iter().map(|t| (t, true)));
         // The preview tabs are the session's, with or without a project.
         all.extend(web::tools().into_iter().map(|t| (t, false)));
+        // Installing and registering MCP servers needs no project (issue 10).
+        all.extend(install::tools().into_iter().map(|t| (t, false)));
         all
     })
 }
@@ -108,7 +111,11 @@ mod tests {
                 "open_webpage",
                 "list_preview_tabs",
                 "read_webpage",
-                "preview_tab_action"
+                "preview_tab_action",
+                "mcp_list_services",
+                "mcp_register",
+                "mcp_install_npm",
+                "mcp_activate_service"
             ]
         );
         assert_eq!(
@@ -126,10 +133,15 @@ mod tests {
                 "open_webpage",
                 "list_preview_tabs",
                 "read_webpage",
-                "preview_tab_action"
+                "preview_tab_action",
+                "mcp_list_services",
+                "mcp_register",
+                "mcp_install_npm",
+                "mcp_activate_service"
             ]
         );
-        // Everything that changes files or shows a page waits for approval; nothing else does.
+        // Everything that changes files or MCP configs or shows a page waits for approval;
+        // nothing else does.
         let changes = [
             "open_webpage",
             "files_write",
@@ -137,6 +149,9 @@ mod tests {
             "files_mkdir",
             "files_move",
             "files_trash",
+            "mcp_register",
+            "mcp_install_npm",
+            "mcp_activate_service",
         ];
         assert!(
             snapshot(true)

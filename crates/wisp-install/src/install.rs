@@ -20,7 +20,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
-use crate::limits::{INSTALL_TIMEOUT, MAX_JSON_FILE_BYTES, MAX_LOCKFILE_BYTES};
+use crate::limits::{
+    INSTALL_TIMEOUT, MAX_JSON_FILE_BYTES, MAX_LOCKFILE_BYTES, MIN_NODE_MAJOR, NODE_VERSION_TIMEOUT,
+};
 use crate::lockfile::verify_lockfile;
 use crate::npm::{Npm, OutputLog, Stop, run_step};
 use crate::plan::InstallPlan;
@@ -106,12 +108,68 @@ fn find_in<'a>(name: &str, dirs: impl IntoIterator<Item = &'a Path>) -> Option<P
     })
 }
 
+/// The two ways forward when Node or npm cannot be used (INST-09).
+fn ways_forward() -> String {
+    format!(
+        "Either install Node.js {MIN_NODE_MAJOR} or newer with npm from your system's packages \
+         (so that it is in {}), or install the server by hand and register the program with \
+         \"register existing program\" (mcp_register)",
+        TOOL_DIRS.join(", ")
+    )
+}
+
 fn not_found(what: &str) -> InstallError {
     InstallError::NodeNotFound(format!(
-        "{what} was not found in {}. Install or update Node.js (with npm), or install the \
-         server by hand and register the program with \"register existing program\"",
-        TOOL_DIRS.join(", ")
+        "{what} was not found in {}. {}",
+        TOOL_DIRS.join(", "),
+        ways_forward()
     ))
+}
+
+/// The major version of `node --version`'s answer (`v20.1.0` → 20).
+fn node_major(answer: &str) -> Option<u64> {
+    let rest = answer.trim().strip_prefix('v')?;
+    let major = rest.split('.').next()?;
+    if major.is_empty() || !major.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    major.parse().ok()
+}
+
+/// Runs `node --version` (fixed arguments, empty environment) and refuses a Node older than
+/// [`MIN_NODE_MAJOR`] (INST-09).
+pub async fn check_node_version(node: &Path) -> Result<u64, InstallError> {
+    let bad = |why: String| {
+        InstallError::NodeNotFound(format!("{} {why}. {}", node.display(), ways_forward()))
+    };
+    let mut command = tokio::process::Command::new(node);
+    command
+        .arg("--version")
+        .env_clear()
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let output = match tokio::time::timeout(NODE_VERSION_TIMEOUT, command.output()).await {
+        Err(_) => {
+            return Err(bad(format!(
+                "did not answer --version within {NODE_VERSION_TIMEOUT:?}"
+            )));
+        }
+        Ok(Err(e)) => return Err(bad(format!("could not be run ({e})"))),
+        Ok(Ok(o)) => o,
+    };
+    let answer = String::from_utf8_lossy(&output.stdout);
+    match node_major(&answer) {
+        Some(major) if output.status.success() && major >= MIN_NODE_MAJOR => Ok(major),
+        Some(major) if output.status.success() => Err(bad(format!(
+            "is Node {major} ({}); installs need Node {MIN_NODE_MAJOR} or newer",
+            answer.trim()
+        ))),
+        _ => Err(bad(format!(
+            "answered --version with {:?}, not a Node version",
+            answer.trim()
+        ))),
+    }
 }
 
 fn io(path: &Path, e: std::io::Error) -> InstallError {
@@ -132,6 +190,7 @@ pub async fn install(
     let registry = &config.registry;
     let dir = plan.install_dir(data_dir, registry);
     let node = find_tool("node").ok_or_else(|| not_found("node"))?;
+    check_node_version(&node).await?;
     if dir.join(MANIFEST_FILE).exists() {
         return reuse(&dir, &node, plan, registry);
     }
@@ -481,6 +540,42 @@ mod tests {
             msg.contains("/usr/bin") && msg.contains("register existing program"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn inst_09_node_versions() {
+        assert_eq!(node_major("v20.20.2\n"), Some(20));
+        assert_eq!(node_major("v12.0.0"), Some(12));
+        assert_eq!(node_major("v11.15.0"), Some(11));
+        for bad in ["", "20.1.0", "v", "vx.1", "v-1.0", "node v20"] {
+            assert_eq!(node_major(bad), None, "{bad:?}");
+        }
+    }
+
+    fn script(dir: &Path, body: &str) -> PathBuf {
+        let path = dir.join("node");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[tokio::test]
+    async fn inst_09_a_node_older_than_12_is_refused_with_the_ways_forward() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = script(dir.path(), "echo v11.15.0");
+        let msg = check_node_version(&old).await.unwrap_err().to_string();
+        assert!(
+            msg.contains("Node 11") && msg.contains("12 or newer"),
+            "{msg}"
+        );
+        assert!(msg.contains("mcp_register"), "{msg}");
+        let at_limit = script(dir.path(), "echo v12.0.0");
+        assert_eq!(check_node_version(&at_limit).await.unwrap(), 12);
+        let broken = script(dir.path(), "echo hello; exit 0");
+        let msg = check_node_version(&broken).await.unwrap_err().to_string();
+        assert!(msg.contains("not a Node version"), "{msg}");
+        let failing = script(dir.path(), "echo v20.0.0; exit 3");
+        assert!(check_node_version(&failing).await.is_err());
     }
 
     fn package(dir: &Path, manifest: &str, files: &[(&str, &str)]) -> InstallPlan {

@@ -37,7 +37,7 @@ mod registry;
 
 pub use install::{
     CACHE_DIR, GLOBAL_NPMRC_FILE, InstallConfig, InstalledServer, MANIFEST_FILE, MARKER_FILE,
-    NPMRC_FILE, TOOL_DIRS, find_tool, install,
+    NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install,
 };
 pub use lockfile::{VerifiedLock, verify_lockfile};
 pub use plan::{

@@ -37,3 +37,8 @@ pub const MAX_LOCKFILE_BYTES: u64 = 16 * 1024 * 1024;
 pub const MAX_LOCKED_PACKAGES: usize = 2000;
 /// The installed package's package.json, and Wisp's own manifest, in bytes.
 pub const MAX_JSON_FILE_BYTES: u64 = 1024 * 1024;
+/// The oldest Node an install uses (INST-09: "Node and npm 12+"; npm 11, which installs
+/// here, itself needs a newer Node and says so).
+pub const MIN_NODE_MAJOR: u64 = 12;
+/// How long `node --version` may take before the Node found counts as unusable (INST-09).
+pub const NODE_VERSION_TIMEOUT: Duration = Duration::from_secs(10);

@@ -14,7 +14,8 @@
 //!   [`limits::MAX_RECORDED_BODY_BYTES`] of bodies), so a long-lived simulator stays small.
 //!
 //! It never calls out to any network and holds no state but its request log and which
-//! once-only faults already fired.
+//! once-only faults already fired. [`npm::NpmRegistry`] is a second loopback server beside it:
+//! a tiny npm registry holding the demo MCP server package, for `[demo:install]`.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -25,6 +26,7 @@
 
 mod fault;
 pub mod limits;
+pub mod npm;
 pub mod scenario;
 pub mod site;
 mod stream;

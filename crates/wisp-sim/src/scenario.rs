@@ -159,6 +159,16 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_mcp,
     },
     Scenario {
+        marker: "[demo:install]",
+        summary: "the conversation-assisted MCP install of the demo package wisp-demo-mcp@1.0.0: mcp_list_services, mcp_install_npm (its approval), mcp_list_services again (the disabled config it registered), mcp_activate_service (its own approval), then an answer saying to send [demo:mcp] next",
+        script: demo_install,
+    },
+    Scenario {
+        marker: "[demo:register]",
+        summary: "one mcp_register of the program after command= (default /usr/local/bin/weather-mcp) with the words after arg= as its arguments, then an answer reporting the result",
+        script: demo_register,
+    },
+    Scenario {
         marker: "[demo:readpage]",
         summary: "list_preview_tabs, then read_webpage of a web tab that is not active (else the active one); with no web tab only the list; then an answer reporting the result",
         script: demo_readpage,
@@ -720,12 +730,23 @@ fn demo_trash(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
 /// What `[demo:mcp]` sets the tool's required string property to.
 pub const DEMO_MCP_TEXT: &str = "hello from wisp";
 
+/// Whether `name` is a local MCP server's tool (`mcp_<8 hex>_…`, wisp-mcp's model names),
+/// not one of the Host's own `mcp_…` install tools.
+fn is_server_tool(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("mcp_") else {
+        return false;
+    };
+    rest.len() > 9
+        && rest.as_bytes()[..8].iter().all(u8::is_ascii_hexdigit)
+        && rest.as_bytes()[8] == b'_'
+}
+
 /// The first offered MCP tool with a required string property, and that property.
 fn mcp_target(tools: &[Value]) -> Option<(&str, &str)> {
     tools.iter().find_map(|t| {
         let f = t.get("function")?;
         let name = f.get("name")?.as_str()?;
-        if !name.starts_with("mcp_") {
+        if !is_server_tool(name) {
             return None;
         }
         let params = f.get("parameters")?;
@@ -762,6 +783,121 @@ fn demo_mcp(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Report what the MCP tool returned.".to_owned(),
         format!("The MCP tool answered 工具回答：{answer}"),
+        Vec::new(),
+    )
+}
+
+/// The package `[demo:install]` installs: the simulator's own npm registry holds it.
+pub const DEMO_INSTALL_PACKAGE: (&str, &str, &str) = (
+    crate::npm::DEMO_PACKAGE,
+    crate::npm::DEMO_VERSION,
+    crate::npm::DEMO_BIN,
+);
+
+/// A field of the latest round's first result, when it is a JSON object that has it.
+fn result_field(turn: &Turn<'_>, field: &str) -> Option<String> {
+    let first = turn.results.first()?;
+    let v: Value = serde_json::from_str(first.content).ok()?;
+    v.get(field)?.as_str().map(str::to_owned)
+}
+
+/// Issue 10: list → install (approval) → list (the disabled config) → activate (approval).
+fn demo_install(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let (package, version, bin) = DEMO_INSTALL_PACKAGE;
+    let stop = |what: &str| {
+        (
+            format!("The {what} did not succeed: report it."),
+            format!("The {what} did not succeed 未成功：{}", report(turn)),
+            Vec::new(),
+        )
+    };
+    let failed = turn
+        .results
+        .first()
+        .is_some_and(|r| outcome(r.content) != "succeeded");
+    match turn.step {
+        0 => (
+            "List the configured MCP services first.".to_owned(),
+            "Looking at the local MCP services.".to_owned(),
+            vec![turn.call(0, "mcp_list_services", "{}".to_owned())],
+        ),
+        1 if failed => stop("listing"),
+        1 => (
+            format!("Install {package}@{version} as the person asked."),
+            format!(
+                "Installing {package}@{version}; please check the approval card. 请确认安装审批。"
+            ),
+            vec![turn.call(
+                0,
+                "mcp_install_npm",
+                json!({"package": package, "version": version, "bin": bin, "args": []}).to_string(),
+            )],
+        ),
+        2 if failed => stop("install"),
+        2 => (
+            "Show the registered, disabled config.".to_owned(),
+            "Installed and registered as a disabled config.".to_owned(),
+            vec![turn.call(0, "mcp_list_services", "{}".to_owned())],
+        ),
+        3 => {
+            let listed: Value = turn
+                .results
+                .first()
+                .and_then(|r| serde_json::from_str(r.content).ok())
+                .unwrap_or(Value::Null);
+            let id = listed["services"].as_array().and_then(|all| {
+                all.iter()
+                    .find(|s| s["name"].as_str().is_some_and(|n| n.starts_with(package)))
+                    .and_then(|s| s["id"].as_str())
+            });
+            match id {
+                Some(id) => (
+                    format!("Activate the config {id}."),
+                    "Activating it; that is a separate approval. 激活需要单独审批。".to_owned(),
+                    vec![turn.call(0, "mcp_activate_service", json!({"id": id}).to_string())],
+                ),
+                None => stop("registration"),
+            }
+        }
+        _ if failed => stop("activation"),
+        _ => (
+            "Report the activation.".to_owned(),
+            format!(
+                "{package} is active: {}. Its tools count from your next message — send one with [demo:mcp] to call its echo tool. 下一条消息起可用。",
+                result_field(turn, "message").unwrap_or_default()
+            ),
+            Vec::new(),
+        ),
+    }
+}
+
+/// INST-04: register an installed program as a disabled config.
+fn demo_register(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let command = turn
+            .user_text
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("command="))
+            .filter(|c| !c.is_empty())
+            .unwrap_or("/usr/local/bin/weather-mcp");
+        let args: Vec<&str> = turn
+            .user_text
+            .split_whitespace()
+            .filter_map(|w| w.strip_prefix("arg="))
+            .collect();
+        return (
+            format!("Register {command} as the person asked."),
+            format!("Registering {command}; please check the approval card."),
+            vec![turn.call(
+                0,
+                "mcp_register",
+                json!({"command": command, "args": args}).to_string(),
+            )],
+        );
+    }
+    (
+        "Report what the registration returned.".to_owned(),
+        format!("The registration 注册结果：{}", report(turn)),
         Vec::new(),
     )
 }
@@ -983,23 +1119,25 @@ mod tests {
     #[test]
     fn mcp_scenario_calls_the_first_mcp_tool_with_a_required_string() {
         let tools = vec![
+            // The Host's own install tool has a required string too, but is no server's tool.
+            json!({"type": "function", "function": {"name": "mcp_register", "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}),
             json!({"type": "function", "function": {"name": "files_read", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}),
-            json!({"type": "function", "function": {"name": "mcp_aa_slow_bb", "parameters": {"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"]}}}),
-            json!({"type": "function", "function": {"name": "mcp_aa_echo_cc", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}, "text": {"type": "string"}}, "required": ["n", "text"]}}}),
+            json!({"type": "function", "function": {"name": "mcp_0a1b2c3d_slow_11223344", "parameters": {"type": "object", "properties": {"ms": {"type": "integer"}}, "required": ["ms"]}}}),
+            json!({"type": "function", "function": {"name": "mcp_0a1b2c3d_echo_55667788", "parameters": {"type": "object", "properties": {"n": {"type": "integer"}, "text": {"type": "string"}}, "required": ["n", "text"]}}}),
         ];
         let h = vec![json!({"role": "user", "content": "[demo:mcp]"})];
         let first = reply_with_tools(&h, &tools, false);
         assert_eq!(first.tool_calls.len(), 1);
-        assert_eq!(first.tool_calls[0].name, "mcp_aa_echo_cc");
+        assert_eq!(first.tool_calls[0].name, "mcp_0a1b2c3d_echo_55667788");
         assert_eq!(
             first.tool_calls[0].arguments,
             r#"{"text":"hello from wisp"}"#
         );
-        let none = reply_with_tools(&h, &tools[..2], false);
+        let none = reply_with_tools(&h, &tools[..3], false);
         assert!(none.tool_calls.is_empty());
         assert!(none.content.contains("no MCP tool"), "{}", none.content);
         let mut h2 = h.clone();
-        h2.push(json!({"role": "assistant", "content": "", "tool_calls": [{"id": first.tool_calls[0].id, "type": "function", "function": {"name": "mcp_aa_echo_cc", "arguments": first.tool_calls[0].arguments}}]}));
+        h2.push(json!({"role": "assistant", "content": "", "tool_calls": [{"id": first.tool_calls[0].id, "type": "function", "function": {"name": "mcp_0a1b2c3d_echo_55667788", "arguments": first.tool_calls[0].arguments}}]}));
         h2.push(json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": "{\"text\":\"Echo: hello from wisp\"}"}));
         let second = reply_with_tools(&h2, &tools, false);
         assert!(second.tool_calls.is_empty());
@@ -1044,6 +1182,56 @@ mod tests {
             reply(&h, false)
                 .content
                 .starts_with("The page was not opened")
+        );
+    }
+
+    #[test]
+    fn install_scenario_lists_installs_lists_and_activates() {
+        let mut h = vec![json!({"role": "user", "content": "[demo:install] please"})];
+        let answers = [
+            r#"{"services":[]}"#,
+            r#"{"status":"installed","id":"u1","name":"wisp-demo-mcp 1.0.0"}"#,
+            r#"{"services":[{"id":"u1","name":"wisp-demo-mcp 1.0.0","status":"disabled"}]}"#,
+            r#"{"status":"active","id":"u1","message":"active with 1 tool(s)"}"#,
+        ];
+        let mut names = Vec::new();
+        for answer in answers {
+            let r = reply(&h, false);
+            assert_eq!(r.tool_calls.len(), 1, "{}", r.content);
+            let call = &r.tool_calls[0];
+            names.push(call.name.clone());
+            if call.name == "mcp_install_npm" {
+                let args: Value = serde_json::from_str(&call.arguments).unwrap();
+                assert_eq!(args["package"], "wisp-demo-mcp");
+                assert_eq!(args["version"], "1.0.0");
+            }
+            if call.name == "mcp_activate_service" {
+                assert_eq!(call.arguments, r#"{"id":"u1"}"#);
+            }
+            h.push(json!({"role": "assistant", "content": "", "tool_calls": [{"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}]}));
+            h.push(json!({"role": "tool", "tool_call_id": call.id, "content": answer}));
+        }
+        assert_eq!(
+            names,
+            [
+                "mcp_list_services",
+                "mcp_install_npm",
+                "mcp_list_services",
+                "mcp_activate_service"
+            ]
+        );
+        let last = reply(&h, false);
+        assert!(last.tool_calls.is_empty());
+        assert!(last.content.contains("[demo:mcp]"), "{}", last.content);
+        // A failed install stops the walk and says so.
+        let mut failed = h[..5].to_vec();
+        failed[4]["content"] = json!(r#"{"error":"npm failed"}"#);
+        let r = reply(&failed, false);
+        assert!(r.tool_calls.is_empty());
+        assert!(
+            r.content.contains("install did not succeed"),
+            "{}",
+            r.content
         );
     }
 

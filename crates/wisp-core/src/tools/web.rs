@@ -220,7 +220,17 @@ impl Tool for TabAction {
 mod tests {
     use super::*;
 
-    fn prepare(url: &str) -> Result<Value, String> {
+    /// A Host of its own (the context needs one) on a database in a temporary directory.
+    fn host() -> (tempfile::TempDir, crate::Host) {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
+        let config = crate::HostConfig::new(wisp_protocol::Mode::Simulation);
+        let host = crate::Host::start(store, None, None, config).unwrap();
+        (tmp, host)
+    }
+
+    fn with_ctx<T>(f: impl FnOnce(&ToolCtx<'_>) -> T) -> T {
+        let (_tmp, host) = host();
         let (events, _) = tokio::sync::broadcast::channel(4);
         let tabs = crate::tabs::Tabs::new(events);
         let ctx = ToolCtx {
@@ -229,8 +239,13 @@ mod tests {
             session_id: "s1",
             sandbox: None,
             tabs: &tabs,
+            host: &host,
         };
-        match OpenPage.prepare(json!({"url": url}), &ctx) {
+        f(&ctx)
+    }
+
+    fn prepare(url: &str) -> Result<Value, String> {
+        match with_ctx(|ctx| OpenPage.prepare(json!({"url": url}), ctx)) {
             Prepared::Approval(s) => Ok(s.arguments),
             Prepared::Done(Err(e)) => Err(e),
             _ => Err("unexpected preparation".into()),
@@ -279,17 +294,8 @@ mod tests {
         ] {
             assert!(prepare(bad).is_err(), "{bad}");
         }
-        let (events, _) = tokio::sync::broadcast::channel(4);
-        let tabs = crate::tabs::Tabs::new(events);
-        let ctx = ToolCtx {
-            tools: &[],
-            trash: &wisp_fs::TrashConfig::none(),
-            session_id: "s1",
-            sandbox: None,
-            tabs: &tabs,
-        };
         assert!(matches!(
-            OpenPage.prepare(json!({"url": base, "tab": 1}), &ctx),
+            with_ctx(|ctx| OpenPage.prepare(json!({"url": base, "tab": 1}), ctx)),
             Prepared::Done(Err(_))
         ));
         assert!(OpenPage.info().requires_approval);

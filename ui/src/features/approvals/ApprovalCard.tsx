@@ -9,6 +9,7 @@ import { useT } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Diff } from "./Diff";
 import { OpenPageDetails } from "./OpenPage";
+import { INSTALL_TOOLS, InstallDetails, installAction } from "./InstallDetails";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 
 export interface ApprovalRequest {
@@ -138,7 +139,7 @@ function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typ
     case "open_webpage":
       return t("do_open_webpage", { url: str(args.url) });
     default:
-      return shown;
+      return INSTALL_TOOLS.includes(tool) ? installAction(tool, args, t) : shown;
   }
 }
 
@@ -226,6 +227,10 @@ function Details({ tool, args, currentText }: { tool: string; args: Record<strin
       );
     case "open_webpage":
       return <OpenPageDetails args={args} />;
+    case "mcp_install_npm":
+    case "mcp_register":
+    case "mcp_activate_service":
+      return <InstallDetails tool={tool} args={args} />;
     default:
       return (
         <div className="details">

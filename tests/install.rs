@@ -1,0 +1,456 @@
+//! Conversation-assisted MCP install end to end (issue 10, INST-*): the real `wisp serve
+//! --simulate` binary (scripted model through the real adapter), its own loopback npm registry
+//! holding the demo MCP server package, the real npm, the real stdio server it installs.
+//! install approval → disabled config → separate activation approval → discovery → next
+//! message → call approval → the model's continuation; and the Host's hostile cases: a config
+//! changed before its activation is approved, two installs at once, a cancel mid-install.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::cli::{Served, TOKEN, dirs, wisp};
+
+/// `wisp serve --simulate` with the mock secret store; `registry` overrides the npm registry.
+fn serve(data: &Path, project: &Path, registry: Option<&str>) -> Served {
+    let mut c = wisp();
+    c.args([
+        "serve",
+        "--simulate",
+        "--no-open",
+        "--port",
+        "0",
+        "--data-dir",
+    ])
+    .arg(data)
+    .arg(project)
+    .env("WISP_TOKEN", TOKEN)
+    .env("WISP_SECRET_STORE", "mock")
+    .env_remove("WISP_NPM_REGISTRY");
+    if let Some(url) = registry {
+        c.env("WISP_NPM_REGISTRY", url);
+    }
+    Served::spawn(c)
+}
+
+/// Waits (generously: npm runs) for `run` to reach `until`.
+async fn wait_long(served: &Served, run: &str, until: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+        if r["status"] == until {
+            return r;
+        }
+        let ended = ["completed", "failed", "cancelled", "interrupted"];
+        assert!(
+            !ended.contains(&r["status"].as_str().unwrap_or("")),
+            "ended as {} while waiting for {until}: {r}",
+            r["status"]
+        );
+        assert!(tokio::time::Instant::now() < deadline, "{r}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Every tool call of a run, in order.
+fn calls(run: &Value) -> Vec<Value> {
+    run["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["toolCalls"].as_array().unwrap().clone())
+        .collect()
+}
+
+/// Waits until `run` asks to approve a call of `tool`: its approval.
+async fn approval_of(served: &Served, run: &str, tool: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+        let found = calls(&r)
+            .into_iter()
+            .find(|c| c["tool"] == tool && c["approval"]["state"] == "pending");
+        if let Some(call) = found {
+            return call["approval"].clone();
+        }
+        let ended = ["completed", "failed", "cancelled", "interrupted"];
+        assert!(
+            !ended.contains(&r["status"].as_str().unwrap_or("")),
+            "ended while waiting for the approval of {tool}: {r}"
+        );
+        assert!(tokio::time::Instant::now() < deadline, "{r}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The run's pending approval: (tool, approval).
+fn pending(run: &Value) -> (String, Value) {
+    let call = calls(run)
+        .into_iter()
+        .find(|c| c["approval"]["state"] == "pending")
+        .unwrap_or_else(|| panic!("no pending approval: {run}"));
+    (
+        call["tool"].as_str().unwrap().to_owned(),
+        call["approval"].clone(),
+    )
+}
+
+async fn approve(served: &Served, approval: &Value) {
+    let status = served
+        .approve(
+            approval["id"].as_str().unwrap(),
+            approval["digest"].as_str().unwrap(),
+        )
+        .await;
+    assert_eq!(status, 204, "{approval}");
+}
+
+async fn servers(served: &Served) -> Vec<Value> {
+    let (status, list) = served.call("GET", "/api/mcp/servers", None).await;
+    assert_eq!(status, 200, "{list}");
+    list.as_array().unwrap().clone()
+}
+
+/// Processes working in `dir` (npm rewrites its command line, so the working directory is
+/// what names it): (pid, process group).
+fn processes_in(dir: &str) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(cwd) = std::fs::read_link(entry.path().join("cwd")) else {
+            continue;
+        };
+        if !cwd.starts_with(dir) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // pid (comm) state ppid pgrp …: comm may hold spaces, so split after its ')'.
+        let pgrp = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(2))
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(0);
+        out.push((pid, pgrp));
+    }
+    out
+}
+
+/// INST-05, INST-08, INST-19, INST-21 and UI-17's flow with the real npm: `[demo:install]`
+/// lists, installs (one approval), sees the disabled config, activates (its own approval); the
+/// tools count from the next message, whose `[demo:mcp]` call is approved and answered.
+#[tokio::test]
+async fn inst_05_08_install_register_activate_then_the_next_message_calls_the_tool() {
+    let (_tmp, data, project) = dirs();
+    let served = serve(&data, &project, None);
+    let run = served.start_run("[demo:install] please").await;
+
+    // 1. The install approval: source, directory, exact package and bin, impact.
+    let approval = approval_of(&served, &run, "mcp_install_npm").await;
+    let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+    let shown = &approval["arguments"];
+    assert_eq!(shown["spec"], "wisp-demo-mcp@1.0.0", "{shown}");
+    assert_eq!(shown["bin"], "wisp-demo-mcp");
+    assert_eq!(shown["publicRegistry"], false);
+    let registry = shown["registry"].as_str().unwrap();
+    assert!(registry.starts_with("http://127.0.0.1:"), "{registry}");
+    assert!(shown["source"].as_str().unwrap().contains(registry));
+    let install_dir = shown["installDir"].as_str().unwrap().to_owned();
+    assert!(
+        Path::new(&install_dir).starts_with(data.join("mcp-installs")),
+        "{install_dir}"
+    );
+    assert!(shown["impact"].as_str().unwrap().contains("DISABLED"));
+    assert!(
+        shown["disclosure"]
+            .as_str()
+            .unwrap()
+            .contains("does not certify")
+    );
+    // The list before it said there was nothing yet.
+    assert_eq!(calls(&r)[0]["tool"], "mcp_list_services");
+    assert!(
+        servers(&served).await.is_empty(),
+        "nothing is saved before the approval"
+    );
+    approve(&served, &approval).await;
+
+    // 2. The activation approval comes separately; the config is saved and disabled.
+    let activation = approval_of(&served, &run, "mcp_activate_service").await;
+    let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+    let installed = calls(&r)
+        .into_iter()
+        .find(|c| c["tool"] == "mcp_install_npm")
+        .unwrap();
+    assert_eq!(installed["status"], "succeeded", "{installed}");
+    let result: Value = serde_json::from_str(installed["result"].as_str().unwrap()).unwrap();
+    assert_eq!(result["status"], "installed", "{result}");
+    assert_eq!(result["enabled"], false);
+    assert!(
+        result["message"]
+            .as_str()
+            .unwrap()
+            .contains("Settings → Local MCP")
+    );
+    assert!(Path::new(&install_dir).join("wisp-install.json").exists());
+    let saved = servers(&served).await;
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(saved[0]["status"], "disabled");
+    assert_eq!(saved[0]["id"], result["id"]);
+    assert_eq!(activation["arguments"]["id"], result["id"]);
+    assert!(
+        saved[0]["args"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("node_modules/wisp-demo-mcp/server.js"),
+        "{}",
+        saved[0]
+    );
+    approve(&served, &activation).await;
+
+    // 3. Active, with the echo tool discovered; the run's answer points to the next message.
+    let done = wait_long(&served, &run, "completed").await;
+    let text = done["finalText"].as_str().unwrap();
+    assert!(text.contains("[demo:mcp]"), "{text}");
+    assert!(text.contains("NEXT message"), "{text}");
+    let active = servers(&served).await;
+    assert_eq!(active[0]["status"], "active", "{active:?}");
+    assert_eq!(active[0]["tools"][0]["originalName"], "echo");
+    // The session's tools now include it, for the next message (INST-08).
+    let sid = done["sessionId"].as_str().unwrap();
+    let (_, tools) = served
+        .call("GET", &format!("/api/sessions/{sid}/tools"), None)
+        .await;
+    assert!(
+        tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["mcp"]["originalName"] == "echo"),
+        "the next message's tools have echo: {tools}"
+    );
+
+    // 4. The next message calls it, with its own approval, and the model continues.
+    let next = served.start_run_in(sid, "[demo:mcp] now").await;
+    let r = wait_long(&served, &next, "awaiting_approval").await;
+    let (_, call) = pending(&r);
+    assert_eq!(call["arguments"]["tool"], "echo", "{call}");
+    approve(&served, &call).await;
+    let done = wait_long(&served, &next, "completed").await;
+    let text = done["finalText"].as_str().unwrap();
+    assert!(text.contains("hello from wisp"), "{text}");
+}
+
+/// INST-21: the config is edited while its activation waits for approval — the approval is
+/// void (stale), nothing starts, and the config stays disabled.
+#[tokio::test]
+async fn inst_21_a_config_changed_before_activation_is_refused_as_stale() {
+    let (_tmp, data, project) = dirs();
+    let served = serve(&data, &project, None);
+    let run = served.start_run("[demo:install] please").await;
+    approve(
+        &served,
+        &approval_of(&served, &run, "mcp_install_npm").await,
+    )
+    .await;
+    let activation = approval_of(&served, &run, "mcp_activate_service").await;
+    let saved = servers(&served).await;
+    let id = saved[0]["id"].as_str().unwrap();
+    let mut args: Vec<Value> = saved[0]["args"].as_array().unwrap().clone();
+    args.push(json!("--changed"));
+    let (status, edited) = served
+        .call(
+            "PUT",
+            &format!("/api/mcp/servers/{id}"),
+            Some(json!({"name": saved[0]["name"], "command": saved[0]["command"], "args": args})),
+        )
+        .await;
+    assert_eq!(status, 200, "{edited}");
+    let done = wait_long(&served, &run, "completed").await;
+    let call = calls(&done)
+        .into_iter()
+        .find(|c| c["tool"] == "mcp_activate_service")
+        .unwrap();
+    assert_eq!(call["status"], "failed", "{call}");
+    assert_eq!(call["approval"]["state"], "void", "{call}");
+    let said = call["result"].as_str().unwrap();
+    assert!(
+        said.contains("stale") && said.contains("nothing was started"),
+        "{said}"
+    );
+    // Approving the void approval now does nothing.
+    let late = served
+        .approve(
+            activation["id"].as_str().unwrap(),
+            activation["digest"].as_str().unwrap(),
+        )
+        .await;
+    assert_ne!(late, 204);
+    let after = servers(&served).await;
+    assert_eq!(after[0]["status"], "disabled", "{after:?}");
+    assert!(after[0]["tools"].as_array().unwrap().is_empty());
+}
+
+/// A registry that accepts connections and never answers: npm waits on it.
+async fn stalling_registry() -> (String, tokio::sync::watch::Receiver<usize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let (tx, rx) = tokio::sync::watch::channel(0usize);
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((socket, _)) = listener.accept().await {
+            held.push(socket);
+            let _ = tx.send(held.len());
+        }
+    });
+    (url, rx)
+}
+
+/// INST-16, INST-17, INST-18: while one install waits on a registry that never answers, a
+/// second one is refused as busy (installs run one at a time); cancelling the first run ends
+/// npm's whole process group, the run ends cancelled, nothing is installed or registered.
+#[tokio::test]
+async fn inst_16_17_a_second_install_is_busy_and_a_cancel_ends_npm_and_installs_nothing() {
+    let (_tmp, data, project) = dirs();
+    let (url, mut connections) = stalling_registry().await;
+    let served = serve(&data, &project, Some(&url));
+    let first = served.start_run("[demo:install] please").await;
+    let approval = approval_of(&served, &first, "mcp_install_npm").await;
+    let install_dir = approval["arguments"]["installDir"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(approval["arguments"]["registry"], url.as_str());
+    approve(&served, &approval).await;
+    // npm is running and has reached the registry.
+    tokio::time::timeout(Duration::from_secs(60), connections.wait_for(|n| *n > 0))
+        .await
+        .expect("npm never reached the registry")
+        .unwrap();
+    let npm = processes_in(&install_dir);
+    assert!(!npm.is_empty(), "no npm process in {install_dir}");
+    let groups: Vec<u32> = npm.iter().map(|(_, g)| *g).collect();
+
+    // A second install meanwhile is refused, not queued and not started.
+    let second = served.start_run("[demo:install] again").await;
+    approve(
+        &served,
+        &approval_of(&served, &second, "mcp_install_npm").await,
+    )
+    .await;
+    let done = wait_long(&served, &second, "completed").await;
+    let refused = calls(&done)
+        .into_iter()
+        .find(|c| c["tool"] == "mcp_install_npm")
+        .unwrap();
+    assert_eq!(refused["status"], "failed", "{refused}");
+    let said = refused["result"].as_str().unwrap();
+    assert!(said.contains("one at a time"), "{said}");
+    assert!(!said.contains("was installed"), "{said}");
+
+    // Cancel the first: npm's group is gone once the run says cancelled.
+    let (status, _) = served
+        .call("POST", &format!("/api/runs/{first}/cancel"), None)
+        .await;
+    assert!(status == 202 || status == 204, "cancel: {status}");
+    let cancelled = wait_long(&served, &first, "cancelled").await;
+    let call = calls(&cancelled)
+        .into_iter()
+        .find(|c| c["tool"] == "mcp_install_npm")
+        .unwrap();
+    assert_ne!(call["status"], "succeeded", "{call}");
+    for group in groups {
+        let left: Vec<(u32, u32)> = processes_in(&install_dir)
+            .into_iter()
+            .filter(|(_, g)| *g == group)
+            .collect();
+        assert!(left.is_empty(), "npm's group {group} still runs: {left:?}");
+    }
+    assert!(processes_in(&install_dir).is_empty());
+    let dir = Path::new(&install_dir);
+    assert!(!dir.join("node_modules").exists());
+    assert!(
+        !dir.join("wisp-install.json").exists(),
+        "recorded as finished"
+    );
+    assert!(dir.join("wisp-install-unfinished").exists());
+    assert!(
+        servers(&served).await.is_empty(),
+        "a cancelled install registered a config"
+    );
+
+    // The unfinished attempt is not restarted by itself (INST-18): a new approval says so.
+    let before = *connections.borrow();
+    let third = served.start_run("[demo:install] once more").await;
+    approve(
+        &served,
+        &approval_of(&served, &third, "mcp_install_npm").await,
+    )
+    .await;
+    let done = wait_long(&served, &third, "completed").await;
+    let call = calls(&done)
+        .into_iter()
+        .find(|c| c["tool"] == "mcp_install_npm")
+        .unwrap();
+    let said = call["result"].as_str().unwrap();
+    assert!(said.contains("did not finish"), "{said}");
+    assert_eq!(*connections.borrow(), before, "npm ran again");
+}
+
+/// INST-04: a shell or a package runner is refused before any card; an installed program is
+/// registered only after its approval, disabled, and the result claims no install.
+#[tokio::test]
+async fn inst_04_register_refuses_shells_and_saves_only_a_disabled_config() {
+    let (_tmp, data, project) = dirs();
+    let served = serve(&data, &project, None);
+    for refused in ["/bin/sh", "/usr/bin/npm", "relative/server"] {
+        let run = served
+            .start_run(&format!(
+                "[demo:register] command={refused} arg=-c arg=true"
+            ))
+            .await;
+        let done = wait_long(&served, &run, "completed").await;
+        let call = &calls(&done)[0];
+        assert_eq!(call["status"], "failed", "{call}");
+        assert!(
+            call["approval"].is_null(),
+            "a refused command got a card: {call}"
+        );
+        let said = call["result"].as_str().unwrap();
+        assert!(said.contains("nothing was registered"), "{said}");
+    }
+    assert!(servers(&served).await.is_empty());
+
+    let program = env!("CARGO_BIN_EXE_wisp");
+    let run = served
+        .start_run(&format!("[demo:register] command={program} arg=--version"))
+        .await;
+    let approval = approval_of(&served, &run, "mcp_register").await;
+    assert_eq!(approval["arguments"]["command"], program);
+    assert_eq!(approval["arguments"]["args"], json!(["--version"]));
+    assert!(
+        servers(&served).await.is_empty(),
+        "saved before the approval"
+    );
+    approve(&served, &approval).await;
+    let done = wait_long(&served, &run, "completed").await;
+    let call = &calls(&done)[0];
+    assert_eq!(call["status"], "succeeded", "{call}");
+    let result: Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    assert_eq!(result["status"], "registered");
+    let message = result["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Registered only: nothing was installed or run"),
+        "{message}"
+    );
+    let saved = servers(&served).await;
+    assert_eq!(saved.len(), 1);
+    assert_eq!(saved[0]["status"], "disabled");
+    assert_eq!(saved[0]["command"], program);
+    assert!(
+        !data.join("mcp-installs").exists(),
+        "a register installed something"
+    );
+}

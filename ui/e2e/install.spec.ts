@@ -1,0 +1,66 @@
+// Conversation-assisted MCP install as a person sees it (issue 10, UI-17): `[demo:install]` in
+// real Chromium against `wisp serve --simulate`, whose own loopback npm registry holds the demo
+// package; the real npm installs it. The install card shows source, directory, package and
+// impact; the activation is a separate card; the QA sample stays in memory.
+import { test, expect } from "@playwright/test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { SCREENS, startHost, stopHost, type Host } from "./host";
+
+let host: Host;
+test.beforeEach(async () => {
+  host = await startHost();
+});
+test.afterEach(async () => {
+  await stopHost(host);
+});
+
+test("the install card shows what npm will do; approved, a separate activation card follows", async ({ page }) => {
+  test.setTimeout(180_000);
+  await page.goto(host.url);
+  await page.getByRole("button", { name: "New session" }).click();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill("[demo:install] please");
+  await box.press("Enter");
+  const card = page.getByRole("group", { name: "Approve mcp_install_npm?" });
+  await expect(card).toBeVisible({ timeout: 20_000 });
+  await expect(card.getByText("wisp-demo-mcp@1.0.0", { exact: true })).toBeVisible();
+  await expect(card.getByText(/http:\/\/127\.0\.0\.1:\d+\//)).toBeVisible();
+  await expect(card.getByText(join(host.dataDir, "mcp-installs"), { exact: false })).toBeVisible();
+  await expect(card.getByText(/install scripts disabled/)).toBeVisible();
+  await expect(card.getByRole("note")).toContainText("does not certify");
+  await page.screenshot({ path: join(SCREENS, "approval-install.png") });
+  // A key press on a card nobody moved to decides nothing.
+  await page.keyboard.press("a");
+  await expect(card.getByRole("button", { name: "Approve" })).toBeVisible();
+  await card.getByRole("button", { name: "Approve" }).click();
+
+  const activate = page.getByRole("group", { name: "Approve mcp_activate_service?" });
+  await expect(activate).toBeVisible({ timeout: 120_000 });
+  await expect(activate.getByText(/from your next message/)).toBeVisible();
+  await expect(page.getByRole("group", { name: /Approved: install wisp-demo-mcp@1\.0\.0/ })).toBeVisible();
+  await activate.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText(/send one with \[demo:mcp\]/).first()).toBeVisible({ timeout: 30_000 });
+});
+
+test("the QA install sample walks install → disabled config → activation in memory only", async ({ page }) => {
+  const apiCalls: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/api/")) apiCalls.push(r.url());
+  });
+  await page.goto(host.base + "/qa.html");
+  const sample = page.locator('[data-sample="install"]');
+  await sample.getByRole("button", { name: /Run sample/ }).click();
+  const card = sample.getByRole("group", { name: "Approve mcp_install_npm?" });
+  await expect(card.getByText("wisp-demo-mcp@1.0.0", { exact: true })).toBeVisible();
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(sample.getByText(/a disabled QA config was saved/)).toBeVisible();
+  const activate = sample.getByRole("group", { name: "Approve mcp_activate_service?" });
+  await activate.getByRole("button", { name: "Reject" }).click();
+  await expect(sample.getByText(/the QA config stays disabled/)).toBeVisible();
+  const register = page.locator('[data-sample="register"]');
+  await register.getByRole("button", { name: /Run sample/ }).click();
+  await expect(register.getByText(/Nothing is installed, downloaded or started/).first()).toBeVisible();
+  expect(apiCalls).toEqual([]);
+  expect(existsSync(join(host.dataDir, "mcp-installs"))).toBe(false);
+});
