@@ -1,0 +1,157 @@
+// The right panel renders the Host's tabs (issue 9, UI-07, WEB-05, WEB-36), in real Chromium
+// against a real Host: on a web-only Host (`--web-only`) a web tab is a sandboxed iframe of a
+// loopback site of the test; tabs are opened, switched and closed through the Host (closing a
+// web page asks first: Keep keeps it, Close closes it), a reload shows the same tabs, a file an
+// approved `[demo:write]` wrote opens as a file tab, and the panel fits 800 px in both
+// languages and themes.
+import { test, expect, type Page } from "@playwright/test";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { AUTH, shootAll, startHost, stopHost, type Host } from "./host";
+
+let host: Host;
+let site: Server;
+let siteUrl: string;
+
+test.beforeEach(async () => {
+  site = createServer((req, res) => {
+    if (req.url === "/deny") {
+      res.writeHead(200, { "Content-Type": "text/html", "X-Frame-Options": "DENY" });
+      res.end("<title>Refuses frames</title><p>never shown in a frame</p>");
+      return;
+    }
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end("<title>Local page</title><p>hello from the local site</p>");
+  });
+  await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));
+  siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/page`;
+});
+test.afterEach(async () => {
+  await stopHost(host);
+  await new Promise<void>((r) => site.close(() => r()));
+});
+
+async function apiTabs(page: Page, sessionId: string) {
+  const r = await page.request.get(`${host.base}/api/sessions/${sessionId}/tabs`, { headers: AUTH });
+  expect(r.status()).toBe(200);
+  return (await r.json()) as { tabId: string; kind: string; title: string; active: boolean; url?: string; path?: string }[];
+}
+
+async function newSession(page: Page): Promise<string> {
+  await page.goto(host.url);
+  await page.getByRole("button", { name: "New session" }).click();
+  await expect(page.getByRole("heading", { name: "New session", exact: true })).toBeVisible();
+  const [s] = (await (await page.request.get(`${host.base}/api/sessions`, { headers: AUTH })).json()) as { id: string }[];
+  return s!.id;
+}
+
+test("web-only: new and web tabs open through the Host, switch, close with the dialog and survive a reload", async ({ page }) => {
+  host = await startHost(["--web-only"]);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const sid = await newSession(page);
+  const health = await (await page.request.get(`${host.base}/api/health`)).json();
+  expect(health.web_tabs).toBe("iframe");
+
+  await page.getByRole("button", { name: "New tab" }).click();
+  await expect(page.getByRole("tab", { name: "New tab" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel")).toContainText("A blank tab");
+
+  const address = page.getByRole("textbox", { name: "Web address to open" });
+  await address.fill(siteUrl);
+  await address.press("Enter");
+  const webTab = page.getByRole("tab", { name: /127\.0\.0\.1/ });
+  await expect(webTab).toHaveAttribute("aria-selected", "true");
+  await expect(address).toHaveValue("");
+  // The page is in a sandboxed frame that sends no referrer, and it loaded (WEB-05).
+  const frame = page.locator("iframe.web-frame");
+  await expect(frame).toHaveAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
+  await expect(frame).toHaveAttribute("referrerpolicy", "no-referrer");
+  await expect(page.frameLocator("iframe.web-frame").getByText("hello from the local site")).toBeVisible();
+  await expect(page.getByRole("tabpanel")).toContainText(siteUrl);
+  let tabs = await apiTabs(page, sid);
+  expect(tabs.map((t) => [t.kind, t.active])).toEqual([["new", false], ["web", true]]);
+  expect(tabs[1]!.url).toBe(siteUrl);
+
+  // Switching goes to the Host.
+  await page.getByRole("tab", { name: "New tab" }).click();
+  await expect(page.getByRole("tab", { name: "New tab" })).toHaveAttribute("aria-selected", "true");
+  await expect(frame).toHaveCount(0);
+  await expect.poll(async () => (await apiTabs(page, sid)).map((t) => t.active)).toEqual([true, false]);
+  await webTab.click();
+  await expect(page.frameLocator("iframe.web-frame").getByText("hello from the local site")).toBeVisible();
+
+  // Closing the page asks; Escape is no answer, Keep keeps it.
+  const closeWeb = page.getByRole("button", { name: /^Close tab http:\/\/127\.0\.0\.1/ });
+  await closeWeb.click();
+  const dialog = page.getByRole("alertdialog", { name: "Close this page?" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog.getByRole("button", { name: "Keep" })).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole("button", { name: "Keep" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(webTab).toBeVisible();
+  expect((await apiTabs(page, sid)).map((t) => t.kind)).toEqual(["new", "web"]);
+  // Close closes it, and the neighbour is selected.
+  await closeWeb.click();
+  await dialog.getByRole("button", { name: "Close" }).click();
+  await expect(webTab).toHaveCount(0);
+  await expect(page.getByRole("tab", { name: "New tab" })).toHaveAttribute("aria-selected", "true");
+  expect((await apiTabs(page, sid)).map((t) => t.kind)).toEqual(["new"]);
+
+  // A page that refuses framing: the tab says what the UI cannot see (the frame's error page).
+  await address.fill(siteUrl.replace("/page", "/deny"));
+  await address.press("Enter");
+  await expect(page.getByRole("tab", { name: /deny/ })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel")).toContainText("A site that refuses to be framed");
+  await expect(page.frameLocator("iframe.web-frame").getByText("never shown in a frame")).toHaveCount(0);
+
+  // A reload shows what the Host holds: the same tabs, the same one selected.
+  tabs = await apiTabs(page, sid);
+  await page.reload();
+  await expect(page.getByRole("tab")).toHaveCount(2);
+  await expect(page.getByRole("tab", { name: /deny/ })).toHaveAttribute("aria-selected", "true");
+  expect(await apiTabs(page, sid)).toEqual(tabs);
+});
+
+test("a file written by an approved [demo:write] opens as a file tab of the Host; the panel fits 800 px", async ({ page }) => {
+  host = await startHost(["--web-only"]);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const sid = await newSession(page);
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill("[demo:write] please");
+  await box.press("Enter");
+  await page.getByRole("group", { name: "Approve files_write?" }).getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByRole("tab", { name: /wisp-demo.txt/ })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel")).toContainText("Hello from the Wisp simulator.");
+  const tabs = await apiTabs(page, sid);
+  expect(tabs.map((t) => [t.kind, t.path, t.active])).toEqual([["file", "wisp-demo.txt", true]]);
+  // A web tab and a new tab beside it, then every language and theme at 800 px: nothing of the
+  // panel leaves the window or its strip.
+  const address = page.getByRole("textbox", { name: "Web address to open" });
+  await address.fill(`${siteUrl}?a=${"long-query-".repeat(12)}`);
+  await address.press("Enter");
+  await page.getByRole("button", { name: "New tab" }).click();
+  await expect(page.getByRole("tab")).toHaveCount(3);
+  await expect(page.getByRole("tab", { name: "New tab" })).toHaveAttribute("aria-selected", "true");
+  const before = await apiTabs(page, sid);
+  await shootAll(page, "tabs-panel", async (p) => {
+    const narrow = p.viewportSize()!.width <= 900;
+    if (narrow) await p.locator(".preview-toggle").click();
+    const panel = p.locator("#preview-panel");
+    await expect(panel).toBeVisible();
+    await expect(p.getByRole("tab")).toHaveCount(3);
+    const width = p.viewportSize()!.width;
+    const boxOf = async (sel: string) => (await p.locator(sel).first().boundingBox())!;
+    for (const sel of ["#preview-panel", ".url-form", ".url-form button", ".tab-strip > button.icon"]) {
+      const b = await boxOf(sel);
+      expect(b.x + b.width, sel).toBeLessThanOrEqual(width + 0.5);
+    }
+    expect(await panel.evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
+    // The strip scrolls inside itself rather than widening the panel.
+    expect(await p.locator(".tab-strip").evaluate((el) => el.scrollWidth - el.clientWidth)).toBeLessThanOrEqual(1);
+  });
+  // Nine reloads later the Host's tabs are as they were: replayed events of the write did not
+  // open or select its file tab again.
+  expect(await apiTabs(page, sid)).toEqual(before);
+});
