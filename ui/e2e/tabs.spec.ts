@@ -7,7 +7,8 @@
 import { test, expect, type Page } from "@playwright/test";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { AUTH, shootAll, startHost, stopHost, type Host } from "./host";
+import { join } from "node:path";
+import { AUTH, SCREENS, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 let site: Server;
@@ -154,4 +155,68 @@ test("a file written by an approved [demo:write] opens as a file tab of the Host
   // Nine reloads later the Host's tabs are as they were: replayed events of the write did not
   // open or select its file tab again.
   expect(await apiTabs(page, sid)).toEqual(before);
+});
+
+test("QA samples of the tabs work in memory only (UI-11, UI-12, UI-14, UI-15)", async ({ page }) => {
+  host = await startHost();
+  const asked: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("/api/") || !r.url().startsWith(host.base)) asked.push(r.url());
+  });
+  await page.goto(host.base + "/qa.html");
+  const panel = page.locator('[data-sample="panel"]');
+  // UI-11: rejecting opens nothing; approving requests the display (an in-memory tab).
+  const openWeb = page.locator('[data-sample="open-webpage"]');
+  await openWeb.getByRole("button", { name: "Toggle open-webpage tool sample" }).click();
+  await openWeb.getByRole("group").getByRole("button", { name: "Reject" }).click();
+  await expect(openWeb.getByText(/rejected — nothing was opened/)).toBeVisible();
+  await expect(panel.getByRole("tab")).toHaveCount(0);
+  await openWeb.getByRole("button", { name: "Toggle open-webpage tool sample" }).click();
+  await openWeb.getByRole("button", { name: "Toggle open-webpage tool sample" }).click();
+  await openWeb.getByRole("group").getByRole("button", { name: "Approve" }).click();
+  await expect(openWeb.getByText(/open_request_accepted/)).toBeVisible();
+  await expect(panel.getByRole("tab", { name: "https://example.com/" })).toHaveAttribute("aria-selected", "true");
+  await expect(panel.getByRole("tabpanel")).toContainText("no page is loaded");
+  // UI-12, UI-14: the panel's tabs listed live, a page read with no approval card.
+  await panel.getByRole("button", { name: "New tab" }).click();
+  const read = page.locator('[data-sample="read-page"]');
+  await read.getByRole("button", { name: "Get current tab list (in-memory test)" }).click();
+  await expect(read.getByLabel("Current tab list")).toContainText('"kind": "new"');
+  await expect(read.getByLabel("Current tab list")).toContainText('"url": "https://example.com/"');
+  await read.getByRole("button", { name: "Read page text (simulated)" }).click();
+  await expect(read.getByLabel("Read result")).toContainText('"source": "untrusted_webpage"');
+  await expect(read.getByLabel("Read result")).toContainText("fixed test material");
+  await expect(read.getByRole("group")).toHaveCount(0);
+  // UI-15: file refresh fills marked in-memory text; web navigation is unsupported; close goes
+  // through the reducer (the active tab's neighbour is selected).
+  const acts = page.locator('[data-sample="tab-actions"]');
+  await acts.getByRole("button", { name: "Open a file tab" }).click();
+  await acts.getByRole("button", { name: "Open a folder tab" }).click();
+  await acts.getByRole("button", { name: "Get current tab list (in-memory test)" }).click();
+  const target = acts.getByRole("combobox", { name: "Target tab" });
+  const action = acts.getByRole("combobox", { name: "Action" });
+  await target.selectOption({ label: "file: notes.md" });
+  await action.selectOption("refresh");
+  await acts.getByRole("button", { name: "Run action" }).click();
+  await expect(acts.getByLabel("Action result")).toContainText('"status": "refresh_requested"');
+  await panel.getByRole("tab", { name: "notes.md" }).click();
+  await expect(panel.getByRole("tabpanel")).toContainText("[in-memory QA text, not read from any file #1] docs/notes.md");
+  await target.selectOption({ label: "web: https://example.com/" });
+  await action.selectOption("back");
+  await acts.getByRole("button", { name: "Run action" }).click();
+  await expect(acts.getByLabel("Action result")).toContainText('"status": "unsupported"');
+  await target.selectOption({ label: "file: notes.md" });
+  await action.selectOption("close");
+  await acts.getByRole("button", { name: "Run action" }).click();
+  await expect(acts.getByLabel("Action result")).toContainText('"status": "closed"');
+  await expect(panel.getByRole("tab")).toHaveCount(3);
+  await expect(panel.getByRole("tab", { name: "docs" })).toHaveAttribute("aria-selected", "true");
+  // Chinese words of the samples.
+  await page.getByRole("combobox", { name: "Language" }).selectOption("zh");
+  await expect(page.getByRole("heading", { name: "读取网页正文" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "标签操作（内存模拟）" })).toBeVisible();
+  await expect(read.getByRole("button", { name: "获取当前标签列表（内存测试）" })).toBeVisible();
+  await expect(openWeb.getByRole("button", { name: "切换打开网页工具样例" })).toBeVisible();
+  await page.locator('[data-sample="panel"]').screenshot({ path: join(SCREENS, "qa-tabs-panel-zh.png") });
+  expect(asked).toEqual([]);
 });

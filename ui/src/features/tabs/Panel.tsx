@@ -11,6 +11,11 @@ import { WebView } from "./WebView";
 
 const KIND_ICON: Record<TabKind, typeof Globe> = { web: Globe, file: FileText, new: SquareDashed, workspace: Folder };
 
+/** What a tab is called: a blank tab in the person's language (the Host names it in English). */
+export function tabName(t: ReturnType<typeof useT>, tab: PreviewTab): string {
+  return tab.kind === "new" || !tab.title ? t(`tabKind_${tab.kind}`) : tab.title;
+}
+
 export function TabIcon({ kind }: { kind: TabKind }) {
   const Icon = KIND_ICON[kind] ?? SquareDashed;
   return <Icon size={14} aria-hidden />;
@@ -70,11 +75,11 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
                 aria-controls="preview-tabpanel"
                 tabIndex={x.active ? 0 : -1}
                 onClick={() => ctl.activate(x.tabId)}
-                title={`${t(`tabKind_${x.kind}`)}: ${x.url ?? x.path ?? x.title}`}
+                title={`${t(`tabKind_${x.kind}`)}: ${x.url ?? x.path ?? tabName(t, x)}`}
               >
-                <TabIcon kind={x.kind} /> <span className="tab-title">{x.title || t(`tabKind_${x.kind}`)}</span>
+                <TabIcon kind={x.kind} /> <span className="tab-title">{tabName(t, x)}</span>
               </button>
-              <button className="icon" aria-label={`${t("closeTab")} ${x.title}`} title={`${t("closeTab")} ${x.title}`} onClick={() => ctl.close(x.tabId)}>
+              <button className="icon" aria-label={`${t("closeTab")} ${tabName(t, x)}`} title={`${t("closeTab")} ${tabName(t, x)}`} onClick={() => ctl.close(x.tabId)}>
                 <X size={13} />
               </button>
             </div>

@@ -11,6 +11,7 @@ import { LIVE_VIEW_INTERVAL_MS, FRAME_SANDBOX, WebView, ownOrigin } from "./WebV
 import { TabDialog } from "./TabDialog";
 import { PreviewPanel } from "./Panel";
 import type { SessionTabs } from "./useTabs";
+import { reduceTabs } from "./memory";
 
 const withT = (ui: React.ReactNode, lang: "en" | "zh" = "en") => <I18n.Provider value={translator(lang)}>{ui}</I18n.Provider>;
 
@@ -167,6 +168,16 @@ describe("the panel", () => {
   });
 });
 
+describe("the panel in Chinese", () => {
+  it("names a blank tab in the person's language, not the Host's English", () => {
+    const blank: PreviewTab = { tabId: "tab_" + "b".repeat(32), kind: "new", title: "New tab", active: true };
+    const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
+    render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />, "zh"));
+    expect(screen.getByRole("tab").textContent?.trim()).toBe("新标签");
+    expect(screen.getByRole("button", { name: "关闭标签 新标签" })).toBeTruthy();
+  });
+});
+
 describe("the tab dialog", () => {
   const q = (kind: Question["kind"], message = ""): Question => ({ sessionId: "s1", dialogId: "dlg_" + "1".repeat(32), kind, tabId: TAB, message });
 
@@ -199,5 +210,26 @@ describe("the tab dialog", () => {
     fireEvent.click(screen.getByRole("button", { name: "留下" }));
     await act(async () => {});
     expect(onAnswer).toHaveBeenCalledWith(q("beforeunload").dialogId, false);
+  });
+});
+
+describe("the in-memory tab reducer of the QA page (WEB-35)", () => {
+  const open = (tabs: PreviewTab[], id: string) => reduceTabs(tabs, { type: "open", tab: { kind: "new" }, id });
+  const three = open(open(open([], "a"), "b"), "c");
+  const shape = (tabs: PreviewTab[]) => tabs.map((t) => `${t.tabId}${t.active ? "*" : ""}`).join(" ");
+
+  it("a new tab is the active one", () => {
+    expect(shape(three)).toBe("a b c*");
+  });
+  it("closing the active tab selects the tab that takes its place, else the new last one", () => {
+    const onB = reduceTabs(three, { type: "activate", id: "b" });
+    expect(shape(reduceTabs(onB, { type: "close", id: "b" }))).toBe("a c*");
+    expect(shape(reduceTabs(three, { type: "close", id: "c" }))).toBe("a b*");
+    expect(shape(reduceTabs(open([], "x"), { type: "close", id: "x" }))).toBe("");
+  });
+  it("closing a background tab keeps the selection; unknown IDs change nothing", () => {
+    expect(shape(reduceTabs(three, { type: "close", id: "a" }))).toBe("b c*");
+    expect(reduceTabs(three, { type: "close", id: "zz" })).toBe(three);
+    expect(reduceTabs(three, { type: "activate", id: "zz" })).toBe(three);
   });
 });
