@@ -115,6 +115,49 @@ test("web-only: new and web tabs open through the Host, switch, close with the d
   expect(await apiTabs(page, sid)).toEqual(tabs);
 });
 
+test("native: a web tab is a page of the Host's headless Chromium, shown by title, URL, load state and live view", async ({ page }) => {
+  host = await startHost();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  // The live view's two endpoints belong to the screencast (another part of issue 9): here the
+  // network answers for them — first no frame, then one — and records the clicks.
+  let frames = 0;
+  const fronts: string[] = [];
+  await page.route("**/api/tabs/*/screen", async (route) => {
+    frames += 1;
+    if (frames <= 2) return route.fulfill({ status: 404, contentType: "application/json", body: '{"error":"not_found","message":"no frame yet"}' });
+    // A 1×1 JPEG.
+    const jpeg = Buffer.from("/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=", "base64");
+    return route.fulfill({ status: 200, contentType: "image/jpeg", body: jpeg });
+  });
+  await page.route("**/api/tabs/*/front", async (route) => {
+    fronts.push(route.request().method());
+    return route.fulfill({ status: 204 });
+  });
+  const sid = await newSession(page);
+  expect((await (await page.request.get(`${host.base}/api/health`)).json()).web_tabs).toBe("browser");
+  const address = page.getByRole("textbox", { name: "Web address to open" });
+  await address.fill(siteUrl);
+  await address.press("Enter");
+  // The browser's title and load state reach the panel through tabs events.
+  const tab = page.getByRole("tab", { name: "Local page" });
+  await expect(tab).toHaveAttribute("aria-selected", "true", { timeout: 20_000 });
+  const body = page.getByRole("tabpanel");
+  await expect(body).toContainText(siteUrl);
+  await expect(body.getByText("Loaded")).toBeVisible();
+  await expect(page.locator("iframe")).toHaveCount(0);
+  await expect(body).toContainText("No picture of this page yet.");
+  const live = body.getByRole("button", { name: /Live view of the page/ });
+  await expect(live).toBeVisible();
+  await expect(live.getByRole("img", { name: "Live view of Local page" })).toBeVisible();
+  await live.click();
+  await expect.poll(() => fronts).toEqual(["POST"]);
+  // Closing asks first; Close closes the browser page and the tab.
+  await page.getByRole("button", { name: "Close tab Local page" }).click();
+  await page.getByRole("alertdialog", { name: "Close this page?" }).getByRole("button", { name: "Close" }).click();
+  await expect(tab).toHaveCount(0, { timeout: 20_000 });
+  expect(await apiTabs(page, sid)).toEqual([]);
+});
+
 test("a file written by an approved [demo:write] opens as a file tab of the Host; the panel fits 800 px", async ({ page }) => {
   host = await startHost(["--web-only"]);
   await page.setViewportSize({ width: 1280, height: 900 });
