@@ -364,7 +364,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     const onKey = (e: KeyboardEvent) => {
       // An Escape that closes a dialog, a menu or an IME composition must never cancel a run
       // by accident; anywhere else — a focused approval card included — it stops the run.
-      if (dialog) return;
+      if (dialog || tabs.dialogs.length) return;
       if (e.key === "Escape" && activeRun && !e.defaultPrevented && !e.isComposing) {
         e.preventDefault();
         cancelRun();
@@ -378,7 +378,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [dialog, activeRun, cancelRun, sessions, currentId]);
+  }, [dialog, tabs.dialogs.length, activeRun, cancelRun, sessions, currentId]);
 
   // A long session stays smooth: only the runs on screen are rendered.
   const scroller = useRef<HTMLDivElement>(null);

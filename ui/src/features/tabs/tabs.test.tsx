@@ -3,7 +3,7 @@
 // web-only tab (sandboxed, no referrer, never the UI's own origin), the Host's tabs in the
 // panel, and the dialog that only a deliberate click answers.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { act, cleanup, fireEvent, render, renderHook, screen } from "@testing-library/react";
 import { Api } from "../../api";
 import { I18n, translator } from "../../i18n";
 import type { PreviewTab, TabDialog as Question } from "../../types";
@@ -12,6 +12,7 @@ import { TabDialog } from "./TabDialog";
 import { PreviewPanel } from "./Panel";
 import type { SessionTabs } from "./useTabs";
 import { reduceTabs } from "./memory";
+import { samePath, useSessionTabs } from "./useTabs";
 
 const withT = (ui: React.ReactNode, lang: "en" | "zh" = "en") => <I18n.Provider value={translator(lang)}>{ui}</I18n.Provider>;
 
@@ -232,4 +233,55 @@ describe("the in-memory tab reducer of the QA page (WEB-35)", () => {
     expect(reduceTabs(three, { type: "close", id: "zz" })).toBe(three);
     expect(reduceTabs(three, { type: "activate", id: "zz" })).toBe(three);
   });
+});
+
+describe("useSessionTabs: the Host's list, kept current", () => {
+  const file = (id: string, path: string, active = false): PreviewTab => ({ tabId: id, kind: "file", title: path, active, path });
+
+  it("reads the list, again on a tabs event; a known file is activated rather than opened twice; dialogs queue and a gone one is dropped", async () => {
+    let list: PreviewTab[] = [file("tab_1", "a.txt", true)];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string, init?: RequestInit) => {
+        calls.push({ method: init?.method ?? "GET", url, auth: null });
+        if (url === "/api/sessions/s1/tabs" && (init?.method ?? "GET") === "GET") return new Response(JSON.stringify(list), { status: 200 });
+        if (url.endsWith("/activate")) return new Response(JSON.stringify(list.map((t) => ({ ...t, active: url.includes(t.tabId) }))), { status: 200 });
+        if (url.startsWith("/api/dialogs/")) return new Response(JSON.stringify({ error: "not_found", message: "no open dialog" }), { status: 404 });
+        return new Response("{}", { status: 201 });
+      }),
+    );
+    const reported: unknown[] = [];
+    const api = new Api("tok");
+    const { result } = renderHook(() => useSessionTabs(api, "s1", (e) => reported.push(e)));
+    await act(async () => {});
+    expect(result.current.tabs.map((t) => t.tabId)).toEqual(["tab_1"]);
+    list = [file("tab_1", "a.txt"), file("tab_2", "b.txt", true)];
+    const version = result.current.fileVersion;
+    await act(async () => result.current.onLive("tabs", { sessionId: "s1" }));
+    expect(result.current.tabs.map((t) => `${t.tabId}${t.active ? "*" : ""}`)).toEqual(["tab_1", "tab_2*"]);
+    expect(result.current.fileVersion).toBeGreaterThan(version);
+    // An open file is selected; a new one is asked of the Host.
+    await act(async () => result.current.openFile("./a.txt"));
+    await act(async () => result.current.openFile("c.txt"));
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual(["/api/tabs/tab_1/activate", "/api/sessions/s1/tabs"]);
+    // Dialogs: this session's, once each; answered or gone, they leave the queue.
+    const d = { sessionId: "s1", dialogId: "dlg_1", kind: "close_confirm" as const, tabId: "tab_2", message: "" };
+    act(() => {
+      result.current.onLive("dialog", d);
+      result.current.onLive("dialog", d);
+      result.current.onLive("dialog", { ...d, sessionId: "s2", dialogId: "dlg_2" });
+    });
+    expect(result.current.dialogs.map((x) => x.dialogId)).toEqual(["dlg_1"]);
+    await act(async () => result.current.answer("dlg_1", false));
+    expect(result.current.dialogs).toEqual([]);
+    expect(calls.some((c) => c.url === "/api/dialogs/dlg_1" && c.method === "POST")).toBe(true);
+    expect(reported).toEqual([]);
+  });
+});
+
+it("compares file paths as the Host keeps them", () => {
+  expect(samePath("./docs//a.md", "docs/a.md")).toBe(true);
+  expect(samePath("docs/./a.md/", "docs/a.md")).toBe(true);
+  expect(samePath("docs/a.md", "docs/b.md")).toBe(false);
+  expect(samePath("a/b", "ab")).toBe(false);
 });

@@ -10,7 +10,7 @@ export interface SessionTabs {
   tabs: PreviewTab[];
   /** Questions the Host waits on, oldest first; the first is shown. */
   dialogs: TabDialog[];
-  /** Bumped when a file is opened again: its view reads the file anew. */
+  /** Bumped when a file is opened again or the tabs changed: the file view reads it anew. */
   fileVersion: number;
   open: (tab: OpenTab) => Promise<PreviewTab | null>;
   /** A file tab: the existing one for that path is selected (and re-read), else one is opened. */
@@ -22,7 +22,11 @@ export interface SessionTabs {
   onLive: (name: string, data: unknown) => void;
 }
 
-export function useSessionTabs(api: Api, sessionId: string | null, report: (e: unknown) => void): SessionTabs {
+export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: unknown) => void): SessionTabs {
+  // Held in a ref: a caller's new callback must not count as a new session (which resets).
+  const onErrorRef = useRef(onError);
+  onErrorRef.current = onError;
+  const report = useCallback((e: unknown) => onErrorRef.current(e), []);
   const [tabs, setTabs] = useState<PreviewTab[]>([]);
   const [dialogs, setDialogs] = useState<TabDialog[]>([]);
   const [fileVersion, setFileVersion] = useState(0);
@@ -95,7 +99,8 @@ export function useSessionTabs(api: Api, sessionId: string | null, report: (e: u
   const openFile = useCallback(
     (path: string) => {
       setFileVersion((v) => v + 1);
-      const known = tabsRef.current.find((x) => x.kind === "file" && x.path === path);
+      // The Host keeps the path it checked (`./a//b` is `a/b`): compared the same way.
+      const known = tabsRef.current.find((x) => x.kind === "file" && x.path !== undefined && samePath(x.path, path));
       if (known) activate(known.tabId);
       else void open({ kind: "file", path });
     },
@@ -129,7 +134,12 @@ export function useSessionTabs(api: Api, sessionId: string | null, report: (e: u
 
   const onLive = useCallback(
     (name: string, data: unknown) => {
-      if (name === "tabs") refresh();
+      // Any change may be a refresh the agent asked for (preview_tab_action): the file shown
+      // is read again too.
+      if (name === "tabs") {
+        refresh();
+        setFileVersion((v) => v + 1);
+      }
       if (name === "dialog") {
         const d = data as TabDialog;
         if (d.sessionId !== sid.current) return;
@@ -140,4 +150,10 @@ export function useSessionTabs(api: Api, sessionId: string | null, report: (e: u
   );
 
   return { tabs, dialogs, fileVersion, open, openFile, activate, close, answer, onLive };
+}
+
+/** Whether two project-relative paths name the same file once `.` and empty segments go. */
+export function samePath(a: string, b: string): boolean {
+  const norm = (p: string) => p.split("/").filter((seg) => seg !== "" && seg !== ".").join("/");
+  return norm(a) === norm(b);
 }
