@@ -198,8 +198,18 @@ async fn screen_and_front_of_native_tabs_over_the_api() {
     assert_eq!(screen(&w, "tab_nope").await.0, 400);
     assert_eq!(w.status("POST", "/api/tabs/nope/front", None).await, 400);
 
-    // Closed by the person: gone from the list, and then neither view nor front.
+    // Closed by the person ("close this page?" agreed): gone from the list, and then neither
+    // view nor front.
+    let mut live = w.host.subscribe();
     w.ok("DELETE", &format!("/api/tabs/{blue}"), None).await;
+    let dialog = crate::web_tabs::next_dialog(&mut live).await;
+    assert_eq!(dialog.tab_id, blue);
+    w.ok(
+        "POST",
+        &format!("/api/dialogs/{}", dialog.dialog_id),
+        Some(json!({"accept": true})),
+    )
+    .await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     while screen(&w, &blue).await.0 != 404 {
         assert!(tokio::time::Instant::now() < deadline, "still a view");

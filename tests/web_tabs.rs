@@ -9,6 +9,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use wisp_protocol as p;
+
 use crate::e2e::{TOKEN, Wisp, calls, statuses};
 
 /// A loopback site with fixed pages.
@@ -169,10 +171,34 @@ async fn readpage_reads_a_background_tab_of_the_real_browser() {
         "{r}"
     );
 
-    // The person closes a page; it goes through the browser and leaves the list.
+    // The person closes a page: Wisp asks first (WEB-36); kept, it stays; agreed, it goes
+    // through the browser and leaves the list.
     let a_id = a["tabId"].as_str().unwrap();
+    let mut live = w.host.subscribe();
     let closed = w.ok("DELETE", &format!("/api/tabs/{a_id}"), None).await;
     assert_eq!(closed["status"], "closing");
+    let dialog = next_dialog(&mut live).await;
+    assert_eq!(
+        (dialog.kind, dialog.tab_id.as_str()),
+        (p::DialogKind::CloseConfirm, a_id)
+    );
+    let answer = format!("/api/dialogs/{}", dialog.dialog_id);
+    w.ok("POST", &answer, Some(json!({"accept": false}))).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        tabs(&w, &s).await.iter().any(|t| t["tabId"] == a["tabId"]),
+        "kept"
+    );
+    assert_eq!(
+        w.status("POST", &answer, Some(json!({"accept": true})))
+            .await,
+        404,
+        "a dialog is answered once"
+    );
+    w.ok("DELETE", &format!("/api/tabs/{a_id}"), None).await;
+    let dialog = next_dialog(&mut live).await;
+    let answer = format!("/api/dialogs/{}", dialog.dialog_id);
+    w.ok("POST", &answer, Some(json!({"accept": true}))).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     while tabs(&w, &s).await.iter().any(|t| t["tabId"] == a["tabId"]) {
         assert!(
@@ -219,6 +245,40 @@ async fn web_only_lists_tabs_and_reading_is_unsupported() {
         result.contains("unsupported") && result.contains("--web-only"),
         "{result}"
     );
+    // The UI learns it shows web tabs as iframes.
+    assert_eq!(w.ok("GET", "/api/health", None).await["web_tabs"], "iframe");
+    // Closing an iframe tab asks too; agreed, it is gone.
+    let id = tab["tabId"].as_str().unwrap();
+    let mut live = w.host.subscribe();
+    assert_eq!(
+        w.ok("DELETE", &format!("/api/tabs/{id}"), None).await["status"],
+        "closing"
+    );
+    let dialog = next_dialog(&mut live).await;
+    let answer = format!("/api/dialogs/{}", dialog.dialog_id);
+    w.ok("POST", &answer, Some(json!({"accept": true}))).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !tabs(&w, &s).await.is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the tab did not close"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The next dialog the Host shows the person (within 20 s).
+pub(crate) async fn next_dialog(live: &mut tokio::sync::broadcast::Receiver<p::Live>) -> p::Dialog {
+    let wait = async {
+        loop {
+            if let Ok(p::Live::Tabs(p::TabLive::Dialog(d))) = live.recv().await {
+                return d;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), wait)
+        .await
+        .expect("a dialog within 20 s")
 }
 
 /// A session's live events from now on (no replay), as the UI's stream gets them.

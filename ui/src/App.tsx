@@ -16,6 +16,9 @@ import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { isMcpToolName, labelsOf, McpToolLabels, type ToolLabel } from "./features/mcp/labels";
 import { ModelBadge, ProblemText } from "./features/settings/problem";
+import { PreviewPanel } from "./features/tabs/Panel";
+import { TabDialog } from "./features/tabs/TabDialog";
+import { useSessionTabs } from "./features/tabs/useTabs";
 import { useOpenTickets } from "./features/tabs/tickets";
 
 /** How often the session list is re-read for approvals waiting in other sessions. */
@@ -26,15 +29,6 @@ const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live
 
 /** Scrolled this close to the top of the run list, older runs load. */
 const OLDER_THRESHOLD_PX = 200;
-
-interface Tab {
-  path: string;
-  content?: string;
-  partial?: boolean;
-  error?: string;
-}
-
-const NO_TABS: Tab[] = [];
 
 interface Props {
   api: Api;
@@ -55,8 +49,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   // The session whose first page of runs has arrived (examples show only for an empty one).
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
   const [live, setLive] = useState<Record<string, LiveState>>({});
-  // Preview tabs per session: switching sessions and back finds them as they were.
-  const [previews, setPreviews] = useState<Record<string, { tabs: Tab[]; active: string | null }>>({});
   const [previewOpen, setPreviewOpen] = useState(false);
   // Per approval: the target file's text when it was asked, null when the file does not exist,
   // undefined while loading or unknown. Keyed by approval so a later write to the same path
@@ -69,17 +61,13 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [draft, setDraft] = useState("");
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const current = sessions.find((s) => s.id === currentId) ?? null;
-  const tabs = (currentId && previews[currentId]?.tabs) || NO_TABS;
-  const activeTab = (currentId && previews[currentId]?.active) || null;
-  const updateTabs = useCallback(
-    (sid: string, f: (p: { tabs: Tab[]; active: string | null }) => { tabs: Tab[]; active: string | null }) =>
-      setPreviews((all) => ({ ...all, [sid]: f(all[sid] ?? { tabs: [], active: null }) })),
-    [],
-  );
-  const setActiveTab = (path: string | null) => currentId && updateTabs(currentId, (p) => ({ ...p, active: path }));
   const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
 
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
+  // The session's preview tabs, held by the Host (issue 9): kept per session there.
+  const tabs = useSessionTabs(api, currentId, report);
+  const onTabsLive = useRef(tabs.onLive);
+  onTabsLive.current = tabs.onLive;
 
   const loadSessions = useCallback(async () => {
     const list = await api.sessions();
@@ -148,20 +136,15 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const currentRef = useRef<string | null>(null);
   currentRef.current = currentId;
 
+  const openFile = tabs.openFile;
   const openPreview = useCallback(
     (path: string, show = true) => {
       if (!currentRef.current) return;
-      const sid = currentRef.current;
-      const set = (f: (ts: Tab[]) => Tab[]) => updateTabs(sid, (p) => ({ ...p, tabs: f(p.tabs) }));
-      updateTabs(sid, (p) => ({ tabs: p.tabs.some((x) => x.path === path) ? p.tabs : [...p.tabs, { path }], active: path }));
+      openFile(path);
       // On a narrow window the panel opens only when the person asked for the file.
       if (show) setPreviewOpen(true);
-      api
-        .preview(sid, path)
-        .then((p) => set((ts) => ts.map((x) => (x.path === path ? { path, content: p.content, partial: p.partial } : x))))
-        .catch((e: Error) => set((ts) => ts.map((x) => (x.path === path ? { path, error: e.message } : x))));
     },
-    [api, updateTabs],
+    [openFile],
   );
 
   // Coalesces refreshes: many events of one run in a burst cost one request.
@@ -203,14 +186,17 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     if (!currentId) return;
     let stop = () => {};
     let cancelled = false;
-    api
-      .runs(currentId)
-      .then((page) => {
+    // The stream starts after the session's last event as known before its runs are read. On a
+    // reload the session list has not arrived yet: it is read first, since replaying the whole
+    // log would act on old events again (a written file would reopen its tab in the Host).
+    const known = sessions.find((s) => s.id === currentId);
+    (known ? Promise.resolve(known) : api.sessions().then((l) => l.find((s) => s.id === currentId)))
+      .then((session) => api.runs(currentId).then((page) => ({ page, session })))
+      .then(({ page, session }) => {
         if (cancelled) return;
         setRuns(page.runs.slice().reverse());
         setCursor(page.nextCursor);
         setLoadedFor(currentId);
-        const session = sessions.find((s) => s.id === currentId);
         const onEvent = (e: WispEvent) => {
           if (!e.runId) return;
           refreshRun(e.runId);
@@ -252,7 +238,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
               },
             };
           });
-        stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta, onTicket);
+        stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta, (name, data) => {
+          onTabsLive.current(name, data);
+          onTicket(name, data);
+        });
       })
       .catch(report);
     return () => {
@@ -382,7 +371,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     const onKey = (e: KeyboardEvent) => {
       // An Escape that closes a dialog, a menu or an IME composition must never cancel a run
       // by accident; anywhere else — a focused approval card included — it stops the run.
-      if (dialog) return;
+      if (dialog || tabs.dialogs.length) return;
       if (e.key === "Escape" && activeRun && !e.defaultPrevented && !e.isComposing) {
         e.preventDefault();
         cancelRun();
@@ -396,7 +385,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [dialog, activeRun, cancelRun, sessions, currentId]);
+  }, [dialog, tabs.dialogs.length, activeRun, cancelRun, sessions, currentId]);
 
   // A long session stays smooth: only the runs on screen are rendered.
   const scroller = useRef<HTMLDivElement>(null);
@@ -476,7 +465,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       .catch(() => {});
   }, [runs, mcpLabels, api]);
 
-  const tab = tabs.find((x) => x.path === activeTab) ?? null;
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
 
   return (
@@ -613,7 +601,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 )}
                 <button className="preview-toggle" aria-expanded={previewOpen} aria-controls="preview-panel" onClick={() => setPreviewOpen((o) => !o)}>
                   <FileText size={15} aria-hidden /> {t("preview")}
-                  {tabs.length ? ` (${tabs.length})` : ""}
+                  {tabs.tabs.length ? ` (${tabs.tabs.length})` : ""}
                 </button>
               </header>
               <div
@@ -696,65 +684,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           )}
         </main>
 
-        <aside className="preview" id="preview-panel" aria-label={t("preview")}>
-          <button className="icon preview-close" aria-label={t("closePreview")} title={t("closePreview")} onClick={() => setPreviewOpen(false)}>
-            <X size={16} />
-          </button>
-          <div
-            className="tabs"
-            role="tablist"
-            aria-label={t("preview")}
-            onKeyDown={(e) => {
-              // The tab pattern: arrows move between tabs, Home/End to the ends.
-              const i = tabs.findIndex((x) => x.path === activeTab);
-              const to = e.key === "ArrowRight" ? i + 1 : e.key === "ArrowLeft" ? i - 1 : e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : null;
-              if (to === null || !tabs.length) return;
-              e.preventDefault();
-              const next = tabs[(to + tabs.length) % tabs.length]!;
-              setActiveTab(next.path);
-              e.currentTarget.querySelector<HTMLButtonElement>(`[data-tab="${CSS.escape(next.path)}"]`)?.focus();
-            }}
-          >
-            {tabs.map((x) => (
-              <div key={x.path} className={x.path === activeTab ? "tab active" : "tab"}>
-                <button
-                  role="tab"
-                  data-tab={x.path}
-                  aria-selected={x.path === activeTab}
-                  tabIndex={x.path === activeTab ? 0 : -1}
-                  onClick={() => setActiveTab(x.path)}
-                  title={x.path}
-                >
-                  <FileText size={14} aria-hidden /> {x.path.split("/").pop()}
-                </button>
-                <button
-                  className="icon"
-                  aria-label={`${t("closeTab")} ${x.path}`}
-                  onClick={() => {
-                    if (!currentId) return;
-                    updateTabs(currentId, (p) => {
-                      const rest = p.tabs.filter((y) => y.path !== x.path);
-                      return { tabs: rest, active: p.active === x.path ? rest[rest.length - 1]?.path ?? null : p.active };
-                    });
-                  }}
-                >
-                  <X size={13} />
-                </button>
-              </div>
-            ))}
-          </div>
-          {tab ? (
-            <div className="tab-body" role="tabpanel" aria-label={tab.path}>
-              <div className="muted small mono">{tab.path}</div>
-              {tab.error ? <p className="error">{tab.error}</p> : tab.content === undefined ? <p className="muted">…</p> : <pre className="file">{tab.content}</pre>}
-              {tab.partial && <p className="muted small">{t("partial")}</p>}
-            </div>
-          ) : (
-            <p className="muted empty">{t("noTabs")}</p>
-          )}
-        </aside>
+        <PreviewPanel api={api} sessionId={currentId} tabs={tabs} webTabs={health?.web_tabs ?? "browser"} onHide={() => setPreviewOpen(false)} />
       </div>
 
+      <TabDialog dialog={tabs.dialogs[0]} tab={tabs.tabs.find((x) => x.tabId === tabs.dialogs[0]?.tabId)} onAnswer={tabs.answer} />
       <McpToolLabels.Provider value={mcpLabels}>
         <ApprovalAnnouncer runs={runs} />
       </McpToolLabels.Provider>

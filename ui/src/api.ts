@@ -1,6 +1,6 @@
 // The Host's local API, and nothing else: every request carries the token in a header (never
 // in a URL), and the event stream is read with fetch so the header goes there too.
-import type { Delta, Health, Preview, Project, Run, RunPage, Session, WispEvent } from "./types";
+import type { Delta, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Session, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
 import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
 
@@ -72,16 +72,32 @@ export class Api {
   ackTicket = (ticketId: string) => this.call<{ status: "accepted" }>("POST", `/api/tickets/${encodeURIComponent(ticketId)}/ack`);
   preview = (sessionId: string, path: string) =>
     this.call<Preview>("GET", `/api/sessions/${sessionId}/preview?path=${encodeURIComponent(path)}`);
+  tabs = (sessionId: string) => this.call<PreviewTab[]>("GET", `/api/sessions/${sessionId}/tabs`);
+  openTab = (sessionId: string, tab: OpenTab) => this.call<PreviewTab>("POST", `/api/sessions/${sessionId}/tabs`, tab);
+  activateTab = (tabId: string) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/activate`);
+  closeTab = (tabId: string) => this.call<{ status: "closed" | "closing" }>("DELETE", `/api/tabs/${encodeURIComponent(tabId)}`);
+  answerDialog = (dialogId: string, accept: boolean) => this.call<void>("POST", `/api/dialogs/${encodeURIComponent(dialogId)}`, { accept });
+  /** Brings the real browser window of a native web tab to the front. */
+  frontTab = (tabId: string) => this.call<void>("POST", `/api/tabs/${encodeURIComponent(tabId)}/front`);
+  /** The latest live-view frame of a native web tab (JPEG), or null when there is none yet (404). */
+  async tabScreen(tabId: string, signal?: AbortSignal): Promise<Blob | null> {
+    const r = await fetch(`/api/tabs/${encodeURIComponent(tabId)}/screen`, { headers: { Authorization: `Bearer ${this.token}` }, signal });
+    if (r.status === 404) return null;
+    if (r.status === 401) this.onUnauthorized();
+    if (!r.ok) throw new ApiError(r.status, "error", `HTTP ${r.status}`);
+    return r.blob();
+  }
 
   /** Follows a session's events from `after`; returns a function that stops. Reconnects after a
    * drop, resuming from the last sequence number seen. Live events with another name (`tabs`,
-   * `dialog`, `open_ticket`: no seq of their own) go to `onNamed` as their raw data. */
+   * `dialog`, `open_ticket`: no seq of their own) go to `onLive`, parsed. */
   follow(
     sessionId: string,
     after: number,
     onEvent: (e: WispEvent) => void,
     onDelta: (d: Delta) => void,
-    onNamed?: (name: string, data: string) => void,
+    /** Live events that are not stored (`tabs`, `dialog`, …): carry no `seq`. */
+    onLive: (name: string, data: unknown) => void = () => {},
   ): () => void {
     const stop = new AbortController();
     let last = after;
@@ -100,7 +116,7 @@ export class Api {
           const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
           const parser = new SseParser((name, data) => {
             if (name === "delta") onDelta(JSON.parse(data) as Delta);
-            else if (name !== "message") onNamed?.(name, data);
+            else if (name !== "message") onLive(name, JSON.parse(data));
             else {
               const e = JSON.parse(data) as WispEvent;
               last = Math.max(last, e.seq);

@@ -6,7 +6,8 @@ import { ApprovalCard, type Outcome } from "./features/approvals/ApprovalCard";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { InstallQaSample, RegisterQaSample } from "./features/mcp/InstallQa";
 import { MemoryMcp } from "./features/mcp/memory";
-import { browserLang, I18n, translator, type Lang } from "./i18n";
+import { OpenWebpageSample, QaPanel, QaTabsProvider, ReadPageSample, TabActionsSample } from "./features/tabs/QaTabs";
+import { browserLang, I18n, translator, useT, type Lang } from "./i18n";
 import "./styles.css";
 
 interface Sample {
@@ -109,6 +110,17 @@ function McpSample() {
   );
 }
 
+function QaPanelSection() {
+  const t = useT();
+  return (
+    <section data-sample="panel">
+      <h2>{t("qa_panelTitle")}</h2>
+      <p className="qa-label">{t("qa_panelNote")}</p>
+      <QaPanel />
+    </section>
+  );
+}
+
 function Qa() {
   const [lang, setLang] = useState<Lang>(browserLang());
   const t = useMemo(() => translator(lang), [lang]);
@@ -127,11 +139,17 @@ function Qa() {
             <option value="zh">中文</option>
           </select>
         </label>
-        <h2>Tool interaction samples / 工具交互样例</h2>
-        {SAMPLES.map((s) => (
-          <ToolSample key={s.id} sample={s} />
-        ))}
-        <SearchSample />
+        <QaTabsProvider>
+          <OpenWebpageSample />
+          <h2>Tool interaction samples / 工具交互样例</h2>
+          {SAMPLES.map((s) => (
+            <ToolSample key={s.id} sample={s} />
+          ))}
+          <SearchSample />
+          <QaPanelSection />
+          <ReadPageSample />
+          <TabActionsSample />
+        </QaTabsProvider>
         <McpSample />
         <InstallQaSample />
         <RegisterQaSample />

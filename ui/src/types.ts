@@ -6,7 +6,9 @@ export type RunStatus = "running" | "awaiting_approval" | "completed" | "cancell
 export type CallStatus = "pending" | "awaiting_approval" | "running" | "succeeded" | "failed" | "rejected" | "cancelled";
 export type ApprovalState = "pending" | "approved" | "rejected" | "void";
 
-export interface Health { status: "ok"; mode: Mode; model_problem?: string; problem?: Problem; model?: RunModel }
+export interface Health { status: "ok"; mode: Mode; model_problem?: string; problem?: Problem; model?: RunModel; web_tabs?: WebTabs }
+/** How web tabs are shown: pages of the Host's browser, or iframes (`--web-only`, no browser). */
+export type WebTabs = "browser" | "iframe";
 export interface Project { id: string; root: string; createdAt: number }
 export interface Session {
   id: string; projectId: string | null; root: string | null; title: string;
@@ -31,3 +33,13 @@ export interface WispEvent { seq: number; sessionId: string; runId: string | nul
 export interface Delta { sessionId: string; runId: string; step: number; text?: string; reasoningBytes?: number }
 
 export const FINAL: RunStatus[] = ["completed", "cancelled", "failed", "budget_exhausted", "interrupted"];
+
+/** A preview tab of a session, as the Host holds it (`GET /api/sessions/{id}/tabs`). */
+export type TabKind = "web" | "file" | "new" | "workspace";
+export interface PreviewTab {
+  tabId: string; kind: TabKind; title: string; active: boolean;
+  url?: string; path?: string; loadState?: "loading" | "loaded" | "failed"; error?: string;
+}
+export type OpenTab = { kind: "file"; path: string } | { kind: "new" } | { kind: "web"; url: string };
+/** The session event `dialog`: answered only by the person's click (`POST /api/dialogs/{id}`). */
+export interface TabDialog { sessionId: string; dialogId: string; kind: "close_confirm" | "beforeunload"; tabId: string; message: string }

@@ -311,6 +311,7 @@ impl Host {
             problem,
             model: Some(active.run_model.clone()),
             blocking_file_tasks: u32::try_from(running).unwrap_or(u32::MAX),
+            web_tabs: self.inner.tabs.web_tabs(),
         }
     }
 

@@ -48,6 +48,18 @@ pub struct Health {
     /// The provider and model the next run will use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<RunModel>,
+    /// How the UI shows web tabs: the Host's browser, or iframes (`--web-only`, no browser).
+    pub web_tabs: WebTabs,
+}
+
+/// How web tabs are shown (issue 9, WEB-05, WEB-14).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WebTabs {
+    /// Pages of the Host's own browser: the panel shows their state and a live view.
+    Browser,
+    /// URLs the UI shows in sandboxed iframes.
+    Iframe,
 }
 
 /// The state of a run.

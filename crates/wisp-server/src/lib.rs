@@ -247,9 +247,11 @@ async fn method_not_allowed() -> ApiError {
 #[folder = "../../ui/dist"]
 struct Ui;
 
-/// Headers of every UI file: nothing from elsewhere may run, frame or be fetched, and no
-/// address (with its token fragment) leaks in a referrer.
-const UI_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+/// Headers of every UI file: nothing from elsewhere may run or be fetched, nothing may frame
+/// the UI, and no address (with its token fragment) leaks in a referrer. The UI frames web
+/// pages (the web-only preview, WEB-05) only in sandboxed iframes; a tab's live view is a
+/// `blob:` image fetched with the token.
+const UI_CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; frame-src http: https:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 fn ui_file(path: &str) -> Response {
     let Some(file) = Ui::get(path) else {

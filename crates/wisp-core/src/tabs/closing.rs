@@ -130,7 +130,7 @@ mod tests {
 
     /// WEB-36: the person's close and the agent's close both go through the page's
     /// `beforeunload`, answered only by the person: dismissed keeps the tab (the agent's close
-    /// returns `cancelled`), accepted closes it; the agent's close asks "close this tab?" first.
+    /// returns `cancelled`), accepted closes it; both ask "close this page?" first.
     /// Then a deleted session's pages close without asking, and no dialog is left.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn beforeunload_is_the_persons_and_a_deleted_session_closes_its_pages() {
@@ -147,11 +147,18 @@ mod tests {
         ))));
         let tab = guarded(&tabs, "s1", &format!("{base}/a")).await;
 
-        // The person closes it: the page asks; dismissed, it stays.
+        // The person closes it: "close this page?" agreed, then the page asks; dismissed, it
+        // stays.
         assert_eq!(
             tabs.close_by_person(&tab).await.unwrap(),
             p::CloseStatus::Closing
         );
+        let d = next_dialog(&mut live).await;
+        assert_eq!(
+            (d.kind, d.tab_id.as_str()),
+            (p::DialogKind::CloseConfirm, tab.as_str())
+        );
+        tabs.answer(&d.dialog_id, true).await.unwrap();
         let d = next_dialog(&mut live).await;
         assert_eq!(
             (d.kind, d.tab_id.as_str()),

@@ -35,13 +35,15 @@ export function ticketHandler(
   show: (claimed: Claimed) => Promise<void> | void,
   afterShow: () => Promise<void> = painted,
   onError: (e: unknown) => void = () => {},
-): (name: string, data: string) => void {
+): (name: string, data: unknown) => void {
   const seen = new Set<string>();
   return (name, data) => {
     if (name !== "open_ticket") return;
     let ticketId: unknown;
     try {
-      ticketId = (JSON.parse(data) as { ticketId?: unknown }).ticketId;
+      // `Api.follow` passes the parsed event; raw SSE data (a string) is parsed here.
+      const event = (typeof data === "string" ? JSON.parse(data) : data) as { ticketId?: unknown } | null;
+      ticketId = event?.ticketId;
     } catch {
       return;
     }
@@ -63,14 +65,14 @@ export function useOpenTickets(
   api: TicketApi,
   sessionId: string | null,
   show: (claimed: Claimed) => Promise<void> | void,
-): (name: string, data: string) => void {
+): (name: string, data: unknown) => void {
   const current = useRef(sessionId);
   const shower = useRef(show);
   useEffect(() => {
     current.current = sessionId;
     shower.current = show;
   });
-  const handler = useRef<((name: string, data: string) => void) | null>(null);
+  const handler = useRef<((name: string, data: unknown) => void) | null>(null);
   if (!handler.current) handler.current = ticketHandler(api, () => current.current, (c) => shower.current(c));
-  return useCallback((name: string, data: string) => handler.current?.(name, data), []);
+  return useCallback((name: string, data: unknown) => handler.current?.(name, data), []);
 }

@@ -1,0 +1,140 @@
+// The right panel (issue 9, UI-07): the session's tabs as the Host holds them — order, the
+// active one, title and kind — and the active tab's view. The person's actions (a new tab, a web
+// page they type, activate, close) go to the Host; the panel shows what the Host answers.
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { FileText, Folder, Globe, Plus, SquareDashed, X } from "lucide-react";
+import type { Api } from "../../api";
+import type { Preview, PreviewTab, TabKind, WebTabs } from "../../types";
+import { useT } from "../../i18n";
+import type { SessionTabs } from "./useTabs";
+import { WebView } from "./WebView";
+
+const KIND_ICON: Record<TabKind, typeof Globe> = { web: Globe, file: FileText, new: SquareDashed, workspace: Folder };
+
+/** What a tab is called: a blank tab in the person's language (the Host names it in English). */
+export function tabName(t: ReturnType<typeof useT>, tab: PreviewTab): string {
+  return tab.kind === "new" || !tab.title ? t(`tabKind_${tab.kind}`) : tab.title;
+}
+
+export function TabIcon({ kind }: { kind: TabKind }) {
+  const Icon = KIND_ICON[kind] ?? SquareDashed;
+  return <Icon size={14} aria-hidden />;
+}
+
+/** What the panel asks of the Host besides the tab list (the QA page passes an in-memory one). */
+export type PanelApi = Pick<Api, "preview" | "tabScreen" | "frontTab">;
+
+interface Props {
+  api: PanelApi;
+  sessionId: string | null;
+  tabs: SessionTabs;
+  webTabs: WebTabs;
+  onHide: () => void;
+  /** The QA page shows its in-memory web tabs without loading anything. */
+  renderWeb?: (tab: PreviewTab) => ReactNode;
+}
+
+export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, renderWeb }: Props) {
+  const t = useT();
+  const { tabs } = ctl;
+  const active = tabs.find((x) => x.active) ?? null;
+  const [url, setUrl] = useState("");
+  const openUrl = async (e: FormEvent) => {
+    e.preventDefault();
+    const u = url.trim();
+    if (!u) return;
+    if (await ctl.open({ kind: "web", url: u })) setUrl("");
+  };
+  return (
+    <aside className="preview" id="preview-panel" aria-label={t("preview")}>
+      <button className="icon preview-close" aria-label={t("closePreview")} title={t("closePreview")} onClick={onHide}>
+        <X size={16} />
+      </button>
+      <div className="tab-strip">
+        <div
+          className="tabs"
+          role="tablist"
+          aria-label={t("preview")}
+          onKeyDown={(e) => {
+            // The tab pattern: arrows move between tabs, Home/End to the ends.
+            const i = tabs.findIndex((x) => x.active);
+            const to = e.key === "ArrowRight" ? i + 1 : e.key === "ArrowLeft" ? i - 1 : e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : null;
+            if (to === null || !tabs.length) return;
+            e.preventDefault();
+            const next = tabs[(to + tabs.length) % tabs.length]!;
+            ctl.activate(next.tabId);
+            [...e.currentTarget.querySelectorAll<HTMLButtonElement>("[data-tab]")].find((b) => b.dataset.tab === next.tabId)?.focus();
+          }}
+        >
+          {tabs.map((x) => (
+            <div key={x.tabId} className={x.active ? "tab active" : "tab"} data-kind={x.kind}>
+              <button
+                role="tab"
+                data-tab={x.tabId}
+                aria-selected={x.active}
+                aria-controls="preview-tabpanel"
+                tabIndex={x.active ? 0 : -1}
+                onClick={() => ctl.activate(x.tabId)}
+                title={`${t(`tabKind_${x.kind}`)}: ${x.url ?? x.path ?? tabName(t, x)}`}
+              >
+                <TabIcon kind={x.kind} /> <span className="tab-title">{tabName(t, x)}</span>
+              </button>
+              <button className="icon" aria-label={`${t("closeTab")} ${tabName(t, x)}`} title={`${t("closeTab")} ${tabName(t, x)}`} onClick={() => ctl.close(x.tabId)}>
+                <X size={13} />
+              </button>
+            </div>
+          ))}
+        </div>
+        <button className="icon" aria-label={t("tabsNew")} title={t("tabsNew")} disabled={!sessionId} onClick={() => void ctl.open({ kind: "new" })}>
+          <Plus size={16} />
+        </button>
+      </div>
+      <form className="url-form" onSubmit={(e) => void openUrl(e)}>
+        <input type="url" aria-label={t("tabsOpenUrl")} placeholder={t("tabsUrlPlaceholder")} value={url} onChange={(e) => setUrl(e.target.value)} disabled={!sessionId} />
+        <button type="submit" disabled={!sessionId || !url.trim()}>
+          <Globe size={14} aria-hidden /> {t("tabsOpen")}
+        </button>
+      </form>
+      {active ? (
+        <div className="tab-body" role="tabpanel" id="preview-tabpanel" aria-label={active.path ?? active.url ?? active.title}>
+          {active.kind === "web" ? (
+            renderWeb ? renderWeb(active) : <WebView api={api} tab={active} mode={webTabs} />
+          ) : active.kind === "file" && sessionId ? (
+            <FileView api={api} sessionId={sessionId} tab={active} version={ctl.fileVersion} />
+          ) : active.kind === "workspace" ? (
+            <p className="muted">{t("tabWorkspaceBody", { path: active.path ?? "" })}</p>
+          ) : (
+            <p className="muted">{t("tabNewBody")}</p>
+          )}
+        </div>
+      ) : (
+        <p className="muted empty">{t("noTabs")}</p>
+      )}
+    </aside>
+  );
+}
+
+/** A file tab: the file as `GET …/preview` gives it, read again when the file is opened again. */
+function FileView({ api, sessionId, tab, version }: { api: PanelApi; sessionId: string; tab: PreviewTab; version: number }) {
+  const t = useT();
+  const path = tab.path ?? "";
+  const [state, setState] = useState<{ for: string; preview?: Preview; error?: string } | null>(null);
+  useEffect(() => {
+    let stale = false;
+    api
+      .preview(sessionId, path)
+      .then((p) => !stale && setState({ for: path, preview: p }))
+      .catch((e: Error) => !stale && setState({ for: path, error: e.message }));
+    return () => {
+      stale = true;
+    };
+  }, [api, sessionId, path, version]);
+  const shown = state?.for === path ? state : null;
+  return (
+    <>
+      <div className="muted small mono">{path}</div>
+      {shown?.error ? <p className="error">{shown.error}</p> : !shown?.preview ? <p className="muted">…</p> : <pre className="file">{shown.preview.content}</pre>}
+      {shown?.preview?.partial && <p className="muted small">{t("partial")}</p>}
+    </>
+  );
+}

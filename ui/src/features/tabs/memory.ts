@@ -1,0 +1,34 @@
+// Tabs in memory, for the QA page only (UI-14, UI-15): the same shape as the Host's list and the
+// same rules — a new tab becomes the active one; closing the active tab selects its neighbour
+// (the tab that took its place, else the new last one), closing a background tab keeps the
+// selection (WEB-35). The workbench itself never uses this: the Host holds the real tabs.
+import type { OpenTab, PreviewTab } from "../../types";
+
+export type TabAction = { type: "open"; tab: OpenTab; id: string } | { type: "activate"; id: string } | { type: "close"; id: string };
+
+const titleOf = (t: OpenTab): string => (t.kind === "web" ? t.url : t.kind === "file" ? t.path.split("/").pop() ?? t.path : "New tab");
+
+export function reduceTabs(tabs: PreviewTab[], action: TabAction): PreviewTab[] {
+  switch (action.type) {
+    case "open": {
+      const t = action.tab;
+      const made: PreviewTab = { tabId: action.id, kind: t.kind, title: titleOf(t), active: true, ...(t.kind === "web" ? { url: t.url } : t.kind === "file" ? { path: t.path } : {}) };
+      return [...tabs.map((x) => ({ ...x, active: false })), made];
+    }
+    case "activate":
+      return tabs.some((x) => x.tabId === action.id) ? tabs.map((x) => ({ ...x, active: x.tabId === action.id })) : tabs;
+    case "close": {
+      const at = tabs.findIndex((x) => x.tabId === action.id);
+      if (at < 0) return tabs;
+      const rest = tabs.filter((x) => x.tabId !== action.id);
+      if (!tabs[at]!.active) return rest;
+      const next = rest[at] ?? rest[rest.length - 1];
+      return rest.map((x) => ({ ...x, active: x === next }));
+    }
+  }
+}
+
+/** A workspace (directory) tab of the QA page: the Host's own list has them as kind `workspace`. */
+export function workspaceTab(id: string, path: string): PreviewTab {
+  return { tabId: id, kind: "workspace", title: path.split("/").filter(Boolean).pop() ?? path, active: true, path };
+}

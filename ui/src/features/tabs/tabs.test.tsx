@@ -1,0 +1,287 @@
+// The right panel's pieces in jsdom with a mocked fetch (issue 9): the live view of a native web
+// tab (GET …/screen at most 2×/s, a placeholder on 404, a click calls …/front), the iframe of a
+// web-only tab (sandboxed, no referrer, never the UI's own origin), the Host's tabs in the
+// panel, and the dialog that only a deliberate click answers.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { act, cleanup, fireEvent, render, renderHook, screen } from "@testing-library/react";
+import { Api } from "../../api";
+import { I18n, translator } from "../../i18n";
+import type { PreviewTab, TabDialog as Question } from "../../types";
+import { LIVE_VIEW_INTERVAL_MS, FRAME_SANDBOX, WebView, ownOrigin } from "./WebView";
+import { TabDialog } from "./TabDialog";
+import { PreviewPanel } from "./Panel";
+import type { SessionTabs } from "./useTabs";
+import { reduceTabs } from "./memory";
+import { samePath, useSessionTabs } from "./useTabs";
+
+const withT = (ui: React.ReactNode, lang: "en" | "zh" = "en") => <I18n.Provider value={translator(lang)}>{ui}</I18n.Provider>;
+
+const TAB = "tab_" + "a".repeat(32);
+const web = (over: Partial<PreviewTab> = {}): PreviewTab => ({ tabId: TAB, kind: "web", title: "Example Domain", active: true, url: "https://example.com/", ...over });
+
+type Call = { method: string; url: string; auth: string | null };
+let calls: Call[];
+let screenStatus: number;
+
+beforeEach(() => {
+  calls = [];
+  screenStatus = 200;
+  URL.createObjectURL = vi.fn(() => `blob:frame-${calls.length}`);
+  URL.revokeObjectURL = vi.fn();
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (url: string, init?: RequestInit) => {
+      const headers = (init?.headers ?? {}) as Record<string, string>;
+      calls.push({ method: init?.method ?? "GET", url, auth: headers.Authorization ?? null });
+      if (url.endsWith("/screen"))
+        return screenStatus === 200 ? new Response(new Blob(["jpeg"], { type: "image/jpeg" }), { status: 200 }) : new Response(JSON.stringify({ error: "not_found", message: "no frame" }), { status: 404 });
+      if (url.endsWith("/front")) return new Response(null, { status: 204 });
+      return new Response("{}", { status: 200 });
+    }),
+  );
+});
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  vi.unstubAllGlobals();
+});
+
+const screens = () => calls.filter((c) => c.url === `/api/tabs/${TAB}/screen`);
+
+describe("native web tab: the live view", () => {
+  it("shows the latest frame with the token in a header, at most twice a second, and a click brings the window to the front", async () => {
+    vi.useFakeTimers();
+    const api = new Api("tok");
+    render(withT(<WebView api={api} tab={web({ loadState: "loaded" })} mode="browser" />));
+    for (let i = 0; i < 5; i++) await act(async () => {});
+    expect(screens()).toHaveLength(1);
+    expect(screens()[0]!.auth).toBe("Bearer tok");
+    expect(screen.getByText("https://example.com/")).toBeTruthy();
+    expect(screen.getByText("Loaded")).toBeTruthy();
+    const img = screen.getByRole("img", { name: "Live view of Example Domain" });
+    expect(img.getAttribute("src")).toMatch(/^blob:/);
+    // Over 3 s: one request per interval, never more than 2 per second.
+    for (let i = 0; i < 6; i++) await act(async () => void vi.advanceTimersByTime(LIVE_VIEW_INTERVAL_MS));
+    expect(screens().length).toBeGreaterThanOrEqual(6);
+    expect(screens().length).toBeLessThanOrEqual(7);
+    // The frame shown before is released when a newer one replaces it.
+    expect(URL.revokeObjectURL).toHaveBeenCalled();
+    fireEvent.click(screen.getByRole("button", { name: /Live view of the page/ }));
+    await act(async () => {});
+    expect(calls.filter((c) => c.method === "POST" && c.url === `/api/tabs/${TAB}/front`)).toHaveLength(1);
+  });
+
+  it("asks for nothing while the window is hidden and stops when the tab goes away", async () => {
+    vi.useFakeTimers();
+    const hidden = vi.spyOn(document, "visibilityState", "get").mockReturnValue("hidden");
+    const { unmount } = render(withT(<WebView api={new Api("tok")} tab={web()} mode="browser" />));
+    for (let i = 0; i < 4; i++) await act(async () => void vi.advanceTimersByTime(LIVE_VIEW_INTERVAL_MS));
+    expect(screens()).toHaveLength(0);
+    hidden.mockReturnValue("visible");
+    await act(async () => void vi.advanceTimersByTime(LIVE_VIEW_INTERVAL_MS));
+    expect(screens()).toHaveLength(1);
+    unmount();
+    for (let i = 0; i < 4; i++) await act(async () => void vi.advanceTimersByTime(LIVE_VIEW_INTERVAL_MS));
+    expect(screens()).toHaveLength(1);
+    hidden.mockRestore();
+  });
+
+  it("without a frame (404) shows a placeholder and a button that still brings the window forward", async () => {
+    screenStatus = 404;
+    render(withT(<WebView api={new Api("tok")} tab={web({ loadState: "failed", error: "net::ERR_NAME_NOT_RESOLVED" })} mode="browser" />, "zh"));
+    expect(await screen.findByText("暂时没有此页面的画面。")).toBeTruthy();
+    expect(screen.queryByRole("img")).toBeNull();
+    expect(screen.getByRole("alert").textContent).toContain("net::ERR_NAME_NOT_RESOLVED");
+    expect(screen.getByText("加载失败")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "显示浏览器窗口" }));
+    await act(async () => {});
+    expect(calls.some((c) => c.method === "POST" && c.url.endsWith("/front"))).toBe(true);
+  });
+});
+
+describe("web-only tab: the iframe", () => {
+  it("is sandboxed without top navigation or popups, sends no referrer and fetches no live view", async () => {
+    render(withT(<WebView api={new Api("tok")} tab={web()} mode="iframe" />));
+    const frame = screen.getByTitle("Example Domain") as HTMLIFrameElement;
+    expect(frame.tagName).toBe("IFRAME");
+    expect(frame.getAttribute("src")).toBe("https://example.com/");
+    expect(frame.getAttribute("sandbox")).toBe(FRAME_SANDBOX);
+    expect(FRAME_SANDBOX).not.toMatch(/allow-top-navigation|allow-popups|allow-modals/);
+    expect(frame.getAttribute("referrerpolicy")).toBe("no-referrer");
+    await act(async () => {});
+    expect(screens()).toHaveLength(0);
+  });
+
+  it("never frames the UI's own origin", () => {
+    expect(ownOrigin("http://127.0.0.1:4000/qa.html", "http://127.0.0.1:4000")).toBe(true);
+    expect(ownOrigin("http://127.0.0.1:4001/", "http://127.0.0.1:4000")).toBe(false);
+    expect(ownOrigin("not a url", "http://127.0.0.1:4000")).toBe(true);
+    render(withT(<WebView api={new Api("tok")} tab={web({ url: `${window.location.origin}/` })} mode="iframe" />));
+    expect(document.querySelector("iframe")).toBeNull();
+    expect(screen.getByRole("alert").textContent).toContain("does not show its own pages");
+  });
+});
+
+describe("the panel", () => {
+  const ctl = (tabs: PreviewTab[]): SessionTabs & { log: string[] } => {
+    const log: string[] = [];
+    return {
+      log,
+      tabs,
+      dialogs: [],
+      fileVersion: 0,
+      open: async (t) => {
+        log.push(`open ${JSON.stringify(t)}`);
+        return null;
+      },
+      openFile: (p) => log.push(`file ${p}`),
+      activate: (id) => log.push(`activate ${id}`),
+      close: (id) => log.push(`close ${id}`),
+      answer: async () => {},
+      onLive: () => {},
+    };
+  };
+  const file: PreviewTab = { tabId: "tab_" + "f".repeat(32), kind: "file", title: "a.txt", active: false, path: "docs/a.txt" };
+  const blank: PreviewTab = { tabId: "tab_" + "b".repeat(32), kind: "new", title: "New tab", active: true };
+
+  it("renders the Host's tabs in order with the active one selected, and sends the person's actions", async () => {
+    const c = ctl([file, blank]);
+    render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />));
+    const tabs = screen.getAllByRole("tab");
+    expect(tabs.map((t) => t.textContent?.trim())).toEqual(["a.txt", "New tab"]);
+    expect(tabs.map((t) => t.getAttribute("aria-selected"))).toEqual(["false", "true"]);
+    expect(screen.getByRole("tabpanel").textContent).toContain("A blank tab");
+    fireEvent.click(tabs[0]!);
+    fireEvent.keyDown(tabs[1]!, { key: "ArrowRight" });
+    fireEvent.click(screen.getByRole("button", { name: "Close tab a.txt" }));
+    fireEvent.click(screen.getByRole("button", { name: "New tab" }));
+    fireEvent.change(screen.getByRole("textbox", { name: "Web address to open" }), { target: { value: " https://example.com/ " } });
+    fireEvent.submit(screen.getByRole("textbox", { name: "Web address to open" }).closest("form")!);
+    await act(async () => {});
+    expect(c.log).toEqual([
+      `activate ${file.tabId}`,
+      // From the last tab, → wraps to the first.
+      `activate ${file.tabId}`,
+      `close ${file.tabId}`,
+      'open {"kind":"new"}',
+      'open {"kind":"web","url":"https://example.com/"}',
+    ]);
+  });
+});
+
+describe("the panel in Chinese", () => {
+  it("names a blank tab in the person's language, not the Host's English", () => {
+    const blank: PreviewTab = { tabId: "tab_" + "b".repeat(32), kind: "new", title: "New tab", active: true };
+    const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
+    render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />, "zh"));
+    expect(screen.getByRole("tab").textContent?.trim()).toBe("新标签");
+    expect(screen.getByRole("button", { name: "关闭标签 新标签" })).toBeTruthy();
+  });
+});
+
+describe("the tab dialog", () => {
+  const q = (kind: Question["kind"], message = ""): Question => ({ sessionId: "s1", dialogId: "dlg_" + "1".repeat(32), kind, tabId: TAB, message });
+
+  it("close_confirm: Keep has the focus; Escape, Enter-repeat and clicks outside answer nothing; Close answers once", async () => {
+    const onAnswer = vi.fn(async () => {});
+    render(withT(<TabDialog dialog={q("close_confirm")} tab={web()} onAnswer={onAnswer} />));
+    const dialog = screen.getByRole("alertdialog", { name: "Close this page?" });
+    expect(dialog.textContent).toContain("Example Domain stays open unless you choose Close.");
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "Keep" }));
+    fireEvent.keyDown(document.activeElement!, { key: "Escape" });
+    fireEvent.pointerDown(document.body);
+    const close = screen.getByRole("button", { name: "Close" });
+    const held = fireEvent.keyDown(close, { key: "Enter", repeat: true });
+    expect(held).toBe(false);
+    expect(onAnswer).not.toHaveBeenCalled();
+    expect(screen.getByRole("alertdialog")).toBeTruthy();
+    fireEvent.click(close);
+    await act(async () => {});
+    expect(onAnswer).toHaveBeenCalledTimes(1);
+    expect(onAnswer).toHaveBeenCalledWith(q("close_confirm").dialogId, true);
+  });
+
+  it("beforeunload: the page's words as plain text, Stay keeps; in Chinese too", async () => {
+    const onAnswer = vi.fn(async () => {});
+    render(withT(<TabDialog dialog={q("beforeunload", "<b>unsaved</b> changes")} tab={web()} onAnswer={onAnswer} />, "zh"));
+    expect(screen.getByRole("alertdialog", { name: "离开此页面？" })).toBeTruthy();
+    expect(screen.getByText("<b>unsaved</b> changes")).toBeTruthy();
+    expect(document.querySelector(".page-says b")).toBeNull();
+    expect(document.activeElement).toBe(screen.getByRole("button", { name: "留下" }));
+    fireEvent.click(screen.getByRole("button", { name: "留下" }));
+    await act(async () => {});
+    expect(onAnswer).toHaveBeenCalledWith(q("beforeunload").dialogId, false);
+  });
+});
+
+describe("the in-memory tab reducer of the QA page (WEB-35)", () => {
+  const open = (tabs: PreviewTab[], id: string) => reduceTabs(tabs, { type: "open", tab: { kind: "new" }, id });
+  const three = open(open(open([], "a"), "b"), "c");
+  const shape = (tabs: PreviewTab[]) => tabs.map((t) => `${t.tabId}${t.active ? "*" : ""}`).join(" ");
+
+  it("a new tab is the active one", () => {
+    expect(shape(three)).toBe("a b c*");
+  });
+  it("closing the active tab selects the tab that takes its place, else the new last one", () => {
+    const onB = reduceTabs(three, { type: "activate", id: "b" });
+    expect(shape(reduceTabs(onB, { type: "close", id: "b" }))).toBe("a c*");
+    expect(shape(reduceTabs(three, { type: "close", id: "c" }))).toBe("a b*");
+    expect(shape(reduceTabs(open([], "x"), { type: "close", id: "x" }))).toBe("");
+  });
+  it("closing a background tab keeps the selection; unknown IDs change nothing", () => {
+    expect(shape(reduceTabs(three, { type: "close", id: "a" }))).toBe("b c*");
+    expect(reduceTabs(three, { type: "close", id: "zz" })).toBe(three);
+    expect(reduceTabs(three, { type: "activate", id: "zz" })).toBe(three);
+  });
+});
+
+describe("useSessionTabs: the Host's list, kept current", () => {
+  const file = (id: string, path: string, active = false): PreviewTab => ({ tabId: id, kind: "file", title: path, active, path });
+
+  it("reads the list, again on a tabs event; a known file is activated rather than opened twice; dialogs queue and a gone one is dropped", async () => {
+    let list: PreviewTab[] = [file("tab_1", "a.txt", true)];
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string, init?: RequestInit) => {
+        calls.push({ method: init?.method ?? "GET", url, auth: null });
+        if (url === "/api/sessions/s1/tabs" && (init?.method ?? "GET") === "GET") return new Response(JSON.stringify(list), { status: 200 });
+        if (url.endsWith("/activate")) return new Response(JSON.stringify(list.map((t) => ({ ...t, active: url.includes(t.tabId) }))), { status: 200 });
+        if (url.startsWith("/api/dialogs/")) return new Response(JSON.stringify({ error: "not_found", message: "no open dialog" }), { status: 404 });
+        return new Response("{}", { status: 201 });
+      }),
+    );
+    const reported: unknown[] = [];
+    const api = new Api("tok");
+    const { result } = renderHook(() => useSessionTabs(api, "s1", (e) => reported.push(e)));
+    await act(async () => {});
+    expect(result.current.tabs.map((t) => t.tabId)).toEqual(["tab_1"]);
+    list = [file("tab_1", "a.txt"), file("tab_2", "b.txt", true)];
+    const version = result.current.fileVersion;
+    await act(async () => result.current.onLive("tabs", { sessionId: "s1" }));
+    expect(result.current.tabs.map((t) => `${t.tabId}${t.active ? "*" : ""}`)).toEqual(["tab_1", "tab_2*"]);
+    expect(result.current.fileVersion).toBeGreaterThan(version);
+    // An open file is selected; a new one is asked of the Host.
+    await act(async () => result.current.openFile("./a.txt"));
+    await act(async () => result.current.openFile("c.txt"));
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual(["/api/tabs/tab_1/activate", "/api/sessions/s1/tabs"]);
+    // Dialogs: this session's, once each; answered or gone, they leave the queue.
+    const d = { sessionId: "s1", dialogId: "dlg_1", kind: "close_confirm" as const, tabId: "tab_2", message: "" };
+    act(() => {
+      result.current.onLive("dialog", d);
+      result.current.onLive("dialog", d);
+      result.current.onLive("dialog", { ...d, sessionId: "s2", dialogId: "dlg_2" });
+    });
+    expect(result.current.dialogs.map((x) => x.dialogId)).toEqual(["dlg_1"]);
+    await act(async () => result.current.answer("dlg_1", false));
+    expect(result.current.dialogs).toEqual([]);
+    expect(calls.some((c) => c.url === "/api/dialogs/dlg_1" && c.method === "POST")).toBe(true);
+    expect(reported).toEqual([]);
+  });
+});
+
+it("compares file paths as the Host keeps them", () => {
+  expect(samePath("./docs//a.md", "docs/a.md")).toBe(true);
+  expect(samePath("docs/./a.md/", "docs/a.md")).toBe(true);
+  expect(samePath("docs/a.md", "docs/b.md")).toBe(false);
+  expect(samePath("a/b", "ab")).toBe(false);
+});

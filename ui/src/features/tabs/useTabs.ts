@@ -1,0 +1,159 @@
+// A session's preview tabs as the Host holds them (issue 9, UI-07): the list is read from the
+// Host, again on every `tabs` event, and the person's actions (open, activate, close) go to the
+// Host, which answers with the new state. Nothing is kept here that the Host does not hold, so a
+// reload shows the same tabs. `dialog` events queue the questions the Host waits on.
+import { useCallback, useEffect, useRef, useState } from "react";
+import { ApiError, type Api } from "../../api";
+import type { OpenTab, PreviewTab, TabDialog } from "../../types";
+
+export interface SessionTabs {
+  tabs: PreviewTab[];
+  /** Questions the Host waits on, oldest first; the first is shown. */
+  dialogs: TabDialog[];
+  /** Bumped when a file is opened again or the tabs changed: the file view reads it anew. */
+  fileVersion: number;
+  open: (tab: OpenTab) => Promise<PreviewTab | null>;
+  /** A file tab: the existing one for that path is selected (and re-read), else one is opened. */
+  openFile: (path: string) => void;
+  activate: (tabId: string) => void;
+  close: (tabId: string) => void;
+  answer: (dialogId: string, accept: boolean) => Promise<void>;
+  /** Feed the session's live events here (`tabs`, `dialog`). */
+  onLive: (name: string, data: unknown) => void;
+}
+
+export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: unknown) => void): SessionTabs {
+  // Held in a ref: a caller's new callback must not count as a new session (which resets).
+  const onErrorRef = useRef(onError);
+  onErrorRef.current = onError;
+  const report = useCallback((e: unknown) => onErrorRef.current(e), []);
+  const [tabs, setTabs] = useState<PreviewTab[]>([]);
+  const [dialogs, setDialogs] = useState<TabDialog[]>([]);
+  const [fileVersion, setFileVersion] = useState(0);
+  const sid = useRef(sessionId);
+  sid.current = sessionId;
+  const tabsRef = useRef(tabs);
+  tabsRef.current = tabs;
+
+  // Coalesced: a burst of `tabs` events costs one request in flight and one after it.
+  const inflight = useRef(false);
+  const again = useRef(false);
+  const refresh = useCallback(() => {
+    const s = sid.current;
+    if (!s) return;
+    if (inflight.current) {
+      again.current = true;
+      return;
+    }
+    inflight.current = true;
+    api
+      .tabs(s)
+      .then((list) => {
+        if (sid.current === s) setTabs(list);
+      })
+      .catch(report)
+      .finally(() => {
+        inflight.current = false;
+        if (again.current) {
+          again.current = false;
+          refresh();
+        }
+      });
+  }, [api, report]);
+
+  useEffect(() => {
+    setTabs([]);
+    setDialogs([]);
+    refresh();
+  }, [sessionId, refresh]);
+
+  const open = useCallback(
+    async (tab: OpenTab) => {
+      const s = sid.current;
+      if (!s) return null;
+      try {
+        const made = await api.openTab(s, tab);
+        refresh();
+        return made;
+      } catch (e) {
+        report(e);
+        return null;
+      }
+    },
+    [api, refresh, report],
+  );
+
+  const activate = useCallback(
+    (tabId: string) => {
+      const s = sid.current;
+      api
+        .activateTab(tabId)
+        .then((list) => {
+          if (sid.current === s) setTabs(list);
+        })
+        .catch(report);
+    },
+    [api, report],
+  );
+
+  const openFile = useCallback(
+    (path: string) => {
+      setFileVersion((v) => v + 1);
+      // The Host keeps the path it checked (`./a//b` is `a/b`): compared the same way.
+      const known = tabsRef.current.find((x) => x.kind === "file" && x.path !== undefined && samePath(x.path, path));
+      if (known) activate(known.tabId);
+      else void open({ kind: "file", path });
+    },
+    [activate, open],
+  );
+
+  // A web tab answers `closing`: the Host asks first, and its `tabs` event says how it ended.
+  const close = useCallback(
+    (tabId: string) => {
+      api
+        .closeTab(tabId)
+        .then(refresh)
+        .catch(report);
+    },
+    [api, refresh, report],
+  );
+
+  const answer = useCallback(
+    async (dialogId: string, accept: boolean) => {
+      try {
+        await api.answerDialog(dialogId, accept);
+      } catch (e) {
+        // Answered elsewhere or expired (the Host kept the tab): nothing waits any more.
+        if (!(e instanceof ApiError && e.status === 404)) report(e);
+      }
+      setDialogs((ds) => ds.filter((d) => d.dialogId !== dialogId));
+      refresh();
+    },
+    [api, refresh, report],
+  );
+
+  const onLive = useCallback(
+    (name: string, data: unknown) => {
+      // Any change may be a refresh the agent asked for (preview_tab_action): the file shown
+      // is read again too.
+      if (name === "tabs") {
+        refresh();
+        setFileVersion((v) => v + 1);
+      }
+      if (name === "dialog") {
+        const d = data as TabDialog;
+        if (d.sessionId !== sid.current) return;
+        setDialogs((ds) => (ds.some((x) => x.dialogId === d.dialogId) ? ds : [...ds, d]));
+      }
+    },
+    [refresh],
+  );
+
+  return { tabs, dialogs, fileVersion, open, openFile, activate, close, answer, onLive };
+}
+
+/** Whether two project-relative paths name the same file once `.` and empty segments go. */
+export function samePath(a: string, b: string): boolean {
+  const norm = (p: string) => p.split("/").filter((seg) => seg !== "" && seg !== ".").join("/");
+  return norm(a) === norm(b);
+}
