@@ -69,8 +69,9 @@ test("rejected, nothing opens and no ticket is claimed", async ({ page, request 
   const card = page.getByRole("group", { name: "Approve open_webpage?" });
   await card.getByRole("button", { name: "Reject" }).click();
   await expect(page.getByText(/The page was not opened/).first()).toBeVisible();
+  // The answer streams before the run is stored as completed.
+  await expect.poll(async () => (await apiRuns(request, host))[0]!.status).toBe("completed");
   const runs = await apiRuns(request, host);
-  expect(runs[0]!.status).toBe("completed");
   expect(runs[0]!.steps[0]!.toolCalls[0]!.status).toBe("rejected");
   expect(await sessionTabs(request)).toEqual([]);
   expect(claims).toEqual([]);
