@@ -454,3 +454,160 @@ async fn inst_04_register_refuses_shells_and_saves_only_a_disabled_config() {
         "a register installed something"
     );
 }
+
+/// A session's event stream from its first event, as the UI's stream gets it.
+async fn event_stream(served: &Served, session: &str) -> reqwest::Response {
+    let r = reqwest::Client::new()
+        .get(format!(
+            "http://127.0.0.1:{}/api/sessions/{session}/events?after=0",
+            served.port
+        ))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r
+}
+
+/// Reads `stream`'s complete SSE events — (name, data) — until `done` holds for one of them
+/// (generously bounded: npm runs).
+async fn events_until(
+    stream: &mut reqwest::Response,
+    done: impl Fn(Option<&str>, &Value) -> bool,
+) -> Vec<(Option<String>, Value)> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let mut text = String::new();
+    let mut seen = Vec::new();
+    loop {
+        while let Some(end) = text.find("\n\n") {
+            let block: String = text.drain(..end + 2).collect();
+            let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) else {
+                continue; // a keep-alive comment
+            };
+            let name = block.lines().find_map(|l| l.strip_prefix("event: "));
+            let data: Value = serde_json::from_str(data).unwrap();
+            let finished = done(name, &data);
+            seen.push((name.map(str::to_owned), data));
+            if finished {
+                return seen;
+            }
+        }
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout(left, stream.chunk()).await {
+            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
+            other => panic!("the stream ended or stalled ({other:?}): {seen:?}"),
+        }
+    }
+}
+
+/// Issue 10 ("npm's output is shown to the person (capped), progress included"): while the
+/// approved install runs, the session's stream carries live `tool_output` events of that call —
+/// each step as it begins and npm's own output lines — and another session's stream gets none.
+#[tokio::test]
+async fn inst_npm_steps_and_output_stream_live_to_the_installing_session_only() {
+    let (_tmp, data, project) = dirs();
+    let served = serve(&data, &project, None);
+    let run = served.start_run("[demo:install] please").await;
+    let approval = approval_of(&served, &run, "mcp_install_npm").await;
+    let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+    let sid = r["sessionId"].as_str().unwrap().to_owned();
+    let call_id = calls(&r)
+        .into_iter()
+        .find(|c| c["tool"] == "mcp_install_npm")
+        .unwrap()["callId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (_, other) = served.call("POST", "/api/sessions", Some(json!({}))).await;
+    let other = other["id"].as_str().unwrap().to_owned();
+    let mut mine = event_stream(&served, &sid).await;
+    let mut theirs = event_stream(&served, &other).await;
+    approve(&served, &approval).await;
+
+    // Everything the stream said until the install call ended (stored events included).
+    let seen = events_until(&mut mine, |name, e| {
+        name.is_none() && e["type"] == "tool_call_finished" && e["callId"] == call_id.as_str()
+    })
+    .await;
+    let finished = &seen.last().unwrap().1;
+    assert_eq!(finished["status"], "succeeded", "{finished}");
+    let output: Vec<&Value> = seen
+        .iter()
+        .filter(|(name, _)| name.as_deref() == Some("tool_output"))
+        .map(|(_, data)| data)
+        .collect();
+    // Each has exactly the fields the API document gives the `tool_output` event.
+    let (_, api) = served.call("GET", "/api/openapi.json", None).await;
+    let schema = &api["components"]["schemas"]["ToolOutput"];
+    let documented = schema["properties"].as_object().unwrap();
+    for o in &output {
+        for key in o.as_object().unwrap().keys() {
+            assert!(documented.contains_key(key), "{key} of {o} undocumented");
+        }
+        for key in schema["required"].as_array().unwrap() {
+            assert!(
+                o.get(key.as_str().unwrap()).is_some(),
+                "{key} missing in {o}"
+            );
+        }
+        assert_eq!(o["sessionId"], sid.as_str(), "{o}");
+        assert_eq!(o["runId"], run.as_str(), "{o}");
+        assert_eq!(o["callId"], call_id.as_str(), "{o}");
+        assert!(
+            !o.to_string().contains(TOKEN),
+            "the Host's token in npm's output: {o}"
+        );
+    }
+    let steps: Vec<&str> = output
+        .iter()
+        .filter(|o| o["kind"] == "step")
+        .map(|o| o["line"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            "npm install --package-lock-only",
+            "lockfile check: 1 package",
+            "npm ci",
+            "bin check"
+        ],
+        "{output:?}"
+    );
+    // npm's own lines, each under the step it came from (only npm steps have output).
+    let mut step = String::new();
+    let mut npm_lines = Vec::new();
+    for o in &output {
+        match o["kind"].as_str().unwrap() {
+            "step" => step = o["step"].as_str().unwrap().to_owned(),
+            "output" => {
+                assert_eq!(o["step"], step.as_str(), "{o}");
+                assert!(step.starts_with("npm "), "output outside an npm step: {o}");
+                npm_lines.push(o["line"].as_str().unwrap());
+            }
+            other => panic!("nothing is held back in a small install ({other}): {o}"),
+        }
+    }
+    assert!(
+        npm_lines.iter().any(|l| l.contains("wisp-demo-mcp")),
+        "no npm line names the package: {npm_lines:?}"
+    );
+    // The event is live only: the stored log has none of it.
+    let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+    assert!(!r.to_string().contains("tool_output"), "{r}");
+
+    // The other session: a run of its own starts, and its stream carries that run's events
+    // but nothing of the install (the broadcast is one ordered channel, so every line of the
+    // install went past it before this run's first event).
+    let own = served.start_run_in(&other, "hello").await;
+    let theirs_seen = events_until(&mut theirs, |name, e| {
+        name.is_none() && e["type"] == "run_started" && e["runId"] == own.as_str()
+    })
+    .await;
+    assert!(
+        theirs_seen
+            .iter()
+            .all(|(name, e)| name.is_none() && e["sessionId"] == other.as_str()),
+        "another session's stream got: {theirs_seen:?}"
+    );
+}

@@ -39,6 +39,22 @@ test("the install card shows what npm will do; approved, a separate activation c
   await expect(activate).toBeVisible({ timeout: 120_000 });
   await expect(activate.getByText(/from your next message/)).toBeVisible();
   await expect(page.getByRole("group", { name: /Approved: install wisp-demo-mcp@1\.0\.0/ })).toBeVisible();
+  // npm's live output stays under the install call: each step and npm's own lines, in a log
+  // screen readers skip (issue 10).
+  const log = page.locator('[data-call-id]').filter({ hasText: "mcp_install_npm" }).getByRole("region", { name: "Live output" });
+  await expect(log).toBeVisible();
+  await expect(log).toHaveAttribute("aria-live", "off");
+  for (const step of ["npm install --package-lock-only", "lockfile check: 1 package", "npm ci", "bin check"]) {
+    await expect(log.getByText(`▸ ${step}`, { exact: true })).toBeVisible();
+  }
+  await expect(log.getByText(/^npm http fetch GET 200 http:\/\/127\.0\.0\.1:\d+\/wisp-demo-mcp/).first()).toBeVisible();
+  await page.screenshot({ path: join(SCREENS, "install-output.png") });
+  // Live only: a reload shows the pending activation again, and no log (the install's result
+  // carries npm's tail).
+  await page.reload();
+  await expect(activate).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("group", { name: /Approved: install wisp-demo-mcp@1\.0\.0/ })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Live output" })).toHaveCount(0);
   await activate.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByText(/send one with \[demo:mcp\]/).first()).toBeVisible({ timeout: 30_000 });
 });

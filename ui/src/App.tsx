@@ -20,6 +20,7 @@ import { PreviewPanel } from "./features/tabs/Panel";
 import { TabDialog } from "./features/tabs/TabDialog";
 import { useSessionTabs } from "./features/tabs/useTabs";
 import { useOpenTickets } from "./features/tabs/tickets";
+import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
 
 /** How often the session list is re-read for approvals waiting in other sessions. */
 const SESSION_POLL_MS = 3000;
@@ -177,6 +178,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
 
   // open_webpage tickets of the shown session: claimed, shown in the preview, acknowledged.
   const onTicket = useOpenTickets(api, currentId, () => setPreviewOpen(true));
+  // Running calls' live output (npm's lines): memory only, per shown session.
+  const toolOutput = useToolOutput(currentId);
+  const onToolOutput = useRef(toolOutput.onLive);
+  onToolOutput.current = toolOutput.onLive;
 
   // The session's runs and its live event stream.
   useEffect(() => {
@@ -241,6 +246,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta, (name, data) => {
           onTabsLive.current(name, data);
           onTicket(name, data);
+          onToolOutput.current(name, data);
         });
       })
       .catch(report);
@@ -642,7 +648,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                     return (
                       <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
                         <McpToolLabels.Provider value={mcpLabels}>
-                          <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} actions={activeRun ? undefined : actions} />
+                          <ToolOutputs.Provider value={toolOutput.logs}>
+                            <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} actions={activeRun ? undefined : actions} />
+                          </ToolOutputs.Provider>
                         </McpToolLabels.Provider>
                       </div>
                     );
@@ -691,6 +699,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       <McpToolLabels.Provider value={mcpLabels}>
         <ApprovalAnnouncer runs={runs} />
       </McpToolLabels.Provider>
+      <StepAnnouncer step={toolOutput.step} />
       <SettingsDialog
         open={dialog === "settings"}
         lang={lang}

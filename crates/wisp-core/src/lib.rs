@@ -18,6 +18,7 @@
 mod file_work;
 pub mod limits;
 mod mcp;
+mod output;
 mod run;
 mod settings;
 mod tabs;

@@ -65,3 +65,7 @@ pub const TICKET_CLAIM_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a claimed ticket waits for the UI's acknowledgement that the tab is shown; past
 /// it the result is "status unknown" and nothing is retried (WEB-38).
 pub const TICKET_ACK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Output lines one tool call sends live, and the length of one (issue 10: npm's output shown
+/// to the person, capped); defined with the wire type, which states them.
+pub use wisp_protocol::limits::{MAX_TOOL_OUTPUT_LINE_BYTES, MAX_TOOL_OUTPUT_LINES};

@@ -14,6 +14,7 @@ use wisp_model::{
 };
 use wisp_protocol as p;
 
+use crate::output::OutputSink;
 use crate::tool::{ChangeError, Checked, Execute, External, FileWork, Prepared, Subject, ToolCtx};
 use crate::tools;
 use crate::{Host, PendingApproval, lock, new_id, now_ms};
@@ -507,10 +508,24 @@ fn succeeded(result: Value) -> CallOutcome {
     }
 }
 
+/// One call, with its live output: whatever the tool shows while it runs goes to the
+/// session's streams, and nothing after the call has ended.
+async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
+    let output = OutputSink::new(
+        ctx.host.inner.events.clone(),
+        &ctx.session_id,
+        &ctx.run_id,
+        &call.id,
+    );
+    let outcome = execute_call(ctx, call, &output).await;
+    output.finish();
+    outcome
+}
+
 /// One call: unknown tool, invalid arguments and execution errors become error results that
 /// carry the call ID back to the model (RUN-07). What the call does is its tool's `prepare`;
 /// this loop knows no tool by name.
-async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
+async fn execute_call(ctx: &RunCtx, call: &ToolCall, output: &OutputSink) -> CallOutcome {
     let found = ctx.snapshot.find(&call.name);
     let Some(tool) = found else {
         let names: Vec<&str> = ctx.tools.iter().map(|t| t.name.as_str()).collect();
@@ -538,6 +553,7 @@ async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
             sandbox: ctx.sandbox.as_ref(),
             tabs: &ctx.host.inner.tabs,
             host: &ctx.host,
+            output,
         },
     );
     let work = match prepared {

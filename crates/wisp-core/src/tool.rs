@@ -32,6 +32,9 @@ pub(crate) struct ToolCtx<'a> {
     pub(crate) tabs: &'a crate::tabs::Tabs,
     /// The Host, for the install tools (MCP configs, activation, the npm install settings).
     pub(crate) host: &'a crate::Host,
+    /// Where the call shows its output live while it runs (the npm install's steps and
+    /// lines); clone it into the work that produces them.
+    pub(crate) output: &'a crate::output::OutputSink,
 }
 
 /// Work of a tool that needs no approval but waits on something other than files (the preview

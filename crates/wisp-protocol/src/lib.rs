@@ -512,6 +512,47 @@ pub struct Delta {
     pub reasoning_bytes: Option<usize>,
 }
 
+/// What a line of a running tool call's output is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolOutputKind {
+    /// A step of the call began; `line` names it (with a detail, e.g. the locked packages).
+    Step,
+    /// One line of the program's own output (npm's stdout or stderr), nothing added.
+    Output,
+    /// Output lines past the cap were not sent: `heldBack` says how many (since the last such
+    /// event); sent when the next step begins and when the call ends.
+    HeldBack,
+}
+
+/// A line of a running tool call's output for the person (`mcp_install_npm`: its steps and
+/// npm's output). Not part of the event log (no `seq`): sent only to live subscribers of the
+/// call's session as SSE events named `tool_output`, while the call runs. At most
+/// [`limits::MAX_TOOL_OUTPUT_LINES`] output lines per call; the call's result carries the tail
+/// of the output once it ends.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolOutput {
+    /// The session.
+    pub session_id: String,
+    /// The run.
+    pub run_id: String,
+    /// The tool call whose output this is.
+    pub call_id: String,
+    /// What the line is.
+    pub kind: ToolOutputKind,
+    /// The step the line belongs to, as the tool names it (e.g. `npm ci`); empty before the
+    /// first step.
+    pub step: String,
+    /// The step's name (`step`), the program's line (`output`; at most
+    /// [`limits::MAX_TOOL_OUTPUT_LINE_BYTES`] bytes), or empty (`held_back`).
+    #[schemars(length(max = limits::MAX_TOOL_OUTPUT_LINE_BYTES))]
+    pub line: String,
+    /// `held_back` only: how many output lines were not sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_back: Option<u64>,
+}
+
 /// What live subscribers receive.
 #[derive(Debug, Clone)]
 pub enum Live {
@@ -519,6 +560,8 @@ pub enum Live {
     Event(Event),
     /// An ephemeral streaming piece.
     Delta(Delta),
+    /// A line of a running tool call's output (ephemeral, never stored).
+    ToolOutput(ToolOutput),
     /// Preview tabs: dialogs and changes (ephemeral, never stored).
     Tabs(TabLive),
 }

@@ -73,3 +73,12 @@ pub const MAX_URL_CHARS: usize = 2_048;
 
 /// Characters of a file tab's project-relative path (Linux's `PATH_MAX`).
 pub const MAX_TAB_PATH_CHARS: usize = 4_096;
+
+/// Output lines (`tool_output` events of kind `output`) one tool call sends live; past it the
+/// lines are held back and counted (a `held_back` event says how many). Step lines are not
+/// counted: a tool has a few of them (issue 10: npm's output shown to the person, capped).
+pub const MAX_TOOL_OUTPUT_LINES: usize = 500;
+
+/// Bytes of one `tool_output` line: room for wisp-install's lines (npm's, cut at 4 KiB and
+/// marked `[line cut]`); a longer one is cut here and ends with `…`.
+pub const MAX_TOOL_OUTPUT_LINE_BYTES: usize = 4 * 1024 + 32;

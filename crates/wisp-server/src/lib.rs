@@ -774,6 +774,13 @@ async fn events(
                     let data = serde_json::to_string(&d).unwrap_or_default();
                     return Some((vec![SseEvent::default().event("delta").data(data)], st));
                 }
+                Ok(p::Live::ToolOutput(o)) if o.session_id == st.session => {
+                    let data = serde_json::to_string(&o).unwrap_or_default();
+                    return Some((
+                        vec![SseEvent::default().event("tool_output").data(data)],
+                        st,
+                    ));
+                }
                 Ok(p::Live::Tabs(p::TabLive::Dialog(d))) if d.session_id == st.session => {
                     let data = serde_json::to_string(&d).unwrap_or_default();
                     return Some((vec![SseEvent::default().event("dialog").data(data)], st));

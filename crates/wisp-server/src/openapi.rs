@@ -335,7 +335,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     }));
     let events = Op::new(
         "followEvents",
-        "Server-sent events: the stored events after `after` (or Last-Event-ID), then live ones. A stored event has no SSE event name and its SSE id is its seq; live subscribers also get SSE events named `delta` (not stored, no id of their own), and about preview tabs `tabs`, `dialog` and `open_ticket` (an approved open_webpage to claim; tickets still waiting for their claim are announced again when a stream connects)",
+        "Server-sent events: the stored events after `after` (or Last-Event-ID), then live ones. A stored event has no SSE event name and its SSE id is its seq; live subscribers also get SSE events named `delta` (not stored, no id of their own), `tool_output` (a running tool call's steps and its program's output lines, capped per call; not stored), and about preview tabs `tabs`, `dialog` and `open_ticket` (an approved open_webpage to claim; tickets still waiting for their claim are announced again when a stream connects)",
         ("200".into(), sse_answer()),
     )
     .params(vec![session()])
@@ -591,6 +591,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     // The SSE events' data and the error shape are referenced by hand above.
     s.writes.subschema_for::<p::Event>();
     s.writes.subschema_for::<p::Delta>();
+    s.writes.subschema_for::<p::ToolOutput>();
     s.writes.subschema_for::<p::Dialog>();
     s.writes.subschema_for::<p::TabsChanged>();
     s.writes.subschema_for::<p::OpenTicket>();
@@ -626,6 +627,14 @@ fn sse_answer() -> Value {
                 "properties": {
                     "event": {"const": "delta"},
                     "data": data("Delta"),
+                },
+            },
+            {
+                "type": "object",
+                "required": ["event", "data"],
+                "properties": {
+                    "event": {"const": "tool_output"},
+                    "data": data("ToolOutput"),
                 },
             },
             {

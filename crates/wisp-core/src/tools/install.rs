@@ -375,6 +375,7 @@ impl Tool for InstallNpm {
             "disclosure": "The npm registry does not certify that software is trustworthy: confirm that this is the package you mean and that you trust its publisher (INST-10).",
         });
         let host = ctx.host.clone();
+        let output = ctx.output.clone();
         let run = Box::new(move |cancel: BoxFuture<()>| {
             Box::pin(async move {
                 // npm's latest lines, for a failure that does not carry them itself (a
@@ -383,9 +384,23 @@ impl Tool for InstallNpm {
                 let progress = |p: &wisp_install::Progress| match p {
                     wisp_install::Progress::Step { step, pid } => {
                         tracing::info!(%step, ?pid, "install step");
+                        // The lockfile check is shown once it has passed, with its count.
+                        if *step != wisp_install::Step::Verify {
+                            let name = step.to_string();
+                            output.step(&name, &name);
+                        }
+                    }
+                    wisp_install::Progress::Verified { packages } => {
+                        output.step(
+                            &wisp_install::Step::Verify.to_string(),
+                            &verified_line(*packages),
+                        );
                     }
                     wisp_install::Progress::Output { line, .. } => {
                         tracing::debug!(line = %line, "npm");
+                        // Only npm's own stdout and stderr reach the person's log: it runs
+                        // with an environment built from nothing and no auth (INST-12).
+                        output.line(line);
                         let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
                         if recent.len() == NPM_TAIL_LINES {
                             recent.pop_front();
@@ -439,6 +454,12 @@ impl Tool for InstallNpm {
             unchanged: "nothing was installed",
         })
     }
+}
+
+/// The lockfile check's line in the live output.
+fn verified_line(packages: usize) -> String {
+    let noun = if packages == 1 { "package" } else { "packages" };
+    format!("{}: {packages} {noun}", wisp_install::Step::Verify)
 }
 
 /// Lines of npm's output a result carries (the whole capped log stays in the install's

@@ -232,7 +232,8 @@ mod tests {
     fn with_ctx<T>(f: impl FnOnce(&ToolCtx<'_>) -> T) -> T {
         let (_tmp, host) = host();
         let (events, _) = tokio::sync::broadcast::channel(4);
-        let tabs = crate::tabs::Tabs::new(events);
+        let tabs = crate::tabs::Tabs::new(events.clone());
+        let output = crate::output::OutputSink::new(events, "s1", "r1", "c1");
         let ctx = ToolCtx {
             tools: &[],
             trash: &wisp_fs::TrashConfig::none(),
@@ -240,6 +241,7 @@ mod tests {
             sandbox: None,
             tabs: &tabs,
             host: &host,
+            output: &output,
         };
         f(&ctx)
     }

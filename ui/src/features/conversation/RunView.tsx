@@ -8,6 +8,7 @@ import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import { Markdown } from "./Markdown";
 import { runErrorText } from "../settings/problem";
 import { useToolName } from "../mcp/labels";
+import { CallOutput } from "./ToolOutput";
 
 export interface LiveState {
   step: number;
@@ -279,6 +280,7 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
         )}
       </div>
       {call.tool === "files_search" && call.status === "succeeded" && call.result !== null && <SearchResults result={call.result} onPreview={onPreview} />}
+      <CallOutput callId={call.callId} />
       {open && (
         <div className="call-body">
           <div className="muted">{t("arguments")}</div>
