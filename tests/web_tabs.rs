@@ -636,3 +636,131 @@ async fn a_claim_navigates_the_sessions_web_tab_in_the_real_browser() {
     assert_eq!(statuses(&r), ["succeeded"], "{r}");
     w.host.shutdown(Duration::from_secs(5)).await;
 }
+
+/// UI-07, WEB-10, WEB-12, WEB-32: a workspace tab shows one folder of the project (its root
+/// without a path); a subfolder opens in a tab of its own; nothing outside the project, no file
+/// and no missing folder opens as one; the model's list gives its path only while it is still
+/// a folder inside the authorization.
+#[tokio::test]
+async fn workspace_tabs_show_folders_inside_the_project_only() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    std::fs::create_dir(w.file("sub")).unwrap();
+    std::fs::write(w.file("sub/inner.txt"), "inner").unwrap();
+    std::fs::write(w.file("notes.txt"), "some notes").unwrap();
+    std::os::unix::fs::symlink(&w.outside, w.file("out")).unwrap();
+
+    let (status, root) = open(&w, &s, json!({"kind": "workspace"})).await;
+    assert_eq!(status, 201, "{root}");
+    assert_eq!(
+        (
+            &root["kind"],
+            &root["path"],
+            &root["title"],
+            &root["active"]
+        ),
+        (
+            &json!("workspace"),
+            &json!("."),
+            &json!("Project"),
+            &json!(true)
+        )
+    );
+    let folder = w
+        .ok("GET", &format!("/api/sessions/{s}/folder"), None)
+        .await;
+    assert_eq!(folder["path"], ".");
+    let entries: Vec<(String, String)> = folder["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_owned(),
+                e["kind"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("notes.txt".into(), "file".into()),
+            ("out".into(), "symlink".into()),
+            ("sub".into(), "dir".into())
+        ]
+    );
+    assert_eq!(folder["entries"][0]["size"], 10);
+    assert_eq!(folder["truncated"], false);
+
+    let (status, sub) = open(&w, &s, json!({"kind": "workspace", "path": "./sub/"})).await;
+    assert_eq!(status, 201, "{sub}");
+    assert_eq!(
+        (&sub["path"], &sub["title"]),
+        (&json!("sub"), &json!("sub/"))
+    );
+    let inner = w
+        .ok("GET", &format!("/api/sessions/{s}/folder?path=sub"), None)
+        .await;
+    assert_eq!(inner["entries"][0]["name"], "inner.txt");
+
+    // Outside, through a link, a file, missing: nothing opens, nothing is listed.
+    for (bad, want) in [
+        (json!({"kind": "workspace", "path": "../outside"}), 400),
+        (json!({"kind": "workspace", "path": "out"}), 400),
+        (json!({"kind": "workspace", "path": "notes.txt"}), 400),
+        (json!({"kind": "workspace", "path": "gone"}), 404),
+        (json!({"kind": "workspace", "path": ""}), 400),
+    ] {
+        let (status, v) = open(&w, &s, bad.clone()).await;
+        assert_eq!(status, want, "{bad} -> {v}");
+    }
+    for (query, want) in [
+        ("?path=../outside", 400),
+        ("?path=out", 400),
+        ("?path=notes.txt", 400),
+        ("?path=gone", 404),
+    ] {
+        let path = format!("/api/sessions/{s}/folder{query}");
+        assert_eq!(w.status("GET", &path, None).await, want, "{query}");
+    }
+    assert_eq!(tabs(&w, &s).await.len(), 2, "only the two folders opened");
+
+    // The model's list names both folders by path; once `sub` is gone, only the root.
+    let listed = |r: &Value| -> Vec<(String, String)> {
+        let result: Value = serde_json::from_str(calls(r)[0]["result"].as_str().unwrap()).unwrap();
+        result["tabs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["kind"].as_str().unwrap().to_owned(),
+                    t["path"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect()
+    };
+    let run = w.run(&s, "[demo:readpage]").await;
+    let r = w.finished(&run).await;
+    assert_eq!(
+        listed(&r),
+        [
+            ("workspace".into(), ".".into()),
+            ("workspace".into(), "sub".into())
+        ]
+    );
+    std::fs::rename(w.file("sub"), w.file("moved")).unwrap();
+    let run = w.run(&s, "[demo:readpage]").await;
+    let r = w.finished(&run).await;
+    assert_eq!(listed(&r), [("workspace".into(), ".".into())]);
+
+    // A workspace tab closes at once (no page to ask).
+    let id = root["tabId"].as_str().unwrap();
+    assert_eq!(
+        w.ok("DELETE", &format!("/api/tabs/{id}"), None).await["status"],
+        "closed"
+    );
+}

@@ -7,6 +7,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AUTH, SCREENS, shootAll, startHost, stopHost, type Host } from "./host";
 
@@ -262,4 +263,31 @@ test("QA samples of the tabs work in memory only (UI-11, UI-12, UI-14, UI-15)", 
   await expect(openWeb.getByRole("button", { name: "切换打开网页工具样例" })).toBeVisible();
   await page.locator('[data-sample="panel"]').screenshot({ path: join(SCREENS, "qa-tabs-panel-zh.png") });
   expect(asked).toEqual([]);
+});
+
+test("the project's files open in a workspace tab: a file in a file tab, a subfolder in a workspace tab of its own", async ({ page }) => {
+  host = await startHost(["--web-only"]);
+  mkdirSync(join(host.project, "docs"));
+  writeFileSync(join(host.project, "docs", "guide.md"), "Read me first.\n");
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const sid = await newSession(page);
+  await page.getByRole("button", { name: "Project files" }).click();
+  await expect(page.getByRole("tab", { name: "Project" })).toHaveAttribute("aria-selected", "true");
+  const listing = page.getByRole("list", { name: "Folder: ." });
+  await expect(listing.getByRole("button")).toHaveText(["README.md", "docs/"]);
+  await listing.getByRole("button", { name: "docs/" }).click();
+  await expect(page.getByRole("tab", { name: "docs/" })).toHaveAttribute("aria-selected", "true");
+  await page.getByRole("list", { name: "Folder: docs" }).getByRole("button", { name: "guide.md" }).click();
+  await expect(page.getByRole("tab", { name: "guide.md" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tabpanel")).toContainText("Read me first.");
+  const tabs = await apiTabs(page, sid);
+  expect(tabs.map((t) => [t.kind, t.path])).toEqual([
+    ["workspace", "."],
+    ["workspace", "docs"],
+    ["file", "docs/guide.md"],
+  ]);
+  // A reload shows the same tabs, the folder listed again.
+  await page.reload();
+  await page.getByRole("tab", { name: "Project" }).click();
+  await expect(page.getByRole("list", { name: "Folder: ." }).getByRole("button")).toHaveText(["README.md", "docs/"]);
 });

@@ -1,6 +1,6 @@
 // The Host's local API, and nothing else: every request carries the token in a header (never
 // in a URL), and the event stream is read with fetch so the header goes there too.
-import type { Delta, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Session, WispEvent } from "./types";
+import type { Delta, FolderView, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Session, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
 import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
 
@@ -72,6 +72,9 @@ export class Api {
   ackTicket = (ticketId: string) => this.call<{ status: "accepted" }>("POST", `/api/tickets/${encodeURIComponent(ticketId)}/ack`);
   preview = (sessionId: string, path: string) =>
     this.call<Preview>("GET", `/api/sessions/${sessionId}/preview?path=${encodeURIComponent(path)}`);
+  /** One folder of the session's project (the root when `path` is absent or `.`). */
+  folder = (sessionId: string, path?: string) =>
+    this.call<FolderView>("GET", `/api/sessions/${sessionId}/folder${path && path !== "." ? `?path=${encodeURIComponent(path)}` : ""}`);
   tabs = (sessionId: string) => this.call<PreviewTab[]>("GET", `/api/sessions/${sessionId}/tabs`);
   openTab = (sessionId: string, tab: OpenTab) => this.call<PreviewTab>("POST", `/api/sessions/${sessionId}/tabs`, tab);
   activateTab = (tabId: string) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/activate`);

@@ -40,6 +40,8 @@ export interface PreviewTab {
   tabId: string; kind: TabKind; title: string; active: boolean;
   url?: string; path?: string; loadState?: "loading" | "loaded" | "failed"; error?: string;
 }
-export type OpenTab = { kind: "file"; path: string } | { kind: "new" } | { kind: "web"; url: string };
+export type OpenTab = { kind: "file"; path: string } | { kind: "new" } | { kind: "web"; url: string } | { kind: "workspace"; path?: string };
+/** `GET /api/sessions/{id}/folder`: one folder of the project for a workspace tab. */
+export interface FolderView { path: string; entries: { name: string; kind: "file" | "dir" | "symlink" | "other"; size?: number }[]; truncated: boolean }
 /** The session event `dialog`: answered only by the person's click (`POST /api/dialogs/{id}`). */
 export interface TabDialog { sessionId: string; dialogId: string; kind: "close_confirm" | "beforeunload"; tabId: string; message: string }

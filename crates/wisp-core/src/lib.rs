@@ -780,6 +780,34 @@ impl Host {
         })
     }
 
+    /// One folder of the session's project for a workspace tab, through the same sandbox and
+    /// cap as `files_list`. Blocking (the server runs it off the async threads); counted as a
+    /// file task.
+    pub fn folder(&self, session_id: &str, path: Option<&str>) -> Result<p::FolderView, CoreError> {
+        let session = self.session(session_id)?;
+        let _slot = self.file_task()?;
+        let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
+            fail(
+                CoreErrorKind::Invalid,
+                "this session has no authorized project folder",
+            )
+        })?;
+        let listed = sandbox.list(path.unwrap_or(".")).map_err(fs_fail)?;
+        Ok(p::FolderView {
+            path: listed.path,
+            entries: listed
+                .entries
+                .into_iter()
+                .map(|e| p::FolderEntry {
+                    name: e.name,
+                    kind: e.kind.into(),
+                    size: e.size,
+                })
+                .collect(),
+            truncated: listed.truncated,
+        })
+    }
+
     /// Events of a session after `after`.
     pub fn events_after(
         &self,
@@ -883,6 +911,22 @@ impl Host {
                     _ => fail(CoreErrorKind::Invalid, e.message),
                 })?;
                 p::OpenTab::File { path: checked }
+            }
+            p::OpenTab::Workspace { path } => {
+                let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
+                    fail(
+                        CoreErrorKind::Invalid,
+                        "this session has no authorized project folder",
+                    )
+                })?;
+                let path = path.unwrap_or_else(|| ".".into());
+                let listed = tokio::task::spawn_blocking(move || sandbox.list(&path))
+                    .await
+                    .map_err(|_| fail(CoreErrorKind::Internal, "the check stopped unexpectedly"))?
+                    .map_err(fs_fail)?;
+                p::OpenTab::Workspace {
+                    path: Some(listed.path),
+                }
             }
             other => other,
         };
@@ -995,6 +1039,14 @@ fn expand_home(path: &str) -> Result<std::path::PathBuf, CoreError> {
             )
         })?;
     Ok(Path::new(&home).join(rest))
+}
+
+/// A file-system refusal for the API: a missing path is `not_found`, anything else `invalid`.
+fn fs_fail(e: wisp_fs::FsError) -> CoreError {
+    match e.kind {
+        wisp_fs::FsErrorKind::NotFound => fail(CoreErrorKind::NotFound, e.message),
+        _ => fail(CoreErrorKind::Invalid, e.message),
+    }
 }
 
 /// A problem given as a sentence only (by [`Host::start`] or [`Host::set_model_problem`]).

@@ -78,7 +78,25 @@ enum Kind {
     File {
         path: String,
     },
+    /// A folder view of the project; `path` as the sandbox shows it (`.` for the root).
+    Workspace {
+        path: String,
+    },
     New,
+}
+
+/// A file (`false`) or folder (`true`) tab's path, as the tab holds it.
+type Place = (bool, String);
+
+/// The sandbox's form of a file or folder tab's path if it still names one inside the
+/// authorization (WEB-12, WEB-32): a file is read for one byte, a folder listed. Blocking.
+fn checked_place(sandbox: Option<&Sandbox>, (folder, path): &Place) -> Option<String> {
+    let sandbox = sandbox?;
+    if *folder {
+        sandbox.list(path).ok().map(|l| l.path)
+    } else {
+        sandbox.read(path, Some(0), Some(1)).ok().map(|r| r.path)
+    }
 }
 
 /// One `list_preview_tabs` answer: what each listed tab was then.
@@ -143,6 +161,8 @@ fn tab_title(kind: &Kind, info: Option<&wisp_preview::TabInfo>) -> String {
             }
         }
         Kind::File { path } => path.rsplit('/').next().unwrap_or(path).to_owned(),
+        Kind::Workspace { path } if path == "." => "Project".into(),
+        Kind::Workspace { path } => format!("{}/", path.rsplit('/').next().unwrap_or(path)),
         Kind::New => "New tab".into(),
     }
 }
@@ -151,6 +171,7 @@ fn wire_kind(kind: &Kind) -> p::TabKind {
     match kind {
         Kind::Web { .. } => p::TabKind::Web,
         Kind::File { .. } => p::TabKind::File,
+        Kind::Workspace { .. } => p::TabKind::Workspace,
         Kind::New => p::TabKind::New,
     }
 }
@@ -241,7 +262,7 @@ impl Tabs {
                         Some(info.as_ref().map_or(url.clone(), |i| i.url.clone())),
                         None,
                     ),
-                    Kind::File { path } => (None, Some(path.clone())),
+                    Kind::File { path } | Kind::Workspace { path } => (None, Some(path.clone())),
                     Kind::New => (None, None),
                 };
                 p::PreviewTab {
@@ -289,6 +310,10 @@ impl Tabs {
         let kind = match kind {
             p::OpenTab::New {} => Kind::New,
             p::OpenTab::File { path } => Kind::File { path },
+            // The caller checked the folder and passes the sandbox's form of its path.
+            p::OpenTab::Workspace { path } => Kind::Workspace {
+                path: path.unwrap_or_else(|| ".".into()),
+            },
             p::OpenTab::Web { url } => {
                 let url = check_url(&url).map_err(|m| fail(CoreErrorKind::Invalid, m))?;
                 return self.open_web(session, url.as_str()).await;
@@ -610,22 +635,22 @@ impl Tabs {
                 })
                 .collect()
         };
-        // Re-check every file tab's path through the sandbox (WEB-12), off the async threads.
-        let files: Vec<String> = tabs
+        // Re-check every file and folder tab's path through the sandbox (WEB-12), off the
+        // async threads.
+        let places: Vec<Place> = tabs
             .iter()
             .filter_map(|(_, k, _)| match k {
-                Kind::File { path } => Some(path.clone()),
+                Kind::File { path } => Some((false, path.clone())),
+                Kind::Workspace { path } => Some((true, path.clone())),
                 _ => None,
             })
             .collect();
-        let still_valid: HashMap<String, Option<String>> = tokio::task::spawn_blocking(move || {
-            files
+        let still_valid: HashMap<Place, Option<String>> = tokio::task::spawn_blocking(move || {
+            places
                 .into_iter()
-                .map(|f| {
-                    let ok = sandbox
-                        .as_ref()
-                        .and_then(|s| s.read(&f, Some(0), Some(1)).ok().map(|r| r.path));
-                    (f, ok)
+                .map(|place| {
+                    let ok = checked_place(sandbox.as_deref(), &place);
+                    (place, ok)
                 })
                 .collect()
         })
@@ -661,7 +686,11 @@ impl Tabs {
                     }
                     (shown, info.as_ref().map_or(0, |i| i.nav_version), *native)
                 }
-                Kind::File { path } => match still_valid.get(path).cloned().flatten() {
+                Kind::File { path } | Kind::Workspace { path } => match still_valid
+                    .get(&(matches!(kind, Kind::Workspace { .. }), path.clone()))
+                    .cloned()
+                    .flatten()
+                {
                     Some(checked) => {
                         entry["path"] = json!(checked);
                         (Some(checked), 0, None)
@@ -813,18 +842,18 @@ impl Tabs {
                 // Only that the request was sent: whether it loads is the tab's business.
                 Ok(requested("navigation_requested"))
             }
-            (Kind::File { path }, "refresh") => {
-                let path = path.clone();
-                let checked = tokio::task::spawn_blocking(move || {
-                    sandbox
-                        .as_ref()
-                        .and_then(|s| s.read(&path, Some(0), Some(1)).ok().map(|r| r.path))
-                })
-                .await
-                .ok()
-                .flatten();
+            (Kind::File { path } | Kind::Workspace { path }, "refresh") => {
+                let place = (matches!(kind, Kind::Workspace { .. }), path.clone());
+                let what = if place.0 { "folder" } else { "file" };
+                let checked =
+                    tokio::task::spawn_blocking(move || checked_place(sandbox.as_deref(), &place))
+                        .await
+                        .ok()
+                        .flatten();
                 if checked.is_none() || checked != bound.place {
-                    return Err("the file is no longer inside the authorized folder or has moved; list the tabs again".into());
+                    return Err(format!(
+                        "the {what} is no longer inside the authorized folder or has moved; list the tabs again"
+                    ));
                 }
                 self.changed(session);
                 Ok(requested("refresh_requested"))
@@ -846,7 +875,7 @@ impl Tabs {
                     ),
                 }
             }
-            (Kind::File { .. } | Kind::New, "close") => {
+            (Kind::File { .. } | Kind::Workspace { .. } | Kind::New, "close") => {
                 self.remove(tab);
                 Ok(requested("closed"))
             }

@@ -157,6 +157,13 @@ pub enum OpenTab {
     },
     /// A blank tab.
     New {},
+    /// A folder view of the session's project: its root, or the folder at `path`.
+    Workspace {
+        /// Project-relative folder path; absent: the project's root.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1, max = limits::MAX_TAB_PATH_CHARS), pattern(RELATIVE_FILE_PATH))]
+        path: Option<String>,
+    },
 }
 
 impl Check for OpenTab {
@@ -172,9 +179,42 @@ impl Check for OpenTab {
                     .into(),
             ),
             Self::File { path } => at_most("path", path, limits::MAX_TAB_PATH_CHARS),
-            Self::New {} => Ok(()),
+            Self::New {} | Self::Workspace { path: None } => Ok(()),
+            Self::Workspace { path: Some(path) } if !relative_file_path(path) => Err(
+                "path: a folder path relative to the project folder, without `..`; leave it out for the project's root"
+                    .into(),
+            ),
+            Self::Workspace { path: Some(path) } => {
+                at_most("path", path, limits::MAX_TAB_PATH_CHARS)
+            }
         }
     }
+}
+
+/// `GET /api/sessions/{id}/folder?path=`: one folder of the session's project, for a
+/// workspace tab (the same sandbox and cap as `files_list`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderView {
+    /// The folder, relative to the project root (`.` for the root).
+    pub path: String,
+    /// Its entries sorted by name; links are listed, never followed.
+    pub entries: Vec<FolderEntry>,
+    /// Whether entries were left out because of the cap.
+    pub truncated: bool,
+}
+
+/// One entry of a [`FolderView`].
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderEntry {
+    /// File name.
+    pub name: String,
+    /// `file`, `dir`, `symlink` or `other`.
+    pub kind: String,
+    /// Size in bytes (files only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
 }
 
 /// `DELETE /api/tabs/{tabId}`: what happened.

@@ -75,6 +75,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
                 .delete(delete_session),
         )
         .route("/api/sessions/{id}/preview", get(preview))
+        .route("/api/sessions/{id}/folder", get(folder))
         .route("/api/sessions/{id}/runs", get(list_runs).post(start_run))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/tools", get(session_tools))
@@ -480,6 +481,52 @@ async fn preview(
     }
     let host = s.host.clone();
     Ok(Json(blocking(move || host.preview(&id, &q.path)).await?))
+}
+
+/// The query of `GET /api/sessions/{id}/folder`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct FolderQuery {
+    /// A folder path relative to the project root: `/`-separated names, no `..` among them;
+    /// absent: the root.
+    #[serde(default)]
+    #[schemars(length(min = 1, max = wire::MAX_PREVIEW_PATH_CHARS), pattern(RELATIVE_FILE_PATH))]
+    path: Option<String>,
+}
+
+impl Check for FolderQuery {
+    fn check(&self) -> Result<(), String> {
+        match &self.path {
+            None => Ok(()),
+            Some(p) if !p::relative_file_path(p) => Err(
+                "path: a folder path relative to the project folder, without `..`; leave it out for the root"
+                    .into(),
+            ),
+            Some(p) if p.chars().count() > wire::MAX_PREVIEW_PATH_CHARS => Err(format!(
+                "path is longer than {} characters",
+                wire::MAX_PREVIEW_PATH_CHARS
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+async fn folder(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Q(q): Q<FolderQuery>,
+) -> ApiResult<p::FolderView> {
+    s.host.session(&id)?;
+    if q.path.as_deref().is_some_and(|p| !nameable(p)) {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "no such folder: the path is longer than a file system allows",
+        ));
+    }
+    let host = s.host.clone();
+    Ok(Json(
+        blocking(move || host.folder(&id, q.path.as_deref())).await?,
+    ))
 }
 
 /// Runs file-system work of the runtime off the async threads.

@@ -8,7 +8,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 use wisp_protocol::{self as p, limits};
 
-use crate::{EventsQuery, PageQuery, PreviewQuery};
+use crate::{EventsQuery, FolderQuery, PageQuery, PreviewQuery};
 
 const DESCRIPTION: &str = "Loopback only. Every /api call except /api/health needs `Authorization: Bearer TOKEN` (the token printed at start, also in the UI URL fragment; the scheme name is case-insensitive). Every request needs the Host header 127.0.0.1:PORT or localhost:PORT; a foreign Origin gets 403. Writes with a body must be application/json. Every refusal is an ApiError `{error, message}` whose `error` is a stable kind: invalid_path, invalid_query, invalid_header, invalid_json, invalid_body, invalid, unauthorized, forbidden_host, forbidden_origin, not_found, no_frame_yet (404: a tab's live view has no frame yet; ask again), method_not_allowed, conflict, secret_store_unavailable (409: the OS secret store cannot be reached; keep the key with storage `process`), payload_too_large, unsupported_media_type, internal. Reasoning never appears in any answer or event.";
 
@@ -126,6 +126,7 @@ fn session_links(id: &str) -> Value {
         "RenameSession": link("renameSession", id),
         "DeleteSession": link("deleteSession", id),
         "PreviewFile": link("previewFile", id),
+        "ViewFolder": link("viewFolder", id),
         "ListRuns": link("listRuns", id),
         "StartRun": link("startRun", id),
         "FollowEvents": link("followEvents", id),
@@ -315,6 +316,13 @@ fn build_paths(s: &mut Schemas) -> Value {
     )
     .params(vec![session()])
     .params(s.query::<PreviewQuery>());
+    let folder = Op::new(
+        "viewFolder",
+        "One folder inside the session's authorized folder for a workspace tab (its root without `path`), with the same sandbox and entry cap as files_list; links are listed, never followed; paths leading outside or naming a file are refused (400), a missing folder is 404",
+        s.answer::<p::FolderView>("200", "OK"),
+    )
+    .params(vec![session()])
+    .params(s.query::<FolderQuery>());
     let list_runs = Op::new(
         "listRuns",
         "A page of the session's runs, newest first",
@@ -573,6 +581,7 @@ fn build_paths(s: &mut Schemas) -> Value {
             "delete": delete_session.into_json(),
         },
         "/api/sessions/{id}/preview": {"get": preview.into_json()},
+        "/api/sessions/{id}/folder": {"get": folder.into_json()},
         "/api/sessions/{id}/runs": {"get": list_runs.into_json(), "post": start_run.into_json()},
         "/api/sessions/{id}/events": {"get": events.into_json()},
         "/api/sessions/{id}/tools": {"get": tools.into_json()},

@@ -4,7 +4,7 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { FileText, Folder, Globe, Plus, SquareDashed, X } from "lucide-react";
 import type { Api } from "../../api";
-import type { Preview, PreviewTab, TabKind, WebTabs } from "../../types";
+import type { FolderView as FolderListing, Preview, PreviewTab, TabKind, WebTabs } from "../../types";
 import { useT } from "../../i18n";
 import type { SessionTabs } from "./useTabs";
 import { WebView } from "./WebView";
@@ -22,7 +22,7 @@ export function TabIcon({ kind }: { kind: TabKind }) {
 }
 
 /** What the panel asks of the Host besides the tab list (the QA page passes an in-memory one). */
-export type PanelApi = Pick<Api, "preview" | "tabScreen" | "frontTab">;
+export type PanelApi = Pick<Api, "preview" | "folder" | "tabScreen" | "frontTab">;
 
 interface Props {
   api: PanelApi;
@@ -88,6 +88,9 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
         <button className="icon" aria-label={t("tabsNew")} title={t("tabsNew")} disabled={!sessionId} onClick={() => void ctl.open({ kind: "new" })}>
           <Plus size={16} />
         </button>
+        <button className="icon" aria-label={t("tabsProject")} title={t("tabsProject")} disabled={!sessionId} onClick={() => void ctl.open({ kind: "workspace" })}>
+          <Folder size={16} />
+        </button>
       </div>
       <form className="url-form" onSubmit={(e) => void openUrl(e)}>
         <input type="url" aria-label={t("tabsOpenUrl")} placeholder={t("tabsUrlPlaceholder")} value={url} onChange={(e) => setUrl(e.target.value)} disabled={!sessionId} />
@@ -101,8 +104,8 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
             renderWeb ? renderWeb(active) : <WebView api={api} tab={active} mode={webTabs} />
           ) : active.kind === "file" && sessionId ? (
             <FileView api={api} sessionId={sessionId} tab={active} version={ctl.fileVersion} />
-          ) : active.kind === "workspace" ? (
-            <p className="muted">{t("tabWorkspaceBody", { path: active.path ?? "" })}</p>
+          ) : active.kind === "workspace" && sessionId ? (
+            <FolderView api={api} sessionId={sessionId} tab={active} version={ctl.fileVersion} ctl={ctl} />
           ) : (
             <p className="muted">{t("tabNewBody")}</p>
           )}
@@ -111,6 +114,59 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
         <p className="muted empty">{t("noTabs")}</p>
       )}
     </aside>
+  );
+}
+
+/** A workspace tab: one folder of the project as `GET …/folder` gives it; a file opens in a file
+ * tab, a subfolder in a workspace tab of its own. Read again when the tabs change (a refresh). */
+function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sessionId: string; tab: PreviewTab; version: number; ctl: SessionTabs }) {
+  const t = useT();
+  const path = tab.path ?? ".";
+  const [state, setState] = useState<{ for: string; folder?: FolderListing; error?: string } | null>(null);
+  useEffect(() => {
+    let stale = false;
+    api
+      .folder(sessionId, path)
+      .then((f) => !stale && setState({ for: path, folder: f }))
+      .catch((e: Error) => !stale && setState({ for: path, error: e.message }));
+    return () => {
+      stale = true;
+    };
+  }, [api, sessionId, path, version]);
+  const shown = state?.for === path ? state : null;
+  const child = (name: string) => (path === "." ? name : `${path}/${name}`);
+  return (
+    <>
+      <div className="muted small mono">{t("tabWorkspaceBody", { path })}</div>
+      {shown?.error ? (
+        <p className="error">{shown.error}</p>
+      ) : !shown?.folder ? (
+        <p className="muted">…</p>
+      ) : !shown.folder.entries.length ? (
+        <p className="muted">{t("folderEmpty")}</p>
+      ) : (
+        <ul className="folder" aria-label={t("tabWorkspaceBody", { path })}>
+          {shown.folder.entries.map((e) => (
+            <li key={e.name}>
+              {e.kind === "file" ? (
+                <button className="link" onClick={() => ctl.openFile(child(e.name))}>
+                  <FileText size={14} aria-hidden /> {e.name}
+                </button>
+              ) : e.kind === "dir" ? (
+                <button className="link" onClick={() => void ctl.open({ kind: "workspace", path: child(e.name) })}>
+                  <Folder size={14} aria-hidden /> {e.name}/
+                </button>
+              ) : (
+                <span className="muted" title={t(`folderKind_${e.kind}`)}>
+                  {e.name} ({t(`folderKind_${e.kind}`)})
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {shown?.folder?.truncated && <p className="muted small">{t("folderTruncated")}</p>}
+    </>
   );
 }
 

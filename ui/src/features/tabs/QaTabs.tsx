@@ -75,6 +75,7 @@ export function QaPanel() {
         const content = textsRef.current[path] ?? `[${t("qa_memoryText")}] ${path}`;
         return { path, content, size: content.length, partial: false };
       },
+      folder: async (_s: string, path?: string) => ({ path: path ?? ".", entries: [], truncated: false }),
       tabScreen: async () => null,
       frontTab: async () => {
         throw new Error(t("qa_noBrowser"));
