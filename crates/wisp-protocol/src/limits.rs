@@ -73,3 +73,7 @@ pub const MAX_URL_CHARS: usize = 2_048;
 
 /// Characters of a file tab's project-relative path (Linux's `PATH_MAX`).
 pub const MAX_TAB_PATH_CHARS: usize = 4_096;
+
+/// Tabs one session may hold (more are refused: each web tab is a browser page); so a tab's
+/// place in its session's order (`POST /api/tabs/{id}/move`) is below this.
+pub const MAX_TABS_PER_SESSION: usize = 50;

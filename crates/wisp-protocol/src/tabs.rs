@@ -177,6 +177,30 @@ impl Check for OpenTab {
     }
 }
 
+/// `POST /api/tabs/{tabId}/move`: the person moves a tab within its session's order (a drag
+/// in the tab strip, or the keyboard). The active tab does not change.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveTab {
+    /// The tab's new place, 0 first. A place past the last one moves it to the end (the
+    /// panel's order may have lost a tab since the person started dragging).
+    #[schemars(range(max = limits::MAX_TABS_PER_SESSION - 1))]
+    pub index: u32,
+}
+
+impl Check for MoveTab {
+    fn check(&self) -> Result<(), String> {
+        if usize::try_from(self.index).is_ok_and(|i| i < limits::MAX_TABS_PER_SESSION) {
+            Ok(())
+        } else {
+            Err(format!(
+                "index: a place in the session's tabs, 0 to {}",
+                limits::MAX_TABS_PER_SESSION - 1
+            ))
+        }
+    }
+}
+
 /// `DELETE /api/tabs/{tabId}`: what happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -223,6 +247,8 @@ pub enum DialogKind {
 }
 
 /// The SSE event `dialog` of a session: answer with `POST /api/dialogs/{dialogId}`.
+/// Announced again when the session's event stream (re)connects while it waits for the
+/// answer (a close confirmation keeps the tab after 5 minutes unanswered); never stored.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Dialog {
