@@ -184,8 +184,30 @@ impl Check for OpenTab {
 pub struct MoveTab {
     /// The tab's new place, 0 first. A place past the last one moves it to the end (the
     /// panel's order may have lost a tab since the person started dragging).
-    #[schemars(range(max = limits::MAX_TABS_PER_SESSION - 1))]
+    #[schemars(with = "u32", range(max = limits::MAX_TABS_PER_SESSION - 1))]
+    #[serde(deserialize_with = "whole_number")]
     pub index: u32,
+}
+
+/// What the index must be, said the same way however it is broken.
+fn index_rule() -> String {
+    format!(
+        "index: a place in the session's tabs, a whole number from 0 to {}",
+        limits::MAX_TABS_PER_SESSION - 1
+    )
+}
+
+/// A JSON integer as JSON Schema counts one: `26.0` is `26` (a schema-valid body is not
+/// refused for its spelling); a fraction, a negative or a huge number is not.
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let n = f64::deserialize(d)?;
+    if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) {
+        // Whole and in range: the conversion is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(n as u32)
+    } else {
+        Err(serde::de::Error::custom(index_rule()))
+    }
 }
 
 impl Check for MoveTab {
@@ -193,10 +215,7 @@ impl Check for MoveTab {
         if usize::try_from(self.index).is_ok_and(|i| i < limits::MAX_TABS_PER_SESSION) {
             Ok(())
         } else {
-            Err(format!(
-                "index: a place in the session's tabs, 0 to {}",
-                limits::MAX_TABS_PER_SESSION - 1
-            ))
+            Err(index_rule())
         }
     }
 }
@@ -368,6 +387,28 @@ pub enum TabLive {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_move_index_is_a_whole_number_in_range_however_spelled() {
+        let index = |body: &str| serde_json::from_str::<MoveTab>(body).map(|m| m.index);
+        assert_eq!(index(r#"{"index": 26}"#).unwrap(), 26);
+        assert_eq!(index(r#"{"index": 26.0}"#).unwrap(), 26);
+        assert_eq!(index(r#"{"index": 0}"#).unwrap(), 0);
+        for bad in [
+            r#"{"index": 1.5}"#,
+            r#"{"index": -1}"#,
+            r#"{"index": 1e300}"#,
+            r#"{"index": "1"}"#,
+            r#"{"index": null}"#,
+            r#"{}"#,
+            r#"{"index": 1, "before": null}"#,
+        ] {
+            assert!(index(bad).is_err(), "{bad}");
+        }
+        assert!(MoveTab { index: 49 }.check().is_ok());
+        let e = MoveTab { index: 50 }.check().unwrap_err();
+        assert!(e.contains("0 to 49"), "{e}");
+    }
 
     #[test]
     fn web_urls_are_shaped_as_the_pattern_says() {
