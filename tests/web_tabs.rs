@@ -764,3 +764,191 @@ async fn workspace_tabs_show_folders_inside_the_project_only() {
         "closed"
     );
 }
+
+/// The next SSE event named `name` of a stream (within 20 s), and the names of the events
+/// that came before it on the way.
+async fn next_named(stream: &mut reqwest::Response, name: &str) -> (Value, Vec<String>) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let mut text = String::new();
+    loop {
+        let mut before = Vec::new();
+        let blocks: Vec<&str> = text.split("\n\n").collect();
+        // The last piece is not complete until a blank line ends it.
+        for block in &blocks[..blocks.len() - 1] {
+            let named = block.lines().find_map(|l| l.strip_prefix("event: "));
+            let data = block.lines().find_map(|l| l.strip_prefix("data: "));
+            if let (Some(n), Some(d)) = (named, data) {
+                if n == name {
+                    return (serde_json::from_str(d).unwrap(), before);
+                }
+                before.push(n.to_owned());
+            }
+        }
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout(left, stream.chunk()).await {
+            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
+            other => panic!("no {name} event ({other:?}): {text}"),
+        }
+    }
+}
+
+async fn move_to(w: &Wisp, tab: &str, body: Value) -> (u16, Value) {
+    w.call("POST", &format!("/api/tabs/{tab}/move"), Some(body))
+        .await
+}
+
+fn tab_ids(list: &[Value]) -> Vec<String> {
+    list.iter()
+        .map(|t| t["tabId"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Issue 9 ("reorder"), WEB-09: the person moves tabs within their session's order; the active
+/// tab stays, another session's tabs are untouched, list_preview_tabs follows the new order,
+/// and a bad index or tab changes nothing.
+#[tokio::test]
+async fn the_person_moves_tabs_and_the_models_list_follows() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    let s2 = w.session().await;
+    std::fs::write(w.file("notes.txt"), "some notes").unwrap();
+    let (_, n1) = open(&w, &s, json!({"kind": "new"})).await;
+    let (_, f) = open(&w, &s, json!({"kind": "file", "path": "notes.txt"})).await;
+    let (_, n2) = open(&w, &s, json!({"kind": "new"})).await;
+    let (_, other) = open(&w, &s2, json!({"kind": "new"})).await;
+    let [n1, f, n2, other] =
+        [&n1, &f, &n2, &other].map(|t| t["tabId"].as_str().unwrap().to_owned());
+    let active = |list: &[Value]| -> Vec<String> {
+        list.iter()
+            .filter(|t| t["active"] == true)
+            .map(|t| t["tabId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    let mut live = live_stream(&w, &s).await;
+    // The active last tab to the front: the answer is the new order, n2 still active.
+    let (status, after) = move_to(&w, &n2, json!({"index": 0})).await;
+    assert_eq!(status, 200, "{after}");
+    let after = after.as_array().unwrap().clone();
+    assert_eq!(tab_ids(&after), [n2.as_str(), n1.as_str(), f.as_str()]);
+    assert_eq!(active(&after), [n2.as_str()]);
+    // The session's streams hear of it.
+    let (changed, _) = next_named(&mut live, "tabs").await;
+    assert_eq!(changed["sessionId"], s);
+    // A place past the last one is the end; a background tab to the front.
+    let (status, _) = move_to(&w, &n1, json!({"index": 49})).await;
+    assert_eq!(status, 200);
+    let (status, _) = move_to(&w, &f, json!({"index": 0})).await;
+    assert_eq!(status, 200);
+    let listed = tabs(&w, &s).await;
+    assert_eq!(tab_ids(&listed), [f.as_str(), n2.as_str(), n1.as_str()]);
+    assert_eq!(active(&listed), [n2.as_str()]);
+    // The other session's tab is where it was; moving it touches nothing of this session.
+    assert_eq!(tab_ids(&tabs(&w, &s2).await), [other.as_str()]);
+    let (status, mine) = move_to(&w, &other, json!({"index": 3})).await;
+    assert_eq!(
+        (status, tab_ids(mine.as_array().unwrap())),
+        (200, vec![other.clone()])
+    );
+    assert_eq!(
+        tab_ids(&tabs(&w, &s).await),
+        [f.as_str(), n2.as_str(), n1.as_str()]
+    );
+
+    // Bad input: a clear 400 (or 404 for no such tab), and the order is unchanged.
+    for bad in [
+        json!({"index": 50}),
+        json!({"index": -1}),
+        json!({"index": 1.5}),
+        json!({"index": "1"}),
+        json!({}),
+        json!({"index": 1, "before": null}),
+    ] {
+        let (status, e) = move_to(&w, &n1, bad.clone()).await;
+        assert_eq!(status, 400, "{bad} -> {e}");
+        assert!(e["message"].as_str().is_some_and(|m| !m.is_empty()), "{e}");
+    }
+    let (status, e) = move_to(&w, &n1, json!({"index": 50})).await;
+    assert!(
+        e["message"].as_str().unwrap().contains("0 to 49"),
+        "{status} {e}"
+    );
+    let gone = format!("tab_{}", "0".repeat(32));
+    assert_eq!(move_to(&w, &gone, json!({"index": 0})).await.0, 404);
+    assert_eq!(move_to(&w, "nope", json!({"index": 0})).await.0, 400);
+    assert_eq!(
+        tab_ids(&tabs(&w, &s).await),
+        [f.as_str(), n2.as_str(), n1.as_str()]
+    );
+
+    // The model's list is in the panel's order, the active tab marked (WEB-09).
+    let r = w.finished(&w.run(&s, "[demo:readpage]").await).await;
+    let c = calls(&r);
+    assert_eq!(c[0]["tool"], "list_preview_tabs", "{r}");
+    let list: Value = serde_json::from_str(c[0]["result"].as_str().unwrap()).unwrap();
+    let listed = list["tabs"].as_array().unwrap();
+    assert_eq!(
+        tab_ids(listed),
+        [f.as_str(), n2.as_str(), n1.as_str()],
+        "{list}"
+    );
+    assert_eq!(active(listed), [n2.as_str()]);
+}
+
+/// Issue 9, WEB-36: a dialog still waiting for the person is announced again to every stream
+/// of its session that connects (a UI that showed another session, or reloaded); once
+/// answered it is not.
+#[tokio::test]
+async fn a_waiting_dialog_is_announced_again_to_a_stream_that_connects() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    let s2 = w.session().await;
+    let (_, tab) = open(
+        &w,
+        &s,
+        json!({"kind": "web", "url": "https://example.com/x"}),
+    )
+    .await;
+    let tab = tab["tabId"].as_str().unwrap().to_owned();
+    // Raised while no stream of the session is connected.
+    let mut host_live = w.host.subscribe();
+    assert_eq!(
+        w.ok("DELETE", &format!("/api/tabs/{tab}"), None).await["status"],
+        "closing"
+    );
+    let raised = next_dialog(&mut host_live).await;
+
+    // A stream that connects now gets it, as the live event was.
+    let mut late = live_stream(&w, &s).await;
+    let (dialog, _) = next_named(&mut late, "dialog").await;
+    assert_eq!(
+        dialog,
+        json!({
+            "sessionId": s,
+            "dialogId": raised.dialog_id,
+            "kind": "close_confirm",
+            "tabId": tab,
+            "message": raised.message,
+        })
+    );
+    // Another session's stream does not: its first event is its own tab change.
+    let mut other = live_stream(&w, &s2).await;
+    open(&w, &s2, json!({"kind": "new"})).await;
+    let (_, before) = next_named(&mut other, "tabs").await;
+    assert!(before.is_empty(), "{before:?}");
+
+    // Answered (kept), it is announced no more: a new stream's first event is a later change.
+    let answer = format!("/api/dialogs/{}", raised.dialog_id);
+    w.ok("POST", &answer, Some(json!({"accept": false}))).await;
+    let mut after = live_stream(&w, &s).await;
+    open(&w, &s, json!({"kind": "new"})).await;
+    let (_, before) = next_named(&mut after, "tabs").await;
+    assert!(before.is_empty(), "no dialog again: {before:?}");
+    assert!(tabs(&w, &s).await.iter().any(|t| t["tabId"] == tab), "kept");
+}

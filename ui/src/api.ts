@@ -78,6 +78,8 @@ export class Api {
   tabs = (sessionId: string) => this.call<PreviewTab[]>("GET", `/api/sessions/${sessionId}/tabs`);
   openTab = (sessionId: string, tab: OpenTab) => this.call<PreviewTab>("POST", `/api/sessions/${sessionId}/tabs`, tab);
   activateTab = (tabId: string) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/activate`);
+  /** Moves a tab to `index` in its session's order (past the end: the end); the tabs after. */
+  moveTab = (tabId: string, index: number) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/move`, { index });
   closeTab = (tabId: string) => this.call<{ status: "closed" | "closing" }>("DELETE", `/api/tabs/${encodeURIComponent(tabId)}`);
   answerDialog = (dialogId: string, accept: boolean) => this.call<void>("POST", `/api/dialogs/${encodeURIComponent(dialogId)}`, { accept });
   /** Brings the real browser window of a native web tab to the front. */

@@ -950,6 +950,18 @@ impl Host {
         Ok(self.inner.tabs.list_wire(&session).await)
     }
 
+    /// `POST /api/tabs/{id}/move`: the person moves a tab to `index` in its session's order
+    /// (past the end: the end); the session's tabs after, the active tab unchanged.
+    pub async fn move_tab(
+        &self,
+        tab_id: &str,
+        index: u32,
+    ) -> Result<Vec<p::PreviewTab>, CoreError> {
+        let index = usize::try_from(index).unwrap_or(usize::MAX);
+        let session = self.inner.tabs.move_to(tab_id, index)?;
+        Ok(self.inner.tabs.list_wire(&session).await)
+    }
+
     /// `DELETE /api/tabs/{id}`: the person closes a tab.
     pub async fn close_tab(&self, tab_id: &str) -> Result<p::TabClosed, CoreError> {
         let status = self.inner.tabs.close_by_person(tab_id).await?;
@@ -995,6 +1007,13 @@ impl Host {
     /// announces them again, so a UI that reloaded can still claim them.
     pub fn pending_tickets(&self, session_id: &str) -> Vec<p::OpenTicket> {
         self.inner.tabs.pending_tickets(session_id)
+    }
+
+    /// The session's dialogs still waiting for the person's answer: an event stream that
+    /// connects announces them again, so a UI that showed another session or reloaded shows
+    /// them (an answered or expired one is gone).
+    pub fn pending_dialogs(&self, session_id: &str) -> Vec<p::Dialog> {
+        self.inner.tabs.pending_dialogs(session_id)
     }
 
     /// The store (tests and the server's diagnostics).

@@ -52,8 +52,9 @@ pub const TAB_LIST_VALIDITY: Duration = Duration::from_secs(5 * 60);
 /// How long the person has to answer "close this tab?" before the tab is kept (the default).
 pub const CLOSE_CONFIRM_TIMEOUT: Duration = Duration::from_secs(5 * 60);
 
-/// Tabs one session may hold; more are refused (each web tab is a browser page).
-pub const MAX_TABS_PER_SESSION: usize = 50;
+/// Tabs one session may hold; more are refused (each web tab is a browser page). Defined with
+/// the wire types, whose `POST /api/tabs/{id}/move` index it bounds.
+pub use wisp_protocol::limits::MAX_TABS_PER_SESSION;
 
 /// Characters of a URL `open_webpage` opens (WEB-02); the same limit as a URL the person opens.
 pub use wisp_protocol::limits::MAX_URL_CHARS;

@@ -115,6 +115,9 @@ struct Bound {
 
 struct PendingDialog {
     session: String,
+    /// What the person was shown: announced again to every stream of the session that
+    /// connects while the dialog waits (a UI that showed another session, or reloaded).
+    shown: p::Dialog,
     answer: Answer,
 }
 
@@ -373,6 +376,30 @@ impl Tabs {
         Ok(session)
     }
 
+    /// Moves a tab to `index` in its session's order (the person's drag or keyboard move); a
+    /// place past the last one is the last one. The active tab stays the active tab, and the
+    /// model's tab IDs stay valid: a move changes no tab's identity or page.
+    pub(crate) fn move_to(&self, tab: &str, index: usize) -> Result<String, CoreError> {
+        let (session, moved) = {
+            let mut state = lock(&self.shared.state);
+            let session = state
+                .tabs
+                .get(tab)
+                .map(|t| t.session.clone())
+                .ok_or_else(|| fail(CoreErrorKind::NotFound, format!("no tab {tab}")))?;
+            let order = state.order.entry(session.clone()).or_default();
+            let from = order.iter().position(|t| t == tab);
+            order.retain(|t| t != tab);
+            let to = index.min(order.len());
+            order.insert(to, tab.to_owned());
+            (session, from != Some(to))
+        };
+        if moved {
+            self.changed(&session);
+        }
+        Ok(session)
+    }
+
     /// Removes a tab from its session; the active tab passes to a neighbour.
     fn remove(&self, tab: &str) {
         let session = {
@@ -504,24 +531,45 @@ impl Tabs {
         answer: Answer,
     ) -> String {
         let id = new_id("dlg");
+        let shown = p::Dialog {
+            session_id: session.to_owned(),
+            dialog_id: id.clone(),
+            kind,
+            tab_id: tab.to_owned(),
+            message,
+        };
         lock(&self.shared.state).dialogs.insert(
             id.clone(),
             PendingDialog {
                 session: session.to_owned(),
+                shown: shown.clone(),
                 answer,
             },
         );
         let _ = self
             .shared
             .events
-            .send(p::Live::Tabs(p::TabLive::Dialog(p::Dialog {
-                session_id: session.to_owned(),
-                dialog_id: id.clone(),
-                kind,
-                tab_id: tab.to_owned(),
-                message,
-            })));
+            .send(p::Live::Tabs(p::TabLive::Dialog(shown)));
         id
+    }
+
+    /// The session's dialogs still waiting for the person, oldest first, about tabs that are
+    /// still there. An answered or expired dialog has left the map and is not among them.
+    pub(crate) fn pending_dialogs(&self, session: &str) -> Vec<p::Dialog> {
+        let state = lock(&self.shared.state);
+        let mut waiting: Vec<p::Dialog> = state
+            .dialogs
+            .values()
+            .filter(|d| d.session == session && state.tabs.contains_key(&d.shown.tab_id))
+            .map(|d| d.shown.clone())
+            .collect();
+        // IDs are random; the order the person sees them in is the tabs' order, then the ID.
+        let order = state.order.get(session);
+        let place = |tab: &str| order.and_then(|o| o.iter().position(|t| t == tab));
+        waiting.sort_by(|a, b| {
+            (place(&a.tab_id), &a.dialog_id).cmp(&(place(&b.tab_id), &b.dialog_id))
+        });
+        waiting
     }
 
     fn tab_of_handle(&self, handle: TabHandle) -> Option<(String, String)> {
@@ -1224,6 +1272,49 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(20), wait)
             .await
             .unwrap()
+    }
+
+    /// A dialog is pending (what a stream that connects is told again) until the person
+    /// answers it or it expires; only its own session's; a move keeps the active tab.
+    #[tokio::test(start_paused = true)]
+    async fn a_dialog_is_pending_until_answered_or_expired() {
+        let (events, mut live) = broadcast::channel(64);
+        let tabs = Tabs::new(events);
+        tabs.set_backend(PreviewBackend::WebOnly("Wisp runs with --web-only".into()));
+        let a = tabs
+            .open("s1", web("https://example.com/a".into()))
+            .await
+            .unwrap();
+        let b = tabs.open("s1", p::OpenTab::New {}).await.unwrap();
+        tabs.move_to(&b, 0).unwrap();
+        let wire = tabs.list_wire("s1").await;
+        assert_eq!(
+            wire.iter()
+                .map(|t| (t.tab_id.as_str(), t.active))
+                .collect::<Vec<_>>(),
+            [(b.as_str(), true), (a.as_str(), false)]
+        );
+
+        tabs.close_by_person(&a).await.unwrap();
+        let dialog = next_dialog(&mut live).await;
+        let pending = tabs.pending_dialogs("s1");
+        assert_eq!(pending.len(), 1);
+        assert_eq!(
+            (pending[0].dialog_id.as_str(), pending[0].tab_id.as_str()),
+            (dialog.dialog_id.as_str(), a.as_str())
+        );
+        assert!(tabs.pending_dialogs("s2").is_empty());
+        // Unanswered past the limit: kept, and no longer pending.
+        tokio::time::advance(CLOSE_CONFIRM_TIMEOUT + Duration::from_secs(1)).await;
+        while !matches!(live.recv().await, Ok(p::Live::Tabs(p::TabLive::Changed(_)))) {}
+        assert!(tabs.pending_dialogs("s1").is_empty());
+        assert!(tabs.session_of(&a).is_some(), "kept by default");
+        // Answered: no longer pending either.
+        tabs.close_by_person(&a).await.unwrap();
+        let dialog = next_dialog(&mut live).await;
+        assert_eq!(tabs.pending_dialogs("s1").len(), 1);
+        tabs.answer(&dialog.dialog_id, false).await.unwrap();
+        assert!(tabs.pending_dialogs("s1").is_empty());
     }
 
     /// WEB-14: without a browser, listing works and reading, back and forward say why not.

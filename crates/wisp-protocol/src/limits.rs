@@ -82,3 +82,7 @@ pub const MAX_TOOL_OUTPUT_LINES: usize = 500;
 /// Bytes of one `tool_output` line: room for wisp-install's lines (npm's, cut at 4 KiB and
 /// marked `[line cut]`); a longer one is cut here and ends with `…`.
 pub const MAX_TOOL_OUTPUT_LINE_BYTES: usize = 4 * 1024 + 32;
+
+/// Tabs one session may hold (more are refused: each web tab is a browser page); so a tab's
+/// place in its session's order (`POST /api/tabs/{id}/move`) is below this.
+pub const MAX_TABS_PER_SESSION: usize = 50;

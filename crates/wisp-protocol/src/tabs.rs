@@ -217,6 +217,49 @@ pub struct FolderEntry {
     pub size: Option<u64>,
 }
 
+/// `POST /api/tabs/{tabId}/move`: the person moves a tab within its session's order (a drag
+/// in the tab strip, or the keyboard). The active tab does not change.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoveTab {
+    /// The tab's new place, 0 first. A place past the last one moves it to the end (the
+    /// panel's order may have lost a tab since the person started dragging).
+    #[schemars(with = "u32", range(max = limits::MAX_TABS_PER_SESSION - 1))]
+    #[serde(deserialize_with = "whole_number")]
+    pub index: u32,
+}
+
+/// What the index must be, said the same way however it is broken.
+fn index_rule() -> String {
+    format!(
+        "index: a place in the session's tabs, a whole number from 0 to {}",
+        limits::MAX_TABS_PER_SESSION - 1
+    )
+}
+
+/// A JSON integer as JSON Schema counts one: `26.0` is `26` (a schema-valid body is not
+/// refused for its spelling); a fraction, a negative or a huge number is not.
+fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let n = f64::deserialize(d)?;
+    if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) {
+        // Whole and in range: the conversion is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(n as u32)
+    } else {
+        Err(serde::de::Error::custom(index_rule()))
+    }
+}
+
+impl Check for MoveTab {
+    fn check(&self) -> Result<(), String> {
+        if usize::try_from(self.index).is_ok_and(|i| i < limits::MAX_TABS_PER_SESSION) {
+            Ok(())
+        } else {
+            Err(index_rule())
+        }
+    }
+}
+
 /// `DELETE /api/tabs/{tabId}`: what happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -263,6 +306,8 @@ pub enum DialogKind {
 }
 
 /// The SSE event `dialog` of a session: answer with `POST /api/dialogs/{dialogId}`.
+/// Announced again when the session's event stream (re)connects while it waits for the
+/// answer (a close confirmation keeps the tab after 5 minutes unanswered); never stored.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Dialog {
@@ -382,6 +427,28 @@ pub enum TabLive {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_move_index_is_a_whole_number_in_range_however_spelled() {
+        let index = |body: &str| serde_json::from_str::<MoveTab>(body).map(|m| m.index);
+        assert_eq!(index(r#"{"index": 26}"#).unwrap(), 26);
+        assert_eq!(index(r#"{"index": 26.0}"#).unwrap(), 26);
+        assert_eq!(index(r#"{"index": 0}"#).unwrap(), 0);
+        for bad in [
+            r#"{"index": 1.5}"#,
+            r#"{"index": -1}"#,
+            r#"{"index": 1e300}"#,
+            r#"{"index": "1"}"#,
+            r#"{"index": null}"#,
+            r#"{}"#,
+            r#"{"index": 1, "before": null}"#,
+        ] {
+            assert!(index(bad).is_err(), "{bad}");
+        }
+        assert!(MoveTab { index: 49 }.check().is_ok());
+        let e = MoveTab { index: 50 }.check().unwrap_err();
+        assert!(e.contains("0 to 49"), "{e}");
+    }
 
     #[test]
     fn web_urls_are_shaped_as_the_pattern_says() {

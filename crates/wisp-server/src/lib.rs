@@ -82,6 +82,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/sessions/{id}/tabs", get(list_tabs).post(open_tab))
         .route("/api/tabs/{id}/activate", post(activate_tab))
         .route("/api/tabs/{id}", axum::routing::delete(close_tab))
+        .route("/api/tabs/{id}/move", post(move_tab))
         .route("/api/tabs/{id}/screen", get(tab_screen))
         .route("/api/tabs/{id}/front", post(tab_front))
         .route("/api/dialogs/{id}", post(answer_dialog))
@@ -583,6 +584,15 @@ async fn activate_tab(State(s): State<AppState>, Id(id): Id) -> ApiResult<Vec<p:
     Ok(Json(s.host.activate_tab(&id).await?))
 }
 
+async fn move_tab(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Body(body): Body<p::MoveTab>,
+) -> ApiResult<Vec<p::PreviewTab>> {
+    tab_id(&id, "tab_")?;
+    Ok(Json(s.host.move_tab(&id, body.index).await?))
+}
+
 async fn close_tab(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::TabClosed> {
     tab_id(&id, "tab_")?;
     Ok(Json(s.host.close_tab(&id).await?))
@@ -768,11 +778,16 @@ async fn events(
         replaying: bool,
         /// Tickets announced at connect, so a live announcement of the same one is not repeated.
         announced: Vec<String>,
+        /// The same for dialogs still waiting for the person at connect.
+        dialogs: Vec<String>,
         first: Vec<SseEvent>,
     }
     // Tickets still waiting for a claim are announced again to every stream that connects (a
     // UI that reloaded claims them); read after subscribing, so none falls between the two.
     let waiting = s.host.pending_tickets(&id);
+    // So are dialogs still waiting for the person (a UI that showed another session, or
+    // reloaded, shows them); answered or expired ones are no longer pending.
+    let dialogs = s.host.pending_dialogs(&id);
     let start = St {
         host: s.host.clone(),
         session: id,
@@ -781,7 +796,12 @@ async fn events(
         last: after.unwrap_or(0),
         replaying: true,
         announced: waiting.iter().map(|t| t.ticket_id.clone()).collect(),
-        first: waiting.iter().map(ticket_event).collect(),
+        dialogs: dialogs.iter().map(|d| d.dialog_id.clone()).collect(),
+        first: waiting
+            .iter()
+            .map(ticket_event)
+            .chain(dialogs.iter().map(dialog_event))
+            .collect(),
     };
     let batches = stream::unfold(start, |mut st| async move {
         if !st.first.is_empty() {
@@ -828,9 +848,10 @@ async fn events(
                         st,
                     ));
                 }
-                Ok(p::Live::Tabs(p::TabLive::Dialog(d))) if d.session_id == st.session => {
-                    let data = serde_json::to_string(&d).unwrap_or_default();
-                    return Some((vec![SseEvent::default().event("dialog").data(data)], st));
+                Ok(p::Live::Tabs(p::TabLive::Dialog(d)))
+                    if d.session_id == st.session && !st.dialogs.contains(&d.dialog_id) =>
+                {
+                    return Some((vec![dialog_event(&d)], st));
                 }
                 Ok(p::Live::Tabs(p::TabLive::OpenTicket { session_id, ticket }))
                     if session_id == st.session && !st.announced.contains(&ticket.ticket_id) =>
@@ -856,6 +877,11 @@ async fn events(
 fn ticket_event(t: &p::OpenTicket) -> SseEvent {
     let data = serde_json::to_string(t).unwrap_or_default();
     SseEvent::default().event("open_ticket").data(data)
+}
+
+fn dialog_event(d: &p::Dialog) -> SseEvent {
+    let data = serde_json::to_string(d).unwrap_or_default();
+    SseEvent::default().event("dialog").data(data)
 }
 
 fn stored_event(e: &p::Event) -> SseEvent {

@@ -343,7 +343,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     }));
     let events = Op::new(
         "followEvents",
-        "Server-sent events: the stored events after `after` (or Last-Event-ID), then live ones. A stored event has no SSE event name and its SSE id is its seq; live subscribers also get SSE events named `delta` (not stored, no id of their own), `tool_output` (a running tool call's steps and its program's output lines, capped per call; not stored), and about preview tabs `tabs`, `dialog` and `open_ticket` (an approved open_webpage to claim; tickets still waiting for their claim are announced again when a stream connects)",
+        "Server-sent events: the stored events after `after` (or Last-Event-ID), then live ones. A stored event has no SSE event name and its SSE id is its seq; live subscribers also get SSE events named `delta` (not stored, no id of their own), `tool_output` (a running tool call's steps and its program's output lines, capped per call; not stored), and about preview tabs `tabs`, `dialog` and `open_ticket` (an approved open_webpage to claim; tickets still waiting for their claim, and dialogs still waiting for the person's answer, are announced again when a stream connects)",
         ("200".into(), sse_answer()),
     )
     .params(vec![session()])
@@ -390,6 +390,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         json!({
             "ActivateTab": link("activateTab", id),
             "CloseTab": link("closeTab", id),
+            "MoveTab": link("moveTab", id),
             "TabScreen": link("tabScreen", id),
             "TabFront": link("tabFront", id),
         })
@@ -415,6 +416,13 @@ fn build_paths(s: &mut Schemas) -> Value {
         s.answer::<Vec<p::PreviewTab>>("200", "OK"),
     )
     .params(vec![tab()]);
+    let move_tab = Op::new(
+        "moveTab",
+        "Move a tab within its session's order as the person (a drag in the tab strip, or the keyboard): index 0 is first, an index past the last place moves it to the end. The active tab does not change, and list_preview_tabs follows the new order; the session's tabs after (a `tabs` event tells the session's other streams)",
+        s.answer::<Vec<p::PreviewTab>>("200", "OK"),
+    )
+    .params(vec![tab()])
+    .body(s.body::<p::MoveTab>());
     let close_tab = Op::new(
         "closeTab",
         "Close a tab as the person. A page of Wisp's browser closes with its beforeunload (a `dialog` event; the `tabs` event and the list say how it ended): status closing",
@@ -591,6 +599,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/sessions/{id}/tabs": {"get": list_tabs.into_json(), "post": open_tab.into_json()},
         "/api/tabs/{id}/activate": {"post": activate_tab.into_json()},
         "/api/tabs/{id}": {"delete": close_tab.into_json()},
+        "/api/tabs/{id}/move": {"post": move_tab.into_json()},
         "/api/tabs/{id}/screen": {"get": tab_screen.into_json()},
         "/api/tabs/{id}/front": {"post": tab_front.into_json()},
         "/api/dialogs/{id}": {"post": answer_dialog.into_json()},

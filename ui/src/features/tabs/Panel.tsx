@@ -1,7 +1,10 @@
 // The right panel (issue 9, UI-07): the session's tabs as the Host holds them — order, the
 // active one, title and kind — and the active tab's view. The person's actions (a new tab, a web
-// page they type, activate, close) go to the Host; the panel shows what the Host answers.
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+// page they type, activate, move, close) go to the Host; the panel shows what the Host answers.
+// A tab moves by dragging it onto another tab's place, or with Ctrl+Shift+←/→ while it has the
+// focus (bound on the tab buttons only, so never while typing; the workbench's own keys are
+// Escape and Alt+↑/↓).
+import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { FileText, Folder, Globe, Plus, SquareDashed, X } from "lucide-react";
 import type { Api } from "../../api";
 import type { FolderView as FolderListing, Preview, PreviewTab, TabKind, WebTabs } from "../../types";
@@ -39,6 +42,44 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
   const { tabs } = ctl;
   const active = tabs.find((x) => x.active) ?? null;
   const [url, setUrl] = useState("");
+  // The tab being dragged (only this strip's tabs are accepted as drops) and the one under it.
+  const dragged = useRef<string | null>(null);
+  const [over, setOver] = useState<string | null>(null);
+  // A moved tab keeps the focus (reordering its element in the page drops it).
+  const strip = useRef<HTMLDivElement>(null);
+  const refocus = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    const id = refocus.current;
+    if (!id) return;
+    refocus.current = null;
+    [...(strip.current?.querySelectorAll<HTMLButtonElement>("[data-tab]") ?? [])].find((b) => b.dataset.tab === id)?.focus();
+  }, [tabs]);
+  // Where the dragged tab lands, marked on the side it goes to (it takes the target's place).
+  const dropSide = (index: number) => (tabs.findIndex((x) => x.tabId === dragged.current) < index ? "drop-after" : "drop-before");
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const focused = (e.target as HTMLElement).dataset?.tab;
+    if (e.ctrlKey && e.shiftKey && !e.altKey && !e.metaKey && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
+      // Only a focused tab moves (not its close button); at either end it stays.
+      if (!focused) return;
+      e.preventDefault();
+      const from = tabs.findIndex((x) => x.tabId === focused);
+      const to = from + (e.key === "ArrowRight" ? 1 : -1);
+      if (from < 0 || to < 0 || to >= tabs.length) return;
+      refocus.current = focused;
+      ctl.move(focused, to);
+      return;
+    }
+    // The tab pattern: arrows move between tabs, Home/End to the ends (without Ctrl, Alt or
+    // Meta, which belong to the browser and the workbench).
+    if (e.ctrlKey || e.altKey || e.metaKey) return;
+    const i = tabs.findIndex((x) => x.active);
+    const to = e.key === "ArrowRight" ? i + 1 : e.key === "ArrowLeft" ? i - 1 : e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : null;
+    if (to === null || !tabs.length) return;
+    e.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length]!;
+    ctl.activate(next.tabId);
+    [...e.currentTarget.querySelectorAll<HTMLButtonElement>("[data-tab]")].find((b) => b.dataset.tab === next.tabId)?.focus();
+  };
   const openUrl = async (e: FormEvent) => {
     e.preventDefault();
     const u = url.trim();
@@ -51,26 +92,47 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
         <X size={16} />
       </button>
       <div className="tab-strip">
-        <div
-          className="tabs"
-          role="tablist"
-          aria-label={t("preview")}
-          onKeyDown={(e) => {
-            // The tab pattern: arrows move between tabs, Home/End to the ends.
-            const i = tabs.findIndex((x) => x.active);
-            const to = e.key === "ArrowRight" ? i + 1 : e.key === "ArrowLeft" ? i - 1 : e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : null;
-            if (to === null || !tabs.length) return;
-            e.preventDefault();
-            const next = tabs[(to + tabs.length) % tabs.length]!;
-            ctl.activate(next.tabId);
-            [...e.currentTarget.querySelectorAll<HTMLButtonElement>("[data-tab]")].find((b) => b.dataset.tab === next.tabId)?.focus();
-          }}
-        >
-          {tabs.map((x) => (
-            <div key={x.tabId} className={x.active ? "tab active" : "tab"} data-kind={x.kind}>
+        <div className="tabs" role="tablist" aria-label={t("preview")} ref={strip} onKeyDown={onKeyDown}>
+          {tabs.map((x, index) => (
+            <div
+              key={x.tabId}
+              className={["tab", x.active && "active", over === x.tabId && dragged.current !== x.tabId && dropSide(index)].filter(Boolean).join(" ")}
+              data-kind={x.kind}
+              onDragStart={(e) => {
+                dragged.current = x.tabId;
+                // What the tab shows, as a browser's tab drags (the drop target knows the tab by the
+                // ref above, so only this strip's own tabs move).
+                e.dataTransfer.setData("text/plain", x.url ?? x.path ?? tabName(t, x));
+              }}
+              onDragEnter={(e) => {
+                if (dragged.current) e.preventDefault();
+              }}
+              onDragOver={(e) => {
+                if (!dragged.current) return;
+                e.preventDefault();
+                if (over !== x.tabId) setOver(x.tabId);
+              }}
+              onDrop={(e) => {
+                const id = dragged.current;
+                if (!id) return;
+                e.preventDefault();
+                // Dropped on a tab: the dragged one takes that tab's place.
+                if (id !== x.tabId) ctl.move(id, index);
+                dragged.current = null;
+                setOver(null);
+              }}
+              onDragEnd={() => {
+                dragged.current = null;
+                setOver(null);
+              }}
+            >
               <button
                 role="tab"
                 data-tab={x.tabId}
+                aria-keyshortcuts="Control+Shift+ArrowLeft Control+Shift+ArrowRight"
+                // The tab itself is what is dragged (Chromium starts no drag from a button inside a
+                // draggable box); its box takes the events.
+                draggable
                 aria-selected={x.active}
                 aria-controls="preview-tabpanel"
                 tabIndex={x.active ? 0 : -1}

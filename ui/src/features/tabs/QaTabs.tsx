@@ -49,6 +49,7 @@ export function QaTabsProvider({ children }: { children: ReactNode }) {
         else void open({ kind: "file", path });
       },
       activate: (tabId) => setTabs((ts) => reduceTabs(ts, { type: "activate", id: tabId })),
+      move: (tabId, index) => setTabs((ts) => reduceTabs(ts, { type: "move", id: tabId, index })),
       close: (tabId) => setTabs((ts) => reduceTabs(ts, { type: "close", id: tabId })),
       answer: async () => {},
       onLive: () => {},

@@ -1,10 +1,23 @@
 // Tabs in memory, for the QA page only (UI-14, UI-15): the same shape as the Host's list and the
 // same rules — a new tab becomes the active one; closing the active tab selects its neighbour
 // (the tab that took its place, else the new last one), closing a background tab keeps the
-// selection (WEB-35). The workbench itself never uses this: the Host holds the real tabs.
+// selection (WEB-35); a move puts a tab at a place (past the last one: the end) and keeps the
+// selection. The workbench itself never uses this: the Host holds the real tabs.
 import type { OpenTab, PreviewTab } from "../../types";
 
-export type TabAction = { type: "open"; tab: OpenTab; id: string } | { type: "activate"; id: string } | { type: "close"; id: string };
+export type TabAction = { type: "open"; tab: OpenTab; id: string } | { type: "activate"; id: string } | { type: "close"; id: string } | { type: "move"; id: string; index: number };
+
+/** `tabs` with tab `id` at place `index` (0 first; past the last place: the end), as the Host
+ * moves it (`POST /api/tabs/{id}/move`); the selection does not change. Unknown IDs and moves
+ * to where the tab already is answer `tabs` itself. */
+export function moveTab(tabs: PreviewTab[], id: string, index: number): PreviewTab[] {
+  const from = tabs.findIndex((x) => x.tabId === id);
+  if (from < 0) return tabs;
+  const rest = tabs.filter((x) => x.tabId !== id);
+  const to = Math.max(0, Math.min(Math.floor(index), rest.length));
+  if (to === from) return tabs;
+  return [...rest.slice(0, to), tabs[from]!, ...rest.slice(to)];
+}
 
 const titleOf = (t: OpenTab): string => (t.kind === "web" ? t.url : t.kind === "file" ? t.path.split("/").pop() ?? t.path : "New tab");
 
@@ -17,6 +30,8 @@ export function reduceTabs(tabs: PreviewTab[], action: TabAction): PreviewTab[] 
     }
     case "activate":
       return tabs.some((x) => x.tabId === action.id) ? tabs.map((x) => ({ ...x, active: x.tabId === action.id })) : tabs;
+    case "move":
+      return moveTab(tabs, action.id, action.index);
     case "close": {
       const at = tabs.findIndex((x) => x.tabId === action.id);
       if (at < 0) return tabs;

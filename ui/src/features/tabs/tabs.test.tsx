@@ -3,6 +3,7 @@
 // web-only tab (sandboxed, no referrer, never the UI's own origin), the Host's tabs in the
 // panel, and the dialog that only a deliberate click answers.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { useState } from "react";
 import { act, cleanup, fireEvent, render, renderHook, screen } from "@testing-library/react";
 import { Api } from "../../api";
 import { I18n, translator } from "../../i18n";
@@ -11,7 +12,7 @@ import { LIVE_VIEW_INTERVAL_MS, FRAME_SANDBOX, WebView, ownOrigin } from "./WebV
 import { TabDialog } from "./TabDialog";
 import { PreviewPanel } from "./Panel";
 import type { SessionTabs } from "./useTabs";
-import { reduceTabs } from "./memory";
+import { moveTab, reduceTabs } from "./memory";
 import { samePath, useSessionTabs } from "./useTabs";
 
 const withT = (ui: React.ReactNode, lang: "en" | "zh" = "en") => <I18n.Provider value={translator(lang)}>{ui}</I18n.Provider>;
@@ -136,6 +137,7 @@ describe("the panel", () => {
       },
       openFile: (p) => log.push(`file ${p}`),
       activate: (id) => log.push(`activate ${id}`),
+      move: (id, index) => log.push(`move ${id} ${index}`),
       close: (id) => log.push(`close ${id}`),
       answer: async () => {},
       onLive: () => {},
@@ -169,10 +171,103 @@ describe("the panel", () => {
   });
 });
 
+describe("the panel: moving tabs (issue 9, reorder)", () => {
+  const tab = (id: string, active = false): PreviewTab => ({ tabId: `tab_${id.repeat(32)}`, kind: "file", title: `T${id}`, active, path: `T${id}` });
+  const [a, b, c] = [tab("a"), tab("b", true), tab("c")];
+  // The panel over tabs kept by the QA page's reducer, so a move re-renders as the Host's answer would.
+  function Harness({ log }: { log: string[] }) {
+    const [tabs, setTabs] = useState([a, b, c]);
+    const ctl: SessionTabs = {
+      tabs,
+      dialogs: [],
+      fileVersion: 0,
+      open: async () => null,
+      openFile: () => {},
+      activate: (id) => {
+        log.push(`activate ${id}`);
+        setTabs((ts) => reduceTabs(ts, { type: "activate", id }));
+      },
+      move: (id, index) => {
+        log.push(`move ${id} ${index}`);
+        setTabs((ts) => reduceTabs(ts, { type: "move", id, index }));
+      },
+      close: () => {},
+      answer: async () => {},
+      onLive: () => {},
+    };
+    return withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={ctl} webTabs="iframe" onHide={() => {}} />);
+  }
+  const names = () => screen.getAllByRole("tab").map((t) => t.textContent?.trim());
+  const ctrlShift = (el: Element, key: string) => fireEvent.keyDown(el, { key, ctrlKey: true, shiftKey: true });
+
+  it("Ctrl+Shift+→/← moves the focused tab, which keeps the focus and the selection; not past either end", () => {
+    const log: string[] = [];
+    render(<Harness log={log} />);
+    const tb = screen.getByRole("tab", { name: "Tb" });
+    expect(tb.getAttribute("aria-keyshortcuts")).toBe("Control+Shift+ArrowLeft Control+Shift+ArrowRight");
+    tb.focus();
+    ctrlShift(tb, "ArrowRight");
+    expect(names()).toEqual(["Ta", "Tc", "Tb"]);
+    expect(document.activeElement).toBe(screen.getByRole("tab", { name: "Tb" }));
+    expect(screen.getByRole("tab", { name: "Tb" }).getAttribute("aria-selected")).toBe("true");
+    // At the end it stays.
+    ctrlShift(document.activeElement!, "ArrowRight");
+    ctrlShift(document.activeElement!, "ArrowLeft");
+    ctrlShift(document.activeElement!, "ArrowLeft");
+    expect(names()).toEqual(["Tb", "Ta", "Tc"]);
+    ctrlShift(document.activeElement!, "ArrowLeft");
+    expect(log).toEqual([`move ${b.tabId} 2`, `move ${b.tabId} 1`, `move ${b.tabId} 0`]);
+    expect(document.activeElement).toBe(screen.getByRole("tab", { name: "Tb" }));
+    // A background tab moves too, and the selection stays where it was.
+    const ta = screen.getByRole("tab", { name: "Ta" });
+    ta.focus();
+    ctrlShift(ta, "ArrowRight");
+    expect(names()).toEqual(["Tb", "Tc", "Ta"]);
+    expect(screen.getAllByRole("tab").map((t) => t.getAttribute("aria-selected"))).toEqual(["true", "false", "false"]);
+  });
+
+  it("moves nothing from a close button, the address field, or with other modifiers; plain arrows still select", () => {
+    const log: string[] = [];
+    render(<Harness log={log} />);
+    ctrlShift(screen.getByRole("button", { name: "Close tab Ta" }), "ArrowRight");
+    const address = screen.getByRole("textbox", { name: "Web address to open" });
+    fireEvent.change(address, { target: { value: "https://example.com/" } });
+    ctrlShift(address, "ArrowLeft");
+    fireEvent.keyDown(screen.getByRole("tab", { name: "Tb" }), { key: "ArrowRight", ctrlKey: true, shiftKey: true, altKey: true });
+    expect(log).toEqual([]);
+    expect(names()).toEqual(["Ta", "Tb", "Tc"]);
+    fireEvent.keyDown(screen.getByRole("tab", { name: "Tb" }), { key: "ArrowRight" });
+    expect(log).toEqual([`activate ${c.tabId}`]);
+  });
+
+  it("a tab dragged onto another takes its place; a drop of anything else moves nothing", () => {
+    const log: string[] = [];
+    render(<Harness log={log} />);
+    const box = (name: string) => screen.getByRole("tab", { name }).closest(".tab")!;
+    const dataTransfer = { setData: () => {}, getData: () => "", effectAllowed: "", dropEffect: "" };
+    fireEvent.dragStart(box("Tc"), { dataTransfer });
+    fireEvent.dragOver(box("Ta"), { dataTransfer });
+    expect(box("Ta").className).toContain("drop-before");
+    fireEvent.drop(box("Ta"), { dataTransfer });
+    fireEvent.dragEnd(box("Tc"), { dataTransfer });
+    expect(names()).toEqual(["Tc", "Ta", "Tb"]);
+    fireEvent.dragStart(box("Tc"), { dataTransfer });
+    fireEvent.dragOver(box("Tb"), { dataTransfer });
+    expect(box("Tb").className).toContain("drop-after");
+    fireEvent.drop(box("Tb"), { dataTransfer });
+    expect(names()).toEqual(["Ta", "Tb", "Tc"]);
+    // Something dragged in from elsewhere (text, a file): not a tab of this strip.
+    fireEvent.dragOver(box("Ta"), { dataTransfer });
+    fireEvent.drop(box("Ta"), { dataTransfer });
+    expect(log).toEqual([`move ${c.tabId} 0`, `move ${c.tabId} 2`]);
+    expect(screen.getByRole("tab", { name: "Tb" }).getAttribute("aria-selected")).toBe("true");
+  });
+});
+
 describe("the panel in Chinese", () => {
   it("names a blank tab in the person's language, not the Host's English", () => {
     const blank: PreviewTab = { tabId: "tab_" + "b".repeat(32), kind: "new", title: "New tab", active: true };
-    const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
+    const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, move: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
     render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />, "zh"));
     expect(screen.getByRole("tab").textContent?.trim()).toBe("新标签");
     expect(screen.getByRole("button", { name: "关闭标签 新标签" })).toBeTruthy();
@@ -228,6 +323,15 @@ describe("the in-memory tab reducer of the QA page (WEB-35)", () => {
     expect(shape(reduceTabs(three, { type: "close", id: "c" }))).toBe("a b*");
     expect(shape(reduceTabs(open([], "x"), { type: "close", id: "x" }))).toBe("");
   });
+  it("a move puts a tab at a place (past the last one: the end) and keeps the selection", () => {
+    expect(shape(reduceTabs(three, { type: "move", id: "c", index: 0 }))).toBe("c* a b");
+    expect(shape(reduceTabs(three, { type: "move", id: "a", index: 1 }))).toBe("b a c*");
+    expect(shape(reduceTabs(three, { type: "move", id: "a", index: 49 }))).toBe("b c* a");
+    expect(shape(reduceTabs(three, { type: "move", id: "b", index: -3 }))).toBe("b a c*");
+    expect(reduceTabs(three, { type: "move", id: "b", index: 1 })).toBe(three);
+    expect(reduceTabs(three, { type: "move", id: "zz", index: 0 })).toBe(three);
+    expect(moveTab([], "a", 0)).toEqual([]);
+  });
   it("closing a background tab keeps the selection; unknown IDs change nothing", () => {
     expect(shape(reduceTabs(three, { type: "close", id: "a" }))).toBe("b c*");
     expect(reduceTabs(three, { type: "close", id: "zz" })).toBe(three);
@@ -276,6 +380,51 @@ describe("useSessionTabs: the Host's list, kept current", () => {
     expect(result.current.dialogs).toEqual([]);
     expect(calls.some((c) => c.url === "/api/dialogs/dlg_1" && c.method === "POST")).toBe(true);
     expect(reported).toEqual([]);
+  });
+});
+
+describe("useSessionTabs: a move", () => {
+  const t = (id: string, active = false): PreviewTab => ({ tabId: id, kind: "new", title: id, active });
+
+  it("shows at once, asks the Host, then shows the Host's order; a refusal reads the Host's list again", async () => {
+    let list: PreviewTab[] = [t("tab_1"), t("tab_2", true), t("tab_3")];
+    let refuse = false;
+    const bodies: unknown[] = [];
+    let answer: (() => void) | null = null;
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string, init?: RequestInit) => {
+        calls.push({ method: init?.method ?? "GET", url, auth: null });
+        if (url.endsWith("/move")) {
+          bodies.push(JSON.parse(String(init?.body)));
+          if (refuse) return new Response(JSON.stringify({ error: "invalid_body", message: "index: a place in the session's tabs, 0 to 49" }), { status: 400 });
+          await new Promise<void>((r) => (answer = r));
+          // The Host's own order wins over the one shown meanwhile.
+          list = [list[1]!, list[2]!, list[0]!];
+          return new Response(JSON.stringify(list), { status: 200 });
+        }
+        return new Response(JSON.stringify(list), { status: 200 });
+      }),
+    );
+    const reported: unknown[] = [];
+    const api = new Api("tok");
+    const { result } = renderHook(() => useSessionTabs(api, "s1", (e) => reported.push(e)));
+    await act(async () => {});
+    act(() => result.current.move("tab_1", 2));
+    const ids = () => result.current.tabs.map((x) => `${x.tabId}${x.active ? "*" : ""}`);
+    expect(ids()).toEqual(["tab_2*", "tab_3", "tab_1"]);
+    await act(async () => {});
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual(["/api/tabs/tab_1/move"]);
+    expect(bodies).toEqual([{ index: 2 }]);
+    await act(async () => answer?.());
+    expect(ids()).toEqual(["tab_2*", "tab_3", "tab_1"]);
+    refuse = true;
+    act(() => result.current.move("tab_1", 0));
+    expect(ids()).toEqual(["tab_1", "tab_2*", "tab_3"]);
+    await act(async () => {});
+    await act(async () => {});
+    expect(ids()).toEqual(["tab_2*", "tab_3", "tab_1"]);
+    expect(reported).toHaveLength(1);
   });
 });
 

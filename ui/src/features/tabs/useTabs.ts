@@ -1,10 +1,11 @@
 // A session's preview tabs as the Host holds them (issue 9, UI-07): the list is read from the
-// Host, again on every `tabs` event, and the person's actions (open, activate, close) go to the
-// Host, which answers with the new state. Nothing is kept here that the Host does not hold, so a
+// Host, again on every `tabs` event, and the person's actions (open, activate, move, close) go to the
+// Host, which answers with the new state (a move shows at once, then as the Host answers). Nothing is kept here that the Host does not hold, so a
 // reload shows the same tabs. `dialog` events queue the questions the Host waits on.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, type Api } from "../../api";
 import type { OpenTab, PreviewTab, TabDialog } from "../../types";
+import { moveTab } from "./memory";
 
 export interface SessionTabs {
   tabs: PreviewTab[];
@@ -16,6 +17,8 @@ export interface SessionTabs {
   /** A file tab: the existing one for that path is selected (and re-read), else one is opened. */
   openFile: (path: string) => void;
   activate: (tabId: string) => void;
+  /** Moves a tab to a place in the order (0 first); the selection stays. */
+  move: (tabId: string, index: number) => void;
   close: (tabId: string) => void;
   answer: (dialogId: string, accept: boolean) => Promise<void>;
   /** Feed the session's live events here (`tabs`, `dialog`). */
@@ -96,6 +99,25 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
     [api, report],
   );
 
+  const move = useCallback(
+    (tabId: string, index: number) => {
+      const s = sid.current;
+      // Shown at once (a drag must not snap back while the request is out); the Host's answer
+      // is the order, and on a refusal the Host's list is read again.
+      setTabs((ts) => moveTab(ts, tabId, index));
+      api
+        .moveTab(tabId, index)
+        .then((list) => {
+          if (sid.current === s) setTabs(list);
+        })
+        .catch((e) => {
+          report(e);
+          refresh();
+        });
+    },
+    [api, refresh, report],
+  );
+
   const openFile = useCallback(
     (path: string) => {
       setFileVersion((v) => v + 1);
@@ -149,7 +171,7 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
     [refresh],
   );
 
-  return { tabs, dialogs, fileVersion, open, openFile, activate, close, answer, onLive };
+  return { tabs, dialogs, fileVersion, open, openFile, activate, move, close, answer, onLive };
 }
 
 /** Whether two project-relative paths name the same file once `.` and empty segments go. */
