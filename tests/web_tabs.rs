@@ -713,6 +713,11 @@ async fn workspace_tabs_show_folders_inside_the_project_only() {
         (json!({"kind": "workspace", "path": "notes.txt"}), 400),
         (json!({"kind": "workspace", "path": "gone"}), 404),
         (json!({"kind": "workspace", "path": ""}), 400),
+        // Schema-valid, but longer than any file system allows: names nothing.
+        (
+            json!({"kind": "workspace", "path": format!("0/{}", "0".repeat(300))}),
+            404,
+        ),
     ] {
         let (status, v) = open(&w, &s, bad.clone()).await;
         assert_eq!(status, want, "{bad} -> {v}");

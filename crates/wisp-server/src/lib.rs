@@ -567,13 +567,18 @@ async fn open_tab(
     Id(id): Id,
     Body(body): Body<p::OpenTab>,
 ) -> Result<(StatusCode, Json<p::PreviewTab>), ApiError> {
-    if let p::OpenTab::File { path } = &body
-        && !nameable(path)
-    {
+    // A schema-valid path that no file system could hold names nothing (404), as for the
+    // preview and folder reads.
+    let unnameable = match &body {
+        p::OpenTab::File { path } if !nameable(path) => Some("file"),
+        p::OpenTab::Workspace { path: Some(path) } if !nameable(path) => Some("folder"),
+        _ => None,
+    };
+    if let Some(what) = unnameable {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "not_found",
-            "no such file: the path is longer than a file system allows",
+            format!("no such {what}: the path is longer than a file system allows"),
         ));
     }
     Ok((StatusCode::CREATED, Json(s.host.open_tab(&id, body).await?)))
