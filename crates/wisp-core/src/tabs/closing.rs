@@ -174,6 +174,8 @@ mod tests {
 
         // The agent closes it: "close this tab?" accepted, then the page asks; dismissed →
         // cancelled, never a false "closed".
+        let browser = tabs.running().await.unwrap();
+        browser.click_for_tests(handle(&tabs, &tab)).await.unwrap();
         tabs.list_for_model("s1", None).await.unwrap();
         let closing = tokio::spawn({
             let (tabs, tab) = (tabs.clone(), tab.clone());
@@ -188,7 +190,11 @@ mod tests {
         assert_eq!(closing.await.unwrap().unwrap()["status"], "cancelled");
         assert!(tabs.session_of(&tab).is_some());
 
-        // Again, and the page's question accepted: closed.
+        // Again, and the page's question accepted: closed. A fresh click first: Chromium asks
+        // `beforeunload` only of a page with a user gesture, and a dismissed question may use
+        // it up (seen under load in CI).
+        let browser = tabs.running().await.unwrap();
+        browser.click_for_tests(handle(&tabs, &tab)).await.unwrap();
         tabs.list_for_model("s1", None).await.unwrap();
         let closing = tokio::spawn({
             let (tabs, tab) = (tabs.clone(), tab.clone());
