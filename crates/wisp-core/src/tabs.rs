@@ -993,7 +993,8 @@ mod tests {
 
     use super::*;
 
-    async fn site(pages: &'static [(&'static str, &'static str)]) -> String {
+    /// A loopback site with fixed pages (any other path is a small "404" page).
+    pub(crate) async fn site(pages: &'static [(&'static str, &'static str)]) -> String {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move {

@@ -54,7 +54,6 @@ mod tests {
     use std::sync::Arc;
     use std::time::{Duration, Instant};
 
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     use tokio::sync::broadcast;
     use wisp_preview::{LoadState, Preview};
     use wisp_protocol as p;
@@ -64,30 +63,15 @@ mod tests {
 
     const GUARDED: &str = "<title>Guarded</title><p>guarded text</p><script>addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; });</script>";
 
-    /// A loopback site whose every path is the guarded page.
+    /// A loopback site of guarded pages.
     async fn site() -> String {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
-                tokio::spawn(async move {
-                    let mut request = Vec::new();
-                    let mut buf = [0u8; 2048];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => request.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let answer = format!(
-                        "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{GUARDED}",
-                        GUARDED.len()
-                    );
-                    let _ = stream.write_all(answer.as_bytes()).await;
-                });
-            }
-        });
-        base
+        crate::tabs::tests::site(&[
+            ("/a", GUARDED),
+            ("/one", GUARDED),
+            ("/two", GUARDED),
+            ("/kept", GUARDED),
+        ])
+        .await
     }
 
     fn handle(tabs: &Tabs, id: &str) -> TabHandle {
