@@ -246,10 +246,22 @@ fn check_host(dir: &Path) -> Check {
 /// it (`wisp_preview::find_browser_in`: `WISP_BROWSER`, then PATH, then the vendors' fixed
 /// places), so doctor never reports a browser the Host would not use, or the other way round.
 fn check_browser(overridden: Option<&std::ffi::OsStr>, path: &std::ffi::OsStr) -> Check {
+    describe_browser(
+        wisp_preview::find_browser_in(overridden, Some(path)),
+        overridden.is_some_and(|v| !v.is_empty()),
+    )
+}
+
+/// What the person reads about the browser search's outcome (apart from the search, so the
+/// "none at all" answer is tested on a machine that has one in the vendors' fixed places).
+fn describe_browser(
+    found: Result<PathBuf, wisp_preview::DiscoverError>,
+    from_override: bool,
+) -> Check {
     const ID: &str = "browser";
-    match wisp_preview::find_browser_in(overridden, Some(path)) {
+    match found {
         Ok(found) => {
-            let how = if overridden.is_some_and(|v| !v.is_empty()) {
+            let how = if from_override {
                 " (from WISP_BROWSER)"
             } else {
                 ""
@@ -508,6 +520,41 @@ mod tests {
             check.message
         );
         assert!(check.fix.unwrap().contains("WISP_BROWSER"));
+    }
+
+    #[test]
+    fn no_browser_at_all_is_a_warning_that_says_what_to_install() {
+        let check = describe_browser(Err(wisp_preview::DiscoverError::NotFound), false);
+        assert_eq!(check.status, Status::Warn);
+        assert!(
+            check
+                .message
+                .starts_with("no Chromium-family browser found"),
+            "{}",
+            check.message
+        );
+        assert!(
+            check.message.contains("the agent cannot read them"),
+            "{}",
+            check.message
+        );
+        let fix = check.fix.unwrap();
+        assert!(fix.contains("sudo apt-get install chromium"), "{fix}");
+        assert!(fix.contains("WISP_BROWSER"), "{fix}");
+    }
+
+    #[test]
+    fn an_existing_data_dir_nobody_can_write_fails() {
+        // /proc: a directory where not even root (who passes every permission check) can
+        // create a file.
+        let check = check_data_dir(Path::new("/proc"));
+        assert_eq!(check.status, Status::Fail, "{}", check.message);
+        assert!(
+            check.message.starts_with("/proc is not writable"),
+            "{}",
+            check.message
+        );
+        assert!(check.fix.unwrap().contains("--data-dir"));
     }
 
     #[test]

@@ -80,6 +80,12 @@ async fn a_healthy_setup_passes_every_check_that_blocks_use() {
         checks["model"]
     );
     assert!(message(&checks, "host").contains("no Host is running"));
+    // Node.js and npm for MCP installs: scripts/test needs both, so they are here, with the
+    // versions they say.
+    assert_eq!(status(&checks, "node"), "ok", "{:?}", checks["node"]);
+    let node = message(&checks, "node");
+    assert!(node.starts_with("Node.js v"), "{node}");
+    assert!(node.contains(", npm "), "{node}");
     // Doctor creates nothing: the data dir is still missing.
     assert!(!data.exists());
 }
@@ -183,6 +189,46 @@ async fn an_unusable_data_dir_fails() {
         checks["data_dir"]
     );
     assert!(message(&checks, "data_dir").contains("cannot be created"));
+    // An existing dir nobody can create files in, not even root.
+    let (code, checks) = report(doctor(std::path::Path::new("/proc"), &env)).await;
+    assert_eq!(code, 1);
+    assert_eq!(status(&checks, "data_dir"), "fail");
+    assert!(
+        message(&checks, "data_dir").starts_with("/proc is not writable"),
+        "{:?}",
+        checks["data_dir"]
+    );
+}
+
+/// No OS secret store (a session bus that is not there, so no desktop's keyring can answer):
+/// a warning naming the session-only choice, which does not block normal use.
+#[tokio::test]
+async fn no_secret_store_is_a_warning_with_the_session_only_choice() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, _) = dirs();
+    let env = sim_env(&sim);
+    let bus = format!("unix:path={}", tmp.path().join("no-bus").display());
+    let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.push(("DBUS_SESSION_BUS_ADDRESS", &bus));
+    let mut c = doctor(&data, &env);
+    c.env_remove("WISP_SECRET_STORE");
+    let (code, checks) = report(c).await;
+    assert_eq!(
+        status(&checks, "secret_store"),
+        "warn",
+        "{:?}",
+        checks["secret_store"]
+    );
+    let msg = message(&checks, "secret_store");
+    assert!(msg.starts_with("no OS secret store"), "{msg}");
+    assert!(msg.contains("for one session only"), "{msg}");
+    assert!(
+        checks["secret_store"]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("Secret Service")
+    );
+    assert_eq!(code, 0, "{checks:?}");
 }
 
 #[tokio::test]
@@ -213,6 +259,22 @@ async fn a_second_host_on_the_data_dir_is_named() {
     // Host's own --simulate is a flag of that process, not a setting of the data dir.
     assert_eq!(status(&checks, "model"), "fail");
     assert_eq!(code, 1);
+    // With a model that answers, the running Host alone does not block normal use: the
+    // person uses that one.
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let env = sim_env(&sim);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (code, checks) = report(doctor(&data, &env)).await;
+    assert_eq!(status(&checks, "host"), "warn", "{:?}", checks["host"]);
+    assert!(
+        checks["host"]["fix"]
+            .as_str()
+            .unwrap()
+            .contains("open.html"),
+        "{:?}",
+        checks["host"]
+    );
+    assert_eq!(code, 0, "{checks:?}");
     // The Host was not disturbed: it still answers, and still owns its dir.
     let (_, health) = served.call("GET", "/api/health", None).await;
     assert_eq!(health["mode"], "simulation", "{health}");
