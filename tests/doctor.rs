@@ -361,7 +361,12 @@ async fn starting_again_opens_the_running_host() {
     let opener = bin.join("xdg-open");
     std::fs::write(
         &opener,
-        format!("#!/bin/sh\nprintf '%s' \"$1\" > '{}'\n", opened.display()),
+        // Written aside and renamed, so the test never reads a file the shell has created
+        // but not yet written (seen under load).
+        format!(
+            "#!/bin/sh\nprintf '%s' \"$1\" > '{0}.part' && mv '{0}.part' '{0}'\n",
+            opened.display()
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
