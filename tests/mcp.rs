@@ -917,8 +917,9 @@ async fn disabling_a_server_during_its_call_cancels_the_run_and_ends_its_group()
 }
 
 /// The hostile cases against the real Host: an oversized line, an exit in the middle of the
-/// call and a flood of list_changed each end specifically (or not at all, for the flood)
-/// while `/api/health` answers promptly.
+/// call, a flood of list_changed, broken JSON and valid JSON that is not JSON-RPC instead of
+/// an answer each end specifically (or not at all, for the flood) while `/api/health`
+/// answers promptly.
 #[tokio::test]
 async fn hostile_servers_end_in_specific_errors_while_the_host_answers() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
@@ -940,6 +941,17 @@ async fn hostile_servers_end_in_specific_errors_while_the_host_answers() {
             &["--flood", "2000"][..],
             "Echo: hello from wisp",
             "succeeded",
+        ),
+        (
+            &["--echo-mode", "junk"][..],
+            "The server wrote 3 lines that are not JSON-RPC during the call",
+            "failed",
+        ),
+        // Valid JSON that is not JSON-RPC: rmcp drops it; a plain timeout.
+        (
+            &["--echo-mode", "not-jsonrpc"][..],
+            "did not answer within 10 s",
+            "failed",
         ),
     ] {
         let id = add_server(

@@ -237,3 +237,60 @@ async fn mcp_14_a_connection_dropped_without_stop_still_takes_its_group() {
         "grandchild {pid} outlived the dropped connection"
     );
 }
+
+#[tokio::test]
+async fn a_call_answered_only_with_broken_json_says_so_when_it_times_out() {
+    let mut s = spec(&["--echo-mode", "junk"]);
+    s.timeout = Duration::from_secs(1);
+    let c = connect(&s).await;
+    let before = c.skipped_lines();
+    let started = std::time::Instant::now();
+    let err = call(&c, "echo", json!({"text": "x"})).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no hang past the timeout"
+    );
+    assert_eq!(c.skipped_lines() - before, 3);
+    assert!(matches!(err, McpError::TimeoutNotJsonRpc(_, 3)), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("did not answer within 1 s"), "{text}");
+    assert!(
+        text.contains("The server wrote 3 lines that are not JSON-RPC during the call"),
+        "{text}"
+    );
+    assert!(!c.is_open());
+}
+
+#[tokio::test]
+async fn a_plain_timeout_does_not_mention_junk_lines() {
+    // The --banner junk came before the call: it is not the call's.
+    let mut s = spec(&["--banner", "--echo-delay-ms", "3000"]);
+    s.timeout = Duration::from_secs(1);
+    let c = connect(&s).await;
+    assert_eq!(c.skipped_lines(), 2);
+    let err = call(&c, "echo", json!({"text": "x"})).await.unwrap_err();
+    assert!(matches!(err, McpError::Timeout(_)), "{err}");
+    assert!(!err.to_string().contains("JSON-RPC"), "{err}");
+}
+
+#[tokio::test]
+async fn valid_json_that_is_not_json_rpc_neither_hangs_nor_answers_the_call() {
+    // It passes the stdout filter (it is JSON); rmcp fails to decode it as a message and
+    // drops it, so the call ends as a plain timeout and the connection is closed.
+    let mut s = spec(&["--echo-mode", "not-jsonrpc"]);
+    s.timeout = Duration::from_secs(1);
+    let c = connect(&s).await;
+    let started = std::time::Instant::now();
+    let err = call(&c, "echo", json!({"text": "x"})).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no hang past the timeout: {err}"
+    );
+    eprintln!("NOTJSONRPC {err} skipped={}", c.skipped_lines());
+    assert!(
+        matches!(err, McpError::Timeout(_) | McpError::Closed(_)),
+        "{err}"
+    );
+    assert!(!c.is_open());
+    c.stop().await;
+}
