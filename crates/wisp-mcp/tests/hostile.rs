@@ -294,3 +294,53 @@ async fn valid_json_that_is_not_json_rpc_neither_hangs_nor_answers_the_call() {
     assert!(!c.is_open());
     c.stop().await;
 }
+
+#[tokio::test]
+async fn mcp_14_a_group_that_ignores_sigterm_is_killed_within_the_stop_deadline() {
+    // The shell ignores SIGTERM, and so (the disposition is inherited) do its background
+    // child and the server it becomes, which also stays alive after stdin closes: only the
+    // SIGKILL step ends them.
+    let dir = tempfile::tempdir().unwrap();
+    let bg = dir.path().join("bg.pid");
+    let server = dir.path().join("server.pid");
+    let script = format!(
+        "trap '' TERM; sleep 300 & echo $! > '{}'; exec '{}' --linger --pidfile '{}'",
+        bg.display(),
+        TEST_SERVER,
+        server.display()
+    );
+    let s = wisp_mcp::ServerSpec::new(
+        wisp_mcp::config::new_id(),
+        "/bin/sh",
+        vec!["-c".into(), script],
+    );
+    let c = connect(&s).await;
+    let pids: Vec<u32> = [&bg, &server]
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap().trim().parse().unwrap())
+        .collect();
+    assert!(pids.iter().all(|p| alive(*p)), "{pids:?}");
+    let ignores_term = |pid: u32| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let mask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigIgn:"))
+            .unwrap()
+            .trim()
+            .to_owned();
+        u64::from_str_radix(&mask, 16).unwrap() & (1 << (15 - 1)) != 0
+    };
+    assert!(pids.iter().all(|p| ignores_term(*p)), "both ignore SIGTERM");
+    let started = std::time::Instant::now();
+    c.stop().await;
+    let took = started.elapsed();
+    let deadline =
+        wisp_mcp::limits::STOP_GRACE + wisp_mcp::limits::TERM_GRACE + Duration::from_secs(3);
+    assert!(took < deadline, "stop took {took:?}");
+    for pid in pids {
+        assert!(
+            eventually(|| !alive(pid)).await,
+            "{pid} outlived the stop (SIGKILL)"
+        );
+    }
+}

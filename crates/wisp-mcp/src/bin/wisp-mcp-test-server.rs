@@ -11,7 +11,8 @@
 //! (a JSON-RPC error), `exit` (the process exits mid-call), `oversized` (a 2 MB line), `junk`
 //! (three broken JSON lines instead of an answer), `not-jsonrpc` (valid JSON that is not
 //! JSON-RPC instead of an answer)), `--echo-canary` (`echo`'s text, error or not, ends with the
-//! value of `WISP_CANARY`), `--pidfile PATH` (writes its own pid, which is its process group).
+//! value of `WISP_CANARY`), `--pidfile PATH` (writes its own pid, which is its process group),
+//! `--linger` (stays alive after stdin closes: only a signal ends it).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -400,5 +401,8 @@ async fn main() -> std::io::Result<()> {
     }
     .map_err(std::io::Error::other)?;
     let _ = running.waiting().await;
+    if has("--linger") {
+        std::future::pending::<()>().await;
+    }
     Ok(())
 }
