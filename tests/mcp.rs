@@ -707,6 +707,16 @@ fn model_saw_tool_result(sim: &SimServer) -> String {
         .to_owned()
 }
 
+/// The error the model was told in the last tool message: a failure's shape
+/// (`{"error": …}` and nothing else), never a result's.
+fn model_saw_failure(sim: &SimServer) -> String {
+    let told = model_saw_tool_result(sim);
+    let v: Value = serde_json::from_str(&told).unwrap_or_else(|_| panic!("not JSON: {told}"));
+    let fields: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["error"], "a failure, not a result: {told}");
+    v["error"].as_str().unwrap().to_owned()
+}
+
 /// The pid a test server wrote with `--pidfile` (waits for it generously).
 async fn read_pid(pidfile: &Path) -> i32 {
     for _ in 0..200 {
@@ -802,7 +812,7 @@ async fn a_server_exiting_while_its_approval_waits_voids_the_approval() {
             .await,
         409
     );
-    let told = model_saw_tool_result(&sim);
+    let told = model_saw_failure(&sim);
     assert!(told.contains("connection closed"), "{told}");
     assert!(!told.contains("Echo:"), "{told}");
 }
@@ -838,9 +848,8 @@ async fn is_error_protocol_errors_and_timeouts_reach_the_model_as_failures() {
             call["result"].as_str().unwrap().contains(says),
             "{args:?}: {done}"
         );
-        let told = model_saw_tool_result(&sim);
+        let told = model_saw_failure(&sim);
         assert!(told.contains(says), "{args:?}: {told}");
-        assert!(told.contains("error"), "{args:?}: {told}");
         assert!(!told.contains("Echo:"), "{args:?}: {told}");
         let (status, _) = served
             .call("DELETE", &format!("/api/mcp/servers/{id}"), None)
@@ -867,7 +876,7 @@ async fn arguments_failing_the_schema_get_no_approval_and_the_model_the_error() 
     let result = call["result"].as_str().unwrap();
     assert!(result.contains("invalid arguments"), "{result}");
     assert!(result.contains("nothing was called"), "{result}");
-    let told = model_saw_tool_result(&sim);
+    let told = model_saw_failure(&sim);
     assert!(told.contains("invalid arguments"), "{told}");
     // No approval ever existed for it.
     let sid = done["sessionId"].as_str().unwrap();
