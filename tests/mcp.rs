@@ -656,3 +656,518 @@ async fn cancelling_a_run_during_an_mcp_call_closes_the_connection() {
     // One request for the call's round, none after: nothing was retried or continued.
     assert_eq!(sim.chat_requests().len(), 1);
 }
+
+/// Adds our test server with `args` (and `env`) and activates it; returns its ID.
+async fn own_active(served: &Served, seen: &mut Seen, args: &[&str], env: Value) -> String {
+    let id = add_server(
+        served,
+        seen,
+        json!({"name": "own", "command": test_server().display().to_string(),
+               "args": args, "env": env}),
+    )
+    .await;
+    let s = activate(served, seen, &id).await;
+    assert_eq!(s["status"], "active", "{s}");
+    id
+}
+
+/// Approves the run's first call (which must be accepted) and waits for the run to reach
+/// `until`.
+async fn approve_until(
+    served: &Served,
+    seen: &mut Seen,
+    run: &str,
+    r: &Value,
+    until: &str,
+) -> Value {
+    let a = &r["steps"][0]["toolCalls"][0]["approval"];
+    assert_eq!(
+        served
+            .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+            .await,
+        204
+    );
+    let done = served.wait(run, until).await;
+    seen.0.push_str(&done.to_string());
+    done
+}
+
+/// The content of the last tool message the model was sent.
+fn model_saw_tool_result(sim: &SimServer) -> String {
+    let requests = sim.chat_requests();
+    let last = &requests.last().unwrap().body;
+    last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|m| m["role"] == "tool")
+        .unwrap_or_else(|| panic!("no tool message in {last}"))["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The error the model was told in the last tool message: a failure's shape
+/// (`{"error": …}` and nothing else), never a result's.
+fn model_saw_failure(sim: &SimServer) -> String {
+    let told = model_saw_tool_result(sim);
+    let v: Value = serde_json::from_str(&told).unwrap_or_else(|_| panic!("not JSON: {told}"));
+    let fields: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["error"], "a failure, not a result: {told}");
+    v["error"].as_str().unwrap().to_owned()
+}
+
+/// The pid a test server wrote with `--pidfile` (waits for it generously).
+async fn read_pid(pidfile: &Path) -> i32 {
+    for _ in 0..200 {
+        if let Ok(s) = std::fs::read_to_string(pidfile)
+            && let Ok(pid) = s.trim().parse()
+        {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("no pid in {}", pidfile.display())
+}
+
+/// The live (not zombie) processes of process group `pgid`, from /proc.
+fn group_members(pgid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the `(comm)` field: state, ppid, pgrp.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str()) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Waits (generously) until process group `pgid` has no live member.
+async fn group_gone(pgid: i32) -> bool {
+    for _ in 0..400 {
+        if group_members(pgid).is_empty() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    false
+}
+
+/// `/api/health` answers within a few seconds (the Host stays responsive).
+async fn health_answers(served: &Served) {
+    let (status, _) = tokio::time::timeout(
+        Duration::from_secs(3),
+        served.call("GET", "/api/health", None),
+    )
+    .await
+    .expect("health answers promptly");
+    assert_eq!(status, 200);
+}
+
+/// MCP-11: the server exits while its call waits for approval: the approval is void,
+/// approving it is refused, nothing is called, and the call fails to the model saying the
+/// connection closed; the run goes on.
+#[tokio::test]
+async fn a_server_exiting_while_its_approval_waits_voids_the_approval() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    let pidfile = tmp.path().join("server.pid");
+    own_active(
+        &served,
+        &mut seen,
+        &["--pidfile", pidfile.to_str().unwrap()],
+        json!([]),
+    )
+    .await;
+    let pid = read_pid(&pidfile).await;
+    let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let done = served.wait(&run, "completed").await;
+    let call = &done["steps"][0]["toolCalls"][0];
+    assert_eq!(call["approval"]["state"], "void", "{done}");
+    assert_eq!(call["status"], "failed", "{done}");
+    let result = call["result"].as_str().unwrap();
+    assert!(result.contains("connection closed"), "{result}");
+    assert!(result.contains("the tool was not called"), "{result}");
+    let a = &r["steps"][0]["toolCalls"][0]["approval"];
+    assert_eq!(
+        served
+            .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+            .await,
+        409
+    );
+    let told = model_saw_failure(&sim);
+    assert!(told.contains("connection closed"), "{told}");
+    assert!(!told.contains("Echo:"), "{told}");
+}
+
+/// MCP-12: `isError`, a JSON-RPC error and a timeout each come back to the model as a failure
+/// (the call stored `failed`, the tool message says so), never as a result.
+#[tokio::test]
+async fn is_error_protocol_errors_and_timeouts_reach_the_model_as_failures() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    for (args, says) in [
+        (
+            &["--echo-mode", "is-error"][..],
+            "the tool reported an error (isError)",
+        ),
+        (
+            &["--echo-mode", "protocol"][..],
+            "the server answered with an error: echo refused on purpose",
+        ),
+        (
+            &["--echo-delay-ms", "60000"][..],
+            "did not answer within 10 s",
+        ),
+    ] {
+        let id = own_active(&served, &mut seen, args, json!([])).await;
+        let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+        let done = approve_until(&served, &mut seen, &run, &r, "completed").await;
+        let call = &done["steps"][0]["toolCalls"][0];
+        assert_eq!(call["status"], "failed", "{args:?}: {done}");
+        assert!(
+            call["result"].as_str().unwrap().contains(says),
+            "{args:?}: {done}"
+        );
+        let told = model_saw_failure(&sim);
+        assert!(told.contains(says), "{args:?}: {told}");
+        assert!(!told.contains("Echo:"), "{args:?}: {told}");
+        let (status, _) = served
+            .call("DELETE", &format!("/api/mcp/servers/{id}"), None)
+            .await;
+        assert_eq!(status, 204);
+    }
+}
+
+/// MCP-27: arguments that fail the tool's schema get no approval card; the model gets the
+/// validation error and nothing is called.
+#[tokio::test]
+async fn arguments_failing_the_schema_get_no_approval_and_the_model_the_error() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    own_active(&served, &mut seen, &[], json!([])).await;
+    let run = served.start_run("[demo:mcp] bad-args").await;
+    let done = served.wait(&run, "completed").await;
+    let call = &done["steps"][0]["toolCalls"][0];
+    assert_eq!(call["status"], "failed", "{done}");
+    assert!(call["approval"].is_null(), "no approval card: {done}");
+    assert_eq!(call["arguments"]["text"], 42, "{done}");
+    let result = call["result"].as_str().unwrap();
+    assert!(result.contains("invalid arguments"), "{result}");
+    assert!(result.contains("nothing was called"), "{result}");
+    let told = model_saw_failure(&sim);
+    assert!(told.contains("invalid arguments"), "{told}");
+    // No approval ever existed for it.
+    let sid = done["sessionId"].as_str().unwrap();
+    let events = events_text(&served, sid).await;
+    assert!(events.contains("tool_call_started"), "{events}");
+    assert!(!events.contains("approval_requested"), "{events}");
+}
+
+/// MCP-12: disabling a server while its approved call runs cancels the run, and the server's
+/// whole process group is gone.
+#[tokio::test]
+async fn disabling_a_server_during_its_call_cancels_the_run_and_ends_its_group() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    let pidfile = tmp.path().join("server.pid");
+    let id = own_active(
+        &served,
+        &mut seen,
+        &[
+            "--echo-delay-ms",
+            "60000",
+            "--pidfile",
+            pidfile.to_str().unwrap(),
+        ],
+        json!([]),
+    )
+    .await;
+    let pgid = read_pid(&pidfile).await;
+    assert!(!group_members(pgid).is_empty(), "the server runs");
+    let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+    approve_until(&served, &mut seen, &run, &r, "running").await;
+    // Let the call reach the server (it answers after a minute).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (status, s) = served
+        .call("POST", &format!("/api/mcp/servers/{id}/disable"), None)
+        .await;
+    assert_eq!(status, 200, "{s}");
+    assert_eq!(s["status"], "disabled", "{s}");
+    let done = served.wait(&run, "cancelled").await;
+    let call = &done["steps"][0]["toolCalls"][0];
+    assert_eq!(call["status"], "cancelled", "{done}");
+    assert!(group_gone(pgid).await, "{:?}", group_members(pgid));
+    // Nothing continued the run: only the call's round reached the model.
+    assert_eq!(sim.chat_requests().len(), 1);
+}
+
+/// The hostile cases against the real Host: an oversized line, an exit in the middle of the
+/// call, a flood of list_changed, broken JSON and valid JSON that is not JSON-RPC instead of
+/// an answer each end specifically (or not at all, for the flood) while `/api/health`
+/// answers promptly.
+#[tokio::test]
+async fn hostile_servers_end_in_specific_errors_while_the_host_answers() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let served = std::sync::Arc::new(serve(&sim, &data, &project));
+    let mut seen = Seen::default();
+    for (args, says, status) in [
+        (
+            &["--echo-mode", "oversized"][..],
+            "longer than 1048576 bytes",
+            "failed",
+        ),
+        (
+            &["--echo-mode", "exit"][..],
+            "the server closed the connection (it may have exited)",
+            "failed",
+        ),
+        (
+            &["--flood", "2000"][..],
+            "Echo: hello from wisp",
+            "succeeded",
+        ),
+        (
+            &["--echo-mode", "junk"][..],
+            "The server wrote 3 lines that are not JSON-RPC during the call",
+            "failed",
+        ),
+        // Valid JSON that is not JSON-RPC: rmcp drops it; a plain timeout.
+        (
+            &["--echo-mode", "not-jsonrpc"][..],
+            "did not answer within 10 s",
+            "failed",
+        ),
+    ] {
+        let id = add_server(
+            &served,
+            &mut seen,
+            json!({"name": "hostile", "command": test_server().display().to_string(), "args": args}),
+        )
+        .await;
+        let activating = {
+            let served = served.clone();
+            let id = id.clone();
+            tokio::spawn(async move {
+                served
+                    .call("POST", &format!("/api/mcp/servers/{id}/activate"), None)
+                    .await
+            })
+        };
+        health_answers(&served).await;
+        let (code, s) = activating.await.unwrap();
+        assert_eq!(code, 200, "{s}");
+        assert_eq!(s["status"], "active", "{args:?}: {s}");
+        let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+        let a = &r["steps"][0]["toolCalls"][0]["approval"];
+        assert_eq!(
+            served
+                .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+                .await,
+            204
+        );
+        health_answers(&served).await;
+        let done = served.wait(&run, "completed").await;
+        health_answers(&served).await;
+        let call = &done["steps"][0]["toolCalls"][0];
+        assert_eq!(call["status"], status, "{args:?}: {done}");
+        assert!(
+            call["result"].as_str().unwrap().contains(says),
+            "{args:?}: {done}"
+        );
+        let (code, _) = served
+            .call("DELETE", &format!("/api/mcp/servers/{id}"), None)
+            .await;
+        assert_eq!(code, 204);
+    }
+}
+
+/// MCP-06: a server active when the Host stopped is disabled after a restart and no process
+/// of it is started.
+#[tokio::test]
+async fn an_active_server_is_disabled_after_a_restart_and_not_started() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let pidfile = tmp.path().join("server.pid");
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    let id = own_active(
+        &served,
+        &mut seen,
+        &["--pidfile", pidfile.to_str().unwrap()],
+        json!([]),
+    )
+    .await;
+    let pgid = read_pid(&pidfile).await;
+    drop(served);
+    // The killed Host's server sees its stdin close and ends.
+    assert!(group_gone(pgid).await, "{:?}", group_members(pgid));
+    std::fs::remove_file(&pidfile).unwrap();
+    let served = serve(&sim, &data, &project);
+    let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
+    assert_eq!(list[0]["id"], id.as_str(), "{list}");
+    assert_eq!(list[0]["enabled"], false, "{list}");
+    assert_eq!(list[0]["status"], "disabled", "{list}");
+    assert_eq!(list[0]["tools"], json!([]), "{list}");
+    let run = served.start_run("[demo:mcp] after restart").await;
+    let r = served.wait(&run, "completed").await;
+    assert!(
+        r["finalText"].as_str().unwrap().contains("no MCP tool"),
+        "{r}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(
+        !pidfile.exists(),
+        "the server was started after the restart"
+    );
+}
+
+/// MCP-19: importing a config's `env` values with keyring storage stores them in the secret
+/// store (the mock here), not on disk; the activated server gets the value (it echoes it back,
+/// and the Host replaces it before anyone sees it).
+#[tokio::test]
+async fn an_import_with_keyring_storage_gives_the_server_its_values() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(home.join(".cursor")).unwrap();
+    std::fs::write(
+        home.join(".cursor/mcp.json"),
+        json!({"mcpServers": {
+            "own": {"command": test_server().display().to_string(), "args": ["--echo-canary"],
+                    "env": {"WISP_CANARY": CANARY_KEYRING}},
+        }})
+        .to_string(),
+    )
+    .unwrap();
+    let mut c = wisp();
+    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
+        .arg(&data)
+        .arg(&project)
+        .env("HOME", &home)
+        .env("WISP_TOKEN", TOKEN)
+        .env("WISP_SECRET_STORE", "mock")
+        .env("DEEPSEEK_BASE_URL", sim.base_url())
+        .env("DEEPSEEK_API_KEY", sim.api_key());
+    let served = Served::spawn(c);
+    let mut seen = Seen::default();
+    let (_, list) = seen.call(&served, "GET", "/api/mcp/import", None).await;
+    let own = &list["proposals"].as_array().unwrap()[0];
+    let (status, added) = seen
+        .call(
+            &served,
+            "POST",
+            "/api/mcp/import",
+            Some(json!({"ids": [own["id"]], "envStorage": "keyring"})),
+        )
+        .await;
+    assert_eq!(status, 200, "{added}");
+    assert_eq!(added[0]["status"], "disabled", "{added}");
+    assert_eq!(
+        added[0]["env"],
+        json!([{"name": "WISP_CANARY", "storage": "keyring"}])
+    );
+    let id = added[0]["id"].as_str().unwrap();
+    assert_eq!(activate(&served, &mut seen, id).await["status"], "active");
+    let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+    let done = approve_and_finish(&served, &mut seen, &run, &r).await;
+    let result = done["steps"][0]["toolCalls"][0]["result"].to_string();
+    assert!(
+        result.contains("hello from wisp (token [redacted])"),
+        "the server got the value from the keyring: {result}"
+    );
+    let sent: String = sim.requests().iter().map(|r| r.body.to_string()).collect();
+    drop(served);
+    assert!(!seen.0.contains(CANARY_KEYRING));
+    assert!(!sent.contains(CANARY_KEYRING));
+    assert!(!all_files_text(&data).contains(CANARY_KEYRING));
+}
+
+/// MCP-22: a server that echoes its secret back — in a result, in an `isError` text, in a
+/// JSON-RPC error message and on stderr — never gets it into the database, the log, the
+/// event stream, an API answer or a model request: the Host replaces it.
+#[tokio::test]
+async fn a_secret_the_server_echoes_back_is_replaced_everywhere() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    let mut sessions = Vec::new();
+    for (mode, storage) in [
+        ("echo", "keyring"),
+        ("is-error", "session"),
+        ("protocol", "keyring"),
+    ] {
+        let id = own_active(
+            &served,
+            &mut seen,
+            &["--echo-canary", "--echo-mode", mode],
+            json!([{"name": "WISP_CANARY", "value": CANARY_KEYRING, "storage": storage}]),
+        )
+        .await;
+        let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+        let done = approve_until(&served, &mut seen, &run, &r, "completed").await;
+        let call = &done["steps"][0]["toolCalls"][0];
+        assert!(
+            call["result"]
+                .as_str()
+                .unwrap()
+                .contains("(token [redacted])"),
+            "{mode}: the server echoed it: {done}"
+        );
+        assert!(
+            model_saw_tool_result(&sim).contains("(token [redacted])"),
+            "{mode}"
+        );
+        sessions.push(done["sessionId"].as_str().unwrap().to_owned());
+        seen.call(&served, "GET", "/api/mcp/servers", None).await;
+        let (code, _) = served
+            .call("DELETE", &format!("/api/mcp/servers/{id}"), None)
+            .await;
+        assert_eq!(code, 204);
+    }
+    let mut events = String::new();
+    for sid in &sessions {
+        events.push_str(&events_text(&served, sid).await);
+        seen.call(&served, "GET", &format!("/api/sessions/{sid}"), None)
+            .await;
+    }
+    let sent: String = sim.requests().iter().map(|r| r.body.to_string()).collect();
+    drop(served);
+    let files = all_files_text(&data);
+    assert!(
+        files.contains("[redacted]"),
+        "the database holds the results"
+    );
+    assert!(!seen.0.contains(CANARY_KEYRING), "an API answer holds it");
+    assert!(
+        !events.contains(CANARY_KEYRING),
+        "the event stream holds it"
+    );
+    assert!(!sent.contains(CANARY_KEYRING), "a model request holds it");
+    assert!(!files.contains(CANARY_KEYRING), "a data-dir file holds it");
+}

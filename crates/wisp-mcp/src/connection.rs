@@ -343,6 +343,8 @@ impl Connection {
         let mut params = CallToolRequestParams::new(tool.original_name.clone());
         params.arguments = Some(arguments);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        // Lines skipped while the call runs say why it timed out (see `call_timeout`).
+        let skipped_before = self.skipped_lines();
         let mut handle = self
             .inner
             .peer
@@ -356,7 +358,10 @@ impl Connection {
             () = tokio::time::sleep(self.inner.timeout) => {
                 let _ = handle.cancel(Some("timeout".into())).await;
                 self.stop().await;
-                return Err(McpError::Timeout(self.inner.timeout));
+                return Err(crate::call_timeout(
+                    self.inner.timeout,
+                    self.skipped_lines().saturating_sub(skipped_before),
+                ));
             }
             () = self.inner.closing.notified() => Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
         };

@@ -84,6 +84,15 @@ pub enum McpError {
     /// The call took longer than the timeout; the connection was closed.
     #[error("the tool did not answer within {} s; the connection was closed", .0.as_secs_f32())]
     Timeout(Duration),
+    /// [`McpError::Timeout`] of a call during which the server wrote lines that are not
+    /// JSON-RPC (skipped by the stdout filter): most likely its answer, broken.
+    #[error(
+        "the tool did not answer within {} s; the connection was closed. The server wrote {} that {} not JSON-RPC during the call (broken JSON or log output on stdout)",
+        .0.as_secs_f32(),
+        lines(*.1),
+        if *.1 == 1 { "is" } else { "are" }
+    )]
+    TimeoutNotJsonRpc(Duration, u64),
     /// The call was cancelled; the connection was closed.
     #[error("the call was cancelled; the connection was closed")]
     Cancelled,
@@ -93,4 +102,23 @@ pub enum McpError {
     /// The config file could not be read or written.
     #[error("{0}")]
     Storage(String),
+}
+
+/// "1 line", "3 lines".
+fn lines(n: u64) -> String {
+    if n == 1 {
+        "1 line".to_owned()
+    } else {
+        format!("{n} lines")
+    }
+}
+
+/// The error of a call that timed out after `timeout`, the server having written
+/// `skipped_during` lines that are not JSON-RPC meanwhile (the stdout filter's count).
+pub(crate) fn call_timeout(timeout: Duration, skipped_during: u64) -> McpError {
+    if skipped_during == 0 {
+        McpError::Timeout(timeout)
+    } else {
+        McpError::TimeoutNotJsonRpc(timeout, skipped_during)
+    }
 }

@@ -237,3 +237,110 @@ async fn mcp_14_a_connection_dropped_without_stop_still_takes_its_group() {
         "grandchild {pid} outlived the dropped connection"
     );
 }
+
+#[tokio::test]
+async fn a_call_answered_only_with_broken_json_says_so_when_it_times_out() {
+    let mut s = spec(&["--echo-mode", "junk"]);
+    s.timeout = Duration::from_secs(1);
+    let c = connect(&s).await;
+    let before = c.skipped_lines();
+    let started = std::time::Instant::now();
+    let err = call(&c, "echo", json!({"text": "x"})).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no hang past the timeout"
+    );
+    assert_eq!(c.skipped_lines() - before, 3);
+    assert!(matches!(err, McpError::TimeoutNotJsonRpc(_, 3)), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("did not answer within 1 s"), "{text}");
+    assert!(
+        text.contains("The server wrote 3 lines that are not JSON-RPC during the call"),
+        "{text}"
+    );
+    assert!(!c.is_open());
+}
+
+#[tokio::test]
+async fn a_plain_timeout_does_not_mention_junk_lines() {
+    // The --banner junk came before the call: it is not the call's.
+    let mut s = spec(&["--banner", "--echo-delay-ms", "3000"]);
+    s.timeout = Duration::from_secs(1);
+    let c = connect(&s).await;
+    assert_eq!(c.skipped_lines(), 2);
+    let err = call(&c, "echo", json!({"text": "x"})).await.unwrap_err();
+    assert!(matches!(err, McpError::Timeout(_)), "{err}");
+    assert!(!err.to_string().contains("JSON-RPC"), "{err}");
+}
+
+#[tokio::test]
+async fn valid_json_that_is_not_json_rpc_neither_hangs_nor_answers_the_call() {
+    // It passes the stdout filter (it is JSON); rmcp fails to decode it as a message and
+    // drops it, so the call ends as a plain timeout and the connection is closed.
+    let mut s = spec(&["--echo-mode", "not-jsonrpc"]);
+    s.timeout = Duration::from_secs(1);
+    let c = connect(&s).await;
+    let started = std::time::Instant::now();
+    let err = call(&c, "echo", json!({"text": "x"})).await.unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "no hang past the timeout: {err}"
+    );
+    eprintln!("NOTJSONRPC {err} skipped={}", c.skipped_lines());
+    assert!(
+        matches!(err, McpError::Timeout(_) | McpError::Closed(_)),
+        "{err}"
+    );
+    assert!(!c.is_open());
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn mcp_14_a_group_that_ignores_sigterm_is_killed_within_the_stop_deadline() {
+    // The shell ignores SIGTERM, and so (the disposition is inherited) do its background
+    // child and the server it becomes, which also stays alive after stdin closes: only the
+    // SIGKILL step ends them.
+    let dir = tempfile::tempdir().unwrap();
+    let bg = dir.path().join("bg.pid");
+    let server = dir.path().join("server.pid");
+    let script = format!(
+        "trap '' TERM; sleep 300 & echo $! > '{}'; exec '{}' --linger --pidfile '{}'",
+        bg.display(),
+        TEST_SERVER,
+        server.display()
+    );
+    let s = wisp_mcp::ServerSpec::new(
+        wisp_mcp::config::new_id(),
+        "/bin/sh",
+        vec!["-c".into(), script],
+    );
+    let c = connect(&s).await;
+    let pids: Vec<u32> = [&bg, &server]
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap().trim().parse().unwrap())
+        .collect();
+    assert!(pids.iter().all(|p| alive(*p)), "{pids:?}");
+    let ignores_term = |pid: u32| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+        let mask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("SigIgn:"))
+            .unwrap()
+            .trim()
+            .to_owned();
+        u64::from_str_radix(&mask, 16).unwrap() & (1 << (15 - 1)) != 0
+    };
+    assert!(pids.iter().all(|p| ignores_term(*p)), "both ignore SIGTERM");
+    let started = std::time::Instant::now();
+    c.stop().await;
+    let took = started.elapsed();
+    let deadline =
+        wisp_mcp::limits::STOP_GRACE + wisp_mcp::limits::TERM_GRACE + Duration::from_secs(3);
+    assert!(took < deadline, "stop took {took:?}");
+    for pid in pids {
+        assert!(
+            eventually(|| !alive(pid)).await,
+            "{pid} outlived the stop (SIGKILL)"
+        );
+    }
+}

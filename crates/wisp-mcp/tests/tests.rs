@@ -6,5 +6,6 @@
 
 mod everything;
 mod hostile;
+mod limits;
 mod own_server;
 mod support;

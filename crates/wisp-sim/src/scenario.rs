@@ -155,7 +155,7 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         marker: "[demo:mcp]",
-        summary: "calls the first MCP tool offered (name mcp_…) whose input schema has a required string property, with that property set to \"hello from wisp\", then answers with the result",
+        summary: "calls the first MCP tool offered (name mcp_…) whose input schema has a required string property, with that property set to \"hello from wisp\" (with the word bad-args in the message: set to the number 42, which fails the schema), then answers with the result",
         script: demo_mcp,
     },
     Scenario {
@@ -768,7 +768,13 @@ fn demo_mcp(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             );
         };
         let mut args = serde_json::Map::new();
-        args.insert(prop.to_owned(), Value::String(DEMO_MCP_TEXT.to_owned()));
+        let value = if turn.user_text.split_whitespace().any(|w| w == "bad-args") {
+            // Arguments the tool's schema refuses, for the validation before approval.
+            json!(42)
+        } else {
+            Value::String(DEMO_MCP_TEXT.to_owned())
+        };
+        args.insert(prop.to_owned(), value);
         return (
             format!("Call the MCP tool {name}."),
             format!("Calling the MCP tool {name}."),

@@ -6,7 +6,13 @@
 //! `--big-schema` (a 1 MB input schema), `--external-ref`, `--stderr-mb N` (N MB to stderr
 //! before serving), `--grandchild PIDFILE` (starts `sleep 300` and writes its pid there),
 //! `--grow` (every tools/list after the first finds one more tool: a list that changes on refresh),
-//! `--echo-delay-ms N` (`echo` answers after N ms: a call still running when it is cancelled).
+//! `--echo-delay-ms N` (`echo` answers after N ms: a call still running when it is cancelled),
+//! `--echo-mode MODE` (`echo`, the tool `[demo:mcp]` calls, misbehaves: `is-error`, `protocol`
+//! (a JSON-RPC error), `exit` (the process exits mid-call), `oversized` (a 2 MB line), `junk`
+//! (three broken JSON lines instead of an answer), `not-jsonrpc` (valid JSON that is not
+//! JSON-RPC instead of an answer)), `--echo-canary` (`echo`'s text, error or not, ends with the
+//! value of `WISP_CANARY`), `--pidfile PATH` (writes its own pid, which is its process group),
+//! `--linger` (stays alive after stdin closes: only a signal ends it).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -28,6 +34,8 @@ struct TestServer {
     grow: bool,
     lists: Arc<std::sync::atomic::AtomicUsize>,
     echo_delay: std::time::Duration,
+    echo_mode: String,
+    echo_canary: bool,
 }
 
 fn schema(v: Value) -> Arc<Map<String, Value>> {
@@ -160,7 +168,44 @@ impl ServerHandler for TestServer {
         let result = match request.name.as_ref() {
             "echo" => {
                 tokio::time::sleep(self.echo_delay).await;
-                text(format!("Echo: {}", arg("text")))
+                let canary = if self.echo_canary {
+                    format!(
+                        " (token {})",
+                        std::env::var("WISP_CANARY").unwrap_or_default()
+                    )
+                } else {
+                    String::new()
+                };
+                let said = format!("{}{canary}", arg("text"));
+                match self.echo_mode.as_str() {
+                    "is-error" => CallToolResult::error(vec![ContentBlock::text(format!(
+                        "echo failed on purpose: {said}"
+                    ))]),
+                    "protocol" => {
+                        return Err(ErrorData::new(
+                            ErrorCode(-32000),
+                            format!("echo refused on purpose: {said}"),
+                            None,
+                        ));
+                    }
+                    "exit" => std::process::exit(3),
+                    "oversized" => {
+                        let line = format!("\"{}\"\n", "x".repeat(2 * 1024 * 1024));
+                        write_all_retrying(line.as_bytes()).await;
+                        text("never seen")
+                    }
+                    "junk" | "not-jsonrpc" => {
+                        let lines: &[u8] = if self.echo_mode == "junk" {
+                            b"{\"jsonrpc\": \"2.0\", \"result\n{broken\nnot json at all\n"
+                        } else {
+                            b"{\"hello\": \"world\"}\n[1, 2, 3]\n{\"jsonrpc\": \"2.0\", \"id\": \"no-such-request\"}\n"
+                        };
+                        write_all_retrying(lines).await;
+                        std::future::pending::<()>().await;
+                        text("never seen")
+                    }
+                    _ => text(format!("Echo: {said}")),
+                }
             }
             "env" => {
                 let name = arg("name");
@@ -290,6 +335,9 @@ async fn main() -> std::io::Result<()> {
     if let Ok(canary) = std::env::var("WISP_CANARY") {
         let _ = writeln!(std::io::stderr(), "starting with token {canary}");
     }
+    if let Some(pidfile) = flag_value(&args, "--pidfile") {
+        std::fs::write(pidfile, std::process::id().to_string())?;
+    }
     if let Some(pidfile) = flag_value(&args, "--grandchild") {
         let child = std::process::Command::new("sleep").arg("300").spawn()?;
         std::fs::write(pidfile, child.id().to_string())?;
@@ -338,6 +386,8 @@ async fn main() -> std::io::Result<()> {
                 .and_then(|n| n.parse().ok())
                 .unwrap_or(0),
         ),
+        echo_mode: flag_value(&args, "--echo-mode").unwrap_or_default(),
+        echo_canary: has("--echo-canary"),
     };
     // Pipes are read and written through epoll, not tokio's blocking-thread stdin, so the
     // server adds as little as it can to what the benchmark measures of the client.
@@ -351,5 +401,8 @@ async fn main() -> std::io::Result<()> {
     }
     .map_err(std::io::Error::other)?;
     let _ = running.waiting().await;
+    if has("--linger") {
+        std::future::pending::<()>().await;
+    }
     Ok(())
 }
