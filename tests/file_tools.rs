@@ -69,6 +69,78 @@ async fn a_replace_approved_after_the_file_changed_is_refused_and_writes_nothing
     assert_eq!(std::fs::read_to_string(&p).unwrap(), "ALPHA\nbeta\n");
 }
 
+fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(<sha2::Sha256 as sha2::Digest>::digest(bytes))
+}
+
+/// The card diffs only against the file it is bound to (issue 7, UI: "diff with the file as it
+/// is at approval"): a replace's and an overwriting write's arguments carry the digest of the
+/// content they were prepared on, and the preview says the digest of the bytes it shows, so
+/// the UI can tell whether its preview is that file. An edit after the card changes the
+/// preview's digest (same size: only the digest tells); a partial preview has none.
+#[tokio::test]
+async fn approvals_carry_the_bound_digest_and_the_preview_says_whether_it_shows_that_file() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let preview = |path: &str| format!("/api/sessions/{s}/preview?path={path}");
+
+    std::fs::write(w.file("wisp-demo.txt"), "alpha\nbeta\n").unwrap();
+    let bound = sha256_hex(b"alpha\nbeta\n");
+    let run = w.run(&s, "[demo:replace]").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    assert_eq!(calls(&r)[1]["approval"]["arguments"]["sha256"], bound);
+    let p = w.ok("GET", &preview("wisp-demo.txt"), None).await;
+    assert_eq!(
+        (&p["sha256"], &p["partial"]),
+        (&serde_json::json!(bound), &serde_json::json!(false))
+    );
+    std::fs::write(w.file("wisp-demo.txt"), "ALPHA\nbeta\n").unwrap();
+    let p = w.ok("GET", &preview("wisp-demo.txt"), None).await;
+    assert_eq!(p["sha256"], sha256_hex(b"ALPHA\nbeta\n"));
+    assert_eq!(p["content"], "ALPHA\nbeta\n");
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(statuses(&r), ["succeeded", "failed"], "{r}");
+
+    // An overwriting write binds the file it replaces, and says which; a creating one has no
+    // file to bind.
+    std::fs::write(w.file("old.txt"), "the person's text\n").unwrap();
+    let run = w.run(&s, "[demo:write] file=old.txt").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let args = &calls(&r)[0]["approval"]["arguments"];
+    assert_eq!(args["creates"], false, "{args}");
+    assert_eq!(
+        args["replaces"],
+        sha256_hex(b"the person's text\n"),
+        "{args}"
+    );
+    let p = w.ok("GET", &preview("old.txt"), None).await;
+    assert_eq!(p["sha256"], args["replaces"]);
+    // The statement is true: the file changed after the card, the write is refused.
+    std::fs::write(w.file("old.txt"), "the person's TEXT\n").unwrap();
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(statuses(&r), ["failed"], "{r}");
+    assert_eq!(
+        std::fs::read_to_string(w.file("old.txt")).unwrap(),
+        "the person's TEXT\n"
+    );
+    let run = w.run(&s, "[demo:write] file=new.txt").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let args = calls(&r)[0]["approval"]["arguments"].clone();
+    assert_eq!(args["creates"], true, "{args}");
+    assert!(args.get("replaces").is_none(), "{args}");
+    w.drive(&run, "reject").await;
+
+    // Longer than a preview shows: partial, no digest (null, not absent).
+    let long = "a".repeat(wisp_fs::limits::MAX_READ_BYTES + 1);
+    std::fs::write(w.file("long.txt"), &long).unwrap();
+    let p = w.ok("GET", &preview("long.txt"), None).await;
+    assert_eq!(p["partial"], true);
+    assert!(
+        p.get("sha256").is_some_and(serde_json::Value::is_null),
+        "{p}"
+    );
+}
+
 /// A replace the model gets wrong says how many times `oldText` occurs, and asks for nothing.
 #[tokio::test]
 async fn a_replace_that_does_not_match_once_fails_before_any_approval() {

@@ -11,6 +11,7 @@ import { useT } from "./i18n";
 import { RunView, sessionCostText, type LiveState } from "./features/conversation/RunView";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
+import { useCurrentFiles } from "./features/approvals/currentFile";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
@@ -51,10 +52,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
   const [live, setLive] = useState<Record<string, LiveState>>({});
   const [previewOpen, setPreviewOpen] = useState(false);
-  // Per approval: the target file's text when it was asked, null when the file does not exist,
-  // undefined while loading or unknown. Keyed by approval so a later write to the same path
-  // is compared with the file as it is then.
-  const [fileTexts, setFileTexts] = useState<Record<string, string | null | undefined>>({});
   const [error, setError] = useState<string | null>(null);
   const [projectPath, setProjectPath] = useState("");
   const [projectError, setProjectError] = useState<string | null>(null);
@@ -272,31 +269,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     }
   }, [runs, openPreview]);
 
-  // The current text of files awaiting a write approval, for the diff.
-  useEffect(() => {
-    if (!currentId) return;
-    for (const run of runs) {
-      for (const c of run.steps.flatMap((s) => s.toolCalls)) {
-        const path = (c.approval?.arguments as { path?: unknown } | undefined)?.path;
-        const key = c.approval?.id;
-        if ((c.tool === "files_write" || c.tool === "files_replace") && key && c.approval?.state === "pending" && typeof path === "string" && !(key in fileTexts)) {
-          // A write that creates its file says so: there is nothing to fetch (and no 404 to log).
-          if ((c.approval.arguments as { creates?: unknown }).creates === true) {
-            setFileTexts((f) => ({ ...f, [key]: null }));
-            continue;
-          }
-          setFileTexts((f) => ({ ...f, [key]: undefined }));
-          api
-            .preview(currentId, path)
-            .then((p) => setFileTexts((f) => ({ ...f, [key]: p.content })))
-            .catch((e) => {
-              // Only a 404 means "new file"; any other failure leaves the diff out.
-              if (e instanceof ApiError && e.status === 404) setFileTexts((f) => ({ ...f, [key]: null }));
-            });
-        }
-      }
-    }
-  }, [runs, currentId, api, fileTexts]);
+  // The current file of each pending write or replace card, keyed by approval so a later
+  // change to the same path is compared with the file as it is then.
+  const currentFiles = useCurrentFiles(api, currentId, runs);
 
   const decide = useCallback(
     async (approvalId: string, decision: "approve" | "reject", digest: string): Promise<Outcome> => {
@@ -649,7 +624,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                       <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
                         <McpToolLabels.Provider value={mcpLabels}>
                           <ToolOutputs.Provider value={toolOutput.logs}>
-                            <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentText={(approvalId) => fileTexts[approvalId]} actions={activeRun ? undefined : actions} />
+                            <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : actions} />
                           </ToolOutputs.Provider>
                         </McpToolLabels.Provider>
                       </div>

@@ -3,6 +3,7 @@
 import { StrictMode, useEffect, useMemo, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ApprovalCard, type Outcome } from "./features/approvals/ApprovalCard";
+import type { CurrentFile } from "./features/approvals/currentFile";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { InstallQaSample, RegisterQaSample } from "./features/mcp/InstallQa";
 import { MemoryMcp } from "./features/mcp/memory";
@@ -13,13 +14,35 @@ import "./styles.css";
 interface Sample {
   id: string;
   tool: string;
+  /** A heading other than the tool's name. */
+  title?: string;
   arguments: Record<string, unknown>;
-  current?: string | null;
+  /** The in-memory "preview" of the file a write or replace is bound to. */
+  current?: CurrentFile;
 }
 
+/** In-memory stand-ins for the Host's content digests: clearly not real SHA-256 values. */
+const fakeSha = (name: string) => `qa-sample-sha-${name}-`.padEnd(64, "0");
+const APP_TS = "export const name = \"app\";\nconst retries = 3;\nexport default retries;\n";
+
 const SAMPLES: Sample[] = [
-  { id: "write", tool: "files_write", arguments: { path: "notes/todo.md", content: "# Todo\n- ship the UI\n- write tests\n" }, current: "# Todo\n- ship the UI\n" },
-  { id: "replace", tool: "files_replace", arguments: { path: "src/app.ts", oldText: "const retries = 3;", newText: "const retries = 5;", sha256: "9f2c…(sample)" } },
+  {
+    id: "write", tool: "files_write",
+    arguments: { path: "notes/todo.md", content: "# Todo\n- ship the UI\n- write tests\n", creates: false, replaces: fakeSha("todo") },
+    current: { state: "loaded", content: "# Todo\n- ship the UI\n", sha256: fakeSha("todo") },
+  },
+  {
+    id: "replace", tool: "files_replace",
+    arguments: { path: "src/app.ts", oldText: "const retries = 3;", newText: "const retries = 5;", sha256: fakeSha("app"), line: 2 },
+    current: { state: "loaded", content: APP_TS, sha256: fakeSha("app") },
+  },
+  // The file changed after the request was prepared: the card says so and shows no diff
+  // against a file the change is not bound to.
+  {
+    id: "replace-stale", tool: "files_replace", title: "files_replace — the file changed after the request / 请求之后文件已被修改",
+    arguments: { path: "src/app.ts", oldText: "const retries = 3;", newText: "const retries = 5;", sha256: fakeSha("app"), line: 2 },
+    current: { state: "loaded", content: APP_TS.replace("3", "4"), sha256: fakeSha("app-edited") },
+  },
   { id: "mkdir", tool: "files_mkdir", arguments: { path: "docs/guides" } },
   { id: "move", tool: "files_move", arguments: { source: "drafts", target: "docs/drafts", files: 3, folders: 2, fingerprint: "qa-sample-fingerprint-".padEnd(64, "0") } },
   { id: "trash", tool: "files_trash", arguments: { path: "old/logs", files: 3, dirs: 1 } },
@@ -40,7 +63,7 @@ function ToolSample({ sample }: { sample: Sample }) {
   }, [phase]);
   return (
     <section data-sample={sample.id}>
-      <h2>{sample.tool}</h2>
+      <h2>{sample.title ?? sample.tool}</h2>
       <div className="qa-row">
         <button onClick={() => { setOutcome(null); setPhase("running"); }} disabled={phase === "running" || phase === "asking"}>
           Run sample (in memory)
@@ -51,7 +74,7 @@ function ToolSample({ sample }: { sample: Sample }) {
       {(phase === "asking" || phase === "done") && (
         <ApprovalCard
           request={{ approvalId: sample.id, tool: sample.tool, arguments: sample.arguments, digest: fakeDigest(sample), state: "pending" }}
-          currentText={sample.tool === "files_write" ? sample.current ?? null : undefined}
+          currentFile={sample.current}
           onDecide={async (d) => {
             const o: Outcome = d === "approve" ? "approved" : "rejected";
             setOutcome(o);

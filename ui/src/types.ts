@@ -28,7 +28,8 @@ export interface Run {
   finalText: string | null; error: RunError | null; usage: Usage; model?: RunModel | null; createdAt: number; endedAt: number | null;
 }
 export interface RunPage { runs: Run[]; nextCursor: string | null }
-export interface Preview { path: string; content: string; size: number; partial: boolean }
+/** `sha256`: the digest of the whole file as read, null when `partial`. */
+export interface Preview { path: string; content: string; size: number; partial: boolean; sha256: string | null }
 export interface WispEvent { seq: number; sessionId: string; runId: string | null; at: number; type: string; [k: string]: unknown }
 export interface Delta { sessionId: string; runId: string; step: number; text?: string; reasoningBytes?: number }
 

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { ApprovalCard } from "./features/approvals/ApprovalCard";
+import type { CurrentFile } from "./features/approvals/currentFile";
 import { decisionOf, isTextField } from "./features/approvals/keys";
 import { RunView, sessionCostText } from "./features/conversation/RunView";
 import { Markdown } from "./features/conversation/Markdown";
@@ -95,10 +96,12 @@ describe("takeToken", () => {
 });
 
 describe("ApprovalCard", () => {
-  const write = { approvalId: "ap1", tool: "files_write", arguments: { path: "a.txt", content: "one\nthree\n" }, digest: "d".repeat(64), state: "pending" as const };
+  const bound = "b".repeat(64);
+  const write = { approvalId: "ap1", tool: "files_write", arguments: { path: "a.txt", content: "one\nthree\n", creates: false, replaces: bound }, digest: "d".repeat(64), state: "pending" as const };
+  const loaded = (content: string, sha256: string | null = bound): CurrentFile => ({ state: "loaded", content, sha256 });
 
   it("shows the path, the complete content and a diff against the current file", () => {
-    render(withT(<ApprovalCard request={write} currentText={"one\ntwo\n"} onDecide={async () => "approved"} />));
+    render(withT(<ApprovalCard request={write} currentFile={loaded("one\ntwo\n")} onDecide={async () => "approved"} />));
     expect(screen.getByText("a.txt")).toBeTruthy();
     const diff = screen.getByLabelText("diff");
     expect(diff.textContent).toContain("- two");
@@ -110,13 +113,14 @@ describe("ApprovalCard", () => {
     const { unmount } = render(withT(<ApprovalCard request={{ ...write, state: "approved" }} onDecide={async () => "approved"} />));
     expect(screen.getByRole("group", { name: "Approved: write a.txt" })).toBeTruthy();
     unmount();
-    render(withT(<ApprovalCard request={write} currentText={write.arguments.content} onDecide={async () => "approved"} />, "zh"));
+    render(withT(<ApprovalCard request={write} currentFile={loaded(write.arguments.content)} onDecide={async () => "approved"} />, "zh"));
     expect(screen.getByText("没有变化：文件已经是这个内容")).toBeTruthy();
     expect(screen.queryByLabelText("diff")).toBeNull();
   });
 
   it("says a write creates a new file when there is none", () => {
-    render(withT(<ApprovalCard request={write} currentText={null} onDecide={async () => "approved"} />));
+    const creating = { ...write, arguments: { path: "a.txt", content: "one\nthree\n", creates: true } };
+    render(withT(<ApprovalCard request={creating} onDecide={async () => "approved"} />));
     expect(screen.getByText("New file")).toBeTruthy();
   });
 
@@ -151,7 +155,7 @@ describe("ApprovalCard", () => {
       steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: write.arguments, status: "awaiting_approval", result: null,
         approval: { id: "ap9", state: "pending", digest: write.digest, arguments: write.arguments } }] }],
     };
-    render(withT(<RunView run={run} onDecide={onDecide} onPreview={() => {}} currentText={() => undefined} />));
+    render(withT(<RunView run={run} onDecide={onDecide} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
     expect(screen.getByRole("group", { name: /files_write/ })).toBeTruthy();
     expect(document.activeElement).toBe(box);
     for (const key of "aaaa rrrr") await act(async () => fireEvent.keyDown(document.activeElement!, { key }));
@@ -227,7 +231,7 @@ const baseRun: Run = {
 };
 
 const runView = (run: Run) =>
-  render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />));
+  render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
 
 describe("RunView", () => {
   it("collapses a successful process and keeps the final answer as the main content", () => {
@@ -246,7 +250,7 @@ describe("RunView", () => {
       truncated: true, truncatedBy: ["results"], skipped: { count: 3, reasons: { hidden: 2, binary: 1 } } });
     const run: Run = { ...baseRun, steps: [{ index: 0, text: "", toolCalls: [{ callId: "s1", tool: "files_search", arguments: { path: ".", query: "TODO", mode: "content" }, status: "succeeded", result, approval: null }] }] };
     const onPreview = vi.fn();
-    render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={onPreview} currentText={() => undefined} />));
+    render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={onPreview} currentFile={() => undefined} onLook={() => {}} />));
     fireEvent.click(screen.getByRole("button", { name: /Tool process/ }));
     fireEvent.click(screen.getByRole("button", { name: "src/a.rs:2" }));
     expect(onPreview).toHaveBeenCalledWith("src/a.rs");
@@ -281,7 +285,7 @@ describe("RunView", () => {
   it("shows a replace as a diff of the file as it is at approval", () => {
     const args = { path: "a.txt", oldText: "two", newText: "2", sha256: "f".repeat(64), line: 2 };
     render(withT(<ApprovalCard request={{ approvalId: "ap2", tool: "files_replace", arguments: args, digest: "d".repeat(64), state: "pending" }}
-      currentText={"one\ntwo\nthree\n"} onDecide={async () => "approved"} />));
+      currentFile={{ state: "loaded", content: "one\ntwo\nthree\n", sha256: "f".repeat(64) }} onDecide={async () => "approved"} />));
     expect(screen.getByText("Changes against the current file")).toBeTruthy();
     expect(screen.getAllByText("three", { exact: false }).length).toBeGreaterThan(0);
   });
@@ -312,7 +316,7 @@ describe("RunView", () => {
   it("says when the model request is being retried", () => {
     render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
       live={{ step: 0, text: "", thinking: false, retry: { attempt: 2, error: { kind: "server_overloaded", message: "The model service is overloaded (503).", params: { host: "h", port: "1", status: "503" } } } }}
-      onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />));
+      onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
     expect(screen.getByRole("status").textContent).toContain("attempt 2");
     expect(screen.getByRole("status").textContent).toContain("overloaded");
   });
@@ -321,7 +325,7 @@ describe("RunView", () => {
     const send = vi.fn();
     const edit = vi.fn();
     const run: Run = { ...baseRun, status: "cancelled", finalText: null, steps: [{ index: 0, text: "Half an ans", partial: true, toolCalls: [] }] };
-    const { unmount } = render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} actions={{ send, edit }} />));
+    const { unmount } = render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} actions={{ send, edit }} />));
     expect(screen.getByText(/Cut off/)).toBeTruthy();
     expect(screen.getByText("Half an ans")).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Continue" })).toBeNull();
@@ -330,7 +334,7 @@ describe("RunView", () => {
     fireEvent.click(screen.getByRole("button", { name: "Edit & resend" }));
     expect(edit).toHaveBeenCalledWith(run.text);
     unmount();
-    render(withT(<RunView run={{ ...run, status: "budget_exhausted", steps: [] }} onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} actions={{ send, edit }} />));
+    render(withT(<RunView run={{ ...run, status: "budget_exhausted", steps: [] }} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} actions={{ send, edit }} />));
     fireEvent.click(screen.getByRole("button", { name: "Continue" }));
     expect(send).toHaveBeenLastCalledWith("Please continue where you stopped.");
   });
@@ -343,7 +347,7 @@ describe("RunView", () => {
   it("shows how long the open model request has been waiting (issue 12 §3)", () => {
     render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
       live={{ step: 0, text: "", thinking: false, requestSince: Date.now() - 5_400 }}
-      onDecide={async () => "approved"} onPreview={() => {}} currentText={() => undefined} />, "zh"));
+      onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />, "zh"));
     expect(screen.getByText("5 秒")).toBeTruthy();
     expect(screen.getByText(/等待模型/)).toBeTruthy();
   });

@@ -777,6 +777,7 @@ impl Host {
             content: read.content,
             size: read.size,
             partial: read.partial,
+            sha256: read.sha256,
         })
     }
 

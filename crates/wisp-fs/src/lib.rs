@@ -278,6 +278,11 @@ pub struct ReadText {
     /// Where the next part starts, when partial.
     #[serde(rename = "nextOffset", skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<u64>,
+    /// SHA-256 (hex) of `content`'s bytes when they are the whole file (read from offset 0 up
+    /// to its end, and no byte followed), else `None`. Equal to a change's bound digest, it
+    /// says that `content` is exactly the content the change was prepared on.
+    #[serde(skip)]
+    pub sha256: Option<String>,
 }
 
 /// What a target was when a write was prepared: execution refuses if it is something else.
@@ -479,6 +484,13 @@ impl Sandbox {
         };
         buf.truncate(text_len);
         let end = offset + text_len as u64;
+        // A file that grew after the stat has more bytes than `size`: then what was read is not
+        // the whole file and gets no digest.
+        let whole = offset == 0 && end == size && {
+            let mut more = [0u8; 1];
+            file.read(&mut more).map_err(|e| io_err(&shown, &e))? == 0
+        };
+        let sha256 = whole.then(|| hex::encode(Sha256::digest(&buf)));
         let content = String::from_utf8(buf)
             .map_err(|_| err(FsErrorKind::Binary, format!("{shown}: not UTF-8 text")))?;
         Ok(ReadText {
@@ -488,6 +500,7 @@ impl Sandbox {
             size,
             partial: end < size,
             next_offset: (end < size).then_some(end),
+            sha256,
         })
     }
 

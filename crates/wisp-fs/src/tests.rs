@@ -156,6 +156,52 @@ fn read_returns_text_in_parts_with_the_cap_at_the_limit() {
     assert_eq!((rest.content.as_str(), rest.partial), ("b", false));
 }
 
+/// What a preview gets to tell whether it shows the content a change is bound to (issue 7, the
+/// replace card): the digest of exactly the bytes shown, and only when they are the whole file.
+#[test]
+fn a_whole_read_has_the_digest_a_replace_binds_and_a_part_has_none() {
+    let f = fixture();
+    let text = "\u{feff}first\r\nsecond\r\n";
+    std::fs::write(f.root.join("t.txt"), text).unwrap();
+    let whole = f.sandbox.read("t.txt", None, None).unwrap();
+    let digest = hex::encode(Sha256::digest(text.as_bytes()));
+    assert_eq!(whole.sha256.as_deref(), Some(digest.as_str()));
+    let plan = f
+        .sandbox
+        .prepare_replace("t.txt", "first", "1st", None)
+        .unwrap();
+    assert_eq!(plan.sha256, digest);
+    // Asked for exactly the whole file, it is whole; one byte less, or from offset 1 to the
+    // end, is not.
+    let len = text.len() as u64;
+    let exact = f.sandbox.read("t.txt", Some(0), Some(len)).unwrap();
+    assert_eq!(exact.sha256.as_deref(), Some(digest.as_str()));
+    assert_eq!(
+        f.sandbox
+            .read("t.txt", Some(0), Some(len - 1))
+            .unwrap()
+            .sha256,
+        None
+    );
+    let tail = f.sandbox.read("t.txt", Some(3), None).unwrap();
+    assert_eq!((tail.partial, tail.sha256), (false, None));
+    std::fs::write(f.root.join("empty"), "").unwrap();
+    assert_eq!(
+        f.sandbox.read("empty", None, None).unwrap().sha256,
+        Some(hex::encode(Sha256::digest(b"")))
+    );
+    // At the cap the file is whole; one byte past it, the preview is partial and has none.
+    let at_cap = "a".repeat(limits::MAX_READ_BYTES);
+    std::fs::write(f.root.join("cap.txt"), &at_cap).unwrap();
+    assert_eq!(
+        f.sandbox.read("cap.txt", None, None).unwrap().sha256,
+        Some(hex::encode(Sha256::digest(at_cap.as_bytes())))
+    );
+    std::fs::write(f.root.join("over.txt"), at_cap + "b").unwrap();
+    let over = f.sandbox.read("over.txt", None, None).unwrap();
+    assert_eq!((over.partial, over.sha256), (true, None));
+}
+
 #[test]
 fn binary_and_non_utf8_files_are_refused_clearly() {
     let f = fixture();

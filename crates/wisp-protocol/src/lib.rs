@@ -611,6 +611,12 @@ pub struct Preview {
     pub size: u64,
     /// Whether the file is longer than what is shown.
     pub partial: bool,
+    /// SHA-256 (lowercase hex) of the bytes `content` came from, when they are the whole file
+    /// (`partial` false); else null. An approval card compares it with the digest the change
+    /// is bound to (`files_replace`'s `sha256`, `files_write`'s `replaces`): equal, `content`
+    /// is exactly the file the change was prepared on.
+    #[schemars(pattern("^[0-9a-f]{64}$"))]
+    pub sha256: Option<String>,
 }
 
 /// `POST /api/projects`.

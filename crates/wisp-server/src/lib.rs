@@ -990,6 +990,10 @@ mod tests {
             .clone();
         assert_eq!(param["schema"]["pattern"], RELATIVE_FILE_PATH);
         assert_eq!(param["required"], true);
+        // The answer's digest is documented as a hex digest or null (a partial preview).
+        let sha = &doc["components"]["schemas"]["Preview"]["properties"]["sha256"];
+        assert_eq!(sha["type"], serde_json::json!(["string", "null"]));
+        assert_eq!(sha["pattern"], "^[0-9a-f]{64}$");
     }
 
     #[test]

@@ -311,7 +311,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![session()]);
     let preview = Op::new(
         "previewFile",
-        "The text of a file inside the session's authorized folder, with the same sandbox and size cap as files_read; binary files and paths leading outside are refused (400), a missing file is 404",
+        "The text of a file inside the session's authorized folder, with the same sandbox and size cap as files_read; binary files and paths leading outside are refused (400), a missing file is 404; `sha256` is the digest of the whole file's bytes as read (null when partial), which an approval card compares with the digest its change is bound to",
         s.answer::<p::Preview>("200", "OK"),
     )
     .params(vec![session()])

@@ -140,10 +140,18 @@ impl Tool for Write {
             // content. The plan binds the target's identity, mode, owner and content digest;
             // `write` re-checks them and refuses a changed file. `creates` tells the card that
             // there is no current file to diff against (the plan binds that too: a file that
-            // appears meanwhile makes the write stale).
-            let creates = matches!(plan.target, wisp_fs::TargetState::Absent);
+            // appears meanwhile makes the write stale); `replaces` is the digest of the content
+            // the plan binds, so the card diffs only against a preview of exactly that content.
+            let mut arguments = json!({"path": plan.path, "content": plan.content});
+            match plan.target {
+                wisp_fs::TargetState::Absent => arguments["creates"] = json!(true),
+                wisp_fs::TargetState::File { sha256, .. } => {
+                    arguments["creates"] = json!(false);
+                    arguments["replaces"] = json!(hex::encode(sha256));
+                }
+            }
             Ok(Checked::Approval(Subject {
-                arguments: json!({"path": plan.path, "content": plan.content, "creates": creates}),
+                arguments,
                 execute: Execute::Files(Box::new(move |s| Ok(json!(s.write(&plan)?)))),
                 unchanged: "nothing was written",
             }))

@@ -8,6 +8,7 @@ import type { ApprovalState } from "../../types";
 import { useT } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Diff } from "./Diff";
+import { bindingOf, type Binding, type CurrentFile } from "./currentFile";
 import { OpenPageDetails } from "./OpenPage";
 import { INSTALL_TOOLS, InstallDetails, installAction } from "./InstallDetails";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
@@ -24,15 +25,18 @@ export type Outcome = ApprovalState | "stale";
 
 interface Props {
   request: ApprovalRequest;
-  /** Current text of the file a write would replace: a string, `null` for a new file,
-   * `undefined` while loading or when unknown. */
-  currentText?: string | null;
+  /** The file a write or replace would change, as the Host's preview showed it (see
+   * currentFile.ts); `undefined` while not fetched. The card diffs against it only when its
+   * digest is the one the approval is bound to. */
+  currentFile?: CurrentFile;
+  /** The person looks at the pending card (pointer or focus): fetch its file again. */
+  onLook?: () => void;
   onDecide: (decision: Decision) => Promise<Outcome>;
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
 
-export function ApprovalCard({ request, currentText, onDecide }: Props) {
+export function ApprovalCard({ request, currentFile, onLook, onDecide }: Props) {
   const t = useT();
   const [outcome, setOutcome] = useState<Outcome>(request.state);
   const [busy, setBusy] = useState(false);
@@ -77,10 +81,14 @@ export function ApprovalCard({ request, currentText, onDecide }: Props) {
       tabIndex={0}
       role="group"
       aria-label={title}
+      onPointerEnter={() => {
+        if (open) onLook?.();
+      }}
       onPointerDown={() => (pressed.current = true)}
       onPointerUp={() => (pressed.current = false)}
       onFocus={(e) => {
         if (e.target === card.current) deliberate.current = pressed.current || focusCameFromTab();
+        if (open) onLook?.();
       }}
       onBlur={(e) => {
         if (e.target === card.current) deliberate.current = false;
@@ -101,7 +109,7 @@ export function ApprovalCard({ request, currentText, onDecide }: Props) {
           {origin}
         </span>
       </div>
-      <Details tool={request.tool} args={args} currentText={currentText} />
+      <Details tool={request.tool} args={args} currentFile={currentFile} />
       <div className="approval-foot">
         <span className="muted mono" title={request.digest}>
           {t("digest")} {request.digest.slice(0, 16)}…
@@ -143,47 +151,80 @@ function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typ
   }
 }
 
-function Details({ tool, args, currentText }: { tool: string; args: Record<string, unknown>; currentText?: string | null }) {
+/** What the card says about the file when it cannot diff against it; nothing while unknown. */
+function FileNotice({ binding }: { binding: Binding }) {
+  const t = useT();
+  switch (binding.kind) {
+    case "changed":
+      return <p className="file-notice error">{t("fileChangedStale")}</p>;
+    case "failed":
+      return <p className="file-notice error">{t("fileLoadFailed", { message: binding.message })}</p>;
+    case "tooLong":
+      return <p className="muted">{t("fileTooLongForDiff")}</p>;
+    default:
+      return null;
+  }
+}
+
+function Details({ tool, args, currentFile }: { tool: string; args: Record<string, unknown>; currentFile?: CurrentFile }) {
   const t = useT();
   switch (tool) {
-    case "files_write":
+    case "files_write": {
+      // A write that creates its file binds its absence; one that replaces a file binds that
+      // file's digest (`replaces`), and only a preview with that digest is diffed against.
+      const binding = bindingOf(args.replaces, currentFile);
       return (
         <div className="details">
           <Field label={t("path")} value={str(args.path)} />
-          {currentText === undefined ? null : currentText === null ? (
+          {args.creates === true ? (
             <p className="muted">{t("newFile")}</p>
-          ) : currentText === str(args.content) ? (
-            <p className="muted">{t("noChange")}</p>
+          ) : binding.kind === "same" ? (
+            binding.content === str(args.content) ? (
+              <p className="muted">{t("noChange")}</p>
+            ) : (
+              <>
+                <p className="muted">{t("diffAgainstCurrent")}</p>
+                <Diff before={binding.content} after={str(args.content)} />
+              </>
+            )
           ) : (
-            <>
-              <p className="muted">{t("diffAgainstCurrent")}</p>
-              <Diff before={currentText} after={str(args.content)} />
-            </>
+            <FileNotice binding={binding} />
           )}
           <p className="muted">{t("content")}</p>
           <pre className="content">{str(args.content)}</pre>
         </div>
       );
-    case "files_replace":
+    }
+    case "files_replace": {
+      // The diff in context only against the very content `sha256` binds; otherwise the
+      // requested change alone, and why.
+      const binding = bindingOf(args.sha256, currentFile);
+      const oldText = str(args.oldText);
+      const newText = str(args.newText);
       return (
         <div className="details">
           <Field label={t("path")} value={str(args.path)} />
           <p className="muted">{t("oldText")}</p>
-          <pre className="content">{str(args.oldText)}</pre>
+          <pre className="content">{oldText}</pre>
           <p className="muted">{t("newText")}</p>
-          <pre className="content">{str(args.newText)}</pre>
-          {typeof currentText === "string" && currentText.includes(str(args.oldText)) ? (
+          <pre className="content">{newText}</pre>
+          {binding.kind === "same" && binding.content.includes(oldText) ? (
             <>
               <p className="muted">{t("diffAgainstCurrent")}</p>
-              <Diff before={currentText} after={currentText.replace(str(args.oldText), () => str(args.newText))} />
+              <Diff before={binding.content} after={binding.content.replace(oldText, () => newText)} />
             </>
           ) : (
-            <Diff before={str(args.oldText)} after={str(args.newText)} />
+            <>
+              <FileNotice binding={binding} />
+              <p className="muted">{t("requestedChange")}</p>
+              <Diff before={oldText} after={newText} />
+            </>
           )}
           {typeof args.line === "number" ? <Field label={t("line")} value={String(args.line)} /> : null}
           {args.sha256 ? <Field label="sha256" value={str(args.sha256)} /> : null}
         </div>
       );
+    }
     case "files_mkdir":
       return (
         <div className="details">

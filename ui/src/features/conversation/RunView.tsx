@@ -5,6 +5,7 @@ import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, C
 import type { Run, RunError, ToolCall, Usage as UsageTotals } from "../../types";
 import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
+import type { CurrentFile } from "../approvals/currentFile";
 import { Markdown } from "./Markdown";
 import { runErrorText } from "../settings/problem";
 import { useToolName } from "../mcp/labels";
@@ -44,8 +45,10 @@ interface Props {
   live?: LiveState;
   onDecide: (approvalId: string, decision: "approve" | "reject", digest: string) => Promise<Outcome>;
   onPreview: (path: string) => void;
-  /** The text of the file a pending write would replace, by approval ID (see ApprovalCard). */
-  currentText: (approvalId: string) => string | null | undefined;
+  /** The file a pending write or replace would change, by approval ID (see currentFile.ts). */
+  currentFile: (approvalId: string) => CurrentFile | undefined;
+  /** The person looks at a card: its file is fetched again. */
+  onLook: (approvalId: string) => void;
   /** Recovery (issue 12 §2); absent where a run cannot be started now. */
   actions?: RunActions;
 }
@@ -78,7 +81,7 @@ function CopyButton({ text, label }: { text: string; label: string }) {
 
 const RETRYABLE: Run["status"][] = ["failed", "cancelled", "budget_exhausted", "interrupted"];
 
-export function RunView({ run, live, onDecide, onPreview, currentText, actions }: Props) {
+export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, actions }: Props) {
   const t = useT();
   const calls = run.steps.flatMap((s) => s.toolCalls);
   const pending = calls.filter((c) => c.approval?.state === "pending");
@@ -110,7 +113,8 @@ export function RunView({ run, live, onDecide, onPreview, currentText, actions }
           <ApprovalCard
             key={c.approval!.id}
             request={{ approvalId: c.approval!.id, tool: c.tool, arguments: c.approval!.arguments, digest: c.approval!.digest, state: "pending" }}
-            currentText={c.tool === "files_write" ? currentText(c.approval!.id) : undefined}
+            currentFile={currentFile(c.approval!.id)}
+            onLook={() => onLook(c.approval!.id)}
             onDecide={(d) => onDecide(c.approval!.id, d, c.approval!.digest)}
           />
         ))}

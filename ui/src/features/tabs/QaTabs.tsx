@@ -74,7 +74,8 @@ export function QaPanel() {
     () => ({
       preview: async (_s: string, path: string): Promise<Preview> => {
         const content = textsRef.current[path] ?? `[${t("qa_memoryText")}] ${path}`;
-        return { path, content, size: content.length, partial: false };
+        // No digest: in-memory text is bound to nothing.
+        return { path, content, size: content.length, partial: false, sha256: null };
       },
       folder: async (_s: string, path?: string) => ({ path: path ?? ".", entries: [], truncated: false }),
       tabScreen: async () => null,
