@@ -24,10 +24,13 @@ async fn demo_replace_edits_one_line_keeping_bom_endings_and_mode() {
     assert_eq!(args["newText"], "first line (edited by Wisp)");
     assert_eq!(args["line"], 1);
     let before = std::fs::read(&p).unwrap();
-    assert_eq!(
-        args["sha256"],
-        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&before))
-    );
+    let digest = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&before));
+    assert_eq!(args["sha256"], digest);
+    // The model was given the whole file's digest by files_read, and bound its edit to it.
+    let read: serde_json::Value =
+        serde_json::from_str(calls(&r)[0]["result"].as_str().unwrap()).unwrap();
+    assert_eq!(read["sha256"], digest, "{read}");
+    assert_eq!(call["arguments"]["sha256"], digest, "{call}");
     // Nothing changes before the click.
     assert_eq!(std::fs::read(&p).unwrap(), before);
     let r = w.drive(&run, "approve").await;

@@ -280,8 +280,9 @@ pub struct ReadText {
     pub next_offset: Option<u64>,
     /// SHA-256 (hex) of `content`'s bytes when they are the whole file (read from offset 0 up
     /// to its end, and no byte followed), else `None`. Equal to a change's bound digest, it
-    /// says that `content` is exactly the content the change was prepared on.
-    #[serde(skip)]
+    /// says that `content` is exactly the content the change was prepared on; the model passes
+    /// it to `files_replace` to bind its edit to what it read.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
 }
 

@@ -630,7 +630,11 @@ fn demo_replace(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
                     Vec::new(),
                 );
             };
-            let args = json!({"path": path, "oldText": line, "newText": format!("{line}{DEMO_REPLACE_SUFFIX}")});
+            let mut args = json!({"path": path, "oldText": line, "newText": format!("{line}{DEMO_REPLACE_SUFFIX}")});
+            // As a careful model does: bind the edit to the content it read.
+            if let Some(sha) = read.as_ref().and_then(|v| v.get("sha256")) {
+                args["sha256"] = sha.clone();
+            }
             (
                 "Replace the first line, marking it edited.".to_owned(),
                 format!(
