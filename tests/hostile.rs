@@ -2,8 +2,9 @@
 //!
 //! - A racing thread keeps swapping a folder of the project for a symlink to the outside while
 //!   search, replace and move run, at least [`RACE_ROUNDS`] rounds: nothing outside the root is
-//!   read, changed or moved. Each tool is one [`RaceCase`]; another tool adds its own case to
-//!   [`RACE_CASES`].
+//!   read, changed or moved, and each tool both reached the real folder and met the link
+//!   (refused, or left it out) in some rounds. Each tool is one [`RaceCase`]; another tool adds
+//!   its own case to [`RACE_CASES`].
 //! - `kill -9` of the real `wisp serve` at random (seeded, `WISP_TEST_SEED`) moments during an
 //!   approved replace and an approved move, [`KILL_ROUNDS`] rounds, some before the change
 //!   landed and some after (both seen for each tool): every file is its old or its new content,
@@ -124,10 +125,29 @@ impl Drop for Race {
     }
 }
 
-/// One tool's part of a race round: `round` numbers it (for unique names); it returns whether
-/// the tool reached the real folder this round (so the test can tell that the race really ran),
-/// and fails the test itself on anything read from outside.
-type RaceCase = fn(race: &Race, round: usize) -> bool;
+/// What one tool's part of a race round met.
+#[derive(Default, Clone, Copy)]
+struct Met {
+    /// It reached the real folder (a result from inside, a change done).
+    inside: bool,
+    /// It met the link and was refused or left it out (so the race really swapped under it).
+    link: bool,
+}
+
+impl Met {
+    /// Records a refusal: counted as meeting the link when it says so — the path leads outside
+    /// (cap-std's escape check), is a link, or a no-follow open found one (`ELOOP`).
+    fn refused(&mut self, e: &wisp_fs::FsError) {
+        use wisp_fs::FsErrorKind as K;
+        self.link |=
+            matches!(e.kind, K::OutsideRoot | K::Symlink) || e.message.contains("symbolic links");
+    }
+}
+
+/// One tool's part of a race round: `round` numbers it (for unique names); it returns what the
+/// tool met this round (so the test can tell that the race really ran), and fails the test
+/// itself on anything read from outside.
+type RaceCase = fn(race: &Race, round: usize) -> Met;
 
 /// The tools raced against the swap.
 const RACE_CASES: &[(&str, RaceCase)] = &[
@@ -137,85 +157,116 @@ const RACE_CASES: &[(&str, RaceCase)] = &[
     ("move out", race_move_out),
 ];
 
-fn race_search(race: &Race, _round: usize) -> bool {
-    let mut reached = false;
+fn race_search(race: &Race, _round: usize) -> Met {
+    let mut met = Met::default();
     for (path, mode) in [
         ("sub", SearchMode::Content),
         (".", SearchMode::Content),
         ("sub/tree", SearchMode::Name),
     ] {
-        if let Ok(r) = race.sandbox.search(path, "needle", mode) {
-            let text = serde_json::to_string(&r.results).unwrap();
-            assert!(!text.contains(OUTSIDE_MARK), "search read outside: {text}");
-            reached |= !r.results.is_empty();
+        match race.sandbox.search(path, "needle", mode) {
+            Ok(r) => {
+                let text = serde_json::to_string(&r.results).unwrap();
+                assert!(!text.contains(OUTSIDE_MARK), "search read outside: {text}");
+                met.inside |= !r.results.is_empty();
+                // The root's walk listed `sub` as the link and left it out.
+                met.link |= r.skipped.reasons.contains_key("symlink");
+            }
+            Err(e) => met.refused(&e),
         }
     }
-    reached
+    met
 }
 
-fn race_replace(race: &Race, _round: usize) -> bool {
+fn race_replace(race: &Race, _round: usize) -> Met {
+    let mut met = Met::default();
     // Back and forth, so every round has something to replace (the test itself never writes
     // through the swapped folder: it could be the link).
     for (from, to) in [("needle", "NEEDLE"), ("NEEDLE", "needle")] {
-        if let Ok(plan) = race.sandbox.prepare_replace("sub/a.txt", from, to, None) {
-            assert!(!plan.before.contains(OUTSIDE_MARK), "replace read outside");
-            return race.sandbox.write(&plan.write).is_ok();
+        match race.sandbox.prepare_replace("sub/a.txt", from, to, None) {
+            Ok(plan) => {
+                assert!(!plan.before.contains(OUTSIDE_MARK), "replace read outside");
+                match race.sandbox.write(&plan.write) {
+                    Ok(_) => met.inside = true,
+                    Err(e) => met.refused(&e),
+                }
+                return met;
+            }
+            Err(e) => met.refused(&e),
         }
     }
-    false
+    met
 }
 
 /// Moves a file from the swapped folder to `dest`, and back: a source or target resolved
 /// through the link would move an outside file in, or a project file out.
-fn race_move_in(race: &Race, round: usize) -> bool {
-    let Ok(plan) = race.sandbox.prepare_move("sub/tree/b.txt", "dest/b.txt") else {
-        return false;
+fn race_move_in(race: &Race, round: usize) -> Met {
+    let mut met = Met::default();
+    let plan = match race.sandbox.prepare_move("sub/tree/b.txt", "dest/b.txt") {
+        Ok(plan) => plan,
+        Err(e) => {
+            met.refused(&e);
+            return met;
+        }
     };
-    let moved = race.sandbox.move_entry(&plan).is_ok();
-    if moved {
-        let content = std::fs::read_to_string(race.root.join("dest/b.txt")).unwrap();
-        assert!(
-            !content.contains(OUTSIDE_MARK),
-            "round {round}: an outside file was moved in"
-        );
+    match race.sandbox.move_entry(&plan) {
+        Ok(_) => {
+            met.inside = true;
+            let content = std::fs::read_to_string(race.root.join("dest/b.txt")).unwrap();
+            assert!(
+                !content.contains(OUTSIDE_MARK),
+                "round {round}: an outside file was moved in"
+            );
+        }
+        Err(e) => met.refused(&e),
     }
-    moved
+    met
 }
 
-fn race_move_out(race: &Race, _round: usize) -> bool {
+fn race_move_out(race: &Race, _round: usize) -> Met {
+    let mut met = Met::default();
     if !race.root.join("dest/b.txt").exists() {
-        return false;
+        return met;
     }
-    match race.sandbox.prepare_move("dest/b.txt", "sub/tree/b.txt") {
-        Ok(plan) => race.sandbox.move_entry(&plan).is_ok(),
-        Err(_) => false,
+    match race
+        .sandbox
+        .prepare_move("dest/b.txt", "sub/tree/b.txt")
+        .and_then(|plan| race.sandbox.move_entry(&plan))
+    {
+        Ok(_) => met.inside = true,
+        Err(e) => met.refused(&e),
     }
+    met
 }
 
 #[test]
 fn a_folder_swapped_for_an_outside_link_never_lets_a_tool_out() {
     let mut race = Race::start();
     let before = inventory(&race.outside);
-    let mut reached: BTreeMap<&str, usize> = BTreeMap::new();
+    // Per tool: rounds in which it reached the real folder, and rounds in which it met the link.
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for round in 0..RACE_ROUNDS {
         for (name, case) in RACE_CASES {
-            if case(&race, round) {
-                *reached.entry(name).or_default() += 1;
-            }
+            let met = case(&race, round);
+            let c = counts.entry(name).or_default();
+            c.0 += usize::from(met.inside);
+            c.1 += usize::from(met.link);
         }
     }
     race.stop();
-    eprintln!("rounds in which each tool reached the real folder: {reached:?}");
+    eprintln!("rounds in which each tool reached the real folder, met the link: {counts:?}");
     assert_eq!(
         inventory(&race.outside),
         before,
         "the outside folder changed"
     );
-    // The race really ran: every tool reached the real folder in some rounds.
+    // The race really ran: every tool reached the real folder in some rounds and met the link
+    // (and was refused, or left it out) in others.
     for (name, _) in RACE_CASES {
+        let (inside, link) = counts.get(name).copied().unwrap_or_default();
         assert!(
-            reached.get(name).copied().unwrap_or(0) > 0,
-            "{name} never reached the folder inside: {reached:?}"
+            inside > 0 && link > 0,
+            "{name}: reached the folder inside {inside} times, met the link {link} times"
         );
     }
     // And what moved is inside: b.txt is in the real folder or in dest, exactly once.
@@ -227,7 +278,7 @@ fn a_folder_swapped_for_an_outside_link_never_lets_a_tool_out() {
         .iter()
         .filter(|p| std::fs::read_to_string(p).is_ok_and(|c| c == "needle inside\n"))
         .count();
-    assert_eq!(found, 1, "{reached:?}");
+    assert_eq!(found, 1, "{counts:?}");
 }
 
 /// A small seeded generator (xorshift64*), so a failing round can be replayed with the seed it
