@@ -218,11 +218,8 @@ fn results_and_output_are_capped_at_the_limit_and_past_it() {
         .sandbox
         .search(".", "needle", SearchMode::Content)
         .unwrap();
-    let out: usize = r
-        .results
-        .iter()
-        .map(|h| serde_json::to_string(h).unwrap().chars().count() + 1)
-        .sum();
+    // The whole answer, not only its results.
+    let out = serde_json::to_string(&r).unwrap().chars().count();
     assert!(out <= limits::SEARCH_MAX_OUTPUT_CHARS, "{out}");
     assert!(
         r.results.len() < 100 && r.truncated_by == ["output"],
@@ -234,6 +231,39 @@ fn results_and_output_are_capped_at_the_limit_and_past_it() {
         snip.contains("needle") && snip.chars().count() <= limits::SEARCH_SNIPPET_CHARS + 2,
         "{snip}"
     );
+}
+
+/// The output cap counts the whole answer as compact JSON: an answer of exactly the cap is
+/// whole; one character less and results are left out from the end until it fits, said so;
+/// a cap the path and query alone exceed is refused with a reason, never answered over it.
+#[test]
+fn the_output_cap_counts_the_whole_answer_at_and_past_it() {
+    let f = fixture();
+    write(&f, "a.txt", b"needle one\n");
+    write(&f, "b.txt", b"needle two\n");
+    let with = |max_output_chars| {
+        f.sandbox.search_with(
+            ".",
+            "needle",
+            SearchMode::Content,
+            SearchLimits {
+                max_output_chars,
+                ..SearchLimits::default()
+            },
+        )
+    };
+    let chars = |r: &crate::SearchResult| serde_json::to_string(r).unwrap().chars().count();
+    let full = with(usize::MAX).unwrap();
+    let at = chars(&full);
+    let r = with(at).unwrap();
+    assert_eq!((r.results.len(), r.truncated, chars(&r)), (2, false, at));
+    let r = with(at - 1).unwrap();
+    assert_eq!(paths(&r), [("a.txt".into(), Some(1))]);
+    assert!(r.truncated_by == ["output"], "{r:?}");
+    assert!(chars(&r) < at);
+    let e = with(40).unwrap_err();
+    assert_eq!(e.kind, crate::FsErrorKind::TooLarge);
+    assert!(e.message.contains("shorter path or query"), "{e}");
 }
 
 #[test]
