@@ -191,6 +191,49 @@ fn file_and_total_bytes_are_capped_at_the_limit_and_past_it() {
     assert_eq!(SearchLimits::default().max_total_bytes, 8 * 1024 * 1024);
 }
 
+/// FILE-09's 8 MB in total, at the shipped limit: files that make the total exactly 8 MiB are
+/// all read, the last one included; with one byte more read before it, that last file is not
+/// read, counted as `read_budget`, and `truncatedBy` says `total_bytes`.
+#[test]
+fn the_total_read_is_8_mib_at_the_limit_and_one_byte_past_it() {
+    let total = limits::SEARCH_MAX_TOTAL_BYTES;
+    assert_eq!(total, 8 * 1024 * 1024);
+    // Files at the per-file cap, as many as make the total exactly.
+    let size = limits::SEARCH_MAX_FILE_BYTES;
+    let count = (total / size) as usize;
+    assert_eq!(count as u64 * size, total);
+    let mut content = vec![b'a'; size as usize - 7];
+    content.extend_from_slice(b"needle\n");
+    let f = fixture();
+    for i in 0..count {
+        write(&f, &format!("f{i:02}.txt"), &content);
+    }
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(r.bytes_read, total);
+    assert_eq!(r.results.len(), count);
+    assert!(!r.truncated, "{:?}", r.truncated_by);
+    assert_eq!(r.skipped.count, 0, "{:?}", r.skipped);
+
+    // One byte read first (`f00-one.txt` sorts before `f00.txt`): the last file would make the
+    // total one byte past the limit.
+    write(&f, "f00-one.txt", b"x");
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(r.bytes_read, total - size + 1);
+    assert_eq!(r.results.len(), count - 1);
+    assert_eq!(
+        r.results.last().map(|h| h.path.as_str()),
+        Some(format!("f{:02}.txt", count - 2).as_str())
+    );
+    assert!(r.truncated_by == ["total_bytes"], "{r:?}");
+    assert_eq!(r.skipped.reasons.get("read_budget"), Some(&1));
+}
+
 #[test]
 fn results_and_output_are_capped_at_the_limit_and_past_it() {
     let f = fixture();
