@@ -239,6 +239,70 @@ async fn demo_search_finds_lines_and_says_what_it_skipped() {
     );
 }
 
+/// FILE-09: at most 24,000 characters of output, counted on the whole answer the model gets
+/// (path, query, counts and the untrusted note too, not only the results). A project whose
+/// answer is exactly 24,000 characters gets it whole; one character more and the last result
+/// is left out, said so (`truncatedBy: output`), and the answer is within the limit again.
+#[tokio::test]
+async fn the_search_answer_the_model_gets_is_at_most_24000_characters_at_and_past_it() {
+    const LIMIT: usize = 24_000;
+    const FILES: usize = 90;
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    // Long names and lines: 90 results come near the limit, well before the 100-result cap.
+    // Each file has a filler line too, so bytesRead stays at five digits while lines grow.
+    let name = |i: usize| format!("f{i:03}-{}.txt", "p".repeat(100));
+    let mut lines = vec![80usize; FILES];
+    let write = |lines: &[usize]| {
+        for (i, n) in lines.iter().enumerate() {
+            let text = format!("needle {}\n{}\n", "x".repeat(*n), "f".repeat(100));
+            std::fs::write(w.file(&name(i)), text).unwrap();
+        }
+    };
+    let answer = |run: String| {
+        let w = &w;
+        async move {
+            let r = w.finished(&run).await;
+            let text = calls(&r)[0]["result"].as_str().unwrap().to_owned();
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            (text.chars().count(), v)
+        }
+    };
+    // Grow the lines until the answer is exactly at the limit (the snippet keeps a line of up
+    // to 200 characters whole).
+    let mut at_limit = None;
+    for _ in 0..4 {
+        write(&lines);
+        let (chars, v) = answer(w.run(&s, "[demo:search] query=needle").await).await;
+        assert_eq!(v["truncated"], false, "{chars}: {v}");
+        assert_eq!(v["results"].as_array().unwrap().len(), FILES);
+        if chars == LIMIT {
+            at_limit = Some(v);
+            break;
+        }
+        assert!(chars < LIMIT, "{chars}");
+        let mut missing = LIMIT - chars;
+        for n in lines.iter_mut().rev() {
+            let add = missing.min(190 - *n);
+            *n += add;
+            missing -= add;
+        }
+        assert_eq!(missing, 0, "the lines cannot grow enough");
+    }
+    let v = at_limit.expect("no configuration with an answer of exactly the limit");
+    assert!(v["untrusted"].is_string(), "{v}");
+
+    // One character more: the last result is left out, and the answer fits again.
+    *lines.last_mut().unwrap() += 1;
+    write(&lines);
+    let (chars, v) = answer(w.run(&s, "[demo:search] query=needle").await).await;
+    assert!(chars <= LIMIT, "{chars}");
+    assert_eq!(v["truncated"], true, "{v}");
+    assert_eq!(v["truncatedBy"], serde_json::json!(["output"]), "{v}");
+    assert_eq!(v["results"].as_array().unwrap().len(), FILES - 1, "{v}");
+    assert!(v["untrusted"].is_string(), "{v}");
+}
+
 /// A crash leaves Wisp's temp file next to a target; the next start removes it and nothing
 /// else (issue 7, shared rules).
 #[tokio::test]

@@ -42,7 +42,8 @@ pub const SEARCH_MAX_TOTAL_BYTES: u64 = 8 * 1024 * 1024;
 /// Results `files_search` returns at most (FILE-09).
 pub const SEARCH_MAX_RESULTS: usize = 100;
 
-/// Characters of `files_search` output (its results as JSON) at most (FILE-09).
+/// Characters of `files_search` output at most: its whole answer as compact JSON, not only the
+/// results (FILE-09).
 pub const SEARCH_MAX_OUTPUT_CHARS: usize = 24_000;
 
 /// Characters of one content match's snippet.

@@ -42,7 +42,7 @@ pub struct SearchLimits {
     pub max_total_bytes: u64,
     /// Results.
     pub max_results: usize,
-    /// Characters of output.
+    /// Characters of output: the whole answer as compact JSON.
     pub max_output_chars: usize,
 }
 
@@ -139,19 +139,45 @@ impl Walk<'_> {
         self.stop = true;
     }
 
-    /// Adds a result, or stops at the result or output cap.
+    /// Adds a result, or stops at the result or output cap. The output counted is the whole
+    /// answer as it stands (its other fields only grow from here; [`Walk::finish`] makes the
+    /// final answer fit exactly).
     fn hit(&mut self, hit: SearchHit) {
         if self.out.results.len() >= self.limits.max_results {
             self.truncate("results");
             return;
         }
-        let chars = serde_json::to_string(&hit).map_or(0, |s| s.chars().count()) + 1;
-        if self.output_chars + chars > self.limits.max_output_chars {
+        // Each result adds itself and, after the first, a comma.
+        let chars = json_chars(&hit) + usize::from(!self.out.results.is_empty());
+        if self.envelope_chars() + self.output_chars + chars > self.limits.max_output_chars {
             self.truncate("output");
             return;
         }
         self.output_chars += chars;
         self.out.results.push(hit);
+    }
+
+    /// Characters of the answer without its results (`"results":[]`).
+    fn envelope_chars(&mut self) -> usize {
+        let results = std::mem::take(&mut self.out.results);
+        let chars = json_chars(&self.out);
+        self.out.results = results;
+        chars
+    }
+
+    /// The answer, within the output cap as a whole: results are left out from the end until
+    /// it fits (the counts and `truncatedBy` may have grown since the last result was added).
+    fn finish(mut self) -> Result<SearchResult, FsError> {
+        while json_chars(&self.out) > self.limits.max_output_chars {
+            if self.out.results.pop().is_none() {
+                return Err(err(
+                    FsErrorKind::TooLarge,
+                    "the path and query alone are too long for files_search's answer; use a shorter path or query",
+                ));
+            }
+            self.truncate("output");
+        }
+        Ok(self.out)
     }
 
     fn walk(&mut self, dir: &Dir, rel: &Path, depth: usize) {
@@ -344,6 +370,11 @@ impl Walk<'_> {
     }
 }
 
+/// Characters of `v` as compact JSON, as the model gets it.
+fn json_chars(v: &impl Serialize) -> usize {
+    serde_json::to_string(v).map_or(0, |s| s.chars().count())
+}
+
 /// The line around a match, at most [`limits::SEARCH_SNIPPET_CHARS`] characters, cut on
 /// character boundaries; `…` marks a cut.
 fn snippet(line: &str, at: usize, len: usize) -> String {
@@ -462,7 +493,7 @@ impl Sandbox {
             stop: false,
         };
         walk.walk(&dir, &rel, 0);
-        Ok(walk.out)
+        walk.finish()
     }
 }
 

@@ -107,6 +107,8 @@ pub(crate) struct Item<'a> {
     pub(crate) absolute: &'a Path,
     /// Its device.
     pub(crate) dev: u64,
+    /// Its inode: with `dev`, the identity of what was checked, which is what must arrive.
+    pub(crate) ino: u64,
 }
 
 /// The top directory (mount point) of an item's file system.
@@ -183,6 +185,17 @@ impl Sandbox {
     /// Executes an approved trash: the path and the bindings checked again (changed →
     /// refused as stale), then the item goes from its parent's handle into the trash.
     pub fn trash(&self, plan: &TrashPlan, config: &TrashConfig) -> Result<Trashed, FsError> {
+        self.trash_with(plan, config, &|_| {})
+    }
+
+    /// [`Sandbox::trash`], running `before_rename(n)` before the item's `n`th rename (1: into
+    /// the trash, 2: back out of it), so a unit test can swap the item in the last moment.
+    pub(crate) fn trash_with(
+        &self,
+        plan: &TrashPlan,
+        config: &TrashConfig,
+        before_rename: &dyn Fn(usize),
+    ) -> Result<Trashed, FsError> {
         let rel = check_path(&plan.path)?;
         let (ident, fingerprint) = self.trash_check(&rel, &plan.path)?;
         if ident != plan.ident || !fingerprint.matches(&plan.fingerprint) {
@@ -227,8 +240,9 @@ impl Sandbox {
             shown: &plan.path,
             absolute: &absolute,
             dev: m.dev(),
+            ino: m.ino(),
         };
-        let placed = platform::put(config, &item, &|| self.topdir(&rel, m.dev()))?;
+        let placed = platform::put(config, &item, &|| self.topdir(&rel, m.dev()), before_rename)?;
         Ok(Trashed {
             path: plan.path.clone(),
             trash: placed.trash.display().to_string(),

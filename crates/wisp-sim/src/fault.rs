@@ -28,6 +28,10 @@ pub enum Fault {
     KeepaliveFlood,
     /// `slow`: a long pause between chunks (for cancelling mid-stream).
     Slow,
+    /// `slow-answer`: `slow` only for an answer without tool calls (a run's last step); the
+    /// steps with tool calls before it stream at the usual pace. So a run can be cut off (a Host
+    /// killed) after its tools ran but before it completed.
+    SlowAnswer,
     /// `huge-event`: one event of 2 MiB.
     HugeEvent,
     /// `stream-error`: an `{"error": …}` chunk in the middle of the stream.
@@ -56,6 +60,7 @@ impl Fault {
             "malformed" => Self::Malformed,
             "keepalive-flood" => Self::KeepaliveFlood,
             "slow" => Self::Slow,
+            "slow-answer" => Self::SlowAnswer,
             "huge-event" => Self::HugeEvent,
             "stream-error" => Self::StreamError,
             "hang" => Self::Hang,
@@ -86,5 +91,9 @@ mod tests {
             Some(Fault::Stall)
         );
         assert_eq!(Fault::from_marker("hi [fault:stall"), None);
+        assert_eq!(
+            Fault::from_marker("[demo:move] [fault:slow-answer]"),
+            Some(Fault::SlowAnswer)
+        );
     }
 }

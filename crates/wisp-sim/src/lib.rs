@@ -468,6 +468,10 @@ async fn chat(
         request.thinking,
         &shared.base,
     );
+    let fault = match fault {
+        Some(Fault::SlowAnswer) => reply.tool_calls.is_empty().then_some(Fault::Slow),
+        f => f,
+    };
     let id = format!("chatcmpl-sim-{:016x}", scenario::fnv1a(&raw));
     let usage = stream::usage(raw.len(), &reply);
     if !request.stream {

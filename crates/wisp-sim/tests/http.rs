@@ -137,6 +137,41 @@ async fn a_fault_can_be_chosen_by_header() {
     assert_eq!(sim.requests()[0].header(FAULT_HEADER), Some("503"));
 }
 
+/// `slow-answer` paces only an answer without tool calls: the step with a tool call, sent
+/// after that answer began, has completed while the answer is still streaming.
+#[tokio::test]
+async fn slow_answer_slows_only_the_answer_without_tool_calls() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let text = "[demo:read] [fault:slow-answer]";
+    let call = json!({"id": "c1", "type": "function", "function": {"name": "files_read", "arguments": "{}"}});
+    let assistant =
+        json!({"role": "assistant", "content": "", "reasoning_content": "r", "tool_calls": [call]});
+    let after_tool = body(
+        json!([{"role": "user", "content": text}, assistant, {"role": "tool", "tool_call_id": "c1", "content": "{}"}]),
+        true,
+    );
+    let mut slow = reqwest::Client::new()
+        .post(format!("{}/chat/completions", sim.base_url()))
+        .bearer_auth(sim.api_key())
+        .json(&after_tool)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(slow.status(), 200);
+    assert!(slow.chunk().await.unwrap().is_some());
+    let (status, first) = post(
+        &sim,
+        sim.api_key(),
+        &body(json!([{"role": "user", "content": text}]), true),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert!(first.ends_with("data: [DONE]\n\n"), "{first}");
+    assert!(first.contains("files_read"), "{first}");
+    let outcomes: Vec<Outcome> = sim.requests().iter().map(|r| r.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Streaming, Outcome::Completed]);
+}
+
 #[tokio::test]
 async fn models_are_listed_under_both_paths() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();

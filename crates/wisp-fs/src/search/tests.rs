@@ -191,6 +191,49 @@ fn file_and_total_bytes_are_capped_at_the_limit_and_past_it() {
     assert_eq!(SearchLimits::default().max_total_bytes, 8 * 1024 * 1024);
 }
 
+/// FILE-09's 8 MB in total, at the shipped limit: files that make the total exactly 8 MiB are
+/// all read, the last one included; with one byte more read before it, that last file is not
+/// read, counted as `read_budget`, and `truncatedBy` says `total_bytes`.
+#[test]
+fn the_total_read_is_8_mib_at_the_limit_and_one_byte_past_it() {
+    let total = limits::SEARCH_MAX_TOTAL_BYTES;
+    assert_eq!(total, 8 * 1024 * 1024);
+    // Files at the per-file cap, as many as make the total exactly.
+    let size = limits::SEARCH_MAX_FILE_BYTES;
+    let count = (total / size) as usize;
+    assert_eq!(count as u64 * size, total);
+    let mut content = vec![b'a'; size as usize - 7];
+    content.extend_from_slice(b"needle\n");
+    let f = fixture();
+    for i in 0..count {
+        write(&f, &format!("f{i:02}.txt"), &content);
+    }
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(r.bytes_read, total);
+    assert_eq!(r.results.len(), count);
+    assert!(!r.truncated, "{:?}", r.truncated_by);
+    assert_eq!(r.skipped.count, 0, "{:?}", r.skipped);
+
+    // One byte read first (`f00-one.txt` sorts before `f00.txt`): the last file would make the
+    // total one byte past the limit.
+    write(&f, "f00-one.txt", b"x");
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(r.bytes_read, total - size + 1);
+    assert_eq!(r.results.len(), count - 1);
+    assert_eq!(
+        r.results.last().map(|h| h.path.as_str()),
+        Some(format!("f{:02}.txt", count - 2).as_str())
+    );
+    assert!(r.truncated_by == ["total_bytes"], "{r:?}");
+    assert_eq!(r.skipped.reasons.get("read_budget"), Some(&1));
+}
+
 #[test]
 fn results_and_output_are_capped_at_the_limit_and_past_it() {
     let f = fixture();
@@ -218,11 +261,8 @@ fn results_and_output_are_capped_at_the_limit_and_past_it() {
         .sandbox
         .search(".", "needle", SearchMode::Content)
         .unwrap();
-    let out: usize = r
-        .results
-        .iter()
-        .map(|h| serde_json::to_string(h).unwrap().chars().count() + 1)
-        .sum();
+    // The whole answer, not only its results.
+    let out = serde_json::to_string(&r).unwrap().chars().count();
     assert!(out <= limits::SEARCH_MAX_OUTPUT_CHARS, "{out}");
     assert!(
         r.results.len() < 100 && r.truncated_by == ["output"],
@@ -234,6 +274,39 @@ fn results_and_output_are_capped_at_the_limit_and_past_it() {
         snip.contains("needle") && snip.chars().count() <= limits::SEARCH_SNIPPET_CHARS + 2,
         "{snip}"
     );
+}
+
+/// The output cap counts the whole answer as compact JSON: an answer of exactly the cap is
+/// whole; one character less and results are left out from the end until it fits, said so;
+/// a cap the path and query alone exceed is refused with a reason, never answered over it.
+#[test]
+fn the_output_cap_counts_the_whole_answer_at_and_past_it() {
+    let f = fixture();
+    write(&f, "a.txt", b"needle one\n");
+    write(&f, "b.txt", b"needle two\n");
+    let with = |max_output_chars| {
+        f.sandbox.search_with(
+            ".",
+            "needle",
+            SearchMode::Content,
+            SearchLimits {
+                max_output_chars,
+                ..SearchLimits::default()
+            },
+        )
+    };
+    let chars = |r: &crate::SearchResult| serde_json::to_string(r).unwrap().chars().count();
+    let full = with(usize::MAX).unwrap();
+    let at = chars(&full);
+    let r = with(at).unwrap();
+    assert_eq!((r.results.len(), r.truncated, chars(&r)), (2, false, at));
+    let r = with(at - 1).unwrap();
+    assert_eq!(paths(&r), [("a.txt".into(), Some(1))]);
+    assert!(r.truncated_by == ["output"], "{r:?}");
+    assert!(chars(&r) < at);
+    let e = with(40).unwrap_err();
+    assert_eq!(e.kind, crate::FsErrorKind::TooLarge);
+    assert!(e.message.contains("shorter path or query"), "{e}");
 }
 
 #[test]

@@ -13,6 +13,9 @@
 //! durable, then the item is renamed from its parent's handle into `files/NAME` with
 //! `renameat2(RENAME_NOREPLACE)`. A rename that fails (another device, a name taken in
 //! `files/`, anything) removes that `.trashinfo` again: nothing is copied, nothing deleted.
+//! What arrived in `files/` must be the item that was checked (device, inode): something
+//! swapped in by name in between is put back (again without replacing anything) and its
+//! `.trashinfo` removed, refused as changed; if it cannot go back, the error says where it is.
 //! `directorysizes` is a cache the specification lets implementations skip; Wisp skips it, so
 //! a desktop computes a trashed folder's size itself.
 
@@ -56,9 +59,10 @@ pub(crate) fn put(
     config: &TrashConfig,
     item: &Item<'_>,
     topdir: &dyn Fn() -> Result<Topdir, FsError>,
+    before_rename: &dyn Fn(usize),
 ) -> Result<Placed, FsError> {
     let trash = choose(config, item, topdir)?;
-    place(&trash, item, &deletion_date())
+    place(&trash, item, &deletion_date(), before_rename)
 }
 
 /// The trash for `item`, or why there is none (nothing has been changed then, except that
@@ -221,7 +225,13 @@ fn make_dir(parent: &Dir, name: &str) -> std::io::Result<()> {
 
 /// Moves `item` into `trash`: an exclusive `info/NAME.trashinfo`, then a rename into
 /// `files/NAME` that never replaces anything; a failed rename removes the info file again.
-pub(crate) fn place(trash: &TrashDir, item: &Item<'_>, date: &str) -> Result<Placed, FsError> {
+/// `before_rename(n)` runs before the item's `n`th rename (a unit test's seam).
+pub(crate) fn place(
+    trash: &TrashDir,
+    item: &Item<'_>,
+    date: &str,
+    before_rename: &dyn Fn(usize),
+) -> Result<Placed, FsError> {
     let in_trash = |what: &str, e: &std::io::Error| {
         err(
             FsErrorKind::NoTrash,
@@ -265,8 +275,25 @@ pub(crate) fn place(trash: &TrashDir, item: &Item<'_>, date: &str) -> Result<Pla
             return Err(in_trash("info", &e));
         }
         drop(file);
+        before_rename(1);
         match rename_noreplace(item.parent, item.name, &files, &name) {
             Ok(()) => {
+                // The item was found by name and checked a moment ago, but a swap inside the
+                // root in between would trash something else: what arrived must be it.
+                let arrived = files
+                    .symlink_metadata(&name)
+                    .map(|m| (m.dev(), m.ino()))
+                    .ok();
+                if arrived != Some((item.dev, item.ino)) {
+                    let back = Arrived {
+                        trash,
+                        files: &files,
+                        info: &info,
+                        name: &name,
+                        info_name: &info_name,
+                    };
+                    return Err(back.put_back(item, before_rename));
+                }
                 // The rename and the info file are durable once both folders are synced.
                 let _ = sync_dir(&files);
                 let _ = sync_dir(&info);
@@ -304,6 +331,51 @@ pub(crate) fn place(trash: &TrashDir, item: &Item<'_>, date: &str) -> Result<Pla
             limits::TRASH_MAX_NAME_ATTEMPTS
         ),
     ))
+}
+
+/// Something that arrived in the trash but is not the item that was checked.
+struct Arrived<'a> {
+    trash: &'a TrashDir,
+    files: &'a Dir,
+    info: &'a Dir,
+    /// Its name in `files/`.
+    name: &'a str,
+    /// Its info file's name in `info/`.
+    info_name: &'a str,
+}
+
+impl Arrived<'_> {
+    /// Puts it back where it came from, never replacing anything, and removes its info file:
+    /// refused as changed, nothing trashed. If it cannot go back, it stays in the trash with its
+    /// info file (restorable) and the error says exactly where it is.
+    fn put_back(&self, item: &Item<'_>, before_rename: &dyn Fn(usize)) -> FsError {
+        before_rename(2);
+        match rename_noreplace(self.files, self.name, item.parent, item.name) {
+            Ok(()) => {
+                let _ = self.info.remove_file(self.info_name);
+                let _ = sync_dir(item.parent);
+                let _ = sync_dir(self.info);
+                err(
+                    FsErrorKind::Changed,
+                    format!(
+                        "{}: was replaced by something else just before it was trashed; that was put back, nothing was trashed",
+                        item.shown
+                    ),
+                )
+            }
+            Err(e) => {
+                let _ = sync_dir(self.files);
+                err(
+                    FsErrorKind::Partial,
+                    format!(
+                        "{}: was replaced by something else just before it was trashed, and that went to the trash instead: it is {} (restorable from the trash; putting it back failed: {e}); check both by hand, Wisp does not retry",
+                        item.shown,
+                        self.trash.path.join("files").join(self.name).display()
+                    ),
+                )
+            }
+        }
+    }
 }
 
 fn sync_dir(dir: &Dir) -> std::io::Result<()> {

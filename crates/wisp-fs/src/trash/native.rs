@@ -13,6 +13,7 @@ pub(crate) fn put(
     config: &TrashConfig,
     item: &Item<'_>,
     _topdir: &dyn Fn() -> Result<Topdir, FsError>,
+    _before_rename: &dyn Fn(usize),
 ) -> Result<Placed, FsError> {
     if config.home_trash.is_none() && !config.top_dirs {
         return Err(err(

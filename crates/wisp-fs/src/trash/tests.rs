@@ -22,6 +22,11 @@ struct T {
     config: TrashConfig,
 }
 
+/// The inode of what is at `path` (0 when nothing is).
+fn ino(path: &Path) -> u64 {
+    std::fs::symlink_metadata(path).map_or(0, |m| m.ino())
+}
+
 fn setup() -> T {
     let f = fixture_with_outside(Some("secret"));
     let home = f.root.parent().unwrap().join("home");
@@ -257,6 +262,7 @@ fn a_rename_that_fails_removes_its_info_file_and_never_copies() {
         shown: name,
         absolute: &absolute,
         dev,
+        ino: ino(&t.f.root.join(name)),
     };
     // A trash on another device that `choose` would never pick: the rename gets EXDEV.
     let across = TrashDir {
@@ -264,7 +270,7 @@ fn a_rename_that_fails_removes_its_info_file_and_never_copies() {
         dir: Dir::open_ambient_dir(shm.path(), cap_std::ambient_authority()).unwrap(),
         original: absolute.clone(),
     };
-    let e = place(&across, &item("a.txt"), "2026-01-01T00:00:00").unwrap_err();
+    let e = place(&across, &item("a.txt"), "2026-01-01T00:00:00", &|_| {}).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::NoTrash);
     assert!(e.message.contains("never copies"), "{e}");
     assert_eq!(std::fs::read_to_string(&absolute).unwrap(), "keep");
@@ -285,7 +291,7 @@ fn a_rename_that_fails_removes_its_info_file_and_never_copies() {
         },
         original: absolute.clone(),
     };
-    let e = place(&home, &item("gone.txt"), "2026-01-01T00:00:00").unwrap_err();
+    let e = place(&home, &item("gone.txt"), "2026-01-01T00:00:00", &|_| {}).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::NotFound);
     assert!(t.names("info").is_empty());
     assert!(t.names("files").is_empty());
@@ -362,6 +368,78 @@ fn an_item_replaced_after_approval_is_refused_as_stale() {
     assert_eq!(e.kind, FsErrorKind::NotFound);
 }
 
+/// Swaps `a.txt` (inside the root) for another file of that name right before the rename into
+/// the trash: the approved one is kept aside as `aside.txt`.
+fn swap_before_rename(root: &Path) {
+    std::fs::write(root.join("other"), "swapped in").unwrap();
+    std::fs::rename(root.join("a.txt"), root.join("aside.txt")).unwrap();
+    std::fs::rename(root.join("other"), root.join("a.txt")).unwrap();
+}
+
+/// FILE-29: what arrives in the trash must be the item that was checked. Swapped in the last
+/// moment (after the check, before the rename), it is put back where it came from, its info
+/// file is removed, and the trash is refused.
+#[test]
+fn an_item_swapped_just_before_the_rename_is_put_back_and_refused() {
+    let t = setup();
+    std::fs::write(t.f.root.join("a.txt"), "approved").unwrap();
+    let plan = t.f.sandbox.prepare_trash("a.txt").unwrap();
+    let root = t.f.root.clone();
+    let renames = std::cell::Cell::new(0);
+    let e =
+        t.f.sandbox
+            .trash_with(&plan, &t.config, &|n| {
+                renames.set(n);
+                if n == 1 {
+                    swap_before_rename(&root);
+                }
+            })
+            .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
+    assert!(e.message.contains("put back"), "{e}");
+    assert_eq!(renames.get(), 2, "one rename in, one back");
+    assert_eq!(
+        std::fs::read_to_string(t.f.root.join("a.txt")).unwrap(),
+        "swapped in"
+    );
+    assert_eq!(
+        std::fs::read_to_string(t.f.root.join("aside.txt")).unwrap(),
+        "approved"
+    );
+    assert!(t.names("files").is_empty(), "{:?}", t.names("files"));
+    assert!(t.names("info").is_empty(), "{:?}", t.names("info"));
+}
+
+/// When what arrived cannot go back (its name was taken again in the meantime), the error says
+/// exactly where it is, and its info file stays, so the trash can restore it.
+#[test]
+fn a_swapped_item_that_cannot_go_back_is_reported_where_it_is() {
+    let t = setup();
+    std::fs::write(t.f.root.join("a.txt"), "approved").unwrap();
+    let plan = t.f.sandbox.prepare_trash("a.txt").unwrap();
+    let root = t.f.root.clone();
+    let e =
+        t.f.sandbox
+            .trash_with(&plan, &t.config, &|n| match n {
+                1 => swap_before_rename(&root),
+                _ => std::fs::write(root.join("a.txt"), "third").unwrap(),
+            })
+            .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Partial, "{e}");
+    let there = t.trash_dir().join("files/a.txt");
+    assert!(e.message.contains(&there.display().to_string()), "{e}");
+    assert_eq!(std::fs::read_to_string(&there).unwrap(), "swapped in");
+    assert_eq!(t.names("info"), ["a.txt.trashinfo"]);
+    assert_eq!(
+        std::fs::read_to_string(t.f.root.join("a.txt")).unwrap(),
+        "third"
+    );
+    assert_eq!(
+        std::fs::read_to_string(t.f.root.join("aside.txt")).unwrap(),
+        "approved"
+    );
+}
+
 #[test]
 fn the_environment_names_the_home_trash() {
     let c = TrashConfig::from_vars(Some("/x/data".into()), Some("/home/u".into()));
@@ -416,6 +494,7 @@ impl Top {
             shown: "work/a b.txt",
             absolute: &self.absolute,
             dev: self.dev,
+            ino: ino(&self.absolute),
         }
     }
     fn topdir(&self) -> Topdir {
@@ -427,7 +506,7 @@ impl Top {
     fn put(&self, uid: u32) -> Result<PathBuf, FsError> {
         let trash = top_trash(&self.topdir(), uid, &self.item())?;
         assert_eq!(trash.original, Path::new("work/a b.txt"));
-        place(&trash, &self.item(), "2026-01-01T00:00:00")?;
+        place(&trash, &self.item(), "2026-01-01T00:00:00", &|_| {})?;
         let info = std::fs::read_to_string(trash.path.join("info/a b.txt.trashinfo")).unwrap();
         assert_eq!(
             info,
@@ -593,6 +672,7 @@ fn choose_prefers_the_home_trash_on_the_same_device() {
         shown: "a",
         absolute: &absolute,
         dev: std::fs::metadata(&t.f.root).unwrap().dev(),
+        ino: ino(&absolute),
     };
     let mut config = t.config.clone();
     config.top_dirs = true;
