@@ -58,6 +58,9 @@ test("a file edited after the card appeared: the card says so when the person lo
   await page.screenshot({ path: join(SCREENS, "replace-card-stale.png") });
   await card.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByText(/changed after it was approved; nothing was written/).first()).toBeAttached();
+  // The decided card is not titled as if the edit had been made.
+  await expect(page.getByRole("group", { name: "Approved, but it did not succeed: edit wisp-demo.txt" })).toBeVisible();
+  await expect(page.getByRole("group", { name: "Approved: edit wisp-demo.txt" })).toHaveCount(0);
   const [approval] = await apiApprovals(request, host);
   expect(approval?.state).toBe("approved");
   expect(approval?.call.status).toBe("failed");

@@ -203,6 +203,19 @@ describe("ApprovalCard", () => {
     expect(onDecide).toHaveBeenCalledWith("reject");
   });
 
+  it("titles an approved card by how its call ended", () => {
+    const decided = { ...write, state: "approved" as const };
+    const { unmount } = render(withT(<ApprovalCard request={decided} callStatus="succeeded" onDecide={async () => "approved"} />));
+    expect(screen.getByText("Approved: write a.txt")).toBeTruthy();
+    unmount();
+    const again = render(withT(<ApprovalCard request={decided} callStatus="failed" onDecide={async () => "approved"} />));
+    expect(screen.getByText("Approved, but it did not succeed: write a.txt")).toBeTruthy();
+    expect(screen.queryByText("Approved: write a.txt")).toBeNull();
+    again.unmount();
+    render(withT(<ApprovalCard request={decided} callStatus="failed" onDecide={async () => "approved"} />, "zh"));
+    expect(screen.getByText("已批准，但未成功：写入 a.txt")).toBeTruthy();
+  });
+
   it("shows old and new text of a replace, and the origin of an MCP tool", () => {
     const { unmount } = render(
       withT(<ApprovalCard request={{ ...write, tool: "files_replace", arguments: { path: "x.rs", oldText: "let a = 1;", newText: "let a = 2;", sha256: "abc" } }} onDecide={async () => "approved"} />),

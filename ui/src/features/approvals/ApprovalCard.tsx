@@ -4,7 +4,7 @@
 // (Tab or click) can answer it with A or R (see keys.ts).
 import { useEffect, useRef, useState } from "react";
 import { Check, ShieldAlert, X } from "lucide-react";
-import type { ApprovalState } from "../../types";
+import type { ApprovalState, CallStatus } from "../../types";
 import { useT } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Diff } from "./Diff";
@@ -32,11 +32,14 @@ interface Props {
   /** The person looks at the pending card (pointer or focus): fetch its file again. */
   onLook?: () => void;
   onDecide: (decision: Decision) => Promise<Outcome>;
+  /** How the approved call ended, for a decided card: an approval the execution then refused
+   * (a file changed since) or that failed is not titled as if it had been done. */
+  callStatus?: CallStatus;
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
 
-export function ApprovalCard({ request, currentFile, onLook, onDecide }: Props) {
+export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatus }: Props) {
   const t = useT();
   const [outcome, setOutcome] = useState<Outcome>(request.state);
   const [busy, setBusy] = useState(false);
@@ -73,7 +76,7 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide }: Props) 
   const title =
     outcome === "pending"
       ? t("approvalTitle", { tool: shown })
-      : t(outcome === "approved" ? "titleApproved" : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
+      : t(outcome === "approved" ? (callStatus === "failed" ? "titleApprovedFailed" : "titleApproved") : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
   return (
     <div
       ref={card}

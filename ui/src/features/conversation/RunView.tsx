@@ -138,6 +138,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
                           <ApprovalCard
                             request={{ approvalId: c.approval.id, tool: c.tool, arguments: c.approval.arguments, digest: c.approval.digest, state: c.approval.state }}
                             onDecide={async () => c.approval!.state}
+                            callStatus={c.status}
                           />
                         )}
                       </div>
