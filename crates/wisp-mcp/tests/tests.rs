@@ -8,3 +8,4 @@ mod everything;
 mod hostile;
 mod own_server;
 mod support;
+mod threads;
