@@ -11,9 +11,10 @@
 //! or `message`) N times in sequence after a short warm-up, and prints one JSON line: `mean_us`,
 //! `p99_us`, `calls_per_s`, then the reference (`@modelcontextprotocol/sdk`'s `Client` over
 //! `StdioClientTransport`, `bench/mcp_reference.mjs`, against a fresh process of the same
-//! server) and the ratios Wisp / reference (below 1 is faster). The client runs on a
-//! multi-threaded tokio runtime like the Host's; `WISP_BENCH_RUNTIME=current_thread` runs it on
-//! one thread instead.
+//! server) and the ratios Wisp / reference (below 1 is faster). The calls are made from a task
+//! spawned on a multi-threaded tokio runtime, as the Host makes them; the connection itself runs
+//! on its own thread either way. `WISP_BENCH_RUNTIME=current_thread` makes the caller's runtime
+//! a current-thread one instead.
 
 // A benchmark reports on the terminal.
 #![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
@@ -39,7 +40,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run()) {
+    // The Host calls tools from spawned tasks on its workers, not from `block_on`'s thread.
+    let measured = runtime.block_on(async {
+        tokio::spawn(run())
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()))
+    });
+    match measured {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("mcp_bench: {e}");

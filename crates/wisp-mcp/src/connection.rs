@@ -1,6 +1,15 @@
 //! One activated server: spawn, handshake through rmcp over our own filtered pipes, paginated
 //! discovery, `tools/list_changed` (debounced, one refresh at a time, compared before applied,
 //! backing off while a server floods), calls with a timeout and a cancel, and stop.
+//!
+//! Each connection lives on its own OS thread (`wisp-mcp-` and the first six characters of the
+//! server's id) with its own current-thread tokio runtime: the child's pipes, the line filter,
+//! rmcp's service loop, the stderr reader and the `list_changed` follower all run there, so a
+//! call costs the caller one wake-up of that thread and one back, not a round of wake-ups
+//! between tasks scattered over the Host's workers; and a hostile server busies its own thread,
+//! never the Host's runtime. The [`Connection`] methods forward work to that runtime. The
+//! thread ends, and with it the server's process group, when the connection is stopped, when
+//! its last clone is dropped, or when the runtime that created it shuts down.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -14,7 +23,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
-use tokio::sync::Notify;
+use tokio::sync::{Notify, oneshot, watch};
 
 use crate::McpError;
 use crate::content::{ToolOutput, map_result};
@@ -154,13 +163,30 @@ struct Inner {
     closed: AtomicBool,
     closing: Notify,
     list_changed: Arc<Notify>,
+    // A stop finished: the connection's thread may end.
+    stopped: Notify,
     budget: Option<Arc<crate::manager::Budget>>,
+}
+
+/// The caller's hold on the connection's thread.
+struct Driver {
+    runtime: tokio::runtime::Handle,
+    // Closed (the sender dropped) when the thread has ended, runtime and server included.
+    exited: watch::Receiver<()>,
+    // Dropped with the last clone of the connection: the thread then ends the server.
+    _last_clone: oneshot::Sender<()>,
+    // Held here only when the connection was made outside a tokio runtime; otherwise a task
+    // on the creating runtime holds it, so that runtime's shutdown ends the server too.
+    _host: Option<oneshot::Sender<()>>,
 }
 
 /// An activated server. Cheap to clone; [`Connection::stop`] ends it for every clone.
 #[derive(Clone)]
 pub struct Connection {
+    // Declared before `driver`: a dropped last clone lets go of the state first, so the
+    // connection's thread holds the last reference and the process group dies there.
     inner: Arc<Inner>,
+    driver: Arc<Driver>,
 }
 
 impl std::fmt::Debug for Connection {
@@ -182,79 +208,54 @@ impl Connection {
         spec: &ServerSpec,
         budget: Option<Arc<crate::manager::Budget>>,
     ) -> Result<Connection, McpError> {
-        let program = resolve_command(&spec.command, std::env::var_os("PATH").as_deref())?;
-        if let Some(cwd) = &spec.cwd
-            && (!cwd.is_absolute() || !cwd.is_dir())
-        {
-            return Err(McpError::Config(format!(
-                "the working directory {} is not an absolute path to a directory",
-                cwd.display()
-            )));
-        }
-        let redactor = Redactor::new(spec.env.iter().map(|(_, v)| v.clone()));
-        let env = child_env(std::env::vars_os(), &spec.env);
-        let spawned = spawn(
-            &program,
-            &spec.args,
-            spec.cwd.as_deref(),
-            env,
-            redactor.clone(),
-        )?;
-        let stats = Arc::new(StdoutStats::default());
-        let stderr = spawned.process.stderr.clone();
-        let mut process = spawned.process;
-        let list_changed = Arc::new(Notify::new());
-        let handler = Handler {
-            list_changed: list_changed.clone(),
+        let (ready_tx, ready_rx) = oneshot::channel();
+        let (last_clone, last_clone_gone) = oneshot::channel();
+        let (host, host_gone) = oneshot::channel::<()>();
+        let (exited_tx, exited) = watch::channel(());
+        let thread = Thread {
+            spec: spec.clone(),
+            budget,
+            ready: ready_tx,
+            last_clone_gone,
+            host_gone,
+            _exited: exited_tx,
         };
-        let transport = (JsonLines::new(spawned.stdout, stats.clone()), spawned.stdin);
-        let started = tokio::time::timeout(spec.timeout, async {
-            let service = handler
-                .serve(transport)
-                .await
-                .map_err(|e| format!("the handshake failed: {e}"))?;
-            let tools = discover(service.peer(), &spec.id).await?;
-            Ok::<_, String>((service, tools))
-        })
-        .await;
-        let failure = match started {
-            Ok(Ok((service, tools))) => {
-                let inner = Arc::new(Inner {
-                    spec_id: spec.id.clone(),
-                    timeout: spec.timeout,
-                    redactor,
-                    peer: service.peer().clone(),
-                    service: tokio::sync::Mutex::new(Some(service)),
-                    process: tokio::sync::Mutex::new(Some(process)),
-                    stderr,
-                    stdout: stats,
-                    tools: Mutex::new(ToolList {
-                        version: 1,
-                        tools: Arc::new(tools),
-                    }),
-                    refresh: tokio::sync::Mutex::new(()),
-                    refreshes: AtomicU64::new(0),
-                    closed: AtomicBool::new(false),
-                    closing: Notify::new(),
-                    list_changed: list_changed.clone(),
-                    budget,
-                });
-                tokio::spawn(follow_list_changed(Arc::downgrade(&inner), list_changed));
-                return Ok(Connection { inner });
+        std::thread::Builder::new()
+            .name(thread_name(&spec.id))
+            .spawn(move || thread.run())
+            .map_err(|e| {
+                McpError::Spawn(format!("could not start a thread for the server: {e}"))
+            })?;
+        // A task on the creating runtime holds `host`: that runtime shutting down drops it and
+        // the server ends with it. The task itself ends with the connection's thread.
+        let host = match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let mut host = host;
+                runtime.spawn(async move { host.closed().await });
+                None
             }
-            Ok(Err(reason)) => reason,
-            Err(_) => format!(
-                "the server did not finish starting within {} s",
-                spec.timeout.as_secs_f32()
-            ),
+            Err(_) => Some(host),
         };
-        let oversized = stats.oversized.load(Ordering::Relaxed);
-        process.stop().await;
-        Err(McpError::Connect(redactor.text(&if oversized {
-            oversized_message()
-        } else {
-            failure
-        })))
+        let (inner, runtime) = match ready_rx.await {
+            Ok(Ok(started)) => started,
+            failed => {
+                // The thread stopped the server and is ending; no thread is left behind.
+                wait_closed(exited).await;
+                return Err(match failed {
+                    Ok(Err(e)) => e,
+                    _ => McpError::Spawn("the server's thread ended before it started".into()),
+                });
+            }
+        };
+        Ok(Connection {
+            inner,
+            driver: Arc::new(Driver {
+                runtime,
+                exited,
+                _last_clone: last_clone,
+                _host: host,
+            }),
+        })
     }
 
     /// The current tool list and its version.
@@ -303,7 +304,12 @@ impl Connection {
     /// only when the list really changed. A server whose new list breaks a limit or has a bad
     /// schema is stopped (its old tools are withdrawn).
     pub async fn refresh(&self) -> Result<ToolList, McpError> {
-        refresh(&self.inner).await
+        let inner = self.inner.clone();
+        self.driver
+            .runtime
+            .spawn(async move { refresh(&inner).await })
+            .await
+            .unwrap_or_else(|_| Err(McpError::Closed("the connection was stopped".into())))
     }
 
     /// Validates arguments for a tool (by model name or original name) before the Host shows
@@ -334,72 +340,285 @@ impl Connection {
         cancel: impl std::future::Future<Output = ()>,
     ) -> Result<ToolOutput, McpError> {
         if !self.is_open() {
-            return Err(self.closed_error());
+            return Err(self.inner.closed_error());
         }
         let tool = self.find(tool)?;
         tool.schema
             .validate(&arguments)
             .map_err(McpError::InvalidArguments)?;
-        let mut params = CallToolRequestParams::new(tool.original_name.clone());
-        params.arguments = Some(arguments);
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        // Lines skipped while the call runs say why it timed out (see `call_timeout`).
-        let skipped_before = self.skipped_lines();
-        let mut handle = self
-            .inner
-            .peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await
-            .map_err(|_| self.closed_error())?;
+        // The call runs on the connection's thread; a cancel is forwarded to it. A caller
+        // that drops this future drops `cancel_tx`, and the call is let go unanswered.
+        let (cancel_tx, cancel_rx) = oneshot::channel();
+        let inner = self.inner.clone();
+        let mut call = self.driver.runtime.spawn(async move {
+            call_here(&inner, tool.original_name, arguments, cancel_rx).await
+        });
         tokio::pin!(cancel);
-        let outcome = tokio::select! {
-            response = &mut handle.rx => Some(response),
-            () = &mut cancel => None,
-            () = tokio::time::sleep(self.inner.timeout) => {
-                let _ = handle.cancel(Some("timeout".into())).await;
-                self.stop().await;
-                return Err(crate::call_timeout(
-                    self.inner.timeout,
-                    self.skipped_lines().saturating_sub(skipped_before),
-                ));
+        let joined = tokio::select! {
+            joined = &mut call => joined,
+            () = &mut cancel => {
+                let _ = cancel_tx.send(());
+                call.await
             }
-            () = self.inner.closing.notified() => Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
         };
-        let Some(response) = outcome else {
-            let _ = handle.cancel(Some("cancelled by the person".into())).await;
-            self.stop().await;
-            return Err(McpError::Cancelled);
-        };
-        match response {
-            Ok(Ok(ServerResult::CallToolResult(result))) => {
-                Ok(map_result(&result, &self.inner.redactor))
-            }
-            Ok(Ok(_)) => Err(McpError::Protocol(
-                "the server answered with something other than a tool result".into(),
-            )),
-            Ok(Err(rmcp::ServiceError::McpError(e))) => Err(McpError::Protocol(
-                self.inner
-                    .redactor
-                    .text(&format!("{} (code {})", e.message, e.code.0)),
-            )),
-            Ok(Err(_)) | Err(_) => Err(self.closed_error()),
-        }
+        joined.unwrap_or_else(|_| Err(self.inner.closed_error()))
     }
 
+    /// Stops the connection: close stdin, wait, SIGTERM then SIGKILL to the process group;
+    /// then its thread ends. Idempotent; every clone sees it closed.
+    pub async fn stop(&self) {
+        let inner = self.inner.clone();
+        // An error means the runtime is gone: the thread has stopped the server already.
+        let _ = self
+            .driver
+            .runtime
+            .spawn(async move { stop(&inner).await })
+            .await;
+        wait_closed(self.driver.exited.clone()).await;
+    }
+}
+
+impl Inner {
     fn closed_error(&self) -> McpError {
-        if self.inner.stdout.oversized.load(Ordering::Relaxed) {
+        if self.stdout.oversized.load(Ordering::Relaxed) {
             McpError::Closed(oversized_message())
-        } else if self.inner.closed.load(Ordering::Relaxed) {
+        } else if self.closed.load(Ordering::Relaxed) {
             McpError::Closed("the connection was stopped".into())
         } else {
             McpError::Closed("the server closed the connection (it may have exited)".into())
         }
     }
+}
 
-    /// Stops the connection: close stdin, wait, SIGTERM then SIGKILL to the process group.
-    /// Idempotent; every clone sees it closed.
-    pub async fn stop(&self) {
-        stop(&self.inner).await;
+/// One call, on the connection's thread.
+async fn call_here(
+    inner: &Inner,
+    tool: String,
+    arguments: Map<String, Value>,
+    cancel: oneshot::Receiver<()>,
+) -> Result<ToolOutput, McpError> {
+    let mut params = CallToolRequestParams::new(tool);
+    params.arguments = Some(arguments);
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    // Lines skipped while the call runs say why it timed out (see `call_timeout`).
+    let skipped = || inner.stdout.skipped_lines.load(Ordering::Relaxed);
+    let skipped_before = skipped();
+    let mut handle = inner
+        .peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await
+        .map_err(|_| inner.closed_error())?;
+    let outcome = tokio::select! {
+        response = &mut handle.rx => Some(response),
+        asked = cancel => match asked {
+            Ok(()) => None,
+            // The caller is gone: nobody reads this answer.
+            Err(_) => return Err(McpError::Cancelled),
+        },
+        () = tokio::time::sleep(inner.timeout) => {
+            let _ = handle.cancel(Some("timeout".into())).await;
+            stop(inner).await;
+            return Err(crate::call_timeout(
+                inner.timeout,
+                skipped().saturating_sub(skipped_before),
+            ));
+        }
+        () = inner.closing.notified() => Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
+    };
+    let Some(response) = outcome else {
+        let _ = handle.cancel(Some("cancelled by the person".into())).await;
+        stop(inner).await;
+        return Err(McpError::Cancelled);
+    };
+    match response {
+        Ok(Ok(ServerResult::CallToolResult(result))) => Ok(map_result(&result, &inner.redactor)),
+        Ok(Ok(_)) => Err(McpError::Protocol(
+            "the server answered with something other than a tool result".into(),
+        )),
+        Ok(Err(rmcp::ServiceError::McpError(e))) => Err(McpError::Protocol(
+            inner
+                .redactor
+                .text(&format!("{} (code {})", e.message, e.code.0)),
+        )),
+        Ok(Err(_)) | Err(_) => Err(inner.closed_error()),
+    }
+}
+
+/// The thread's name: `wisp-mcp-` and the first six characters of the server's id (Linux keeps
+/// 15 bytes of a thread's name).
+fn thread_name(server_id: &str) -> String {
+    let short: String = server_id
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(6)
+        .collect();
+    format!("wisp-mcp-{short}")
+}
+
+/// Waits until the connection's thread is done: its runtime, its tasks and the server are gone.
+async fn wait_closed(mut exited: watch::Receiver<()>) {
+    while exited.changed().await.is_ok() {}
+}
+
+type Started = Result<(Arc<Inner>, tokio::runtime::Handle), McpError>;
+
+/// What the connection's thread owns.
+struct Thread {
+    spec: ServerSpec,
+    budget: Option<Arc<crate::manager::Budget>>,
+    ready: oneshot::Sender<Started>,
+    last_clone_gone: oneshot::Receiver<()>,
+    host_gone: oneshot::Receiver<()>,
+    // Dropped last, when the thread is done: what `stop` and a failed connect wait for.
+    _exited: watch::Sender<()>,
+}
+
+impl Thread {
+    fn run(self) {
+        let Thread {
+            spec,
+            budget,
+            mut ready,
+            last_clone_gone,
+            host_gone,
+            _exited,
+        } = self;
+        // Built here, in the new thread and outside any async context, and dropped here too.
+        let runtime = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(e) => {
+                let _ = ready.send(Err(McpError::Spawn(format!(
+                    "could not start a runtime for the server: {e}"
+                ))));
+                return;
+            }
+        };
+        let handle = runtime.handle().clone();
+        let kept = runtime.block_on(async move {
+            let connected = tokio::select! {
+                connected = connect_here(&spec, budget) => connected,
+                // The caller gave up while the server started: dropping the attempt drops
+                // the process, which kills its group.
+                () = ready.closed() => return None,
+            };
+            let inner = match connected {
+                Ok(inner) => inner,
+                Err(e) => {
+                    let _ = ready.send(Err(e));
+                    return None;
+                }
+            };
+            tokio::spawn(follow_list_changed(
+                Arc::downgrade(&inner),
+                inner.list_changed.clone(),
+            ));
+            // A caller gone by now has dropped its end of `last_clone_gone` as well.
+            let _ = ready.send(Ok((inner.clone(), handle)));
+            tokio::select! {
+                () = inner.stopped.notified() => {}
+                _ = last_clone_gone => abandon(&inner).await,
+                _ = host_gone => abandon(&inner).await,
+            }
+            Some(inner)
+        });
+        // Every task of the connection ends here (the rmcp service loop, the line filter, the
+        // stderr reader), then the state, on this thread and outside the runtime.
+        drop(runtime);
+        drop(kept);
+    }
+}
+
+async fn connect_here(
+    spec: &ServerSpec,
+    budget: Option<Arc<crate::manager::Budget>>,
+) -> Result<Arc<Inner>, McpError> {
+    let program = resolve_command(&spec.command, std::env::var_os("PATH").as_deref())?;
+    if let Some(cwd) = &spec.cwd
+        && (!cwd.is_absolute() || !cwd.is_dir())
+    {
+        return Err(McpError::Config(format!(
+            "the working directory {} is not an absolute path to a directory",
+            cwd.display()
+        )));
+    }
+    let redactor = Redactor::new(spec.env.iter().map(|(_, v)| v.clone()));
+    let env = child_env(std::env::vars_os(), &spec.env);
+    let spawned = spawn(
+        &program,
+        &spec.args,
+        spec.cwd.as_deref(),
+        env,
+        redactor.clone(),
+    )?;
+    let stats = Arc::new(StdoutStats::default());
+    let stderr = spawned.process.stderr.clone();
+    let mut process = spawned.process;
+    let list_changed = Arc::new(Notify::new());
+    let handler = Handler {
+        list_changed: list_changed.clone(),
+    };
+    let transport = (JsonLines::new(spawned.stdout, stats.clone()), spawned.stdin);
+    let started = tokio::time::timeout(spec.timeout, async {
+        let service = handler
+            .serve(transport)
+            .await
+            .map_err(|e| format!("the handshake failed: {e}"))?;
+        let tools = discover(service.peer(), &spec.id).await?;
+        Ok::<_, String>((service, tools))
+    })
+    .await;
+    let failure = match started {
+        Ok(Ok((service, tools))) => {
+            return Ok(Arc::new(Inner {
+                spec_id: spec.id.clone(),
+                timeout: spec.timeout,
+                redactor,
+                peer: service.peer().clone(),
+                service: tokio::sync::Mutex::new(Some(service)),
+                process: tokio::sync::Mutex::new(Some(process)),
+                stderr,
+                stdout: stats,
+                tools: Mutex::new(ToolList {
+                    version: 1,
+                    tools: Arc::new(tools),
+                }),
+                refresh: tokio::sync::Mutex::new(()),
+                refreshes: AtomicU64::new(0),
+                closed: AtomicBool::new(false),
+                closing: Notify::new(),
+                list_changed,
+                stopped: Notify::new(),
+                budget,
+            }));
+        }
+        Ok(Err(reason)) => reason,
+        Err(_) => format!(
+            "the server did not finish starting within {} s",
+            spec.timeout.as_secs_f32()
+        ),
+    };
+    let oversized = stats.oversized.load(Ordering::Relaxed);
+    process.stop().await;
+    Err(McpError::Connect(redactor.text(&if oversized {
+        oversized_message()
+    } else {
+        failure
+    })))
+}
+
+/// The connection was dropped, or the runtime that made it shut down, without a stop: no one
+/// can use it any more, so the whole group is killed at once (as dropping a process does) and
+/// reaped here.
+async fn abandon(inner: &Inner) {
+    inner.closed.store(true, Ordering::Relaxed);
+    inner.closing.notify_waiters();
+    // Dropping the service closes the child's stdin.
+    drop(inner.service.lock().await.take());
+    if let Some(mut process) = inner.process.lock().await.take() {
+        process.kill().await;
     }
 }
 
@@ -424,6 +643,8 @@ async fn stop(inner: &Inner) {
     if let Some(mut process) = inner.process.lock().await.take() {
         process.stop().await;
     }
+    // Permits the connection's thread to end (a permit is kept if it is not waiting yet).
+    inner.stopped.notify_one();
 }
 
 async fn discover(peer: &Peer<RoleClient>, server_id: &str) -> Result<Vec<McpTool>, String> {

@@ -214,6 +214,17 @@ impl ServerProcess {
     }
 }
 
+impl ServerProcess {
+    /// Kills the whole group at once and reaps the child (a connection nobody can use).
+    pub(crate) async fn kill(&mut self) {
+        if let Some(pgid) = self.pgid.take() {
+            let _ = kill_process_group(pgid, Signal::KILL);
+        }
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
+    }
+}
+
 impl Drop for ServerProcess {
     // A connection dropped without `stop` (a Host bug, a panic elsewhere) still takes its
     // whole group with it, not only the direct child that `kill_on_drop` reaches.

@@ -9,3 +9,4 @@ mod hostile;
 mod limits;
 mod own_server;
 mod support;
+mod threads;
