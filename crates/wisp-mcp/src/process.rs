@@ -281,6 +281,80 @@ mod tests {
         assert!(resolve_command("", None).is_err());
     }
 
+    fn executable(dir: &Path, name: &str, mode: u32) -> PathBuf {
+        let file = dir.join(name);
+        std::fs::write(&file, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+        file
+    }
+
+    /// MCP-04: the first PATH directory that holds an executable file of that name wins; a
+    /// relative PATH entry, a directory and a file without any execute bit are never taken.
+    #[test]
+    fn mcp_04_path_lookup_takes_only_absolute_dirs_and_executable_files() {
+        let first = tempfile::tempdir().unwrap();
+        let second = tempfile::tempdir().unwrap();
+        let mine = executable(second.path(), "wisp-test-prog", 0o755);
+        executable(first.path(), "wisp-test-prog", 0o644);
+        std::fs::create_dir(first.path().join("wisp-test-dir")).unwrap();
+        let path = std::env::join_paths([first.path(), second.path()]).unwrap();
+        assert_eq!(
+            resolve_command("wisp-test-prog", Some(&path)).unwrap(),
+            mine
+        );
+        // Only the group's execute bit is enough.
+        let only_group = executable(first.path(), "wisp-group-prog", 0o610);
+        assert_eq!(
+            resolve_command("wisp-group-prog", Some(&path)).unwrap(),
+            only_group
+        );
+        let err = resolve_command("wisp-test-dir", Some(&path)).unwrap_err();
+        assert!(err.to_string().contains("not found on PATH"), "{err}");
+        let dir = first.path().join("wisp-test-dir");
+        let err = resolve_command(dir.to_str().unwrap(), None).unwrap_err();
+        assert!(err.to_string().contains("not an executable"), "{err}");
+
+        // The same executable reached through a relative PATH entry is not taken.
+        let cwd = std::env::current_dir().unwrap();
+        let mut relative = PathBuf::new();
+        for _ in cwd.components().skip(1) {
+            relative.push("..");
+        }
+        relative.push(second.path().strip_prefix("/").unwrap());
+        assert!(relative.is_relative() && relative.join("wisp-test-prog").is_file());
+        let err = resolve_command("wisp-test-prog", Some(relative.as_os_str())).unwrap_err();
+        assert!(err.to_string().contains("not found on PATH"), "{err}");
+    }
+
+    /// A line longer than the cap is flushed once it passes the cap (not at it), redacted, and
+    /// the kept tail is cut at a character boundary.
+    #[test]
+    fn stderr_flushes_an_endless_line_past_the_cap_on_a_char_boundary() {
+        let r = Redactor::new(["sk-canary-secret"]);
+        let mut b = StderrBuffer::default();
+        b.push(&vec![b'a'; MAX_STDERR_BYTES], &r);
+        assert_eq!(b.text(), "", "at the cap the line still waits for its end");
+        b.push(b"sk-canary-secret", &r);
+        let text = b.text();
+        assert_eq!(text.len(), MAX_STDERR_BYTES);
+        assert!(
+            text.ends_with("a[redacted]"),
+            "{}",
+            &text[text.len() - 20..]
+        );
+
+        // 'é' is two bytes: an odd surplus puts the cut inside one, so it moves forward.
+        let mut b = StderrBuffer::default();
+        let mut line = "x".to_owned();
+        line.push_str(&"é".repeat(MAX_STDERR_BYTES / 2 + 10));
+        line.push('\n');
+        b.push(line.as_bytes(), &r);
+        let text = b.text();
+        assert_eq!(text.len(), MAX_STDERR_BYTES - 1);
+        assert!(text.starts_with('é') && text.ends_with("é\n"));
+        assert_eq!(b.total_bytes(), line.len() as u64);
+    }
+
     #[test]
     fn stderr_is_capped_and_redacted_across_reads() {
         let r = Redactor::new(["sk-canary-secret"]);

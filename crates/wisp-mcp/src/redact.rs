@@ -33,7 +33,8 @@ impl Redactor {
             .map(Into::into)
             .filter(|s| !s.is_empty())
             .collect();
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        // Equal values must end up next to each other for `dedup`, so ties sort by value.
+        secrets.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         secrets.dedup();
         Redactor { secrets }
     }
@@ -85,5 +86,13 @@ mod tests {
             serde_json::json!({"[redacted]": ["x [redacted]", 1, {"k": "[redacted]"}]})
         );
         assert!(!format!("{r:?}").contains("canary"));
+    }
+
+    /// The Debug form counts the values and shows none (a redactor lands in logged structs).
+    #[test]
+    fn debug_counts_values_without_showing_them() {
+        let r = Redactor::new(["sk-one", "sk-two", "sk-one", ""]);
+        assert_eq!(format!("{r:?}"), "Redactor(2 values)");
+        assert_eq!(format!("{:?}", Redactor::default()), "Redactor(0 values)");
     }
 }

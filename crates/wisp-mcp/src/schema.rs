@@ -205,6 +205,66 @@ mod tests {
         }
     }
 
+    /// MCP-32: the size limit is inclusive; the 2020-12 URI (with or without `#`, http or
+    /// https) is accepted; a `$ref` or `$dynamicRef` out of the document is found anywhere,
+    /// inside arrays (`allOf`, `prefixItems`) too; the Debug form shows the schema.
+    #[test]
+    fn mcp_32_limits_uris_and_nested_refs() {
+        let base = serde_json::to_vec(&json!({"type": "object", "description": ""}))
+            .unwrap()
+            .len();
+        let fits = json!({"type": "object", "description": "x".repeat(MAX_SCHEMA_BYTES - base)});
+        assert_eq!(serde_json::to_vec(&fits).unwrap().len(), MAX_SCHEMA_BYTES);
+        assert!(InputSchema::compile(&obj(fits)).is_ok());
+        let over =
+            json!({"type": "object", "description": "x".repeat(MAX_SCHEMA_BYTES - base + 1)});
+        let err = InputSchema::compile(&obj(over)).unwrap_err();
+        assert!(err.contains("bytes; the limit"), "{err}");
+
+        for uri in [
+            "https://json-schema.org/draft/2020-12/schema",
+            "http://json-schema.org/draft/2020-12/schema#",
+            "https://json-schema.org/draft-07/schema",
+        ] {
+            let s = InputSchema::compile(&obj(json!({
+                "$schema": uri,
+                "type": "object",
+                "properties": {"n": {"type": "integer"}}
+            })));
+            let s = s.unwrap_or_else(|e| panic!("{uri}: {e}"));
+            assert!(s.validate(&obj(json!({"n": 1}))).is_ok());
+            assert!(s.validate(&obj(json!({"n": "one"}))).is_err(), "{uri}");
+        }
+        let err = InputSchema::compile(&obj(json!({"$schema": 7, "type": "object"}))).unwrap_err();
+        assert!(err.contains("not a string"), "{err}");
+
+        for (schema, target) in [
+            (
+                json!({"type": "object", "allOf": [{"$ref": "https://example.com/a.json"}]}),
+                "https://example.com/a.json",
+            ),
+            (
+                json!({"type": "object", "properties": {"l": {"prefixItems": [{"type": "string"}, {"$dynamicRef": "file:///etc/x"}]}}}),
+                "file:///etc/x",
+            ),
+        ] {
+            let err = InputSchema::compile(&obj(schema)).unwrap_err();
+            assert!(
+                err.contains(&format!("{target:?}")) && err.contains("outside itself"),
+                "{err}"
+            );
+        }
+        let inner = InputSchema::compile(&obj(json!({
+            "type": "object",
+            "allOf": [{"$ref": "#/$defs/n"}],
+            "$defs": {"n": {"properties": {"n": {"type": "integer"}}}}
+        })))
+        .unwrap();
+        assert!(inner.validate(&obj(json!({"n": "x"}))).is_err());
+        assert_eq!(inner.json()["allOf"][0]["$ref"], "#/$defs/n");
+        assert!(format!("{inner:?}").contains("#/$defs/n"));
+    }
+
     #[test]
     fn mcp_29_argument_size_is_checked_first() {
         let s = InputSchema::compile(&obj(json!({"type": "object"}))).unwrap();

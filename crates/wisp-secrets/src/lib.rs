@@ -370,5 +370,72 @@ mod tests {
         let e = k.get(MODEL_API_KEY).unwrap_err();
         assert!(matches!(e, SecretError::Unavailable(_)), "{e}");
         assert!(!e.to_string().contains("sk-secret"));
+        // The store's own reason is kept, so the person sees why.
+        assert!(e.to_string().contains("locked"), "{e}");
+    }
+
+    /// A store's error text is kept one line long and at most 200 characters.
+    #[test]
+    fn a_store_error_is_kept_short_and_on_one_line() {
+        let long = format!("line one\nline two\r\t{}", "x".repeat(500));
+        let kept = short(&long);
+        assert!(kept.starts_with("line oneline two"), "{kept}");
+        assert!(!kept.chars().any(char::is_control), "{kept:?}");
+        assert_eq!(kept.chars().count(), MAX_STORE_ERROR_CHARS);
+    }
+
+    /// None of the Debug forms shows a value; each names what it is.
+    #[test]
+    fn debug_forms_name_the_store_and_show_no_value() {
+        let k = Keyring::mock();
+        k.set(MODEL_API_KEY, "sk-secret-3").unwrap();
+        assert_eq!(format!("{k:?}"), "Keyring");
+        let p = ProcessOnly::default();
+        p.set(MODEL_API_KEY, "sk-secret-3").unwrap();
+        assert_eq!(format!("{p:?}"), "ProcessOnly(<redacted>)");
+        let with = Secrets::new(Ok(k));
+        assert_eq!(format!("{with:?}"), "Secrets { keyring: true }");
+        let without = Secrets::new(Err(SecretError::Unavailable("no bus".into())));
+        without
+            .set(MODEL_API_KEY, "sk-secret-3", Storage::Process)
+            .unwrap();
+        assert_eq!(format!("{without:?}"), "Secrets { keyring: false }");
+    }
+
+    /// The reason the OS store cannot be used is kept for the settings page; none when it can.
+    #[test]
+    fn the_keyring_problem_is_told() {
+        assert!(
+            Secrets::new(Ok(Keyring::mock()))
+                .keyring_problem()
+                .is_none()
+        );
+        let s = Secrets::new(Err(SecretError::Unavailable("no session bus".into())));
+        let problem = s.keyring_problem().unwrap();
+        assert!(matches!(problem, SecretError::Unavailable(m) if m == "no session bus"));
+    }
+
+    /// The stand-in store refuses every entry (a Keyring built on it reads, keeps and removes
+    /// nothing) and names itself "none".
+    #[test]
+    fn the_failing_store_refuses_everything() {
+        use keyring_core::api::CredentialStoreApi;
+        let store = FailingStore;
+        assert_eq!((store.vendor(), store.id()), ("none".into(), "none".into()));
+        assert!(store.as_any().downcast_ref::<FailingStore>().is_some());
+        let k = Keyring {
+            store: Arc::new(FailingStore),
+        };
+        for e in [
+            k.get(MODEL_API_KEY).unwrap_err(),
+            k.set(MODEL_API_KEY, "sk-secret-4").unwrap_err(),
+            k.delete(MODEL_API_KEY).unwrap_err(),
+        ] {
+            assert!(
+                matches!(&e, SecretError::Failed(m) if m.contains("no secret store")),
+                "{e}"
+            );
+            assert!(!e.to_string().contains("sk-secret"));
+        }
     }
 }

@@ -410,11 +410,13 @@ mod tests {
         (tabs, live)
     }
 
+    /// The next ticket announced; a ticket never announced fails the test instead of hanging it.
     async fn announced(live: &mut broadcast::Receiver<p::Live>) -> (String, p::OpenTicket) {
         loop {
-            if let p::Live::Tabs(p::TabLive::OpenTicket { session_id, ticket }) =
-                live.recv().await.unwrap()
-            {
+            let event = tokio::time::timeout(std::time::Duration::from_secs(10), live.recv())
+                .await
+                .expect("no ticket was announced within 10 s");
+            if let p::Live::Tabs(p::TabLive::OpenTicket { session_id, ticket }) = event.unwrap() {
                 return (session_id, ticket);
             }
         }
@@ -597,5 +599,117 @@ mod tests {
         );
         let wire = tabs.list_wire("s1").await;
         assert_eq!(wire.len(), 1, "only the tab the claimed ticket opened");
+    }
+
+    fn native(binary: std::path::PathBuf, profile: &std::path::Path) -> PreviewBackend {
+        PreviewBackend::Native(std::sync::Arc::new(wisp_preview::Preview::new(
+            wisp_preview::LaunchConfig {
+                binary,
+                profile_dir: profile.to_path_buf(),
+                display: wisp_preview::Display::Headless,
+            },
+        )))
+    }
+
+    /// WEB-06: a claim the preview cannot carry out (here the browser does not start) voids the
+    /// ticket while the call already waits for the acknowledgement: the call says what failed
+    /// and that nothing was opened, never "status unknown"; no tab is left behind.
+    #[tokio::test]
+    async fn a_claim_the_preview_cannot_show_voids_the_ticket() {
+        let (events, mut live) = broadcast::channel(64);
+        let tabs = Tabs::new(events);
+        let profile = tempfile::tempdir().unwrap();
+        tabs.set_backend(native("/bin/false".into(), profile.path()));
+        let call = tokio::spawn({
+            let tabs = tabs.clone();
+            async move {
+                tabs.open_for_model("s1", "http://127.0.0.1:9/", never())
+                    .await
+            }
+        });
+        let (_, ticket) = announced(&mut live).await;
+        let e = tabs
+            .claim_ticket(&ticket.ticket_id, "s1")
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind, CoreErrorKind::Conflict, "{e}");
+        let e = tokio::time::timeout(std::time::Duration::from_secs(20), call)
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            e.starts_with("not opened: the preview could not show the page ("),
+            "{e}"
+        );
+        assert_eq!(
+            tabs.ack_ticket(&ticket.ticket_id).unwrap_err().kind,
+            CoreErrorKind::NotFound
+        );
+        assert!(tabs.list_wire("s1").await.is_empty());
+    }
+
+    /// WEB-03, UI-07: with a browser, a claim navigates the session's own native page (the same
+    /// tab, not a new one) to the ticket's URL.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_claim_navigates_the_reused_native_page() {
+        let base = crate::tabs::tests::site(&[
+            ("/old", "<title>Old</title><p>old</p>"),
+            ("/new", "<title>New</title><p>new</p>"),
+        ])
+        .await;
+        let (events, mut live) = broadcast::channel(256);
+        let tabs = Tabs::new(events);
+        let profile = tempfile::tempdir().unwrap();
+        tabs.set_backend(native(
+            wisp_preview::find_browser().unwrap(),
+            profile.path(),
+        ));
+        let web = tabs
+            .open(
+                "s1",
+                p::OpenTab::Web {
+                    url: format!("{base}/old"),
+                },
+            )
+            .await
+            .unwrap();
+        let handle = match &lock(&tabs.shared.state).tabs[&web].kind {
+            Kind::Web {
+                native: Some(h), ..
+            } => *h,
+            _ => panic!("not a native web tab"),
+        };
+        let browser = tabs.running().await.unwrap();
+        let settled = std::time::Duration::from_secs(20);
+        let info = browser.wait_settled(handle, settled).await.unwrap();
+        assert_eq!(info.url, format!("{base}/old"));
+
+        let call = tokio::spawn({
+            let tabs = tabs.clone();
+            let url = format!("{base}/new");
+            async move { tabs.open_for_model("s1", &url, never()).await }
+        });
+        let (_, ticket) = announced(&mut live).await;
+        let claimed = tabs.claim_ticket(&ticket.ticket_id, "s1").await.unwrap();
+        assert_eq!(claimed.tab_id, web, "the session's web tab is reused");
+        let deadline = std::time::Instant::now() + settled;
+        loop {
+            let info = browser.wait_settled(handle, settled).await.unwrap();
+            // The title may arrive after the URL; both are the new page's once it loaded.
+            if info.url == format!("{base}/new") && info.title == "New" {
+                break;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the page was never navigated: {info:?}"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        tabs.ack_ticket(&ticket.ticket_id).unwrap();
+        let result = call.await.unwrap().unwrap();
+        assert_eq!(result["tabId"], web);
+        assert_eq!(tabs.list_wire("s1").await.len(), 1, "no second tab");
+        browser.shutdown().await;
     }
 }
