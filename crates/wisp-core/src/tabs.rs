@@ -286,9 +286,27 @@ impl Tabs {
             .collect()
     }
 
+    /// Refuses a new tab in a full session.
+    fn check_room(&self, session: &str) -> Result<(), CoreError> {
+        let full = lock(&self.shared.state)
+            .order
+            .get(session)
+            .is_some_and(|o| o.len() >= MAX_TABS_PER_SESSION);
+        if full {
+            return Err(fail(
+                CoreErrorKind::Conflict,
+                format!("a session holds at most {MAX_TABS_PER_SESSION} tabs; close one first"),
+            ));
+        }
+        Ok(())
+    }
+
     fn insert(&self, session: &str, kind: Kind) -> Result<String, CoreError> {
+        self.check_room(session)?;
         let mut state = lock(&self.shared.state);
         let order = state.order.entry(session.to_owned()).or_default();
+        // Checked again under the lock that inserts: another open may have filled the session
+        // since `check_room`.
         if order.len() >= MAX_TABS_PER_SESSION {
             return Err(fail(
                 CoreErrorKind::Conflict,
@@ -329,6 +347,8 @@ impl Tabs {
 
     /// A web tab showing `url` (a checked URL): a browser page when there is a browser.
     async fn open_web(&self, session: &str, url: &str) -> Result<String, CoreError> {
+        // Before any browser page exists: a refused tab must leave no page behind.
+        self.check_room(session)?;
         let native = match self.backend() {
             PreviewBackend::WebOnly(_) => None,
             PreviewBackend::Native(preview) => {
@@ -345,13 +365,23 @@ impl Tabs {
                 Some(handle)
             }
         };
-        let id = self.insert(
+        let inserted = self.insert(
             session,
             Kind::Web {
                 native,
                 url: url.to_owned(),
             },
-        )?;
+        );
+        let id = match inserted {
+            Ok(id) => id,
+            Err(e) => {
+                // Filled meanwhile by another open: the page nobody tracks is closed again.
+                if let (Some(handle), Some(browser)) = (native, self.running().await) {
+                    let _ = browser.discard_tab(handle).await;
+                }
+                return Err(e);
+            }
+        };
         self.changed(session);
         Ok(id)
     }
@@ -1316,6 +1346,40 @@ mod tests {
         assert_eq!(tabs.pending_dialogs("s1").len(), 1);
         tabs.answer(&dialog.dialog_id, false).await.unwrap();
         assert!(tabs.pending_dialogs("s1").is_empty());
+    }
+
+    /// A full session refuses a web tab before a browser page is made: nothing is left open
+    /// in the browser that no tab tracks.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_full_session_refuses_a_web_tab_without_leaving_a_page_open() {
+        let base = site(&[("/a", "<title>Page A</title><p>alpha</p>")]).await;
+        let (events, _live) = broadcast::channel(256);
+        let tabs = Tabs::new(events);
+        let profile = tempfile::tempdir().unwrap();
+        tabs.set_backend(PreviewBackend::Native(Arc::new(Preview::new(
+            wisp_preview::LaunchConfig {
+                binary: wisp_preview::find_browser().unwrap(),
+                profile_dir: profile.path().to_path_buf(),
+                display: wisp_preview::Display::Headless,
+            },
+        ))));
+        tabs.open("s1", web(format!("{base}/a"))).await.unwrap();
+        for _ in 1..MAX_TABS_PER_SESSION {
+            tabs.open("s1", p::OpenTab::New {}).await.unwrap();
+        }
+        let browser = tabs.running().await.unwrap();
+        assert_eq!(browser.open_tabs(), 1);
+        let e = tabs.open("s1", web(format!("{base}/a"))).await.unwrap_err();
+        assert_eq!(e.kind, CoreErrorKind::Conflict, "{e:?}");
+        assert!(e.message.contains("at most 50 tabs"), "{}", e.message);
+        assert_eq!(browser.open_tabs(), 1, "no page was left open");
+        assert_eq!(
+            ids(&tabs.list_for_model("s1", None).await.unwrap()).len(),
+            MAX_TABS_PER_SESSION
+        );
+        // Another session still gets its page.
+        tabs.open("s2", web(format!("{base}/a"))).await.unwrap();
+        assert_eq!(browser.open_tabs(), 2);
     }
 
     /// WEB-14: without a browser, listing works and reading, back and forward say why not.

@@ -562,6 +562,14 @@ impl Browser {
         tracing::info!(pid = ?self.inner.pid, "browser stopped");
     }
 
+    /// How many of this browser's tabs are open (created and not closed).
+    pub fn open_tabs(&self) -> usize {
+        lock(&self.inner.tabs)
+            .values()
+            .filter(|t| !t.info.closed)
+            .count()
+    }
+
     /// Closes the tab without running its `beforeunload` (`Target.closeTarget`): for the pages
     /// of a deleted session, where nobody is left to answer the page's question.
     pub async fn discard_tab(&self, tab: TabHandle) -> Result<(), PreviewError> {
