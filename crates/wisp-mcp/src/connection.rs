@@ -148,8 +148,15 @@ impl ClientHandler for Handler {
     }
 }
 
+/// Numbers the connections of this process, so each one's claim on the tool budget is its own.
+static NEXT_BUDGET_KEY: AtomicU64 = AtomicU64::new(1);
+
 struct Inner {
     spec_id: String,
+    // This connection's entry in the shared budget: the server's id and a number of its own,
+    // so stopping an overtaken connection of a server never releases what a newer connection
+    // of the same server claimed.
+    budget_key: String,
     timeout: Duration,
     redactor: Redactor,
     peer: Peer<RoleClient>,
@@ -293,6 +300,11 @@ impl Connection {
     /// How many non-JSON stdout lines were skipped.
     pub fn skipped_lines(&self) -> u64 {
         self.inner.stdout.skipped_lines.load(Ordering::Relaxed)
+    }
+
+    /// This connection's key in the manager's tool budget.
+    pub(crate) fn budget_key(&self) -> &str {
+        &self.inner.budget_key
     }
 
     /// How many times the tool list was fetched again after discovery.
@@ -574,6 +586,11 @@ async fn connect_here(
         Ok(Ok((service, tools))) => {
             return Ok(Arc::new(Inner {
                 spec_id: spec.id.clone(),
+                budget_key: format!(
+                    "{}#{}",
+                    spec.id,
+                    NEXT_BUDGET_KEY.fetch_add(1, Ordering::Relaxed)
+                ),
                 timeout: spec.timeout,
                 redactor,
                 peer: service.peer().clone(),
@@ -634,7 +651,7 @@ async fn stop(inner: &Inner) {
     inner.closing.notify_waiters();
     inner.list_changed.notify_one();
     if let Some(budget) = &inner.budget {
-        budget.release(&inner.spec_id);
+        budget.release(&inner.budget_key);
     }
     if let Some(service) = inner.service.lock().await.take() {
         // Cancelling the service closes the transport, which drops the child's stdin.
@@ -721,7 +738,7 @@ async fn refresh(inner: &Inner) -> Result<ToolList, McpError> {
         }
     };
     if let Some(budget) = &inner.budget
-        && let Err(e) = budget.claim(&inner.spec_id, tools.len())
+        && let Err(e) = budget.claim(&inner.budget_key, tools.len())
     {
         stop(inner).await;
         return Err(e);

@@ -8,8 +8,8 @@ use crate::McpError;
 use crate::connection::{Connection, ServerSpec, ToolList};
 use crate::limits::{MAX_ACTIVE_TOOLS, MAX_SERVERS};
 
-/// Tool counts per connected server, shared with the connections so a refresh that would go
-/// over the total is refused there too.
+/// Tool counts per connection (keyed by [`Connection::budget_key`]), shared with the
+/// connections so a refresh that would go over the total is refused there too.
 #[derive(Debug, Default)]
 pub(crate) struct Budget {
     counts: Mutex<HashMap<String, usize>>,
@@ -88,7 +88,7 @@ impl Manager {
             Some(too_many())
         } else {
             self.budget
-                .claim(&spec.id, connection.tools().tools.len())
+                .claim(connection.budget_key(), connection.tools().tools.len())
                 .err()
         };
         if let Some(e) = refused {

@@ -264,6 +264,34 @@ async fn mcp_08_disabling_a_server_while_it_starts_keeps_it_off() {
     assert!(m.active_tools().await.is_empty());
 }
 
+/// An activation overtaken by a newer one of the same server stops its own connection: that
+/// must not release the tools the newer connection claimed (it did, and a third server then
+/// went over the 96-tool total unrefused).
+#[tokio::test]
+async fn mcp_28_an_overtaken_activation_leaves_the_newer_ones_tools_counted() {
+    let m = Manager::new();
+    let fast = spec(&["--tools", "60"]);
+    let mut slow = fast.clone();
+    slow.command = "/bin/sh".into();
+    slow.args = vec![
+        "-c".into(),
+        format!("sleep 1; exec {TEST_SERVER} --tools 60"),
+    ];
+    let overtaken = {
+        let (m, slow) = (m.clone(), slow.clone());
+        tokio::spawn(async move { m.activate(&slow).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(m.activate(&fast).await.unwrap().tools.len(), 60);
+    let result = overtaken.await.unwrap();
+    assert!(matches!(result, Err(McpError::Cancelled)), "{result:?}");
+    // 60 are active: 60 more would be 120.
+    let err = m.activate(&spec(&["--tools", "60"])).await.unwrap_err();
+    assert!(err.to_string().contains("limit of 96"), "{err}");
+    assert_eq!(m.active_tools().await.len(), 1);
+    m.stop_all().await;
+}
+
 #[tokio::test]
 async fn mcp_33_requests_for_unimplemented_capabilities_get_method_not_found() {
     let c = connect(&spec(&[])).await;
