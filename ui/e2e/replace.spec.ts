@@ -5,7 +5,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { apiApprovals, SCREENS, startHost, stopHost, type Host } from "./host";
+import { apiApprovals, SCREENS, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -56,11 +56,18 @@ test("a file edited after the card appeared: the card says so when the person lo
   await expect(card.getByLabel("diff")).not.toContainText("ALPHA");
   await expect(card.getByLabel("diff")).not.toContainText("beta");
   await page.screenshot({ path: join(SCREENS, "replace-card-stale.png") });
+  // Reloaded, the card fetches the edited file at once and says so, in every layout.
+  await shootAll(page, "replace-card-stale", async (p) => {
+    await expect(p.locator(".approval-pending .file-notice.error")).toBeVisible();
+  });
   await card.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByText(/changed after it was approved; nothing was written/).first()).toBeAttached();
   // The decided card is not titled as if the edit had been made.
   await expect(page.getByRole("group", { name: "Approved, but it did not succeed: edit wisp-demo.txt" })).toBeVisible();
   await expect(page.getByRole("group", { name: "Approved: edit wisp-demo.txt" })).toHaveCount(0);
+  await shootAll(page, "replace-approved-failed", async (p) => {
+    await expect(p.locator(".approval-approved.approval-failed")).toBeVisible();
+  });
   const [approval] = await apiApprovals(request, host);
   expect(approval?.state).toBe("approved");
   expect(approval?.call.status).toBe("failed");

@@ -80,7 +80,7 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   return (
     <div
       ref={card}
-      className={`approval approval-${outcome}`}
+      className={`approval approval-${outcome}${outcome === "approved" && callStatus === "failed" ? " approval-failed" : ""}`}
       tabIndex={0}
       role="group"
       aria-label={title}
