@@ -1098,13 +1098,10 @@ mod tests {
         let (events, mut live) = broadcast::channel(256);
         let tabs = Tabs::new(events);
         let profile = tempfile::tempdir().unwrap();
-        tabs.set_backend(PreviewBackend::Native(Arc::new(Preview::new(
-            wisp_preview::LaunchConfig {
-                binary: wisp_preview::find_browser().unwrap(),
-                profile_dir: profile.path().to_path_buf(),
-                display: wisp_preview::Display::Headless,
-            },
-        ))));
+        tabs.set_backend(headless(
+            wisp_preview::find_browser().unwrap(),
+            profile.path(),
+        ));
 
         // Opening refuses what is not a full http(s) URL without credentials.
         for bad in [
@@ -1292,7 +1289,21 @@ mod tests {
         assert!(tabs.running().await.is_none());
     }
 
-    async fn next_dialog(live: &mut broadcast::Receiver<p::Live>) -> p::Dialog {
+    /// A headless browser backend with `binary` and a profile in `profile` (it starts at the
+    /// first page that needs it).
+    pub(crate) fn headless(
+        binary: std::path::PathBuf,
+        profile: &std::path::Path,
+    ) -> PreviewBackend {
+        PreviewBackend::Native(Arc::new(Preview::new(wisp_preview::LaunchConfig {
+            binary,
+            profile_dir: profile.to_path_buf(),
+            display: wisp_preview::Display::Headless,
+        })))
+    }
+
+    /// The next dialog announced on the stream (20 s at most).
+    pub(crate) async fn next_dialog(live: &mut broadcast::Receiver<p::Live>) -> p::Dialog {
         let wait = async {
             loop {
                 if let Ok(p::Live::Tabs(p::TabLive::Dialog(d))) = live.recv().await {
@@ -1356,13 +1367,10 @@ mod tests {
         let (events, _live) = broadcast::channel(256);
         let tabs = Tabs::new(events);
         let profile = tempfile::tempdir().unwrap();
-        tabs.set_backend(PreviewBackend::Native(Arc::new(Preview::new(
-            wisp_preview::LaunchConfig {
-                binary: wisp_preview::find_browser().unwrap(),
-                profile_dir: profile.path().to_path_buf(),
-                display: wisp_preview::Display::Headless,
-            },
-        ))));
+        tabs.set_backend(headless(
+            wisp_preview::find_browser().unwrap(),
+            profile.path(),
+        ));
         tabs.open("s1", web(format!("{base}/a"))).await.unwrap();
         for _ in 1..MAX_TABS_PER_SESSION {
             tabs.open("s1", p::OpenTab::New {}).await.unwrap();

@@ -51,15 +51,14 @@ impl Tabs {
 mod tests {
     //! Against real headless Chromium and a loopback page with a `beforeunload` handler.
 
-    use std::sync::Arc;
     use std::time::{Duration, Instant};
 
     use tokio::sync::broadcast;
-    use wisp_preview::{LoadState, Preview};
+    use wisp_preview::LoadState;
     use wisp_protocol as p;
 
     use super::*;
-    use crate::tabs::PreviewBackend;
+    use crate::tabs::tests::next_dialog;
 
     const GUARDED: &str = "<title>Guarded</title><p>guarded text</p><script>addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = ''; });</script>";
 
@@ -99,19 +98,6 @@ mod tests {
         id
     }
 
-    async fn next_dialog(live: &mut broadcast::Receiver<p::Live>) -> p::Dialog {
-        let wait = async {
-            loop {
-                if let Ok(p::Live::Tabs(p::TabLive::Dialog(d))) = live.recv().await {
-                    return d;
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(20), wait)
-            .await
-            .unwrap()
-    }
-
     /// WEB-36: the person's close and the agent's close both go through the page's
     /// `beforeunload`, answered only by the person: dismissed keeps the tab (the agent's close
     /// returns `cancelled`), accepted closes it; both ask "close this page?" first.
@@ -122,13 +108,10 @@ mod tests {
         let (events, mut live) = broadcast::channel(256);
         let tabs = Tabs::new(events);
         let profile = tempfile::tempdir().unwrap();
-        tabs.set_backend(PreviewBackend::Native(Arc::new(Preview::new(
-            wisp_preview::LaunchConfig {
-                binary: wisp_preview::find_browser().unwrap(),
-                profile_dir: profile.path().to_path_buf(),
-                display: wisp_preview::Display::Headless,
-            },
-        ))));
+        tabs.set_backend(crate::tabs::tests::headless(
+            wisp_preview::find_browser().unwrap(),
+            profile.path(),
+        ));
         let tab = guarded(&tabs, "s1", &format!("{base}/a")).await;
 
         // The person closes it: "close this page?" agreed, then the page asks; dismissed, it

@@ -601,16 +601,6 @@ mod tests {
         assert_eq!(wire.len(), 1, "only the tab the claimed ticket opened");
     }
 
-    fn native(binary: std::path::PathBuf, profile: &std::path::Path) -> PreviewBackend {
-        PreviewBackend::Native(std::sync::Arc::new(wisp_preview::Preview::new(
-            wisp_preview::LaunchConfig {
-                binary,
-                profile_dir: profile.to_path_buf(),
-                display: wisp_preview::Display::Headless,
-            },
-        )))
-    }
-
     /// WEB-06: a claim the preview cannot carry out (here the browser does not start) voids the
     /// ticket while the call already waits for the acknowledgement: the call says what failed
     /// and that nothing was opened, never "status unknown"; no tab is left behind.
@@ -619,7 +609,10 @@ mod tests {
         let (events, mut live) = broadcast::channel(64);
         let tabs = Tabs::new(events);
         let profile = tempfile::tempdir().unwrap();
-        tabs.set_backend(native("/bin/false".into(), profile.path()));
+        tabs.set_backend(crate::tabs::tests::headless(
+            "/bin/false".into(),
+            profile.path(),
+        ));
         let call = tokio::spawn({
             let tabs = tabs.clone();
             async move {
@@ -661,7 +654,7 @@ mod tests {
         let (events, mut live) = broadcast::channel(256);
         let tabs = Tabs::new(events);
         let profile = tempfile::tempdir().unwrap();
-        tabs.set_backend(native(
+        tabs.set_backend(crate::tabs::tests::headless(
             wisp_preview::find_browser().unwrap(),
             profile.path(),
         ));
