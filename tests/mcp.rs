@@ -48,6 +48,17 @@ fn serve(sim: &SimServer, data: &Path, project: &Path) -> Served {
 
 /// [`serve`], with or without a project folder.
 fn serve_in(sim: &SimServer, data: &Path, project: Option<&Path>) -> Served {
+    Served::spawn(serve_command(sim, data, project))
+}
+
+/// [`serve`], with `home` as the person's home folder (where imports look).
+fn serve_at_home(sim: &SimServer, data: &Path, project: &Path, home: &Path) -> Served {
+    let mut c = serve_command(sim, data, Some(project));
+    c.env("HOME", home);
+    Served::spawn(c)
+}
+
+fn serve_command(sim: &SimServer, data: &Path, project: Option<&Path>) -> std::process::Command {
     let mut c = wisp();
     c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
         .arg(data)
@@ -56,7 +67,7 @@ fn serve_in(sim: &SimServer, data: &Path, project: Option<&Path>) -> Served {
         .env("WISP_SECRET_STORE", "mock")
         .env("DEEPSEEK_BASE_URL", sim.base_url())
         .env("DEEPSEEK_API_KEY", sim.api_key());
-    Served::spawn(c)
+    c
 }
 
 /// Every answer the test saw, to search for canaries.
@@ -557,16 +568,7 @@ async fn a_cursor_config_is_proposed_and_imported_disabled() {
         .to_string(),
     )
     .unwrap();
-    let mut c = wisp();
-    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
-        .arg(&data)
-        .arg(&project)
-        .env("HOME", &home)
-        .env("WISP_TOKEN", TOKEN)
-        .env("WISP_SECRET_STORE", "mock")
-        .env("DEEPSEEK_BASE_URL", sim.base_url())
-        .env("DEEPSEEK_API_KEY", sim.api_key());
-    let served = Served::spawn(c);
+    let served = serve_at_home(&sim, &data, &project, &home);
     let mut seen = Seen::default();
     let (status, list) = seen.call(&served, "GET", "/api/mcp/import", None).await;
     assert_eq!(status, 200, "{list}");
@@ -1064,16 +1066,7 @@ async fn an_import_with_keyring_storage_gives_the_server_its_values() {
         .to_string(),
     )
     .unwrap();
-    let mut c = wisp();
-    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
-        .arg(&data)
-        .arg(&project)
-        .env("HOME", &home)
-        .env("WISP_TOKEN", TOKEN)
-        .env("WISP_SECRET_STORE", "mock")
-        .env("DEEPSEEK_BASE_URL", sim.base_url())
-        .env("DEEPSEEK_API_KEY", sim.api_key());
-    let served = Served::spawn(c);
+    let served = serve_at_home(&sim, &data, &project, &home);
     let mut seen = Seen::default();
     let (_, list) = seen.call(&served, "GET", "/api/mcp/import", None).await;
     let own = &list["proposals"].as_array().unwrap()[0];
