@@ -535,6 +535,9 @@ async fn execute_call(ctx: &RunCtx, call: &ToolCall, output: &OutputSink) -> Cal
             names.join(", ")
         ));
     };
+    if let Err(e) = tools::numbers::check_exact(&call.arguments) {
+        return failed(e);
+    }
     let args: Value = match serde_json::from_str(&call.arguments) {
         Ok(v) => v,
         Err(e) => {
@@ -683,6 +686,7 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
         approval_id: approval_id.clone(),
         tool: call.name.clone(),
         arguments: canonical_args,
+        canonical,
         digest,
         mcp,
     });
