@@ -144,6 +144,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_mkdir,
     },
     Scenario {
+        marker: "[demo:mkdir-write]",
+        summary: "files_mkdir of docs, then (in the next round) files_write of docs/README.md, then an answer reporting both: two approvals in two rounds",
+        script: demo_mkdir_write,
+    },
+    Scenario {
         marker: "[demo:move]",
         summary: "one files_move of wisp-demo.txt (or of the path after file=) to wisp-demo-moved.txt (or to the path after to=), then an answer reporting its result",
         script: demo_move,
@@ -687,6 +692,30 @@ fn demo_mkdir(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
         format!("The folder {path}: {}", report(turn)),
         Vec::new(),
     )
+}
+
+fn demo_mkdir_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    match turn.step {
+        0 => (
+            "Make the docs folder first.".to_owned(),
+            "Creating docs/. 创建 docs/ 文件夹。".to_owned(),
+            vec![turn.call(0, "files_mkdir", json!({"path": "docs"}).to_string())],
+        ),
+        1 => (
+            "Now write the README inside it.".to_owned(),
+            format!("docs/: {} Writing docs/README.md.", report(turn)),
+            vec![turn.call(
+                0,
+                "files_write",
+                json!({"path": "docs/README.md", "content": DEMO_WRITE_CONTENT}).to_string(),
+            )],
+        ),
+        _ => (
+            "Report the write.".to_owned(),
+            format!("docs/README.md: {}", report(turn)),
+            Vec::new(),
+        ),
+    }
 }
 
 fn demo_move(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
