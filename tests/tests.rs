@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod api_contract;
+mod call_ids;
 mod cli;
 mod doctor;
 mod e2e;
