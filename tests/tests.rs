@@ -12,6 +12,7 @@ mod e2e_claims;
 mod file_tools;
 mod hardening_fs;
 mod hardening_host;
+mod host_secrets;
 mod hostile;
 mod install;
 mod live_view;

@@ -45,7 +45,9 @@ pub use browser::{
 pub use cdp::CdpError;
 pub use discover::{BROWSER_ENV, DiscoverError, find_browser, find_browser_in};
 pub use extract::{Link, PageText, display_url};
-pub use process::{Display, HEADLESS_ENV, LaunchConfig};
+pub use process::{
+    BROWSER_INHERITED_ENV, Display, HEADLESS_ENV, LaunchConfig, browser_environment,
+};
 pub use screen::Frame;
 
 /// A failure of the preview browser.

@@ -53,6 +53,62 @@ impl Display {
     }
 }
 
+/// The variables a browser started by Wisp inherits; every other one of the Host's (the model
+/// key, the API token, whatever the person's shell exports) stays out. A desktop browser needs
+/// its display, session bus, locale, fonts and the workplace's proxy settings to work as the
+/// person's own does.
+pub const BROWSER_INHERITED_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+    "XDG_RUNTIME_DIR",
+    "XDG_SESSION_TYPE",
+    "XDG_CURRENT_DESKTOP",
+    "XDG_DATA_DIRS",
+    "XDG_CONFIG_DIRS",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "FONTCONFIG_FILE",
+    "FONTCONFIG_PATH",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+/// The part of this process's environment a browser Wisp starts gets:
+/// [`BROWSER_INHERITED_ENV`] and the locale's `LC_*`.
+pub fn browser_environment() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    browser_environment_of(std::env::vars_os())
+}
+
+fn browser_environment_of(
+    vars: impl Iterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    vars.filter(|(k, _)| {
+        k.to_str().is_some_and(|k| {
+            BROWSER_INHERITED_ENV.contains(&k) || (k.starts_with("LC_") && k.len() > 3)
+        })
+    })
+    .collect()
+}
+
 /// The flags for one launch. Nothing here relaxes what a remote page may do: no
 /// `--ignore-certificate-errors`, no permission grants, no remote-debugging port.
 pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Vec<String> {
@@ -102,6 +158,8 @@ impl BrowserProcess {
         let mut command = tokio::process::Command::new(&config.binary);
         command
             .args(arguments(config, as_root))
+            .env_clear()
+            .envs(browser_environment())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -169,6 +227,26 @@ mod tests {
                 .find(|(n, _)| *n == name)
                 .map(|(_, v)| std::ffi::OsString::from(v))
         })
+    }
+
+    #[test]
+    fn the_browser_inherits_only_the_allowed_variables() {
+        let vars = [
+            ("PATH", "/usr/bin"),
+            ("DISPLAY", ":0"),
+            ("LC_ALL", "zh_CN.UTF-8"),
+            ("https_proxy", "http://proxy:3128"),
+            ("DEEPSEEK_API_KEY", "sk-secret"),
+            ("WISP_TOKEN", "token-secret"),
+            ("LC_", "odd"),
+            ("AWS_SECRET_ACCESS_KEY", "aws"),
+        ]
+        .map(|(k, v)| (k.into(), v.into()));
+        let kept: Vec<String> = browser_environment_of(vars.into_iter())
+            .into_iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(kept, ["PATH", "DISPLAY", "LC_ALL", "https_proxy"]);
     }
 
     #[test]
