@@ -8,6 +8,15 @@ pub const MAX_TEXT_CHARS: usize = 24_000;
 pub const MAX_LINKS: usize = 60;
 /// WEB-22: text nodes the extraction visits before it stops.
 pub const MAX_TEXT_NODES: usize = 20_000;
+/// WEB-23: the smallest text, in CSS pixels after transforms and zoom, the extraction counts
+/// as visible. Below 4 px a line of text is a smudge no one can read, and honest pages do not
+/// set body text under about 8 px; `font-size: 0` and `1px` are ways of hiding text.
+pub const MIN_FONT_PX: f64 = 4.0;
+/// WEB-23: the least contrast ratio (WCAG's relative luminance, 1 to 21) between text and
+/// what is painted behind it for the text to count as visible. 1.5:1 is about `#d0d0d0` on
+/// white: faint, but a person can read it; white on white is 1:1. Behind a background image
+/// the contrast cannot be known and the text is kept.
+pub const MIN_CONTRAST: f64 = 1.5;
 /// A link's own text, in characters; longer text is cut (a link is a pointer, not content).
 pub const MAX_LINK_TEXT_CHARS: usize = 200;
 /// A URL the preview accepts or returns, in characters (WEB-02 allows 2,048 for open_webpage).
