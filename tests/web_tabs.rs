@@ -76,6 +76,7 @@ async fn readpage_reads_a_background_tab_of_the_real_browser() {
                 binary: wisp_preview::find_browser().unwrap(),
                 profile_dir: profile.path().to_path_buf(),
                 display: wisp_preview::Display::Headless,
+                host_map: Vec::new(),
             }),
         )));
     let s = w.session().await;
@@ -594,6 +595,7 @@ async fn a_claim_navigates_the_sessions_web_tab_in_the_real_browser() {
                 binary: wisp_preview::find_browser().unwrap(),
                 profile_dir: profile.path().to_path_buf(),
                 display: wisp_preview::Display::Headless,
+                host_map: Vec::new(),
             }),
         )));
     let s = w.session().await;

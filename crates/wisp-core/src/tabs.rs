@@ -1299,6 +1299,7 @@ mod tests {
             binary,
             profile_dir: profile.to_path_buf(),
             display: wisp_preview::Display::Headless,
+            host_map: Vec::new(),
         })))
     }
 
