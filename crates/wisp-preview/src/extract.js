@@ -564,6 +564,6 @@
     const p = pieces[i];
     if (p === BREAK) breakLine(); else if (typeof p === 'string') addText(p); else addLink(p);
   }
-  return { root: chosen.tag, text: text.trimEnd(), textTruncated, links, linksTruncated,
+  return { url: location.href, root: chosen.tag, text: text.trimEnd(), textTruncated, links, linksTruncated,
     nodesVisited: chosen.nodes, nodesTruncated: !!chosen.cut };
 })()

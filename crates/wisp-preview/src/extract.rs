@@ -13,6 +13,10 @@ use crate::limits::{
 /// What one read of a page found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageText {
+    /// The address of the document the text was read from (its `location.href` as the
+    /// isolated world sees it, which the page's scripts cannot change): the caller can check
+    /// that what was read is the page it meant to read, whatever events arrived meanwhile.
+    pub url: String,
     /// The content root used: `article`, `main` or `body`.
     pub root: String,
     /// Visible text, at most [`MAX_TEXT_CHARS`] characters.
@@ -55,6 +59,7 @@ pub(crate) fn source() -> String {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Raw {
+    url: String,
     root: String,
     text: String,
     text_truncated: bool,
@@ -87,6 +92,7 @@ pub(crate) fn parse(value: serde_json::Value) -> Option<PageText> {
     let links_cut = links.len() > MAX_LINKS;
     links.truncate(MAX_LINKS);
     Some(PageText {
+        url: raw.url,
         root: raw.root,
         text,
         text_truncated: raw.text_truncated || cut,

@@ -23,6 +23,9 @@ pub const MAX_LINK_TEXT_CHARS: usize = 200;
 pub const MAX_URL_CHARS: usize = 2_048;
 /// A page title as reported, in characters.
 pub const MAX_TITLE_CHARS: usize = 300;
+/// The file name a page suggested for a download it started (every one is refused), as the
+/// tab reports it, in characters: enough for any real file name, and the page's own text.
+pub const MAX_DOWNLOAD_NAME_CHARS: usize = 255;
 
 /// One DevTools message from the browser, in bytes. A page can make the browser send large
 /// messages (a huge title, an event with a big payload); past this the connection is dropped
@@ -37,6 +40,11 @@ pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `Browser.close` may take before the process group is killed.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+/// How often a tab's history is asked for after a commit before giving up (right after a commit
+/// that changed the page's process the page is briefly "not attached"), and how far apart.
+pub const HISTORY_TRIES: u32 = 20;
+/// See [`HISTORY_TRIES`].
+pub const HISTORY_RETRY: Duration = Duration::from_millis(50);
 /// How long a close waits for the page's `beforeunload` dialog to appear or the page to go.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a `beforeunload` dialog waits for the person's answer; then the page is kept.

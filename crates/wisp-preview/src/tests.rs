@@ -15,23 +15,74 @@ use crate::*;
 
 const SETTLE: Duration = Duration::from_secs(20);
 
-/// A tiny HTTP/1.0 site on 127.0.0.1: fixed pages by path (the query is ignored).
+/// A tiny HTTP/1.0 site on 127.0.0.1: fixed replies by path (the query is ignored).
 struct Site {
     base: String,
+    port: u16,
+}
+
+/// One fixed answer of a [`Site`].
+#[derive(Clone)]
+struct Reply {
+    status: &'static str,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+}
+
+/// A page of HTML.
+fn html(body: String) -> Reply {
+    Reply {
+        status: "200 OK",
+        headers: vec![("Content-Type", "text/html; charset=utf-8".into())],
+        body,
+    }
+}
+
+/// An HTTP redirect to `to`.
+fn redirect(to: &str) -> Reply {
+    Reply {
+        status: "302 Found",
+        headers: vec![("Location", to.to_owned())],
+        body: String::new(),
+    }
+}
+
+/// A file the browser saves rather than shows.
+fn attachment(name: &str, body: &str) -> Reply {
+    Reply {
+        status: "200 OK",
+        headers: vec![
+            ("Content-Type", "application/octet-stream".into()),
+            (
+                "Content-Disposition",
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body: body.to_owned(),
+    }
 }
 
 impl Site {
     async fn start(pages: Vec<(&str, String)>) -> Self {
-        let pages: Arc<HashMap<String, String>> =
-            Arc::new(pages.into_iter().map(|(p, b)| (p.to_owned(), b)).collect());
+        Self::serve(pages.into_iter().map(|(p, b)| (p, html(b))).collect()).await
+    }
+
+    async fn serve(replies: Vec<(&str, Reply)>) -> Self {
+        let replies: Arc<HashMap<String, Reply>> = Arc::new(
+            replies
+                .into_iter()
+                .map(|(p, r)| (p.to_owned(), r))
+                .collect(),
+        );
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
+        let port = listener.local_addr().unwrap().port();
+        let base = format!("http://127.0.0.1:{port}");
         tokio::spawn(async move {
             loop {
                 let Ok((mut stream, _)) = listener.accept().await else {
                     return;
                 };
-                let pages = pages.clone();
+                let replies = replies.clone();
                 tokio::spawn(async move {
                     let mut request = Vec::new();
                     let mut buf = [0u8; 4096];
@@ -44,21 +95,24 @@ impl Site {
                     let line = String::from_utf8_lossy(&request);
                     let path = line.split_whitespace().nth(1).unwrap_or("/");
                     let path = path.split(['?', '#']).next().unwrap_or("/");
-                    let (status, body) = match pages.get(path) {
-                        Some(body) => ("200 OK", body.clone()),
-                        None => ("404 Not Found", "<p>not found</p>".to_owned()),
-                    };
-                    let head = format!(
-                        "HTTP/1.0 {status}\r\nContent-Type: text/html; charset=utf-8\r\n\
-                         Content-Length: {}\r\nConnection: close\r\n\r\n",
-                        body.len()
+                    let reply = replies.get(path).cloned().unwrap_or_else(|| Reply {
+                        status: "404 Not Found",
+                        ..html("<p>not found</p>".to_owned())
+                    });
+                    let mut head = format!("HTTP/1.0 {}\r\n", reply.status);
+                    for (name, value) in &reply.headers {
+                        head += &format!("{name}: {value}\r\n");
+                    }
+                    head += &format!(
+                        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+                        reply.body.len()
                     );
                     let _ = stream.write_all(head.as_bytes()).await;
-                    let _ = stream.write_all(body.as_bytes()).await;
+                    let _ = stream.write_all(reply.body.as_bytes()).await;
                 });
             }
         });
-        Self { base }
+        Self { base, port }
     }
 
     fn url(&self, path: &str) -> String {
@@ -75,6 +129,7 @@ fn config(profile: &std::path::Path) -> LaunchConfig {
         binary: find_browser().unwrap(),
         profile_dir: profile.to_path_buf(),
         display: Display::Headless,
+        host_map: Vec::new(),
     }
 }
 
@@ -780,5 +835,234 @@ async fn live_view_frames_are_per_tab_jpegs_throttled_and_stop_unwatched() {
     ));
     assert!(!browser.is_screencasting(blue));
 
+    browser.shutdown().await;
+}
+
+/// The name tests give a site on loopback so that it counts as public (`public.test`).
+const PUBLIC_NAME: &str = "public.test";
+
+/// [`config`] with [`PUBLIC_NAME`] resolved to 127.0.0.1 by the browser.
+fn public_config(profile: &std::path::Path) -> LaunchConfig {
+    LaunchConfig {
+        host_map: vec![(PUBLIC_NAME.into(), std::net::IpAddr::from([127, 0, 0, 1]))],
+        ..config(profile)
+    }
+}
+
+impl Site {
+    /// This site's `path` under [`PUBLIC_NAME`].
+    fn public_url(&self, path: &str) -> String {
+        format!("http://{PUBLIC_NAME}:{}{path}", self.port)
+    }
+}
+
+/// Waits until the tab's state satisfies `done` (20 s at most); that state.
+async fn until(browser: &Browser, tab: TabHandle, done: impl Fn(&TabInfo) -> bool) -> TabInfo {
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    loop {
+        let info = browser.tab_info(tab).unwrap();
+        if done(&info) {
+            return info;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the tab never got there: {info:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A page that moves itself (HTTP redirect, meta refresh, script, history) keeps the address it
+/// was opened at; only the caller's navigation or the person's address bar sets it; the read
+/// says which document it read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_that_moves_itself_keeps_the_address_it_was_opened_at() {
+    let local = Site::start(vec![("/secret", page("<p>admin password 1234</p>"))]).await;
+    let secret = local.url("/secret");
+    let site = Site::serve(vec![
+        ("/redirect", redirect(&secret)),
+        (
+            "/refresh",
+            html(format!(
+                "<!doctype html><meta http-equiv=refresh content='0;url={secret}'><p>moving</p>"
+            )),
+        ),
+        (
+            "/script",
+            html(format!(
+                "<!doctype html><p>moving</p><script>setTimeout(() => {{ location = '{secret}'; }}, 200)</script>"
+            )),
+        ),
+        (
+            "/back",
+            html(page("<p>going back</p><script>setTimeout(() => history.back(), 300)</script>")),
+        ),
+        ("/plain", html(page("<p>public page</p>"))),
+    ])
+    .await;
+    let profile = tempfile::tempdir().unwrap();
+    let browser = Browser::launch(&public_config(profile.path()))
+        .await
+        .unwrap();
+
+    for path in ["/redirect", "/refresh", "/script"] {
+        let opened = site.public_url(path);
+        let tab = browser.create_tab().await.unwrap();
+        assert_eq!(browser.tab_info(tab).unwrap().opened_url, None);
+        browser.navigate(tab, &opened).await.unwrap();
+        let info = until(&browser, tab, |i| {
+            i.url == secret && i.load_state == LoadState::Loaded
+        })
+        .await;
+        assert_eq!(info.opened_url.as_deref(), Some(opened.as_str()), "{path}");
+        // The read names the document it read, whatever the tab's events said.
+        let got = browser.read(tab, info.nav_version).await.unwrap();
+        assert_eq!(
+            (got.url.as_str(), got.text.as_str()),
+            (secret.as_str(), "admin password 1234")
+        );
+        // Settled there, the address still is the one it was opened at.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            browser.tab_info(tab).unwrap().opened_url.as_deref(),
+            Some(opened.as_str()),
+            "{path}"
+        );
+        browser.discard_tab(tab).await.unwrap();
+    }
+
+    // A page that goes back in history to the loopback page opened before it: the address
+    // stays the public one, an older entry vouches for nothing.
+    let (tab, _) = open(&browser, &secret).await;
+    let back = site.public_url("/back");
+    browser.navigate(tab, &back).await.unwrap();
+    until(&browser, tab, |i| i.url == back).await;
+    let info = until(&browser, tab, |i| {
+        i.url == secret && i.load_state == LoadState::Loaded
+    })
+    .await;
+    assert_eq!(info.opened_url.as_deref(), Some(back.as_str()));
+
+    // The person's address bar (a navigation the browser starts, not through `navigate`: a
+    // DevTools `Page.navigate` is the same kind of navigation): what was typed is where the
+    // tab was opened, also when it redirects on.
+    let plain = site.public_url("/plain");
+    browser
+        .raw_call(tab, "Page.navigate", json!({ "url": plain }))
+        .await
+        .unwrap();
+    until(&browser, tab, |i| {
+        i.url == plain && i.opened_url.as_deref() == Some(plain.as_str())
+    })
+    .await;
+    browser
+        .raw_call(tab, "Page.navigate", json!({ "url": secret }))
+        .await
+        .unwrap();
+    until(&browser, tab, |i| {
+        i.url == secret && i.opened_url.as_deref() == Some(secret.as_str())
+    })
+    .await;
+    let typed = site.public_url("/redirect");
+    browser
+        .raw_call(tab, "Page.navigate", json!({ "url": typed }))
+        .await
+        .unwrap();
+    until(&browser, tab, |i| {
+        i.url == secret
+            && i.opened_url.as_deref() == Some(typed.as_str())
+            && i.load_state == LoadState::Loaded
+    })
+    .await;
+    browser.shutdown().await;
+}
+
+/// Every download is refused: nothing reaches the download folder (the profile points it at a
+/// directory of the test), and the tab counts what its pages tried, the latest file name too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downloads_are_refused_and_counted_by_their_tab() {
+    let other = Site::serve(vec![("/other.sh", attachment("other.sh", "echo other"))]).await;
+    let site = Site::serve(vec![
+        ("/evil.sh", attachment("evil.sh", "echo evil")),
+        (
+            "/auto",
+            html(page(
+                "<a id=a href='/evil.sh'>x</a><script>setTimeout(() => document.getElementById('a').click(), 200)</script>",
+            )),
+        ),
+        (
+            "/framed",
+            html(page(&format!("<iframe src='{}'></iframe>", other.url("/other.sh")))),
+        ),
+    ])
+    .await;
+    let profile = tempfile::tempdir().unwrap();
+    let downloads = tempfile::tempdir().unwrap();
+    // Where this browser would save downloads without asking, had it not refused them.
+    std::fs::create_dir_all(profile.path().join("Default")).unwrap();
+    let prefs = json!({"download": {
+        "default_directory": downloads.path(),
+        "prompt_for_download": false,
+        "directory_upgrade": true,
+    }});
+    std::fs::write(
+        profile.path().join("Default/Preferences"),
+        prefs.to_string(),
+    )
+    .unwrap();
+    let browser = Browser::launch(&config(profile.path())).await.unwrap();
+    let mut events = browser.inner.conn.subscribe();
+
+    let auto = browser.create_tab().await.unwrap();
+    browser.navigate(auto, &site.url("/auto")).await.unwrap();
+    let framed = browser.create_tab().await.unwrap();
+    browser
+        .navigate(framed, &site.url("/framed"))
+        .await
+        .unwrap();
+    let direct = browser.create_tab().await.unwrap();
+    browser
+        .navigate(direct, &site.url("/evil.sh"))
+        .await
+        .unwrap();
+
+    // Each of the three downloads has ended (refused, or saved had it not been) before the
+    // folder is looked at.
+    let mut ended = HashSet::new();
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    while ended.len() < 3 {
+        let event = tokio::time::timeout_at(deadline, events.recv())
+            .await
+            .expect("three downloads did not end")
+            .unwrap();
+        if event.method == "Page.downloadProgress"
+            && matches!(
+                event.params["state"].as_str(),
+                Some("canceled" | "completed")
+            )
+        {
+            ended.insert(event.params["guid"].as_str().unwrap().to_owned());
+        }
+    }
+    let saved: Vec<_> = std::fs::read_dir(downloads.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(saved.is_empty(), "downloads were saved: {saved:?}");
+
+    for (tab, name) in [(auto, "evil.sh"), (framed, "other.sh"), (direct, "evil.sh")] {
+        let info = until(&browser, tab, |i| i.blocked_downloads.is_some()).await;
+        assert_eq!(
+            info.blocked_downloads,
+            Some(BlockedDownloads {
+                count: 1,
+                last_file_name: name.into()
+            }),
+            "{name}"
+        );
+    }
+    // Opening another address in the tab starts its count again.
+    browser.navigate(auto, &other.url("/none")).await.unwrap();
+    assert_eq!(browser.tab_info(auto).unwrap().blocked_downloads, None);
     browser.shutdown().await;
 }
