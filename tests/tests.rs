@@ -5,6 +5,7 @@
 
 mod api_contract;
 mod cli;
+mod credentials;
 mod doctor;
 mod e2e;
 mod e2e_claims;
