@@ -56,7 +56,7 @@ describe("files_read card of a file that looks like credentials", () => {
 
   it("shows the Host's own sentence for a kind it does not know", () => {
     show({ ...env, sensitive: "something_new", reason: "a brand-new kind of secret file" });
-    expect(screen.getByText(/a brand-new kind of secret file/)).toBeTruthy();
+    expect(screen.getByText("Why Wisp asks").parentElement!.textContent).toBe("Why Wisp asks a brand-new kind of secret file");
   });
 
   it("is answered by a click or a key on a card the person moved to, never by a stray key", async () => {
