@@ -200,3 +200,22 @@ async fn a_replace_of_env_is_refused_without_telling_anything_of_it() {
     assert!(!why.contains(SECRET), "{why}");
     assert_eq!(std::fs::read_to_string(w.file(".env")).unwrap(), env_file());
 }
+
+/// files_move does not launder credentials: `.env` renamed `notes.txt` would be read later
+/// without asking, so the move is refused before any card and nothing moves.
+#[tokio::test]
+async fn a_move_that_would_hide_env_from_the_check_is_refused_before_any_card() {
+    let w = Wisp::start().await;
+    std::fs::write(w.file(".env"), env_file()).unwrap();
+    let s = w.session().await;
+    let r = w
+        .finished(&w.run(&s, "[demo:move] file=.env to=notes.txt").await)
+        .await;
+    assert_eq!(statuses(&r), ["failed"], "{r}");
+    assert!(calls(&r)[0]["approval"].is_null());
+    let why = result(&calls(&r)[0])["error"].as_str().unwrap().to_owned();
+    assert!(why.starts_with(".env: looks like credentials ("), "{why}");
+    assert!(why.ends_with("nothing was moved"), "{why}");
+    assert!(!w.file("notes.txt").exists());
+    assert_eq!(std::fs::read_to_string(w.file(".env")).unwrap(), env_file());
+}

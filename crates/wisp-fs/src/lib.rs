@@ -81,7 +81,8 @@ pub enum FsErrorKind {
     Partial,
     /// `files_trash`: no trash can take the item (none configured, none on its device).
     NoTrash,
-    /// `files_replace`: the file looks like credentials (`sensitive.rs`).
+    /// The file looks like credentials (`sensitive.rs`): `files_replace` does not edit it, and
+    /// `files_move` does not give it a name that hides what it is.
     Sensitive,
     /// Anything else the OS reported.
     Io,

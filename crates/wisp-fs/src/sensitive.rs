@@ -175,6 +175,25 @@ pub fn by_content(rel: &Path, content: &[u8]) -> Option<Sensitive> {
     has_private_key_block(content).then_some(Sensitive::PrivateKeyBlock)
 }
 
+/// Whether moving `source` to `target` would take a file out of what [`by_path`] and
+/// [`is_git_config`] recognise, so that reading it later would not ask: the source itself
+/// renamed (`.env` to `notes.txt`), or a folder whose name makes its files sensitive moved to
+/// an ordinary one (`.ssh` to `keys`, `.aws` to `aws`, `.git` to `repo`). Names inside a moved
+/// folder stay as they are, so only the source's own name and its folders decide; probing a
+/// file in it (`x`, `config`, `credentials`) covers every folder rule. `Some`: why the source
+/// looks sensitive.
+pub fn hidden_by_move(source: &Path, target: &Path) -> Option<&'static str> {
+    for probe in ["", "x", "config", "credentials"] {
+        if let Some(s) = by_path(&source.join(probe))
+            && by_path(&target.join(probe)).is_none()
+        {
+            return Some(s.reason());
+        }
+    }
+    (is_git_config(&source.join("config")) && !is_git_config(&target.join("config")))
+        .then_some("a Git folder, whose config may carry a password or token")
+}
+
 /// Whether Git config text carries credentials: a URL anywhere in it (`url =`, `pushurl =`, a
 /// `[url "…"]` section of `insteadOf`) whose user info holds a password, or — outside SSH,
 /// where `git@` is only a login name — any user info at all, which is where tokens go

@@ -302,7 +302,7 @@ impl Tool for Move {
     fn info(&self) -> ToolInfo {
         info(
             "files_move",
-            "Move or rename one file or folder of the project (a folder moves with everything in it). The target must not exist (never overwrites; to move into a folder give the full new path, e.g. \"docs/old.md\") and its parent folder must exist (folders are not created). Refused: the project folder itself, a folder into itself, moves across devices (never copies), and folders with more than 2000 entries or 20 levels, or with hidden entries, symlinks, hard-linked files or private folders inside. Waits for the person's approval; refused if anything in the source changes before it runs.",
+            "Move or rename one file or folder of the project (a folder moves with everything in it). The target must not exist (never overwrites; to move into a folder give the full new path, e.g. \"docs/old.md\") and its parent folder must exist (folders are not created). Refused: the project folder itself, a folder into itself, renames that would hide a file that looks like credentials (.env to notes.txt, .ssh to keys: keep the kind, e.g. .env.old), moves across devices (never copies), and folders with more than 2000 entries or 20 levels, or with hidden entries, symlinks, hard-linked files or private folders inside. Waits for the person's approval; refused if anything in the source changes before it runs.",
             json!({"type": "object", "properties": {
                 "source": {"type": "string", "description": "File or folder to move, relative to the project root."},
                 "target": {"type": "string", "description": "Its new path, relative to the project root; must not exist yet."}

@@ -270,3 +270,30 @@ fn every_kind_has_a_distinct_name_and_a_sentence() {
         assert!(s.reason().len() > 20, "{s:?}");
     }
 }
+
+#[test]
+fn a_move_that_would_hide_credentials_from_the_check_is_found() {
+    let moved = |s: &str, t: &str| hidden_by_move(Path::new(s), Path::new(t));
+    // Renamed out of its kind, or its folder renamed to an ordinary one.
+    assert_eq!(moved(".env", "notes.txt"), Some(EnvFile.reason()));
+    assert_eq!(
+        moved("deploy/id_rsa", "deploy/backup"),
+        Some(SshKey.reason())
+    );
+    assert_eq!(moved(".ssh", "keys"), Some(SshFolder.reason()));
+    assert_eq!(moved("home/.aws", "home/aws"), Some(Aws.reason()));
+    assert_eq!(moved(".kube", "kube"), Some(KubeConfig.reason()));
+    assert!(moved(".git", "repo").is_some_and(|why| why.contains("Git folder")));
+    assert_eq!(
+        moved(".ssh/config", "ssh-config.txt"),
+        Some(SshFolder.reason())
+    );
+    // Still recognised where it goes, or never sensitive.
+    assert_eq!(moved(".env", ".env.old"), None);
+    assert_eq!(moved(".env", "config/.env"), None);
+    assert_eq!(moved("certs/a.pem", "old/a.pem"), None);
+    assert_eq!(moved(".ssh", "backup/.ssh"), None);
+    assert_eq!(moved(".git", "vendor/lib/.git"), None);
+    assert_eq!(moved("src", "lib"), None);
+    assert_eq!(moved("notes.txt", ".env"), None);
+}
