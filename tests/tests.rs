@@ -6,6 +6,7 @@
 mod api_contract;
 mod call_ids;
 mod cli;
+mod credentials;
 mod doctor;
 mod e2e;
 mod e2e_claims;

@@ -767,7 +767,7 @@ async fn with_approval(ctx: &RunCtx, call: &RoundCall, subject: Subject) -> Call
     if decision == p::Decision::Reject {
         return CallOutcome::Done {
             status: p::ToolCallStatus::Rejected,
-            result: json!({"status": "rejected", "message": "The person rejected this call; nothing was changed."}).to_string(),
+            result: json!({"status": "rejected", "message": format!("The person rejected this call; {unchanged}.")}).to_string(),
         };
     }
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);

@@ -5,7 +5,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Check, ShieldAlert, X } from "lucide-react";
 import type { ApprovalState, CallStatus } from "../../types";
-import { useT } from "../../i18n";
+import { useT, type Key } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Diff } from "./Diff";
 import { bindingOf, type Binding, type CurrentFile } from "./currentFile";
@@ -75,7 +75,9 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   const what = actionOf(request.tool, args, t, shown);
   const title =
     outcome === "pending"
-      ? t("approvalTitle", { tool: shown })
+      ? request.tool === "files_read"
+        ? t("readSensitiveTitle")
+        : t("approvalTitle", { tool: shown })
       : t(outcome === "approved" ? (callStatus === "failed" ? "titleApprovedFailed" : "titleApproved") : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
   return (
     <div
@@ -141,6 +143,7 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
 function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>, shown: string) {
   const vars = { path: str(args.path), source: str(args.source ?? args.from), target: str(args.target ?? args.to) };
   switch (tool) {
+    case "files_read":
     case "files_write":
     case "files_replace":
     case "files_mkdir":
@@ -228,6 +231,8 @@ function Details({ tool, args, currentFile }: { tool: string; args: Record<strin
         </div>
       );
     }
+    case "files_read":
+      return <SensitiveReadDetails args={args} />;
     case "files_mkdir":
       return (
         <div className="details">
@@ -283,6 +288,33 @@ function Details({ tool, args, currentFile }: { tool: string; args: Record<strin
         </div>
       );
   }
+}
+
+/** Bytes, grouped the same way in both languages (1,234). */
+const bytes = (n: unknown) => (typeof n === "number" ? n.toLocaleString("en-US") : str(n));
+
+/** A read of a file that looks like credentials (files_read asks only for those): what would be
+ * sent and why Wisp asks — never the content, which the Host does not put on the card. */
+function SensitiveReadDetails({ args }: { args: Record<string, unknown> }) {
+  const t = useT();
+  const size = typeof args.size === "number" ? args.size : undefined;
+  const from = typeof args.offset === "number" ? args.offset : 0;
+  const to = typeof args.end === "number" ? args.end : size;
+  const part = size !== undefined && to !== undefined && (from > 0 || to < size);
+  // The reason in the person's language by its kind; the Host's English sentence otherwise.
+  const key = `sensitive_${str(args.sensitive)}`;
+  const why = t(key as Key);
+  return (
+    <div className="details">
+      <Field label={t("path")} value={str(args.path)} />
+      {size !== undefined ? <Field label={t("readSize")} value={t("readSizeBytes", { n: bytes(size) })} /> : null}
+      {part ? <Field label={t("readPart")} value={t("readPartBytes", { from: bytes(from), to: bytes(to), size: bytes(size) })} /> : null}
+      <p className="read-why">
+        <span className="muted">{t("readWhy")}</span> {why === key ? str(args.reason) : why}
+      </p>
+      <p className="muted">{t("readNote")}</p>
+    </div>
+  );
 }
 
 function Field({ label, value }: { label: string; value: string }) {
