@@ -344,12 +344,21 @@ async fn check_node() -> Check {
     }
 }
 
+/// What a `--version` probe inherits: enough to find and start node and npm, never the model
+/// key or the API token.
+const PROBE_ENV: &[&str] = &["PATH", "HOME", "USER", "LANG", "TMPDIR"];
+
 /// `PROGRAM --version`, first line, or None when it fails or takes too long.
 async fn version_of(program: &Path) -> Option<String> {
     let out = tokio::time::timeout(
         DOCTOR_PROBE_TIMEOUT,
         tokio::process::Command::new(program)
             .arg("--version")
+            .env_clear()
+            .envs(
+                std::env::vars_os()
+                    .filter(|(k, _)| k.to_str().is_some_and(|k| PROBE_ENV.contains(&k))),
+            )
             .stdin(std::process::Stdio::null())
             .kill_on_drop(true)
             .output(),

@@ -18,6 +18,21 @@ mod open;
 mod serve;
 mod token;
 
+/// Makes this process non-dumpable, first thing, so that no other process of the same user —
+/// an MCP server, npm, a page's browser — can read its memory or `/proc/PID/environ` (which
+/// hold the model key and the API token) or attach a debugger; it also means no core dump.
+/// Children start dumpable again at their own exec, as usual. Failing to is not fatal (the
+/// kernel always allows it, so this only happens under an unusual seccomp policy): it is said.
+fn keep_memory_private() {
+    if let Err(e) =
+        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+    {
+        eprintln!(
+            "wisp: could not make the process non-dumpable ({e}); other processes of this user may read its memory"
+        );
+    }
+}
+
 /// `wisp --version`: the package version and the commit it was built from (build.rs).
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("WISP_COMMIT"), ")");
 
@@ -110,6 +125,7 @@ struct ServeArgs {
 }
 
 fn main() -> ExitCode {
+    keep_memory_private();
     let cli = Cli::parse();
     if !matches!(cli.command, Command::Serve(_)) {
         tracing_subscriber::fmt()

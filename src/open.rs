@@ -34,6 +34,10 @@ pub(crate) fn open_ui(launch: &Path, data_dir: &Path) {
     }
     let _ = Command::new("xdg-open")
         .arg(launch)
+        .env_clear()
+        .envs(wisp_preview::browser_environment())
+        // xdg-open's own choice of the person's browser.
+        .envs(std::env::var_os("BROWSER").map(|b| ("BROWSER", b)))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -48,6 +52,8 @@ fn app_window(browser: &Path, launch: &Path, data_dir: &Path) -> anyhow::Result<
     let as_root = rustix::process::geteuid().is_root();
     let mut child = Command::new(browser)
         .args(app_window_args(launch, &profile, as_root)?)
+        .env_clear()
+        .envs(wisp_preview::browser_environment())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

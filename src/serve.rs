@@ -225,6 +225,7 @@ fn preview_backend(web_only: bool, data_dir: &std::path::Path) -> wisp_core::Pre
                     binary,
                     profile_dir: data_dir.join("browser-profile"),
                     display: wisp_preview::Display::detect(),
+                    host_map: Vec::new(),
                 },
             )))
         }

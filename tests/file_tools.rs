@@ -224,14 +224,18 @@ async fn demo_search_finds_lines_and_says_what_it_skipped() {
     assert_eq!(call["tool"], "files_search");
     assert!(call["approval"].is_null());
     let result: serde_json::Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    // `.env` looks like credentials: named as withheld, never searched (its line is not here).
     assert_eq!(
         result["results"],
-        serde_json::json!([{"path": "src/main.rs", "line": 2, "snippet": "// TODO: ship"}])
+        serde_json::json!([
+            {"path": ".env", "withheld": "an environment file, which often holds API keys and passwords"},
+            {"path": "src/main.rs", "line": 2, "snippet": "// TODO: ship"}
+        ])
     );
     assert_eq!(result["truncated"], false);
     assert_eq!(
         result["skipped"]["reasons"],
-        serde_json::json!({"excluded_dir": 1, "hidden": 1, "symlink": 1})
+        serde_json::json!({"excluded_dir": 1, "symlink": 1})
     );
     assert!(
         r["finalText"].as_str().unwrap().contains("src/main.rs"),

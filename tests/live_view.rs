@@ -58,6 +58,7 @@ fn headless_preview(profile: &std::path::Path) -> wisp_core::PreviewBackend {
             binary: wisp_preview::find_browser().unwrap(),
             profile_dir: profile.to_path_buf(),
             display: wisp_preview::Display::Headless,
+            host_map: Vec::new(),
         },
     )))
 }

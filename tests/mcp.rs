@@ -17,7 +17,7 @@ const CANARY_KEYRING: &str = "sk-canary-keyring-5b1d93e07a";
 const CANARY_SESSION: &str = "sk-canary-session-c84f21aa6e";
 
 /// wisp-mcp's test server binary (built with the workspace; built here when missing).
-fn test_server() -> PathBuf {
+pub(crate) fn test_server() -> PathBuf {
     let path = Path::new(env!("CARGO_BIN_EXE_wisp")).with_file_name("wisp-mcp-test-server");
     if !path.exists() {
         let status = std::process::Command::new(env!("CARGO"))
@@ -58,7 +58,11 @@ fn serve_at_home(sim: &SimServer, data: &Path, project: &Path, home: &Path) -> S
     Served::spawn(c)
 }
 
-fn serve_command(sim: &SimServer, data: &Path, project: Option<&Path>) -> std::process::Command {
+pub(crate) fn serve_command(
+    sim: &SimServer,
+    data: &Path,
+    project: Option<&Path>,
+) -> std::process::Command {
     let mut c = wisp();
     c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
         .arg(data)

@@ -4,13 +4,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod api_contract;
+mod call_ids;
 mod cli;
+mod credentials;
 mod doctor;
 mod e2e;
 mod e2e_claims;
 mod file_tools;
 mod hardening_fs;
 mod hardening_host;
+mod host_secrets;
 mod hostile;
 mod install;
 mod live_view;

@@ -44,6 +44,8 @@ const SAMPLES: Sample[] = [
     arguments: { path: "src/app.ts", oldText: "const retries = 3;", newText: "const retries = 5;", sha256: fakeSha("app"), line: 2 },
     current: { state: "loaded", content: APP_TS.replace("3", "4"), sha256: fakeSha("app-edited") },
   },
+  // A read of a file that looks like credentials: path, size and why, never the content.
+  { id: "read-secret", tool: "files_read", arguments: { path: ".env", size: 214, offset: 0, end: 214, sensitive: "env_file", reason: "an environment file, which often holds API keys and passwords" } },
   { id: "mkdir", tool: "files_mkdir", arguments: { path: "docs/guides" } },
   { id: "move", tool: "files_move", arguments: { source: "drafts", target: "docs/drafts", files: 3, folders: 2, fingerprint: "qa-sample-fingerprint-".padEnd(64, "0") } },
   { id: "trash", tool: "files_trash", arguments: { path: "old/logs", files: 3, dirs: 1 } },

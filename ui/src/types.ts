@@ -40,9 +40,15 @@ export const FINAL: RunStatus[] = ["completed", "cancelled", "failed", "budget_e
 
 /** A preview tab of a session, as the Host holds it (`GET /api/sessions/{id}/tabs`). */
 export type TabKind = "web" | "file" | "new" | "workspace";
+/** How private a web address is, from the least private to the most. */
+export type AddressKind = "public" | "private" | "loopback";
 export interface PreviewTab {
   tabId: string; kind: TabKind; title: string; active: boolean;
   url?: string; path?: string; loadState?: "loading" | "loaded" | "failed"; error?: string;
+  /** The page moved itself somewhere more private than what was opened in the tab: the agent may neither read it nor act on it. */
+  moved?: { addressKind: AddressKind; openedKind: AddressKind };
+  /** Downloads the tab's pages tried; every one was refused. `lastFileName` is the page's own text. */
+  blockedDownloads?: { count: number; lastFileName: string };
 }
 export type OpenTab = { kind: "file"; path: string } | { kind: "new" } | { kind: "web"; url: string } | { kind: "workspace"; path?: string };
 /** `GET /api/sessions/{id}/folder`: one folder of the project for a workspace tab. */

@@ -40,6 +40,25 @@ struct End {
     error: Option<p::RunError>,
 }
 
+/// One call of a round. `id` is Wisp's own identity of it — what the store, events,
+/// approvals, the API and the UI name — and never comes from the provider: providers number
+/// calls per response (`call_0` in every round), repeat one id, or send none. The provider's
+/// call, with its id for the wire (unique within the round, see `wisp_model`), is `wire`.
+struct RoundCall {
+    id: String,
+    wire: ToolCall,
+}
+
+impl RoundCall {
+    /// The `index`th call of round `step` of run `run_id`.
+    fn new(run_id: &str, step: u32, index: usize, wire: ToolCall) -> Self {
+        Self {
+            id: format!("{run_id}-s{step}-c{index}"),
+            wire,
+        }
+    }
+}
+
 pub(crate) enum CallOutcome {
     Done {
         status: p::ToolCallStatus,
@@ -250,16 +269,26 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
             }
         };
         add_usage(usage, &completion);
-        let calls: Vec<(String, String, String)> = completion
+        let round: Vec<RoundCall> = completion
             .tool_calls
             .iter()
-            .map(|c| (c.id.clone(), c.name.clone(), c.arguments.clone()))
+            .enumerate()
+            .map(|(i, c)| RoundCall::new(&ctx.run_id, step, i, c.clone()))
+            .collect();
+        let stored: Vec<wisp_store::NewCall<'_>> = round
+            .iter()
+            .map(|c| wisp_store::NewCall {
+                id: &c.id,
+                wire_id: &c.wire.id,
+                tool: &c.wire.name,
+                arguments: &c.wire.arguments,
+            })
             .collect();
         if let Err(e) = ctx.host.inner.store.insert_step(
             &ctx.run_id,
             step,
             &completion.text,
-            &calls,
+            &stored,
             completion.continuation.expose_private(),
         ) {
             tracing::error!(error = %e, "step not stored");
@@ -285,16 +314,16 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
                 error: None,
             };
         }
-        for call in &completion.tool_calls {
+        for call in &round {
             ctx.emit(p::EventKind::ToolCallStarted {
                 step,
                 call_id: call.id.clone(),
-                tool: call.name.clone(),
-                arguments: shown_arguments(&call.arguments),
+                tool: call.wire.name.clone(),
+                arguments: shown_arguments(&call.wire.arguments),
             });
         }
         messages.push(Message::Assistant(completion.to_message()));
-        for (i, call) in completion.tool_calls.iter().enumerate() {
+        for (i, call) in round.iter().enumerate() {
             let outcome = if ctx.cancelled() {
                 CallOutcome::Cancelled
             } else {
@@ -309,12 +338,12 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
                         result: result.clone(),
                     });
                     messages.push(Message::Tool {
-                        call_id: call.id.clone(),
+                        call_id: call.wire.id.clone(),
                         content: result,
                     });
                 }
                 CallOutcome::Cancelled => {
-                    for rest in &completion.tool_calls[i..] {
+                    for rest in &round[i..] {
                         ctx.set_call(&rest.id, p::ToolCallStatus::Cancelled, None);
                         ctx.emit(p::EventKind::ToolCallFinished {
                             call_id: rest.id.clone(),
@@ -510,7 +539,7 @@ fn succeeded(result: Value) -> CallOutcome {
 
 /// One call, with its live output: whatever the tool shows while it runs goes to the
 /// session's streams, and nothing after the call has ended.
-async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
+async fn execute(ctx: &RunCtx, call: &RoundCall) -> CallOutcome {
     let output = OutputSink::new(
         ctx.host.inner.events.clone(),
         &ctx.session_id,
@@ -525,7 +554,8 @@ async fn execute(ctx: &RunCtx, call: &ToolCall) -> CallOutcome {
 /// One call: unknown tool, invalid arguments and execution errors become error results that
 /// carry the call ID back to the model (RUN-07). What the call does is its tool's `prepare`;
 /// this loop knows no tool by name.
-async fn execute_call(ctx: &RunCtx, call: &ToolCall, output: &OutputSink) -> CallOutcome {
+async fn execute_call(ctx: &RunCtx, round_call: &RoundCall, output: &OutputSink) -> CallOutcome {
+    let call = &round_call.wire;
     let found = ctx.snapshot.find(&call.name);
     let Some(tool) = found else {
         let names: Vec<&str> = ctx.tools.iter().map(|t| t.name.as_str()).collect();
@@ -546,7 +576,7 @@ async fn execute_call(ctx: &RunCtx, call: &ToolCall, output: &OutputSink) -> Cal
             ));
         }
     };
-    ctx.set_call(&call.id, p::ToolCallStatus::Running, None);
+    ctx.set_call(&round_call.id, p::ToolCallStatus::Running, None);
     let prepared = tool.prepare(
         args,
         &ToolCtx {
@@ -563,7 +593,7 @@ async fn execute_call(ctx: &RunCtx, call: &ToolCall, output: &OutputSink) -> Cal
         Prepared::Done(Ok(v)) => return succeeded(v),
         Prepared::Done(Err(e)) => return failed(e),
         Prepared::Files(work) => work,
-        Prepared::Approval(subject) => return with_approval(ctx, call, subject).await,
+        Prepared::Approval(subject) => return with_approval(ctx, round_call, subject).await,
         Prepared::Wait(work) => {
             return tokio::select! {
                 biased;
@@ -579,7 +609,7 @@ async fn execute_call(ctx: &RunCtx, call: &ToolCall, output: &OutputSink) -> Cal
     match file_work(ctx, work, "the file operation stopped unexpectedly").await {
         Err(outcome) => outcome,
         Ok(Checked::Result(v)) => succeeded(v),
-        Ok(Checked::Approval(subject)) => with_approval(ctx, call, subject).await,
+        Ok(Checked::Approval(subject)) => with_approval(ctx, round_call, subject).await,
     }
 }
 
@@ -629,7 +659,7 @@ where
 
 /// Ask, wait, then execute: file work through the Host's serial change queue, async work (an
 /// MCP call) on its own; each execution re-checks its bindings first.
-async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallOutcome {
+async fn with_approval(ctx: &RunCtx, call: &RoundCall, subject: Subject) -> CallOutcome {
     let Subject {
         arguments: canonical_args,
         execute,
@@ -657,7 +687,7 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
         &ctx.session_id,
         &ctx.run_id,
         &call.id,
-        &call.name,
+        &call.wire.name,
         &canonical,
         &digest,
         now_ms(),
@@ -679,12 +709,12 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
     let mcp = ctx
         .tools
         .iter()
-        .find(|t| t.name == call.name)
+        .find(|t| t.name == call.wire.name)
         .and_then(|t| t.mcp.clone());
     ctx.emit(p::EventKind::ApprovalRequested {
         call_id: call.id.clone(),
         approval_id: approval_id.clone(),
-        tool: call.name.clone(),
+        tool: call.wire.name.clone(),
         arguments: canonical_args,
         canonical,
         digest,
@@ -741,7 +771,7 @@ async fn with_approval(ctx: &RunCtx, call: &ToolCall, subject: Subject) -> CallO
     if decision == p::Decision::Reject {
         return CallOutcome::Done {
             status: p::ToolCallStatus::Rejected,
-            result: json!({"status": "rejected", "message": "The person rejected this call; nothing was changed."}).to_string(),
+            result: json!({"status": "rejected", "message": format!("The person rejected this call; {unchanged}.")}).to_string(),
         };
     }
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);

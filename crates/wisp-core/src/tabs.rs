@@ -22,6 +22,7 @@ use crate::{CoreError, CoreErrorKind, fail, lock, new_id};
 
 mod closing;
 mod tickets;
+mod trust;
 pub(crate) use tickets::address_kind;
 
 /// What shows web tabs.
@@ -279,6 +280,13 @@ impl Tabs {
                         LoadState::Loading => p::TabLoadState::Loading,
                         LoadState::Loaded => p::TabLoadState::Loaded,
                         LoadState::Failed => p::TabLoadState::Failed,
+                    }),
+                    moved: info.as_ref().and_then(trust::moved),
+                    blocked_downloads: info.as_ref().and_then(|i| {
+                        i.blocked_downloads.as_ref().map(|b| p::BlockedDownloads {
+                            count: b.count,
+                            last_file_name: b.last_file_name.clone(),
+                        })
                     }),
                     error: info.and_then(|i| i.error),
                 }
@@ -762,6 +770,15 @@ impl Tabs {
                     if info.is_none() && native.is_some() {
                         continue;
                     }
+                    if let Some(moved) = info.as_ref().and_then(trust::moved) {
+                        entry["moved"] = json!(moved);
+                        entry["note"] = json!(trust::list_note(moved));
+                    }
+                    // Only how many: the file names are the page's own words.
+                    if let Some(blocked) = info.as_ref().and_then(|i| i.blocked_downloads.as_ref())
+                    {
+                        entry["downloadsBlocked"] = json!(blocked.count);
+                    }
                     (shown, info.as_ref().map_or(0, |i| i.nav_version), *native)
                 }
                 Kind::File { path } | Kind::Workspace { path } => match still_valid
@@ -849,11 +866,20 @@ impl Tabs {
             .running()
             .await
             .ok_or("the browser is not running; the tab is gone")?;
+        let before = browser.tab_info(handle).ok_or("the tab is gone")?;
+        if let Some(moved) = trust::moved(&before) {
+            return Err(trust::refusal("read_webpage", &before.url, moved));
+        }
         let page = browser
             .read(handle, bound.version)
             .await
             .map_err(|e| e.to_string())?;
         let info = browser.tab_info(handle).ok_or("the tab is gone")?;
+        // The document the text came from, checked as well: whatever the tab's events said
+        // meanwhile, text of a page more private than what was opened is never returned.
+        if let Some(moved) = trust::moved_to(&page.url, info.opened_url.as_deref()) {
+            return Err(trust::refusal("read_webpage", &page.url, moved));
+        }
         Ok(json!({
             "source": "untrusted_webpage",
             "note": UNTRUSTED_NOTE,
@@ -909,6 +935,11 @@ impl Tabs {
                 }
                 if info.load_state == LoadState::Loading {
                     return Err("the tab is still loading; try again when it has loaded".into());
+                }
+                // Reloading it would ask that address again; going back or forward acts for a
+                // page the person never opened.
+                if let Some(moved) = trust::moved(&info) {
+                    return Err(trust::refusal("preview_tab_action", &info.url, moved));
                 }
                 let sent = match action {
                     "reload" => browser.reload(handle).await,
@@ -1025,10 +1056,28 @@ mod tests {
 
     /// A loopback site with fixed pages (any other path is a small "404" page).
     pub(crate) async fn site(pages: &'static [(&'static str, &'static str)]) -> String {
+        let replies = pages
+            .iter()
+            .map(|(path, body)| {
+                let reply = format!(
+                    "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+                (*path, reply)
+            })
+            .collect();
+        format!("http://127.0.0.1:{}", raw_site(replies).await)
+    }
+
+    /// A loopback site answering each path with a whole HTTP response (a page, a redirect, a
+    /// download; any other path is a small "404" page); its port.
+    pub(crate) async fn raw_site(replies: Vec<(&'static str, String)>) -> u16 {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
+        let port = listener.local_addr().unwrap().port();
+        let replies = Arc::new(replies);
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
+                let replies = replies.clone();
                 tokio::spawn(async move {
                     let mut request = Vec::new();
                     let mut buf = [0u8; 2048];
@@ -1041,19 +1090,16 @@ mod tests {
                     let head = String::from_utf8_lossy(&request);
                     let path = head.split_whitespace().nth(1).unwrap_or("/");
                     let path = path.split('?').next().unwrap_or(path);
-                    let body = pages
+                    let missing = "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: 10\r\n\r\n<p>404</p>";
+                    let answer = replies
                         .iter()
                         .find(|(p, _)| *p == path)
-                        .map_or("<p>404</p>", |(_, b)| *b);
-                    let answer = format!(
-                        "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-                        body.len()
-                    );
+                        .map_or(missing, |(_, r)| r.as_str());
                     let _ = stream.write_all(answer.as_bytes()).await;
                 });
             }
         });
-        base
+        port
     }
 
     async fn settle(tabs: &Tabs, id: &str) {
@@ -1299,6 +1345,20 @@ mod tests {
             binary,
             profile_dir: profile.to_path_buf(),
             display: wisp_preview::Display::Headless,
+            host_map: Vec::new(),
+        })))
+    }
+
+    /// The name [`headless_public`] resolves to 127.0.0.1: an address that counts as public.
+    pub(crate) const PUBLIC_NAME: &str = "public.test";
+
+    /// [`headless`] with the real browser, which resolves [`PUBLIC_NAME`] to 127.0.0.1.
+    pub(crate) fn headless_public(profile: &std::path::Path) -> PreviewBackend {
+        PreviewBackend::Native(Arc::new(Preview::new(wisp_preview::LaunchConfig {
+            binary: wisp_preview::find_browser().unwrap(),
+            profile_dir: profile.to_path_buf(),
+            display: wisp_preview::Display::Headless,
+            host_map: vec![(PUBLIC_NAME.into(), std::net::IpAddr::from([127, 0, 0, 1]))],
         })))
     }
 

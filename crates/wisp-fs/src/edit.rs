@@ -100,6 +100,17 @@ fn occurrences(hay: &str, needle: &str) -> Vec<usize> {
     at
 }
 
+/// `files_replace` of a file that looks like credentials: refused, with what to do instead.
+fn sensitive_refusal(shown: &str, why: crate::Sensitive) -> FsError {
+    err(
+        FsErrorKind::Sensitive,
+        format!(
+            "{shown}: looks like credentials ({}); files_replace does not edit such files, because its answers would tell about their content. Read it with files_read (the person is asked first) and write it whole with files_write, or ask the person to edit it",
+            why.reason()
+        ),
+    )
+}
+
 fn check_text(name: &str, text: &str) -> Result<(), FsError> {
     let chars = text.chars().count();
     if chars > limits::MAX_REPLACE_TEXT_CHARS {
@@ -143,8 +154,17 @@ impl Sandbox {
         if m.is_file() && m.len() > limits::MAX_REPLACE_FILE_BYTES as u64 {
             return Err(too_large_file(&shown, m.len()));
         }
+        // Refused before anything of the content shapes an answer: whether oldText occurs, or
+        // the digest of the content, would tell the model about a secret.
+        let names = self.names_of(&rel);
+        if let Some(why) = names.by_path() {
+            return Err(sensitive_refusal(&shown, why));
+        }
         let mut bytes = Vec::new();
         let target = self.inspect_target_keeping(&rel, &shown, Some(&mut bytes))?;
+        if let Some(why) = names.by_content(&bytes) {
+            return Err(sensitive_refusal(&shown, why));
+        }
         let TargetState::File { sha256: digest, .. } = target else {
             return Err(err(
                 FsErrorKind::NotFound,

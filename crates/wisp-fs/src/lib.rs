@@ -81,6 +81,9 @@ pub enum FsErrorKind {
     Partial,
     /// `files_trash`: no trash can take the item (none configured, none on its device).
     NoTrash,
+    /// The file looks like credentials (`sensitive.rs`): `files_replace` does not edit it, and
+    /// `files_move` does not give it a name that hides what it is.
+    Sensitive,
     /// Anything else the OS reported.
     Io,
 }
@@ -415,13 +418,21 @@ impl Sandbox {
     }
 
     /// `files_read {path, offset?, length?}`: UTF-8 text, at most
-    /// [`limits::MAX_READ_BYTES`] per call.
+    /// [`limits::MAX_READ_BYTES`] per call. Reads any file; what the model may read without
+    /// asking is [`Sandbox::read_for_model`]'s.
     pub fn read(
         &self,
         path: &str,
         offset: Option<u64>,
         length: Option<u64>,
     ) -> Result<ReadText, FsError> {
+        let mut opened = self.open_for_read(path)?;
+        Ok(opened.read_part(offset, length, 0)?.0)
+    }
+
+    /// The checks before any byte of a read: a path inside the root naming a regular file
+    /// (links inside the root are followed), opened without blocking.
+    fn open_for_read(&self, path: &str) -> Result<OpenedRead, FsError> {
         let rel = check_path(path)?;
         let shown = display(&rel);
         if rel.as_os_str().is_empty() {
@@ -440,68 +451,12 @@ impl Sandbox {
         if !meta.is_file() {
             return Err(not_regular(&shown, meta.file_type()));
         }
-        let (mut file, meta) = self.open_regular(&rel, &shown, true)?;
-        let size = meta.len();
-        let mut sniff = vec![0u8; limits::BINARY_SNIFF_BYTES.min(size as usize)];
-        file.read_exact(&mut sniff)
-            .map_err(|e| io_err(&shown, &e))?;
-        if sniff.contains(&0) {
-            return Err(err(
-                FsErrorKind::Binary,
-                format!("{shown}: binary file ({size} bytes); only UTF-8 text can be read"),
-            ));
-        }
-        let offset = offset.unwrap_or(0);
-        if offset > size {
-            return Err(err(
-                FsErrorKind::InvalidPath,
-                format!("{shown}: offset {offset} is past the end ({size} bytes)"),
-            ));
-        }
-        let want = length
-            .unwrap_or(u64::MAX)
-            .min(limits::MAX_READ_BYTES as u64)
-            .min(size - offset) as usize;
-        file.seek(SeekFrom::Start(offset))
-            .map_err(|e| io_err(&shown, &e))?;
-        let mut buf = vec![0u8; want];
-        file.read_exact(&mut buf).map_err(|e| io_err(&shown, &e))?;
-        if offset > 0 && buf.first().is_some_and(|b| (0x80..0xC0).contains(b)) {
-            return Err(err(
-                FsErrorKind::InvalidPath,
-                format!("{shown}: offset {offset} is inside a character"),
-            ));
-        }
-        // A part may end inside a character: stop before it, the next part starts there.
-        let text_len = match std::str::from_utf8(&buf) {
-            Ok(_) => buf.len(),
-            Err(e) if e.error_len().is_none() && offset + want as u64 != size => e.valid_up_to(),
-            Err(_) => {
-                return Err(err(
-                    FsErrorKind::Binary,
-                    format!("{shown}: not UTF-8 text; only UTF-8 text can be read"),
-                ));
-            }
-        };
-        buf.truncate(text_len);
-        let end = offset + text_len as u64;
-        // A file that grew after the stat has more bytes than `size`: then what was read is not
-        // the whole file and gets no digest.
-        let whole = offset == 0 && end == size && {
-            let mut more = [0u8; 1];
-            file.read(&mut more).map_err(|e| io_err(&shown, &e))? == 0
-        };
-        let sha256 = whole.then(|| hex::encode(Sha256::digest(&buf)));
-        let content = String::from_utf8(buf)
-            .map_err(|_| err(FsErrorKind::Binary, format!("{shown}: not UTF-8 text")))?;
-        Ok(ReadText {
-            path: shown,
-            content,
-            offset,
-            size,
-            partial: end < size,
-            next_offset: (end < size).then_some(end),
-            sha256,
+        let (file, meta) = self.open_regular(&rel, &shown, true)?;
+        Ok(OpenedRead {
+            rel,
+            shown,
+            file,
+            meta,
         })
     }
 
@@ -743,6 +698,108 @@ impl Sandbox {
     }
 }
 
+/// A file opened for a read: the path as given (normalised), as shown, the open file and its
+/// `fstat` when opened.
+pub(crate) struct OpenedRead {
+    pub(crate) rel: PathBuf,
+    pub(crate) shown: String,
+    pub(crate) file: cap_std::fs::File,
+    pub(crate) meta: cap_std::fs::Metadata,
+}
+
+impl OpenedRead {
+    /// The text from `offset`, at most `length` and [`limits::MAX_READ_BYTES`] bytes, and the
+    /// bytes around it: up to `context` bytes before and after the part, read in the same pass
+    /// (for the credentials checks of `sensitive.rs`; `0` for none).
+    pub(crate) fn read_part(
+        &mut self,
+        offset: Option<u64>,
+        length: Option<u64>,
+        context: u64,
+    ) -> Result<(ReadText, Vec<u8>), FsError> {
+        let shown = self.shown.as_str();
+        let file = &mut self.file;
+        let size = self.meta.len();
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| io_err(shown, &e))?;
+        let mut sniff = vec![0u8; limits::BINARY_SNIFF_BYTES.min(size as usize)];
+        file.read_exact(&mut sniff).map_err(|e| io_err(shown, &e))?;
+        if sniff.contains(&0) {
+            return Err(err(
+                FsErrorKind::Binary,
+                format!("{shown}: binary file ({size} bytes); only UTF-8 text can be read"),
+            ));
+        }
+        let offset = offset.unwrap_or(0);
+        check_offset(shown, offset, size)?;
+        let want = length
+            .unwrap_or(u64::MAX)
+            .min(limits::MAX_READ_BYTES as u64)
+            .min(size - offset) as usize;
+        let from = offset.saturating_sub(context);
+        let to = (offset + want as u64).saturating_add(context).min(size);
+        file.seek(SeekFrom::Start(from))
+            .map_err(|e| io_err(shown, &e))?;
+        let mut around = vec![0u8; (to - from) as usize];
+        file.read_exact(&mut around)
+            .map_err(|e| io_err(shown, &e))?;
+        let at = (offset - from) as usize;
+        let mut buf = around[at..at + want].to_vec();
+        if offset > 0 && buf.first().is_some_and(|b| (0x80..0xC0).contains(b)) {
+            return Err(err(
+                FsErrorKind::InvalidPath,
+                format!("{shown}: offset {offset} is inside a character"),
+            ));
+        }
+        // A part may end inside a character: stop before it, the next part starts there.
+        let text_len = match std::str::from_utf8(&buf) {
+            Ok(_) => buf.len(),
+            Err(e) if e.error_len().is_none() && offset + want as u64 != size => e.valid_up_to(),
+            Err(_) => {
+                return Err(err(
+                    FsErrorKind::Binary,
+                    format!("{shown}: not UTF-8 text; only UTF-8 text can be read"),
+                ));
+            }
+        };
+        buf.truncate(text_len);
+        let end = offset + text_len as u64;
+        // A file that grew after the stat has more bytes than `size`: then what was read is not
+        // the whole file and gets no digest. (Reading on from `to` is reading on from `size`
+        // here: a whole part leaves no context after it.)
+        let whole = offset == 0 && end == size && {
+            let mut more = [0u8; 1];
+            file.read(&mut more).map_err(|e| io_err(shown, &e))? == 0
+        };
+        let sha256 = whole.then(|| hex::encode(Sha256::digest(&buf)));
+        let content = String::from_utf8(buf)
+            .map_err(|_| err(FsErrorKind::Binary, format!("{shown}: not UTF-8 text")))?;
+        Ok((
+            ReadText {
+                path: self.shown.clone(),
+                content,
+                offset,
+                size,
+                partial: end < size,
+                next_offset: (end < size).then_some(end),
+                sha256,
+            },
+            around,
+        ))
+    }
+}
+
+/// An offset a read can start at: at most the file's size.
+pub(crate) fn check_offset(shown: &str, offset: u64, size: u64) -> Result<(), FsError> {
+    if offset > size {
+        return Err(err(
+            FsErrorKind::InvalidPath,
+            format!("{shown}: offset {offset} is past the end ({size} bytes)"),
+        ));
+    }
+    Ok(())
+}
+
 /// A file's modification time in nanoseconds since the epoch.
 fn mtime_ns(m: &cap_std::fs::Metadata) -> i128 {
     use cap_std::fs::MetadataExt;
@@ -810,6 +867,8 @@ mod cleanup;
 mod edit;
 mod moves;
 mod search;
+pub mod sensitive;
+mod sensitive_read;
 mod trash;
 mod tree;
 
@@ -817,6 +876,8 @@ pub use cleanup::Cleanup;
 pub use edit::{Made, MkdirPlan, ReplacePlan};
 pub use moves::{MovePlan, Moved};
 pub use search::{SearchHit, SearchLimits, SearchMode, SearchResult, Skipped};
+pub use sensitive::Sensitive;
+pub use sensitive_read::{ModelRead, SensitiveRead};
 pub use trash::{TrashConfig, TrashPlan, Trashed};
 pub use tree::TreeFingerprint;
 

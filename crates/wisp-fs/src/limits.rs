@@ -79,3 +79,8 @@ pub const TREE_MAX_DEPTH: usize = 20;
 /// Names `files_trash` tries in a trash (`NAME`, `NAME.2`, …) before it gives up: the trash
 /// would have that many items of one name.
 pub const TRASH_MAX_NAME_ATTEMPTS: usize = 1000;
+
+/// Bytes before and after the part `files_read` returns that are checked, with the part, for a
+/// PEM private key block or a Git credential line (`sensitive.rs`): a part that holds any byte
+/// of a block or line up to this long is withheld, however small the part asked for.
+pub const SENSITIVE_CONTEXT_BYTES: u64 = 32 * 1024;

@@ -189,6 +189,21 @@ impl Sandbox {
     /// device and not inside the source.
     pub fn prepare_move(&self, source: &str, target: &str) -> Result<MovePlan, FsError> {
         let paths = move_paths(source, target)?;
+        // A move must not launder credentials: under a new name files_read would send them
+        // without asking. Judged by the names as given and as the source resolves.
+        let resolved = self.dir.canonicalize(&paths.src).ok();
+        let hidden = std::iter::once(paths.src.as_path())
+            .chain(resolved.as_deref())
+            .find_map(|s| crate::sensitive::hidden_by_move(s, &paths.dst));
+        if let Some(why) = hidden {
+            return Err(err(
+                FsErrorKind::Sensitive,
+                format!(
+                    "{}: looks like credentials ({why}); as {} it would no longer be recognised, and reading it would not ask the person. Keep a name of the same kind (e.g. .env.old), or ask the person to rename it; nothing was moved",
+                    paths.ss, paths.ts
+                ),
+            ));
+        }
         let c = self.move_check(&paths)?;
         Ok(MovePlan {
             source: paths.ss,

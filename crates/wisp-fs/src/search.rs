@@ -7,6 +7,11 @@
 //! the opened file must show a regular file with one link before a byte is read. What is left out is counted by reason in `skipped`; what a
 //! limit cut off sets `truncated` with the limit's name — so nothing unread reads as "no match".
 //!
+//! Files that look like credentials (`sensitive.rs`) are never matched in content mode: they are
+//! named in the results as `withheld`, with the reason, whether or not they hold the query —
+//! an answer that depended on their content would tell the model about it. Hidden files among
+//! them (`.env`) are named too rather than only counted as hidden; hidden folders stay unsearched.
+//!
 //! "Private" folders (FILE-10): folders without read permission for their owner, and folders this
 //! process may not open. They are skipped and counted, never reported as empty.
 
@@ -17,7 +22,11 @@ use std::path::Path;
 use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
 use serde::Serialize;
 
+use crate::sensitive::{self, Sensitive};
 use crate::{FsError, FsErrorKind, Sandbox, check_path, display, err, io_err, limits, nonblocking};
+
+/// What an answer with withheld results says about them.
+pub const WITHHELD_NOTE: &str = "results with \"withheld\" are files that look like credentials: they were not searched, so they may or may not contain the query, and nothing of their content is in this answer; files_read asks the person before sending one";
 
 /// What `files_search` matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -73,6 +82,9 @@ pub struct SearchHit {
     /// The matching line, cut around the match (content matches).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snippet: Option<String>,
+    /// A file that looks like credentials, named without being searched: why it looks so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withheld: Option<&'static str>,
 }
 
 /// What a search left out.
@@ -109,6 +121,9 @@ pub struct SearchResult {
     /// Bytes of file content read.
     #[serde(rename = "bytesRead")]
     pub bytes_read: u64,
+    /// [`WITHHELD_NOTE`] when a result is withheld.
+    #[serde(rename = "withheldNote", skip_serializing_if = "Option::is_none")]
+    pub withheld_note: Option<&'static str>,
 }
 
 struct Walk<'a> {
@@ -147,6 +162,9 @@ impl Walk<'_> {
             self.truncate("results");
             return;
         }
+        if hit.withheld.is_some() {
+            self.out.withheld_note = Some(WITHHELD_NOTE);
+        }
         // Each result adds itself and, after the first, a comma.
         let chars = json_chars(&hit) + usize::from(!self.out.results.is_empty());
         if self.envelope_chars() + self.output_chars + chars > self.limits.max_output_chars {
@@ -168,7 +186,17 @@ impl Walk<'_> {
     /// The answer, within the output cap as a whole: results are left out from the end until
     /// it fits (the counts and `truncatedBy` may have grown since the last result was added).
     fn finish(mut self) -> Result<SearchResult, FsError> {
-        while json_chars(&self.out) > self.limits.max_output_chars {
+        loop {
+            // The note goes with the withheld results that made it into the answer.
+            self.out.withheld_note = self
+                .out
+                .results
+                .iter()
+                .any(|h| h.withheld.is_some())
+                .then_some(WITHHELD_NOTE);
+            if json_chars(&self.out) <= self.limits.max_output_chars {
+                break;
+            }
             if self.out.results.pop().is_none() {
                 return Err(err(
                     FsErrorKind::TooLarge,
@@ -208,7 +236,17 @@ impl Walk<'_> {
             self.out.examined += 1;
             let path = rel.join(&name);
             if name.starts_with('.') {
-                self.skip("hidden");
+                // A hidden file that looks like credentials is named, so that "not found" is
+                // never what the model concludes about the `.env` that may hold the answer.
+                match sensitive::by_path(&path) {
+                    Some(s)
+                        if self.mode == SearchMode::Content
+                            && entry.file_type().is_ok_and(|t| t.is_file()) =>
+                    {
+                        self.withhold(&path, s);
+                    }
+                    _ => self.skip("hidden"),
+                }
                 continue;
             }
             let Ok(ft) = entry.file_type() else {
@@ -228,6 +266,7 @@ impl Walk<'_> {
                         kind: Some("dir"),
                         line: None,
                         snippet: None,
+                        withheld: None,
                     });
                 }
                 if depth >= self.limits.max_depth {
@@ -255,6 +294,17 @@ impl Walk<'_> {
         }
     }
 
+    /// Names a file that looks like credentials, with why, and nothing of its content.
+    fn withhold(&mut self, path: &Path, why: Sensitive) {
+        self.hit(SearchHit {
+            path: path.display().to_string(),
+            kind: None,
+            line: None,
+            snippet: None,
+            withheld: Some(why.reason()),
+        });
+    }
+
     fn name_matches(&self, name: &str) -> bool {
         name.to_lowercase().contains(&self.query_lower)
     }
@@ -275,8 +325,13 @@ impl Walk<'_> {
                     kind: Some("file"),
                     line: None,
                     snippet: None,
+                    withheld: None,
                 });
             }
+            return;
+        }
+        if let Some(s) = sensitive::by_path(path) {
+            self.withhold(path, s);
             return;
         }
         // Opened without following a link and without blocking; `fstat` of what was opened
@@ -333,6 +388,11 @@ impl Walk<'_> {
             self.skip("binary");
             return;
         };
+        // Decided by the whole file, before any match: a Git config with credentials, a key.
+        if let Some(s) = sensitive::by_content(path, &self.buf) {
+            self.withhold(path, s);
+            return;
+        }
         let bytes = text.as_bytes();
         let mut hits = Vec::new();
         let mut line = 1;
@@ -362,6 +422,7 @@ impl Walk<'_> {
                 kind: None,
                 line: Some(line),
                 snippet: Some(snippet),
+                withheld: None,
             });
             if self.stop {
                 return;
@@ -487,6 +548,7 @@ impl Sandbox {
                 skipped: Skipped::default(),
                 examined: 0,
                 bytes_read: 0,
+                withheld_note: None,
             },
             output_chars: 0,
             buf: Vec::new(),

@@ -111,7 +111,8 @@ impl From<wire::WireUsage> for Usage {
 pub struct Completion {
     /// The visible text.
     pub text: String,
-    /// Tool calls ordered by their stream `index`.
+    /// Tool calls ordered by their stream `index`, each with an id unique within this answer
+    /// (a missing, empty or repeated provider id is replaced; see `unique_wire_ids`).
     pub tool_calls: Vec<ToolCall>,
     /// Why the model stopped.
     pub finish_reason: FinishReason,
@@ -231,17 +232,46 @@ impl StreamDecoder {
     }
 }
 
+/// Gives every call of one answer an id of its own for the wire. Providers differ: some send
+/// none or an empty one, some repeat one id for several calls of a response. The next request
+/// answers each call by its id, so within one assistant message every id must be unique, or
+/// results would be ambiguous (and strict servers refuse the history). A provider's id that is
+/// present and not taken is kept as it is; the others get `call_{index}`, suffixed until free.
+/// Ids only need to be unique within one response: Wisp never looks a call up by them.
+fn unique_wire_ids(calls: &mut [ToolCall]) {
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut renamed = Vec::new();
+    for (i, call) in calls.iter().enumerate() {
+        if call.id.is_empty() || !taken.insert(call.id.clone()) {
+            renamed.push(i);
+        }
+    }
+    // Free names are chosen after every kept id is known, so a filled-in id can never take
+    // the provider's own id of a later call.
+    for i in renamed {
+        let base = format!("call_{i}");
+        let mut id = base.clone();
+        let mut n = 1u32;
+        while taken.contains(&id) {
+            id = format!("{base}_{n}");
+            n += 1;
+        }
+        taken.insert(id.clone());
+        calls[i].id = id;
+    }
+}
+
 impl Aggregator {
     fn into_completion(mut self) -> Result<Completion, ModelError> {
         if !self.done {
             return Err(ModelError::stream_cut());
         }
         self.calls.sort_by_key(|c| c.index);
-        let mut tool_calls = Vec::with_capacity(self.calls.len());
+        let mut tool_calls: Vec<ToolCall> = Vec::with_capacity(self.calls.len());
         for c in self.calls {
-            if c.id.is_empty() || c.name.is_empty() {
+            if c.name.is_empty() {
                 return Err(ModelError::malformed(format_args!(
-                    "tool call #{} came without an id or a name",
+                    "tool call #{} came without a name",
                     c.index
                 )));
             }
@@ -251,6 +281,7 @@ impl Aggregator {
                 arguments: c.arguments,
             });
         }
+        unique_wire_ids(&mut tool_calls);
         Ok(Completion {
             text: self.text,
             tool_calls,

@@ -139,7 +139,9 @@ impl fmt::Debug for Continuation {
 /// One complete tool call, as the model made it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCall {
-    /// The provider's call ID; every tool result must quote it.
+    /// The call's ID on the wire: every tool result of the next request quotes it. Unique
+    /// within one assistant message, not across messages (providers number calls per response),
+    /// so it is never a call's identity inside Wisp.
     pub id: String,
     /// The function name.
     pub name: String,

@@ -201,19 +201,58 @@ fn malformed_chunk_json_is_a_clear_error() {
 }
 
 #[test]
-fn a_tool_call_without_id_or_with_two_ids_is_malformed() {
-    let no_id = chunk(r#"{"tool_calls":[{"index":0,"function":{"name":"f","arguments":"{}"}}]}"#)
-        + &finish("tool_calls");
-    assert_eq!(
-        decode(no_id.as_bytes()).unwrap_err().kind(),
-        ErrorKind::MalformedStream
-    );
+fn a_tool_call_with_two_ids_or_without_a_name_is_malformed() {
     let two_ids = chunk(r#"{"tool_calls":[{"index":0,"id":"a","function":{"name":"f"}}]}"#)
         + &chunk(r#"{"tool_calls":[{"index":0,"id":"b","function":{"arguments":"{}"}}]}"#)
         + &finish("tool_calls");
     assert_eq!(
         decode(two_ids.as_bytes()).unwrap_err().kind(),
         ErrorKind::MalformedStream
+    );
+    let no_name = chunk(r#"{"tool_calls":[{"index":0,"id":"a","function":{"arguments":"{}"}}]}"#)
+        + &finish("tool_calls");
+    assert_eq!(
+        decode(no_name.as_bytes()).unwrap_err().kind(),
+        ErrorKind::MalformedStream
+    );
+}
+
+fn ids_of(body: &str) -> Vec<String> {
+    decode(body.as_bytes())
+        .unwrap()
+        .tool_calls
+        .into_iter()
+        .map(|c| c.id)
+        .collect()
+}
+
+fn call(index: u32, id: Option<&str>) -> String {
+    let id = id.map_or(String::new(), |id| format!(r#""id":{id:?},"#));
+    chunk(&format!(
+        r#"{{"tool_calls":[{{"index":{index},{id}"function":{{"name":"f","arguments":"{{}}"}}}}]}}"#
+    ))
+}
+
+/// Providers that send no id, an empty one, or one id for several calls of a response still
+/// give an answer whose calls the next request can answer one by one.
+#[test]
+fn missing_empty_and_repeated_ids_become_unique_within_the_answer() {
+    let none = call(0, None) + &call(1, None) + &finish("tool_calls");
+    assert_eq!(ids_of(&none), ["call_0", "call_1"]);
+    let empty = call(0, Some("")) + &call(1, Some("x")) + &finish("tool_calls");
+    assert_eq!(ids_of(&empty), ["call_0", "x"]);
+    let repeated = call(0, Some("call_0")) + &call(1, Some("call_0")) + &call(2, Some("call_0"));
+    assert_eq!(
+        ids_of(&(repeated + &finish("tool_calls"))),
+        ["call_0", "call_1", "call_2"]
+    );
+    // A filled-in id never takes an id the provider gave a later call.
+    let clash = call(0, None) + &call(1, Some("call_0")) + &finish("tool_calls");
+    assert_eq!(ids_of(&clash), ["call_0_1", "call_0"]);
+    let taken = call(0, Some("a")) + &call(1, Some("a")) + &call(2, Some("call_1"));
+    assert_eq!(
+        ids_of(&(taken + &finish("tool_calls"))),
+        ["a", "call_1_1", "call_1"]
     );
 }
 

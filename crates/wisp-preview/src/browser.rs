@@ -2,6 +2,12 @@
 //! state of each tab (URL, title, load state, last error, navigation version) kept from the
 //! page's events, navigation on the person's or an approved request, the fixed read, and
 //! closing with the page's `beforeunload` answered only by the caller.
+//!
+//! Each tab also keeps the address its page was last opened at by its owner
+//! ([`TabInfo::opened_url`]): what the caller navigated it to, or what the person typed into
+//! the browser window. A page that moves itself (an HTTP redirect, a meta refresh, a script
+//! setting `location`, a link) never changes it, so the caller can tell where the page went
+//! from where it was sent. Every download is refused, and the tab counts what its pages tried.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,8 +21,8 @@ use crate::PreviewError;
 use crate::cdp::{CdpError, Connection, Event};
 use crate::extract::{self, PageText, cut_chars};
 use crate::limits::{
-    CLOSE_TIMEOUT, DIALOG_TIMEOUT, EVENT_BUFFER, LAUNCH_TIMEOUT, MAX_TITLE_CHARS, SCREEN_IDLE,
-    SHUTDOWN_GRACE,
+    CLOSE_TIMEOUT, DIALOG_TIMEOUT, EVENT_BUFFER, HISTORY_RETRY, HISTORY_TRIES, LAUNCH_TIMEOUT,
+    MAX_DOWNLOAD_NAME_CHARS, MAX_TITLE_CHARS, SCREEN_IDLE, SHUTDOWN_GRACE,
 };
 use crate::process::{BrowserProcess, LaunchConfig};
 use crate::screen::{self, Screen};
@@ -51,6 +57,25 @@ pub struct TabInfo {
     pub nav_version: u64,
     /// The tab is gone.
     pub closed: bool,
+    /// Where this tab's page was last opened by its owner: the URL last given to
+    /// [`Browser::navigate`], or what the person typed into the browser window's address bar
+    /// (or chose as a bookmark), as the browser recorded it before any redirect. Navigations
+    /// the page makes (redirects, refreshes, scripts, links, history moves) leave it as it
+    /// is; a navigation the browser started that is not confirmed as the person's clears it.
+    /// `None`: nobody vouched for any address of this tab.
+    pub opened_url: Option<String>,
+    /// Downloads this tab's pages started; every one was refused and nothing was saved.
+    pub blocked_downloads: Option<BlockedDownloads>,
+}
+
+/// The downloads a tab's pages tried since it was last navigated to an address.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedDownloads {
+    /// How many.
+    pub count: u32,
+    /// The file name the page suggested for the latest one (the page's own text, cut at
+    /// [`MAX_DOWNLOAD_NAME_CHARS`]).
+    pub last_file_name: String,
 }
 
 /// What happened to a close.
@@ -115,7 +140,39 @@ pub(crate) struct TabState {
     pub(crate) info: TabInfo,
     /// Its live view.
     pub(crate) screen: Screen,
+    /// Who is vouching for the next navigation (see [`TabInfo::opened_url`]).
+    trust: Trust,
 }
+
+/// What tells the owner's and the person's navigations from the page's own.
+#[derive(Debug, Default)]
+struct Trust {
+    /// The page asked for a navigation of this tab (`Page.frameRequestedNavigation`): the
+    /// navigation that starts next is the page's.
+    page_requested: bool,
+    /// [`Browser::navigate`] sent one: the browser-started navigation that starts next is it.
+    own_requested: bool,
+    /// Bumped whenever [`TabInfo::opened_url`] is set or cleared by a new navigation, so a
+    /// history check begun before it cannot apply an older answer.
+    generation: u64,
+    /// The newest history entry this tab has had (entry IDs only grow): a navigation back to
+    /// an older entry vouches for nothing.
+    newest_entry: i64,
+    /// The latest download counted, so the page's and the browser's report of one count once.
+    last_download: Option<String>,
+}
+
+/// History-entry transitions only the browser itself gives, for the person: the address bar,
+/// a bookmark, a keyword search (Wisp's own `Page.navigate` is `typed` too). Whatever a page
+/// does, its navigations are `link`, `form_submit`, `reload` or a subframe's.
+const PERSON_TRANSITIONS: &[&str] = &[
+    "typed",
+    "address_bar",
+    "auto_bookmark",
+    "generated",
+    "keyword",
+    "keyword_generated",
+];
 
 pub(crate) struct Inner {
     pub(crate) conn: Arc<Connection>,
@@ -180,12 +237,25 @@ impl Browser {
         )
         .await;
         match ready {
-            Ok(Ok(_)) => Ok(Self { inner }),
-            Ok(Err(e)) => Err(PreviewError::Launch(e.to_string())),
-            Err(_) => Err(PreviewError::Launch(
-                "the browser did not answer in time".into(),
-            )),
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(PreviewError::Launch(e.to_string())),
+            Err(_) => {
+                return Err(PreviewError::Launch(
+                    "the browser did not answer in time".into(),
+                ));
+            }
         }
+        // No page of the preview saves a file on this computer: an approved page could
+        // otherwise drop a script into the Downloads folder without anyone asking. The events
+        // say which tab tried (`Page.downloadWillBegin`, `Browser.downloadWillBegin`).
+        conn.call(
+            "Browser.setDownloadBehavior",
+            json!({ "behavior": "deny", "eventsEnabled": true }),
+            None,
+        )
+        .await
+        .map_err(|e| PreviewError::Launch(format!("the browser cannot refuse downloads: {e}")))?;
+        Ok(Self { inner })
     }
 
     /// The browser's process id (its process group id too).
@@ -240,8 +310,11 @@ impl Browser {
                     error: None,
                     nav_version: 1,
                     closed: false,
+                    opened_url: None,
+                    blocked_downloads: None,
                 },
                 screen: Screen::default(),
+                trust: Trust::default(),
             },
         );
         let session = Some(session_id.as_str());
@@ -287,13 +360,24 @@ impl Browser {
         if let Some(t) = lock(&self.inner.tabs).get_mut(&tab) {
             t.info.load_state = LoadState::Failed;
             t.info.error = Some(error);
+            // It never started: the next browser-started navigation is not this one.
+            t.trust.own_requested = false;
         }
         let _ = self.inner.events.send(BrowserEvent::Changed(tab));
     }
 
-    /// Navigates the tab (the request only: loading is reported by the tab's state).
+    /// Navigates the tab (the request only: loading is reported by the tab's state). The
+    /// caller vouches for `url`: it becomes the tab's [`TabInfo::opened_url`], whatever the
+    /// page does next, and the tab's count of blocked downloads starts again.
     pub async fn navigate(&self, tab: TabHandle, url: &str) -> Result<u64, PreviewError> {
         let session = self.session(tab)?;
+        if let Some(t) = lock(&self.inner.tabs).get_mut(&tab) {
+            t.info.opened_url = Some(url.to_owned());
+            t.info.blocked_downloads = None;
+            t.trust.own_requested = true;
+            t.trust.page_requested = false;
+            t.trust.generation += 1;
+        }
         self.begin_navigation(tab);
         let answer = self
             .inner
@@ -668,6 +752,72 @@ async fn refresh_title(inner: std::sync::Weak<Inner>, tab: TabHandle, session: S
     }
 }
 
+/// After a page of the tab committed: if its history entry is new and of a navigation only the
+/// browser starts for the person ([`PERSON_TRANSITIONS`]: Wisp's own `Page.navigate`, or the
+/// address bar of the window), what was typed — the entry's `userTypedURL`, kept as it was
+/// before any redirect — is where the tab was opened. A page-made entry, an old entry reached
+/// through history, or an answer overtaken by a newer navigation changes nothing.
+async fn confirm_opened(
+    inner: std::sync::Weak<Inner>,
+    tab: TabHandle,
+    session: String,
+    generation: u64,
+) {
+    let Some(conn) = inner.upgrade().map(|i| i.conn.clone()) else {
+        return;
+    };
+    // Right after a commit that changed the page's process the page is briefly "not attached";
+    // asked again a moment later, it answers.
+    let mut history = None;
+    for _ in 0..HISTORY_TRIES {
+        match conn
+            .call("Page.getNavigationHistory", json!({}), Some(&session))
+            .await
+        {
+            Ok(h) => {
+                history = Some(h);
+                break;
+            }
+            Err(CdpError::Closed) => return,
+            Err(_) => tokio::time::sleep(HISTORY_RETRY).await,
+        }
+    }
+    let Some(history) = history else { return };
+    let current = history
+        .get("currentIndex")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let Some(entry) = history.pointer(&format!("/entries/{current}")) else {
+        return;
+    };
+    let id = entry.get("id").and_then(Value::as_i64).unwrap_or(0);
+    let transition = entry
+        .get("transitionType")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let typed = entry
+        .get("userTypedURL")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(inner) = inner.upgrade() else { return };
+    let changed = match lock(&inner.tabs).get_mut(&tab) {
+        Some(t) if t.trust.generation == generation && id > t.trust.newest_entry => {
+            t.trust.newest_entry = id;
+            let vouched = PERSON_TRANSITIONS.contains(&transition) && !typed.is_empty();
+            if vouched && t.info.opened_url.as_deref() != Some(typed) {
+                t.info.opened_url = Some(typed.to_owned());
+                true
+            } else {
+                false
+            }
+        }
+        _ => false,
+    };
+    if changed {
+        let _ = inner.events.send(BrowserEvent::Changed(tab));
+    }
+}
+
 /// Keeps each tab's state from the browser's events.
 async fn monitor(inner: std::sync::Weak<Inner>, mut events: broadcast::Receiver<Event>) {
     loop {
@@ -704,6 +854,12 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
             .find(|(_, t)| t.target_id == target)
             .map(|(h, _)| *h)
     };
+    let by_frame = |frame: &str| {
+        lock(&inner.tabs)
+            .iter()
+            .find(|(_, t)| t.frame_id == frame)
+            .map(|(h, _)| *h)
+    };
     let tab = match (&event.session, event.method.as_str()) {
         (Some(s), _) => by_session(s),
         (None, "Target.targetInfoChanged") => p
@@ -718,6 +874,11 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
             .get("sessionId")
             .and_then(Value::as_str)
             .and_then(by_session),
+        // The page's own report (`Page.downloadWillBegin`, on its session) names the tab for
+        // a download from any of its frames; the browser's names the frame only.
+        (None, "Browser.downloadWillBegin") => {
+            p.get("frameId").and_then(Value::as_str).and_then(by_frame)
+        }
         _ => None,
     };
     let Some(tab) = tab else { return };
@@ -743,7 +904,52 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
                 }
                 true
             }
+            "Page.frameRequestedNavigation"
+                if main(p.get("frameId").and_then(Value::as_str))
+                    && p.get("disposition").and_then(Value::as_str) == Some("currentTab") =>
+            {
+                t.trust.page_requested = true;
+                false
+            }
+            "Page.frameStartedNavigating" if main(p.get("frameId").and_then(Value::as_str)) => {
+                let page_requested = std::mem::take(&mut t.trust.page_requested);
+                let new_document =
+                    p.get("navigationType").and_then(Value::as_str) == Some("differentDocument");
+                if new_document && !page_requested {
+                    if std::mem::take(&mut t.trust.own_requested) {
+                        // The navigation `navigate` asked for: its URL already stands.
+                    } else {
+                        // The browser started it and it is not ours: the person's, unless its
+                        // history entry says otherwise. Until that is confirmed, nobody vouches
+                        // for this tab: a stale address must not cover a new page.
+                        t.info.opened_url = None;
+                        t.trust.generation += 1;
+                    }
+                }
+                false
+            }
+            "Page.downloadWillBegin" | "Browser.downloadWillBegin" => {
+                let guid = p.get("guid").and_then(Value::as_str).map(str::to_owned);
+                if guid.is_some() && guid == t.trust.last_download {
+                    false
+                } else {
+                    t.trust.last_download = guid;
+                    let name = p
+                        .get("suggestedFilename")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let name = cut_chars(name, MAX_DOWNLOAD_NAME_CHARS).0;
+                    let count = info.blocked_downloads.as_ref().map_or(0, |b| b.count);
+                    info.blocked_downloads = Some(BlockedDownloads {
+                        count: count.saturating_add(1),
+                        last_file_name: name,
+                    });
+                    true
+                }
+            }
             "Page.frameNavigated" if p.pointer("/frame/parentId").is_none() => {
+                t.trust.own_requested = false;
+                t.trust.page_requested = false;
                 let frame = &p["frame"];
                 if let Some(id) = frame.get("id").and_then(Value::as_str) {
                     t.frame_id = id.to_owned();
@@ -761,6 +967,7 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
                 true
             }
             "Page.navigatedWithinDocument" if main(p.get("frameId").and_then(Value::as_str)) => {
+                t.trust.own_requested = false;
                 info.nav_version += 1;
                 if let Some(url) = p.get("url").and_then(Value::as_str) {
                     info.url = url.to_owned();
@@ -798,6 +1005,17 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
         "Page.loadEventFired" | "Page.navigatedWithinDocument" => {
             if let Some(session) = event.session.clone() {
                 tokio::spawn(refresh_title(Arc::downgrade(inner), tab, session));
+            }
+        }
+        "Page.frameNavigated" if p.pointer("/frame/parentId").is_none() => {
+            let generation = lock(&inner.tabs).get(&tab).map(|t| t.trust.generation);
+            if let (Some(session), Some(generation)) = (event.session.clone(), generation) {
+                tokio::spawn(confirm_opened(
+                    Arc::downgrade(inner),
+                    tab,
+                    session,
+                    generation,
+                ));
             }
         }
         "Page.screencastFrame" => {

@@ -1,16 +1,22 @@
 //! The one fixed extraction (WEB-20..23): a constant function, built from the limits and no
 //! input from the model, run in an isolated world of the page. The page's own scripts cannot
-//! see it or change the built-ins it uses there; it reads only the DOM.
+//! see it or change the built-ins it uses there; it reads only the DOM and the browser's
+//! rendering of it, and returns only text a person can see.
 
 use serde::Deserialize;
 
 use crate::limits::{
-    MAX_LINK_TEXT_CHARS, MAX_LINKS, MAX_TEXT_CHARS, MAX_TEXT_NODES, MAX_URL_CHARS,
+    MAX_LINK_TEXT_CHARS, MAX_LINKS, MAX_TEXT_CHARS, MAX_TEXT_NODES, MAX_URL_CHARS, MIN_CONTRAST,
+    MIN_FONT_PX,
 };
 
 /// What one read of a page found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PageText {
+    /// The address of the document the text was read from (its `location.href` as the
+    /// isolated world sees it, which the page's scripts cannot change): the caller can check
+    /// that what was read is the page it meant to read, whatever events arrived meanwhile.
+    pub url: String,
     /// The content root used: `article`, `main` or `body`.
     pub root: String,
     /// Visible text, at most [`MAX_TEXT_CHARS`] characters.
@@ -36,77 +42,8 @@ pub struct Link {
     pub text: String,
 }
 
-const SOURCE: &str = r#"(() => {
-  const MAX_TEXT = __MAX_TEXT__, MAX_LINKS = __MAX_LINKS__, MAX_NODES = __MAX_NODES__,
-    MAX_LINK_TEXT = __MAX_LINK_TEXT__;
-  const EXCLUDED = new Set(['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'IFRAME', 'FRAME',
-    'FRAMESET', 'OBJECT', 'EMBED', 'FORM', 'INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'OPTGROUP',
-    'BUTTON', 'DATALIST', 'OUTPUT', 'CANVAS', 'SVG', 'MATH', 'VIDEO', 'AUDIO', 'HEAD', 'TITLE',
-    'META', 'LINK', 'DIALOG']);
-  const EDITABLE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', 'form']);
-  const root = document.querySelector('article') || document.querySelector('main') || document.body;
-  let text = '', chars = 0, textTruncated = false;
-  let nodes = 0, nodesTruncated = false;
-  const links = [], seen = new Set();
-  let linksTruncated = false;
-  const count = (s) => { let n = 0; for (const _ of s) n++; return n; };
-  const cut = (s, max) => { let out = '', n = 0; for (const c of s) { if (n === max) break; out += c; n++; } return out; };
-  const breakLine = () => {
-    if (text === '' || text.endsWith('\n') || chars >= MAX_TEXT) return;
-    if (text.endsWith(' ')) text = text.slice(0, -1) + '\n'; else { text += '\n'; chars++; }
-  };
-  const addText = (raw) => {
-    if (textTruncated) return;
-    let s = raw.replace(/\s+/g, ' ');
-    if (text === '' || text.endsWith(' ') || text.endsWith('\n')) s = s.replace(/^ /, '');
-    if (s === '') return;
-    const n = count(s);
-    if (chars + n <= MAX_TEXT) { text += s; chars += n; return; }
-    const head = cut(s, MAX_TEXT - chars);
-    text += head; chars = MAX_TEXT;
-    if (s.slice(head.length).trim() !== '') textTruncated = true;
-  };
-  const addLink = (a) => {
-    let u;
-    try { u = new URL(a.href); } catch (_) { return; }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') return;
-    u.search = ''; u.hash = ''; u.username = ''; u.password = '';
-    const href = u.href;
-    if (seen.has(href)) return;
-    if (links.length >= MAX_LINKS) { linksTruncated = true; return; }
-    seen.add(href);
-    links.push({ url: href, text: cut((a.innerText || '').replace(/\s+/g, ' ').trim(), MAX_LINK_TEXT) });
-  };
-  const excluded = (el) => {
-    if (EXCLUDED.has(el.tagName.toUpperCase())) return true;
-    if (el.isContentEditable || el.hidden || el.inert) return true;
-    if (el.getAttribute('aria-hidden') === 'true') return true;
-    if (EDITABLE_ROLES.has(el.getAttribute('role'))) return true;
-    const style = getComputedStyle(el);
-    return style.display === 'none' || style.visibility === 'hidden' ||
-      style.visibility === 'collapse' || style.contentVisibility === 'hidden' ||
-      style.opacity === '0';
-  };
-  const END = {};
-  const stack = root ? [root] : [];
-  while (stack.length) {
-    const node = stack.pop();
-    if (node === END) { breakLine(); continue; }
-    if (node.nodeType === Node.TEXT_NODE) {
-      if (nodes >= MAX_NODES) { nodesTruncated = true; break; }
-      nodes++;
-      addText(node.data);
-      continue;
-    }
-    if (node.nodeType !== Node.ELEMENT_NODE || excluded(node)) continue;
-    if (node.tagName === 'A' && node.hasAttribute('href')) addLink(node);
-    const display = getComputedStyle(node).display;
-    if (!display.startsWith('inline') && display !== 'contents') { breakLine(); stack.push(END); }
-    for (let c = node.lastChild; c; c = c.previousSibling) stack.push(c);
-  }
-  return { root: root ? root.tagName.toLowerCase() : 'none', text: text.trimEnd(), textTruncated,
-    links, linksTruncated, nodesVisited: nodes, nodesTruncated };
-})()"#;
+/// The function itself (`extract.js`): what it counts as visible, and why, is said there.
+const SOURCE: &str = include_str!("extract.js");
 
 /// The extraction's source, with the limits filled in.
 pub(crate) fn source() -> String {
@@ -115,11 +52,14 @@ pub(crate) fn source() -> String {
         .replace("__MAX_LINKS__", &MAX_LINKS.to_string())
         .replace("__MAX_NODES__", &MAX_TEXT_NODES.to_string())
         .replace("__MAX_LINK_TEXT__", &MAX_LINK_TEXT_CHARS.to_string())
+        .replace("__MIN_FONT_PX__", &MIN_FONT_PX.to_string())
+        .replace("__MIN_CONTRAST__", &MIN_CONTRAST.to_string())
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Raw {
+    url: String,
     root: String,
     text: String,
     text_truncated: bool,
@@ -152,6 +92,7 @@ pub(crate) fn parse(value: serde_json::Value) -> Option<PageText> {
     let links_cut = links.len() > MAX_LINKS;
     links.truncate(MAX_LINKS);
     Some(PageText {
+        url: raw.url,
         root: raw.root,
         text,
         text_truncated: raw.text_truncated || cut,
@@ -204,8 +145,9 @@ mod tests {
     #[test]
     fn the_source_has_every_limit_filled_in() {
         let s = source();
-        assert!(!s.contains("__MAX"));
+        assert!(!s.contains("__MAX") && !s.contains("__MIN"));
         assert!(s.contains(&format!("MAX_TEXT = {MAX_TEXT_CHARS}")));
+        assert!(s.contains(&format!("MIN_CONTRAST = {MIN_CONTRAST}")));
     }
 
     #[test]

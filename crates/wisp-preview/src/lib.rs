@@ -9,8 +9,11 @@
 //! window ([`Browser::bring_to_front`]).
 //!
 //! What it must never do: run script from the model or any argument in a page, read cookies or
-//! storage, grant a page bindings, permissions or certificate exemptions, or automate a page
-//! (no clicks, no typing). It knows nothing of sessions, runs or approvals: that is the Host's.
+//! storage, grant a page bindings, permissions or certificate exemptions, automate a page
+//! (no clicks, no typing), or save a download (every one is refused, and the tab counts them).
+//! It knows nothing of sessions, runs or approvals: that is the Host's. It does keep, per tab,
+//! where its page was last opened by the caller or the person
+//! ([`TabInfo::opened_url`]), so that the Host can tell a page that moved itself.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), wisp_preview::PreviewError> {
@@ -19,6 +22,7 @@
 //!     binary: wisp_preview::find_browser()?,
 //!     profile_dir: "/tmp/wisp-profile".into(),
 //!     display: Display::detect(),
+//!     host_map: Vec::new(),
 //! });
 //! let browser = preview.browser().await?; // launched on first use
 //! let tab = browser.create_tab().await?;
@@ -40,12 +44,15 @@ mod screen;
 mod tests;
 
 pub use browser::{
-    Browser, BrowserEvent, CloseOutcome, DialogKind, LoadState, ReadError, TabHandle, TabInfo,
+    BlockedDownloads, Browser, BrowserEvent, CloseOutcome, DialogKind, LoadState, ReadError,
+    TabHandle, TabInfo,
 };
 pub use cdp::CdpError;
 pub use discover::{BROWSER_ENV, DiscoverError, find_browser, find_browser_in};
 pub use extract::{Link, PageText, display_url};
-pub use process::{Display, HEADLESS_ENV, LaunchConfig};
+pub use process::{
+    BROWSER_INHERITED_ENV, Display, HEADLESS_ENV, LaunchConfig, browser_environment,
+};
 pub use screen::Frame;
 
 /// A failure of the preview browser.

@@ -8,12 +8,24 @@ pub const MAX_TEXT_CHARS: usize = 24_000;
 pub const MAX_LINKS: usize = 60;
 /// WEB-22: text nodes the extraction visits before it stops.
 pub const MAX_TEXT_NODES: usize = 20_000;
+/// WEB-23: the smallest text, in CSS pixels after transforms and zoom, the extraction counts
+/// as visible. Below 4 px a line of text is a smudge no one can read, and honest pages do not
+/// set body text under about 8 px; `font-size: 0` and `1px` are ways of hiding text.
+pub const MIN_FONT_PX: f64 = 4.0;
+/// WEB-23: the least contrast ratio (WCAG's relative luminance, 1 to 21) between text and
+/// what is painted behind it for the text to count as visible. 1.5:1 is about `#d0d0d0` on
+/// white: faint, but a person can read it; white on white is 1:1. Behind a background image
+/// the contrast cannot be known and the text is kept.
+pub const MIN_CONTRAST: f64 = 1.5;
 /// A link's own text, in characters; longer text is cut (a link is a pointer, not content).
 pub const MAX_LINK_TEXT_CHARS: usize = 200;
 /// A URL the preview accepts or returns, in characters (WEB-02 allows 2,048 for open_webpage).
 pub const MAX_URL_CHARS: usize = 2_048;
 /// A page title as reported, in characters.
 pub const MAX_TITLE_CHARS: usize = 300;
+/// The file name a page suggested for a download it started (every one is refused), as the
+/// tab reports it, in characters: enough for any real file name, and the page's own text.
+pub const MAX_DOWNLOAD_NAME_CHARS: usize = 255;
 
 /// One DevTools message from the browser, in bytes. A page can make the browser send large
 /// messages (a huge title, an event with a big payload); past this the connection is dropped
@@ -28,6 +40,11 @@ pub const LAUNCH_TIMEOUT: Duration = Duration::from_secs(30);
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `Browser.close` may take before the process group is killed.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+/// How often a tab's history is asked for after a commit before giving up (right after a commit
+/// that changed the page's process the page is briefly "not attached"), and how far apart.
+pub const HISTORY_TRIES: u32 = 20;
+/// See [`HISTORY_TRIES`].
+pub const HISTORY_RETRY: Duration = Duration::from_millis(50);
 /// How long a close waits for the page's `beforeunload` dialog to appear or the page to go.
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a `beforeunload` dialog waits for the person's answer; then the page is kept.

@@ -20,6 +20,10 @@ pub struct LaunchConfig {
     pub profile_dir: PathBuf,
     /// Headless (no window); see [`Display::detect`].
     pub display: Display,
+    /// Host names the browser resolves to a fixed address instead of asking DNS
+    /// (`--host-resolver-rules`). Empty in Wisp itself; tests use it so that a name which
+    /// counts as public is served by a site on loopback.
+    pub host_map: Vec<(String, std::net::IpAddr)>,
 }
 
 /// Whether the browser gets a window.
@@ -53,9 +57,74 @@ impl Display {
     }
 }
 
+/// The variables a browser started by Wisp inherits; every other one of the Host's (the model
+/// key, the API token, whatever the person's shell exports) stays out. A desktop browser needs
+/// its display, session bus, locale, fonts and the workplace's proxy settings to work as the
+/// person's own does.
+pub const BROWSER_INHERITED_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XAUTHORITY",
+    "XDG_RUNTIME_DIR",
+    "XDG_SESSION_TYPE",
+    "XDG_CURRENT_DESKTOP",
+    "XDG_DATA_DIRS",
+    "XDG_CONFIG_DIRS",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "FONTCONFIG_FILE",
+    "FONTCONFIG_PATH",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+];
+
+/// The part of this process's environment a browser Wisp starts gets:
+/// [`BROWSER_INHERITED_ENV`] and the locale's `LC_*`.
+pub fn browser_environment() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    browser_environment_of(std::env::vars_os())
+}
+
+fn browser_environment_of(
+    vars: impl Iterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    vars.filter(|(k, _)| {
+        k.to_str().is_some_and(|k| {
+            BROWSER_INHERITED_ENV.contains(&k) || (k.starts_with("LC_") && k.len() > 3)
+        })
+    })
+    .collect()
+}
+
+/// A host name as [`LaunchConfig::host_map`] takes it: letters, digits, `-` and `.` only, so
+/// it can never add a rule of its own to `--host-resolver-rules`.
+fn mappable(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+}
+
 /// The flags for one launch. Nothing here relaxes what a remote page may do: no
 /// `--ignore-certificate-errors`, no permission grants, no remote-debugging port.
-pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Vec<String> {
+pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Result<Vec<String>, PreviewError> {
     let mut args = vec![
         "--remote-debugging-pipe".to_owned(),
         format!("--user-data-dir={}", config.profile_dir.display()),
@@ -68,6 +137,19 @@ pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Vec<String> {
         // loading", so the tab would say "loaded" while still showing the old page.
         "--disable-features=BackForwardCache".to_owned(),
     ];
+    if let Some((bad, _)) = config.host_map.iter().find(|(name, _)| !mappable(name)) {
+        return Err(PreviewError::Launch(format!(
+            "host map: {bad:?} is not a host name"
+        )));
+    }
+    if !config.host_map.is_empty() {
+        let rules: Vec<String> = config
+            .host_map
+            .iter()
+            .map(|(name, ip)| format!("MAP {name} {ip}"))
+            .collect();
+        args.push(format!("--host-resolver-rules={}", rules.join(",")));
+    }
     if config.display == Display::Headless {
         args.push("--headless".to_owned());
         args.push("--disable-gpu".to_owned());
@@ -79,7 +161,7 @@ pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Vec<String> {
     // No window until a tab opens one (each tab is a window of its own): a headed browser
     // would otherwise show an empty one beside them.
     args.push("--no-startup-window".to_owned());
-    args
+    Ok(args)
 }
 
 /// The running browser process and its process group.
@@ -101,7 +183,9 @@ impl BrowserProcess {
         let as_root = rustix::process::geteuid().is_root();
         let mut command = tokio::process::Command::new(&config.binary);
         command
-            .args(arguments(config, as_root))
+            .args(arguments(config, as_root)?)
+            .env_clear()
+            .envs(browser_environment())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -172,6 +256,26 @@ mod tests {
     }
 
     #[test]
+    fn the_browser_inherits_only_the_allowed_variables() {
+        let vars = [
+            ("PATH", "/usr/bin"),
+            ("DISPLAY", ":0"),
+            ("LC_ALL", "zh_CN.UTF-8"),
+            ("https_proxy", "http://proxy:3128"),
+            ("DEEPSEEK_API_KEY", "sk-secret"),
+            ("WISP_TOKEN", "token-secret"),
+            ("LC_", "odd"),
+            ("AWS_SECRET_ACCESS_KEY", "aws"),
+        ]
+        .map(|(k, v)| (k.into(), v.into()));
+        let kept: Vec<String> = browser_environment_of(vars.into_iter())
+            .into_iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(kept, ["PATH", "DISPLAY", "LC_ALL", "https_proxy"]);
+    }
+
+    #[test]
     fn headed_only_with_a_display_and_not_forced_headless() {
         assert_eq!(display(&[]), Display::Headless);
         assert_eq!(display(&[("DISPLAY", "")]), Display::Headless);
@@ -198,8 +302,9 @@ mod tests {
             binary: "/usr/bin/chromium".into(),
             profile_dir: "/data/wisp/browser-profile".into(),
             display,
+            host_map: Vec::new(),
         };
-        let headed = arguments(&config(Display::Headed), false);
+        let headed = arguments(&config(Display::Headed), false).unwrap();
         assert!(headed.contains(&"--remote-debugging-pipe".to_owned()));
         assert!(headed.contains(&"--user-data-dir=/data/wisp/browser-profile".to_owned()));
         assert!(!headed.iter().any(|a| a.starts_with("--headless")));
@@ -213,8 +318,40 @@ mod tests {
             headed.last().map(String::as_str),
             Some("--no-startup-window")
         );
-        let headless = arguments(&config(Display::Headless), true);
+        let headless = arguments(&config(Display::Headless), true).unwrap();
         assert!(headless.contains(&"--headless".to_owned()));
         assert!(headless.contains(&"--no-sandbox".to_owned()));
+        assert!(
+            !headless
+                .iter()
+                .any(|a| a.starts_with("--host-resolver-rules"))
+        );
+    }
+
+    /// Tests map names to loopback; a name that is not one is refused before anything starts.
+    #[test]
+    fn a_host_map_becomes_resolver_rules_of_host_names_only() {
+        let config = |host_map| LaunchConfig {
+            binary: "/usr/bin/chromium".into(),
+            profile_dir: "/p".into(),
+            display: Display::Headless,
+            host_map,
+        };
+        let loopback = std::net::IpAddr::from([127, 0, 0, 1]);
+        let mapped = arguments(
+            &config(vec![
+                ("public.test".into(), loopback),
+                ("b.example".into(), loopback),
+            ]),
+            false,
+        )
+        .unwrap();
+        assert!(mapped.contains(
+            &"--host-resolver-rules=MAP public.test 127.0.0.1,MAP b.example 127.0.0.1".to_owned()
+        ));
+        for bad in ["", "a.test,MAP * 10.0.0.1", "a b", "*"] {
+            let e = arguments(&config(vec![(bad.into(), loopback)]), false).unwrap_err();
+            assert!(e.to_string().contains("not a host name"), "{bad}: {e}");
+        }
     }
 }

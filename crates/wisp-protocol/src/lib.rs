@@ -295,7 +295,8 @@ pub struct Approval {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
-    /// The model's call ID.
+    /// Wisp's own ID of the call, unique in its run (its run, round and position; never the
+    /// provider's id, which may repeat across rounds or be missing).
     pub call_id: String,
     /// Tool name.
     pub tool: String,

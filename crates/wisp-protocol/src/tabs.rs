@@ -112,6 +112,46 @@ pub enum TabLoadState {
     Failed,
 }
 
+/// How private a web address is (WEB-02), ordered from the least private to the most:
+/// `public` < `private` (a local network) < `loopback` (this computer). Named by the address
+/// itself, or for a host name by what the name means by definition; a name is never resolved.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressKind {
+    /// Anywhere on the internet.
+    Public,
+    /// A local network (private, link-local and shared ranges, single-label and local names).
+    Private,
+    /// This computer (loopback, `localhost`, or a page that is no web address at all).
+    Loopback,
+}
+
+/// A web tab whose page moved itself — an HTTP redirect, a refresh, a script, a link, a move
+/// through history — to an address more private than the one the person opened or approved
+/// in it: the agent can neither read it nor act on it until the person opens that address
+/// themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageMoved {
+    /// Where the page is now.
+    pub address_kind: AddressKind,
+    /// What the person opened or approved in this tab.
+    pub opened_kind: AddressKind,
+}
+
+/// Downloads a web tab's pages started since the tab was last opened at an address: every one
+/// was refused, nothing was saved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct BlockedDownloads {
+    /// How many.
+    pub count: u32,
+    /// The file name the page suggested for the latest one (the page's own text).
+    pub last_file_name: String,
+}
+
 /// `GET /api/sessions/{id}/tabs`: one tab, in the panel's order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -137,6 +177,13 @@ pub struct PreviewTab {
     /// The last load error of a web tab.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Web tabs shown by the Host's browser: the page moved itself somewhere more private than
+    /// what was opened in the tab, so the agent may not read it or act on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved: Option<PageMoved>,
+    /// Web tabs shown by the Host's browser: downloads its pages tried, all refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_downloads: Option<BlockedDownloads>,
 }
 
 /// `POST /api/sessions/{id}/tabs`: a tab the person opens.

@@ -9,6 +9,8 @@
 //! - Realistic streams: reasoning first, small content pieces cut inside UTF-8 characters on the
 //!   wire, interleaved tool-call fragments, keep-alive comments, usage on the last chunk.
 //! - [`Fault`]s act out failures, chosen by `[fault:NAME]` or the [`FAULT_HEADER`] header.
+//! - [`CallIds`] acts out other servers' tool-call ids (per response, repeated, empty, none),
+//!   chosen by `[ids:NAME]`.
 //! - Every request is recorded (without its key) so tests can assert what the model was sent;
 //!   the log keeps the newest [`limits::MAX_RECORDED_REQUESTS`] (and at most
 //!   [`limits::MAX_RECORDED_BODY_BYTES`] of bodies), so a long-lived simulator stays small.
@@ -25,6 +27,7 @@
 //! ```
 
 mod fault;
+mod ids;
 pub mod limits;
 pub mod npm;
 pub mod scenario;
@@ -47,6 +50,7 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 pub use fault::{FAULT_HEADER, Fault};
+pub use ids::CallIds;
 pub use scenario::REASONING_CANARY;
 
 /// How the simulator behaves.
@@ -474,11 +478,18 @@ async fn chat(
     };
     let id = format!("chatcmpl-sim-{:016x}", scenario::fnv1a(&raw));
     let usage = stream::usage(raw.len(), &reply);
+    let ids = CallIds::from_marker(latest_user);
     if !request.stream {
-        return axum::Json(stream::completion_body(&id, request.model, &reply, usage))
-            .into_response();
+        return axum::Json(stream::completion_body(
+            &id,
+            request.model,
+            &reply,
+            usage,
+            ids,
+        ))
+        .into_response();
     }
-    let events = stream::sse_events(&id, request.model, &reply, usage);
+    let events = stream::sse_events(&id, request.model, &reply, usage, ids);
     let (tx, rx) = mpsc::channel::<Result<Bytes, std::io::Error>>(16);
     shared.set_outcome(seq, Outcome::Streaming);
     tokio::spawn(produce(events, fault, shared.clone(), seq, tx));

@@ -130,6 +130,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_read,
     },
     Scenario {
+        marker: "[demo:secrets]",
+        summary: "one files_read of .env (or of the path after file=), which the Host asks the person about before anything of it is sent, then an answer reporting whether it was sent",
+        script: demo_secrets,
+    },
+    Scenario {
         marker: "[demo:replace]",
         summary: "files_read of wisp-demo.txt (or of the path after file=), then files_replace of its first line with the line plus \" (edited by Wisp)\", then an answer reporting the result",
         script: demo_replace,
@@ -143,6 +148,11 @@ pub const SCENARIOS: &[Scenario] = &[
         marker: "[demo:mkdir]",
         summary: "one files_mkdir of wisp-demo-folder (or of the path after file=), then an answer reporting its result",
         script: demo_mkdir,
+    },
+    Scenario {
+        marker: "[demo:mkdir-write]",
+        summary: "files_mkdir of docs, then (in the next round) files_write of docs/README.md, then an answer reporting both: two approvals in two rounds",
+        script: demo_mkdir_write,
     },
     Scenario {
         marker: "[demo:move]",
@@ -612,6 +622,34 @@ fn demo_read(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     )
 }
 
+fn demo_secrets(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let path = named_file(turn.user_text, ".env");
+    if turn.step == 0 {
+        return (
+            format!("Read {path}; it may hold credentials, so the host asks the person first."),
+            format!(
+                "Reading {path}; Wisp asks you before sending it. 读取 {path}，发送前会先征得你的同意。"
+            ),
+            vec![turn.call(0, "files_read", json!({"path": path}).to_string())],
+        );
+    }
+    let said = match turn.results.first().map(|r| outcome(r.content)) {
+        Some("rejected") => format!(
+            "You declined, so nothing of {path} was sent to me. 你拒绝了，{path} 的内容没有发送给我。"
+        ),
+        Some("failed") => format!("{path} was not read. 未读取 {path}。"),
+        Some(_) => {
+            format!("{path} was sent to me once, as you approved. 已按你的批准发送一次 {path}。")
+        }
+        None => "The read returned no result. 读取没有返回结果。".to_owned(),
+    };
+    (
+        "Report whether the file was sent.".to_owned(),
+        format!("{said}{}", report(turn)),
+        Vec::new(),
+    )
+}
+
 /// What `[demo:replace]` appends to the first line it edits.
 pub const DEMO_REPLACE_SUFFIX: &str = " (edited by Wisp)";
 
@@ -682,9 +720,44 @@ fn demo_search(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     }
     (
         "Report what the search found.".to_owned(),
-        format!("The search for {query} finished 搜索结果：{}", report(turn)),
+        format!(
+            "The search for {query} finished 搜索结果：{}{}",
+            found_paths(turn),
+            report(turn)
+        ),
         Vec::new(),
     )
+}
+
+/// The places a search result names, in order — `path:line` for a match, `path (withheld)` for
+/// a file the Host did not search — so the answer names every one, however long the result.
+fn found_paths(turn: &Turn<'_>) -> String {
+    let Some(v) = turn
+        .results
+        .first()
+        .and_then(|r| serde_json::from_str::<Value>(r.content).ok())
+    else {
+        return String::new();
+    };
+    let places: Vec<String> = v["results"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|h| {
+            let path = h["path"].as_str()?;
+            Some(match (h["line"].as_u64(), h.get("withheld")) {
+                (_, Some(_)) => format!("{path} (withheld)"),
+                (Some(line), None) => format!("{path}:{line}"),
+                (None, None) => path.to_owned(),
+            })
+        })
+        .collect();
+    if places.is_empty() {
+        String::new()
+    } else {
+        format!(" {}.", places.join(", "))
+    }
 }
 
 fn demo_mkdir(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
@@ -701,6 +774,30 @@ fn demo_mkdir(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
         format!("The folder {path}: {}", report(turn)),
         Vec::new(),
     )
+}
+
+fn demo_mkdir_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    match turn.step {
+        0 => (
+            "Make the docs folder first.".to_owned(),
+            "Creating docs/. 创建 docs/ 文件夹。".to_owned(),
+            vec![turn.call(0, "files_mkdir", json!({"path": "docs"}).to_string())],
+        ),
+        1 => (
+            "Now write the README inside it.".to_owned(),
+            format!("docs/: {} Writing docs/README.md.", report(turn)),
+            vec![turn.call(
+                0,
+                "files_write",
+                json!({"path": "docs/README.md", "content": DEMO_WRITE_CONTENT}).to_string(),
+            )],
+        ),
+        _ => (
+            "Report the write.".to_owned(),
+            format!("docs/README.md: {}", report(turn)),
+            Vec::new(),
+        ),
+    }
 }
 
 fn demo_move(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
@@ -1152,6 +1249,64 @@ mod tests {
         );
         let default = reply(&[json!({"role": "user", "content": "[demo:read]"})], false);
         assert!(default.tool_calls[0].arguments.contains("README.md"));
+    }
+
+    #[test]
+    fn search_names_every_place_found_and_every_file_withheld() {
+        let h = vec![json!({"role": "user", "content": "[demo:search] query=TODO"})];
+        let first = reply(&h, false);
+        assert_eq!(first.tool_calls[0].name, "files_search");
+        let mut h2 = h.clone();
+        h2.push(assistant_with_calls(&first));
+        let result = json!({"results": [
+            {"path": ".env", "withheld": "an environment file, which often holds API keys and passwords"},
+            {"path": "src/main.rs", "line": 2, "snippet": "// TODO"},
+        ]});
+        h2.push(json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": result.to_string()}));
+        let second = reply(&h2, false);
+        assert!(
+            second.content.contains(" .env (withheld), src/main.rs:2."),
+            "{}",
+            second.content
+        );
+    }
+
+    #[test]
+    fn secrets_reads_the_env_file_then_says_whether_it_was_sent() {
+        let h = vec![json!({"role": "user", "content": "[demo:secrets]"})];
+        let first = reply(&h, false);
+        assert_eq!(first.tool_calls.len(), 1);
+        assert_eq!(first.tool_calls[0].name, "files_read");
+        let args: Value = serde_json::from_str(&first.tool_calls[0].arguments).unwrap();
+        assert_eq!(args, json!({"path": ".env"}));
+        let answer = |result: &str| {
+            let mut h2 = h.clone();
+            h2.push(assistant_with_calls(&first));
+            h2.push(
+                json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": result}),
+            );
+            reply(&h2, false)
+        };
+        let rejected = answer(
+            r#"{"status":"rejected","message":"The person rejected this call; nothing of the file was sent."}"#,
+        );
+        assert!(rejected.tool_calls.is_empty());
+        assert!(
+            rejected.content.contains("You declined"),
+            "{}",
+            rejected.content
+        );
+        let sent = answer(r#"{"path":".env","content":"A=1\n"}"#);
+        assert!(
+            sent.content.contains("was sent to me once"),
+            "{}",
+            sent.content
+        );
+        let other = reply(
+            &[json!({"role": "user", "content": "[demo:secrets] file=.npmrc"})],
+            false,
+        );
+        assert!(other.tool_calls[0].arguments.contains(".npmrc"));
     }
 
     #[test]

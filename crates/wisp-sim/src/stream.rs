@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use crate::ids::CallIds;
 use crate::scenario::Reply;
 
 /// `created` of every chunk: a fixed time keeps answers byte-identical across runs.
@@ -52,7 +53,13 @@ fn pieces(text: &str) -> Vec<&str> {
 }
 
 /// Every event of a streamed answer, in order, each a complete `data: …\n\n` or comment block.
-pub(crate) fn sse_events(id: &str, model: &str, reply: &Reply, usage: Value) -> Vec<String> {
+pub(crate) fn sse_events(
+    id: &str,
+    model: &str,
+    reply: &Reply,
+    usage: Value,
+    ids: CallIds,
+) -> Vec<String> {
     let chunk = |delta: Value, finish: Value, usage: Option<&Value>| {
         let mut c = json!({
             "id": id,
@@ -80,13 +87,14 @@ pub(crate) fn sse_events(id: &str, model: &str, reply: &Reply, usage: Value) -> 
         events.push(chunk(json!({"content": p}), Value::Null, None));
     }
     // First fragments carry id, type and name; argument pieces of all calls then interleave.
+    let own: Vec<String> = reply.tool_calls.iter().map(|c| c.id.clone()).collect();
     for (i, call) in reply.tool_calls.iter().enumerate() {
-        events.push(chunk(
-            json!({"tool_calls": [{"index": i, "id": call.id, "type": "function",
-                                    "function": {"name": call.name, "arguments": ""}}]}),
-            Value::Null,
-            None,
-        ));
+        let mut first = json!({"index": i, "type": "function",
+                               "function": {"name": call.name, "arguments": ""}});
+        if let Some(wire) = ids.wire_id(i, &own) {
+            first["id"] = json!(wire);
+        }
+        events.push(chunk(json!({"tool_calls": [first]}), Value::Null, None));
     }
     let arg_pieces: Vec<Vec<&str>> = reply
         .tool_calls
@@ -123,18 +131,30 @@ pub(crate) fn sse_events(id: &str, model: &str, reply: &Reply, usage: Value) -> 
 }
 
 /// The body of a non-streamed answer.
-pub(crate) fn completion_body(id: &str, model: &str, reply: &Reply, usage: Value) -> Value {
+pub(crate) fn completion_body(
+    id: &str,
+    model: &str,
+    reply: &Reply,
+    usage: Value,
+    ids: CallIds,
+) -> Value {
     let mut message = json!({"role": "assistant", "content": reply.content});
     if !reply.reasoning.is_empty() {
         message["reasoning_content"] = json!(reply.reasoning);
     }
     if !reply.tool_calls.is_empty() {
+        let own: Vec<String> = reply.tool_calls.iter().map(|c| c.id.clone()).collect();
         message["tool_calls"] = reply
             .tool_calls
             .iter()
-            .map(|c| {
-                json!({"id": c.id, "type": "function",
-                            "function": {"name": c.name, "arguments": c.arguments}})
+            .enumerate()
+            .map(|(i, c)| {
+                let mut call = json!({"type": "function",
+                                      "function": {"name": c.name, "arguments": c.arguments}});
+                if let Some(wire) = ids.wire_id(i, &own) {
+                    call["id"] = json!(wire);
+                }
+                call
             })
             .collect();
     }
@@ -190,7 +210,13 @@ mod tests {
                 },
             ],
         };
-        let events = sse_events("id", "m", &reply, json!({"prompt_tokens": 1}));
+        let events = sse_events(
+            "id",
+            "m",
+            &reply,
+            json!({"prompt_tokens": 1}),
+            CallIds::Unique,
+        );
         assert_eq!(events.last().unwrap(), "data: [DONE]\n\n");
         let data: Vec<Value> = events
             .iter()

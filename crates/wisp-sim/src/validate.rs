@@ -181,6 +181,16 @@ fn check_sequence(messages: &[Value], thinking: bool) -> Result<(), Refusal> {
                             ),
                         ));
                     }
+                    // Results are matched to calls by id, so two calls of one message with
+                    // the same id make the history ambiguous.
+                    if open.contains(&id) {
+                        return Err(refuse(
+                            400,
+                            format!(
+                                "messages[{i}].tool_calls: duplicate tool call id '{id}' in one message"
+                            ),
+                        ));
+                    }
                     open.push(id);
                 }
             }

@@ -79,6 +79,63 @@ async fn tool_calls_must_be_followed_by_their_results() {
         false,
     );
     assert_eq!(post(&sim, sim.api_key(), &answered).await.0, 200);
+    // One id for two calls of a message: which result answers which call is ambiguous.
+    let twice = json!({"role": "assistant", "content": "", "reasoning_content": "r",
+                       "tool_calls": [call, call]});
+    let ambiguous = body(
+        json!([{"role": "user", "content": "hi"}, twice,
+               {"role": "tool", "tool_call_id": "c1", "content": "[]"},
+               {"role": "tool", "tool_call_id": "c1", "content": "[]"}]),
+        false,
+    );
+    let (status, text) = post(&sim, sim.api_key(), &ambiguous).await;
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("duplicate tool call id"), "{text}");
+    // The same id again in a later message is fine (servers number calls per response).
+    let again = json!({"role": "assistant", "content": "", "reasoning_content": "r",
+                       "tool_calls": [call]});
+    let per_response = body(
+        json!([{"role": "user", "content": "hi"}, assistant,
+               {"role": "tool", "tool_call_id": "c1", "content": "[]"}, again,
+               {"role": "tool", "tool_call_id": "c1", "content": "[]"}]),
+        false,
+    );
+    assert_eq!(post(&sim, sim.api_key(), &per_response).await.0, 200);
+}
+
+/// `[ids:NAME]` acts out other servers' tool-call ids on the wire.
+#[tokio::test]
+async fn ids_markers_number_calls_as_other_servers_do() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let ids = |text: &'static str| {
+        let sim = &sim;
+        async move {
+            let b = body(json!([{"role": "user", "content": text}]), false);
+            let (status, answer) = post(sim, sim.api_key(), &b).await;
+            assert_eq!(status, 200, "{answer}");
+            let answer: Value = serde_json::from_str(&answer).unwrap();
+            answer["choices"][0]["message"]["tool_calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.get("id").cloned())
+                .collect::<Vec<_>>()
+        }
+    };
+    let own = ids("[demo:multi]").await;
+    assert_eq!(own.len(), 2);
+    assert_ne!(own[0], own[1]);
+    assert_eq!(
+        ids("[demo:multi] [ids:per-response]").await,
+        [Some(json!("call_0")), Some(json!("call_1"))]
+    );
+    let repeated = ids("[demo:multi] [ids:repeat]").await;
+    assert_eq!(repeated[0], repeated[1]);
+    assert_eq!(
+        ids("[demo:multi] [ids:empty]").await,
+        [Some(json!("")), Some(json!(""))]
+    );
+    assert_eq!(ids("[demo:multi] [ids:none]").await, [None, None]);
 }
 
 #[tokio::test]

@@ -65,8 +65,23 @@ pub struct HistoryStep {
     pub reasoning: String,
     /// The round was cut off (stop or failure) after this text streamed; it has no calls.
     pub partial: bool,
-    /// (call ID, tool, raw arguments, result) of every call that has a result.
+    /// (wire ID, tool, raw arguments, result) of every call of the round, in call order. The
+    /// wire ID is the one the round's assistant message gave the call (unique in that message
+    /// only); a call that never got a result has none.
     pub calls: Vec<(String, String, String, Option<String>)>,
+}
+
+/// A call as its round made it, for [`Store::insert_step`].
+#[derive(Debug, Clone, Copy)]
+pub struct NewCall<'a> {
+    /// Wisp's own ID of the call, unique in its run: what events, approvals and the API name.
+    pub id: &'a str,
+    /// The ID the assistant message gives the call on the wire.
+    pub wire_id: &'a str,
+    /// Tool name.
+    pub tool: &'a str,
+    /// Raw argument text.
+    pub arguments: &'a str,
 }
 
 /// A stored approval.
@@ -481,7 +496,7 @@ impl Store {
                 })?
                 .collect::<rusqlite::Result<_>>()?;
             let mut calls_stmt = conn.prepare(
-                "SELECT call_id, tool, arguments, result FROM tool_calls WHERE run_id = ?1 AND step = ?2 ORDER BY position",
+                "SELECT COALESCE(wire_id, call_id), tool, arguments, result FROM tool_calls WHERE run_id = ?1 AND step = ?2 ORDER BY position",
             )?;
             let mut history_steps = Vec::new();
             for (idx, text, reasoning, partial) in steps {
@@ -515,7 +530,7 @@ impl Store {
         run_id: &str,
         idx: u32,
         text: &str,
-        calls: &[(String, String, String)],
+        calls: &[NewCall<'_>],
         reasoning: &str,
     ) -> Result<()> {
         let mut conn = self.conn();
@@ -524,10 +539,10 @@ impl Store {
             "INSERT INTO steps (run_id, idx, text) VALUES (?1, ?2, ?3)",
             params![run_id, idx, text],
         )?;
-        for (pos, (call_id, tool, args)) in calls.iter().enumerate() {
+        for (pos, c) in calls.iter().enumerate() {
             tx.execute(
-                "INSERT INTO tool_calls (run_id, step, position, call_id, tool, arguments, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'pending')",
-                params![run_id, idx, pos as i64, call_id, tool, args],
+                "INSERT INTO tool_calls (run_id, step, position, call_id, wire_id, tool, arguments, status) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending')",
+                params![run_id, idx, pos as i64, c.id, c.wire_id, c.tool, c.arguments],
             )?;
         }
         if !reasoning.is_empty() {

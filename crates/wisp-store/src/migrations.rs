@@ -102,4 +102,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE runs ADD COLUMN error_params TEXT;
     "#,
+    // 6: a call's identity is Wisp's own (`call_id`, unique in its run); the id the provider
+    // gave it is kept apart (`wire_id`), only to answer it on the wire. Providers number calls
+    // per response or repeat ids, so their ids cannot key anything. Older rows were keyed by
+    // the provider's id, which is also their wire id.
+    r#"
+    ALTER TABLE tool_calls ADD COLUMN wire_id TEXT;
+    UPDATE tool_calls SET wire_id = call_id;
+    "#,
 ];

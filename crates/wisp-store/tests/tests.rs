@@ -6,7 +6,7 @@
 use wisp_protocol::{
     ApprovalState, EventKind, Mode, RunError, RunErrorKind, RunStatus, ToolCallStatus, Usage,
 };
-use wisp_store::Store;
+use wisp_store::{NewCall, Store};
 
 fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -28,7 +28,7 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 5);
+    assert_eq!(store.schema_version().unwrap(), 6);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
@@ -133,7 +133,12 @@ fn unfinished_runs_become_interrupted_and_pending_approvals_void() {
         "r2",
         0,
         "",
-        &[("c1".into(), "files_write".into(), "{}".into())],
+        &[NewCall {
+            id: "c1",
+            wire_id: "w1",
+            tool: "files_write",
+            arguments: "{}",
+        }],
         "why",
     )
     .unwrap();
@@ -196,7 +201,12 @@ fn reasoning_is_kept_apart_and_only_in_the_model_history() {
         "r1",
         0,
         "looking",
-        &[("c1".into(), "files_list".into(), "{}".into())],
+        &[NewCall {
+            id: "c1",
+            wire_id: "call_0",
+            tool: "files_list",
+            arguments: "{}",
+        }],
         "SECRET-REASONING",
     )
     .unwrap();
@@ -218,6 +228,104 @@ fn reasoning_is_kept_apart_and_only_in_the_model_history() {
     assert_eq!(history.len(), 1);
     assert_eq!(history[0].steps[0].reasoning, "SECRET-REASONING");
     assert_eq!(history[0].steps[0].calls[0].3.as_deref(), Some("[]"));
+    // The model is answered by the wire id; the API names the call by Wisp's own.
+    assert_eq!(history[0].steps[0].calls[0].0, "call_0");
+    assert_eq!(
+        s.run("r1").unwrap().unwrap().steps[0].tool_calls[0].call_id,
+        "c1"
+    );
+}
+
+/// Two rounds whose provider numbered both calls `call_0`: each call keeps its own status,
+/// result and approval, and the history answers each round's call by that round's id.
+#[test]
+fn calls_with_one_wire_id_in_two_rounds_stay_apart() {
+    let (_d, s) = store();
+    s.insert_session("a", None, "A", 1).unwrap();
+    s.insert_run("r1", "a", "one", Mode::Simulation, 1).unwrap();
+    for (step, id, tool) in [
+        (0, "r1-s0-c0", "files_mkdir"),
+        (1, "r1-s1-c0", "files_write"),
+    ] {
+        s.insert_step(
+            "r1",
+            step,
+            "",
+            &[NewCall {
+                id,
+                wire_id: "call_0",
+                tool,
+                arguments: "{}",
+            }],
+            "",
+        )
+        .unwrap();
+    }
+    s.insert_approval("ap1", "a", "r1", "r1-s0-c0", "files_mkdir", "{}", "d1", 2)
+        .unwrap();
+    s.set_call("r1", "r1-s0-c0", ToolCallStatus::Succeeded, Some("made"))
+        .unwrap();
+    s.insert_approval("ap2", "a", "r1", "r1-s1-c0", "files_write", "{}", "d2", 3)
+        .unwrap();
+    s.set_call("r1", "r1-s1-c0", ToolCallStatus::AwaitingApproval, None)
+        .unwrap();
+    let run = s.run("r1").unwrap().unwrap();
+    let calls: Vec<_> = run.steps.iter().flat_map(|st| &st.tool_calls).collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        (
+            calls[0].tool.as_str(),
+            calls[0].status,
+            calls[0].result.as_deref()
+        ),
+        ("files_mkdir", ToolCallStatus::Succeeded, Some("made"))
+    );
+    assert_eq!(calls[0].approval.as_ref().unwrap().id, "ap1");
+    assert_eq!(
+        (
+            calls[1].tool.as_str(),
+            calls[1].status,
+            calls[1].result.as_deref()
+        ),
+        ("files_write", ToolCallStatus::AwaitingApproval, None)
+    );
+    assert_eq!(calls[1].approval.as_ref().unwrap().id, "ap2");
+    s.insert_run("r2", "a", "two", Mode::Simulation, 4).unwrap();
+    let history = s.model_history("a", "r2").unwrap();
+    let wire: Vec<_> = history[0]
+        .steps
+        .iter()
+        .map(|st| (st.calls[0].0.as_str(), st.calls[0].1.as_str()))
+        .collect();
+    assert_eq!(wire, [("call_0", "files_mkdir"), ("call_0", "files_write")]);
+}
+
+/// Calls stored before Wisp had ids of its own were keyed by the provider's id: after the
+/// migration that id is also their wire id, so an old session's history still answers them.
+#[test]
+fn calls_stored_before_wire_ids_answer_by_their_old_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wisp.db");
+    wisp_store::create_at_version(&path, 5).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(
+        "INSERT INTO sessions (id, title, created_at) VALUES ('s', 't', 1);
+         INSERT INTO runs (id, session_id, ordinal, text, status, mode, created_at)
+           VALUES ('r', 's', 1, 'hi', 'completed', 'live', 1);
+         INSERT INTO steps (run_id, idx, text) VALUES ('r', 0, '');
+         INSERT INTO tool_calls (run_id, step, position, call_id, tool, arguments, status, result)
+           VALUES ('r', 0, 0, 'call_provider', 'files_list', '{}', 'succeeded', '[]');",
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    store.insert_run("r2", "s", "again", Mode::Live, 2).unwrap();
+    let history = store.model_history("s", "r2").unwrap();
+    assert_eq!(history[0].steps[0].calls[0].0, "call_provider");
+    assert_eq!(
+        store.run("r").unwrap().unwrap().steps[0].tool_calls[0].call_id,
+        "call_provider"
+    );
 }
 
 // ---- a damaged file is named, never silently replaced (issue 13 §5) ------------------------

@@ -58,14 +58,14 @@ impl Drop for Issued {
 /// `private` (a local network) or `public`. Told by the address itself, or for a name by what
 /// the name means by definition (`localhost`, a single label, `.local`, `.internal`, …); a name
 /// is never resolved here, so a public-looking name is `public` whatever it resolves to.
-pub(crate) fn address_kind(url: &url::Url) -> &'static str {
+pub(crate) fn address_kind(url: &url::Url) -> p::AddressKind {
     match url.host() {
         Some(url::Host::Ipv4(ip)) => ipv4_kind(ip),
         Some(url::Host::Ipv6(ip)) => ipv6_kind(ip),
         Some(url::Host::Domain(name)) => {
             let name = name.trim_end_matches('.').to_ascii_lowercase();
             if name == "localhost" || name.ends_with(".localhost") {
-                "loopback"
+                p::AddressKind::Loopback
             } else if !name.contains('.')
                 || [
                     ".local",
@@ -78,42 +78,42 @@ pub(crate) fn address_kind(url: &url::Url) -> &'static str {
                 .iter()
                 .any(|s| name.ends_with(s))
             {
-                "private"
+                p::AddressKind::Private
             } else {
-                "public"
+                p::AddressKind::Public
             }
         }
-        None => "public",
+        None => p::AddressKind::Public,
     }
 }
 
-fn ipv4_kind(ip: Ipv4Addr) -> &'static str {
+fn ipv4_kind(ip: Ipv4Addr) -> p::AddressKind {
     let [a, b, ..] = ip.octets();
     if ip.is_loopback() || ip.is_unspecified() {
-        "loopback"
+        p::AddressKind::Loopback
     } else if ip.is_private()
         || ip.is_link_local()
         // Shared address space (RFC 6598), used inside providers' and VPN networks.
         || (a == 100 && (64..128).contains(&b))
     {
-        "private"
+        p::AddressKind::Private
     } else {
-        "public"
+        p::AddressKind::Public
     }
 }
 
-fn ipv6_kind(ip: Ipv6Addr) -> &'static str {
+fn ipv6_kind(ip: Ipv6Addr) -> p::AddressKind {
     if let Some(v4) = ip.to_ipv4_mapped() {
         return ipv4_kind(v4);
     }
     let first = ip.segments()[0];
     if ip.is_loopback() || ip.is_unspecified() {
-        "loopback"
+        p::AddressKind::Loopback
     } else if (first & 0xfe00) == 0xfc00 || (first & 0xffc0) == 0xfe80 {
         // Unique local (fc00::/7) and link-local (fe80::/10).
-        "private"
+        p::AddressKind::Private
     } else {
-        "public"
+        p::AddressKind::Public
     }
 }
 
@@ -366,7 +366,11 @@ mod tests {
     use super::*;
 
     fn kind(raw: &str) -> &'static str {
-        address_kind(&url::Url::parse(raw).unwrap())
+        match address_kind(&url::Url::parse(raw).unwrap()) {
+            p::AddressKind::Loopback => "loopback",
+            p::AddressKind::Private => "private",
+            p::AddressKind::Public => "public",
+        }
     }
 
     /// WEB-02: loopback and private addresses are named as such.

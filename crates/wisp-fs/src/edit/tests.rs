@@ -350,3 +350,55 @@ fn a_folder_swapped_for_an_outside_link_never_redirects_a_replace_or_mkdir() {
     // The race really ran: some rounds reached the real folder.
     assert!(done > 0, "no replace ever reached the folder inside");
 }
+
+/// A file that looks like credentials is never edited by files_replace: whether oldText occurs
+/// there, or what the content's digest is, would tell the model about the secret. The refusal
+/// is the same whatever the content holds, and changes nothing.
+#[test]
+fn a_file_that_looks_like_credentials_is_refused_the_same_whatever_it_holds() {
+    let f = fixture();
+    std::fs::write(f.root.join(".env"), "KEY=sk-live-123\n").unwrap();
+    let found = f
+        .sandbox
+        .prepare_replace(".env", "KEY=sk-live-123", "KEY=x", None)
+        .unwrap_err();
+    let missing = f
+        .sandbox
+        .prepare_replace(".env", "KEY=guess", "KEY=x", Some(&"0".repeat(64)))
+        .unwrap_err();
+    assert_eq!(found, missing);
+    assert_eq!(found.kind, FsErrorKind::Sensitive);
+    assert!(found.message.contains("looks like credentials"), "{found}");
+    assert!(found.message.contains("files_write"), "{found}");
+    assert!(!found.message.contains("sk-live"), "{found}");
+    assert_eq!(
+        std::fs::read_to_string(f.root.join(".env")).unwrap(),
+        "KEY=sk-live-123\n"
+    );
+    // Through a folder link, by what it leads to; by content for a Git config with a token.
+    std::fs::create_dir(f.root.join(".ssh")).unwrap();
+    std::fs::write(f.root.join(".ssh/config"), "Host x\n").unwrap();
+    symlink(".ssh", f.root.join("sshdir")).unwrap();
+    let e = f
+        .sandbox
+        .prepare_replace("sshdir/config", "Host x", "Host y", None)
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Sensitive);
+    std::fs::create_dir(f.root.join(".git")).unwrap();
+    std::fs::write(
+        f.root.join(".git/config"),
+        "[remote \"o\"]\n\turl = https://tok@github.com/o/r\n",
+    )
+    .unwrap();
+    let e = f
+        .sandbox
+        .prepare_replace(".git/config", "o", "p", None)
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Sensitive);
+    // Without credentials a Git config is edited like any file.
+    std::fs::write(f.root.join(".git/config"), "[core]\n\tbare = false\n").unwrap();
+    assert_eq!(
+        replace(&f, ".git/config", "false", "true").unwrap(),
+        "[core]\n\tbare = true\n"
+    );
+}

@@ -710,3 +710,33 @@ fn an_entry_swapped_in_the_last_moment_is_not_moved_in_its_place() {
     assert!(!f.root.join("dest/a.txt").exists());
     assert_eq!(read(&f, "src/a.txt"), "other");
 }
+
+/// A move must not launder credentials: `.env` renamed `notes.txt`, or `.ssh` renamed `keys`,
+/// would be read later without asking. Refused before approval, nothing moved; a move that
+/// keeps the kind (`.env` to `.env.old`) goes ahead.
+#[test]
+fn a_move_that_would_hide_credentials_from_the_check_is_refused() {
+    let f = fixture();
+    write(&f, ".env", b"KEY=sk-live\n");
+    write(&f, ".ssh/known_hosts", b"host\n");
+    let before = snapshot(&f);
+    let e = f.sandbox.prepare_move(".env", "notes.txt").unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Sensitive);
+    assert!(e.message.contains("looks like credentials"), "{e}");
+    assert!(e.message.contains("nothing was moved"), "{e}");
+    assert!(!e.message.contains("sk-live"), "{e}");
+    let e = f.sandbox.prepare_move(".ssh", "keys").unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Sensitive);
+    // Through a link to the folder: judged by what it leads to.
+    symlink(".ssh", f.root.join("s")).unwrap();
+    let e = f
+        .sandbox
+        .prepare_move("s/known_hosts", "hosts.txt")
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Sensitive);
+    std::fs::remove_file(f.root.join("s")).unwrap();
+    assert_eq!(snapshot(&f), before);
+    let plan = f.sandbox.prepare_move(".env", ".env.old").unwrap();
+    f.sandbox.move_entry(&plan).unwrap();
+    assert_eq!(read(&f, ".env.old"), "KEY=sk-live\n");
+}

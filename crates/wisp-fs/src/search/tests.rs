@@ -392,3 +392,147 @@ fn a_folder_swapped_for_an_outside_link_is_never_followed() {
     swapper.join().unwrap();
     assert!(inside > 0, "the folder inside was never searched");
 }
+
+/// Files that look like credentials are named as withheld in content mode, whether or not they
+/// hold the query, and nothing of their content is in the answer; hidden ones like `.env` are
+/// named rather than counted as hidden. Everything else is searched as before.
+#[test]
+fn files_that_look_like_credentials_are_named_as_withheld_never_searched() {
+    let f = fixture();
+    let secret = "needle=sk-live-0123456789";
+    write(&f, ".env", format!("{secret}\n").as_bytes());
+    write(&f, ".env.example", b"nothing to find\n");
+    write(&f, ".hidden.txt", b"needle\n");
+    write(&f, ".ssh/id_ed25519", format!("{secret}\n").as_bytes());
+    write(&f, "certs/site.PEM", format!("{secret}\n").as_bytes());
+    write(
+        &f,
+        "keys/deploy.txt",
+        format!("-----BEGIN RSA PRIVATE KEY-----\n{secret}\n-----END RSA PRIVATE KEY-----\n")
+            .as_bytes(),
+    );
+    write(&f, "ok.txt", b"a needle here\n");
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    let got: Vec<_> = r
+        .results
+        .iter()
+        .map(|h| (h.path.as_str(), h.line, h.withheld))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (".env", None, Some(crate::Sensitive::EnvFile.reason())),
+            (
+                ".env.example",
+                None,
+                Some(crate::Sensitive::EnvTemplate.reason())
+            ),
+            (
+                "certs/site.PEM",
+                None,
+                Some(crate::Sensitive::KeyFile.reason())
+            ),
+            (
+                "keys/deploy.txt",
+                None,
+                Some(crate::Sensitive::PrivateKeyBlock.reason())
+            ),
+            ("ok.txt", Some(1), None),
+        ]
+    );
+    assert!(
+        r.results
+            .iter()
+            .filter(|h| h.withheld.is_some())
+            .all(|h| h.snippet.is_none())
+    );
+    // The hidden folder stays unsearched; the hidden file that is no credential stays hidden.
+    assert_eq!(r.skipped.reasons.get("hidden"), Some(&2));
+    assert_eq!(r.withheld_note, Some(crate::search::WITHHELD_NOTE));
+    let answer = serde_json::to_string(&r).unwrap();
+    assert!(!answer.contains("sk-live"), "{answer}");
+    assert!(answer.contains("\"withheldNote\""), "{answer}");
+
+    // Searched directly, a credentials folder is all withheld; a Git config only with
+    // credentials in it.
+    let r = f
+        .sandbox
+        .search(".ssh", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(paths(&r), [(".ssh/id_ed25519".into(), None)]);
+    assert!(r.results[0].withheld.is_some());
+    write(
+        &f,
+        ".git/config",
+        b"[remote \"o\"]\n\turl = https://needle:hunter2@example.com/r\n",
+    );
+    let r = f
+        .sandbox
+        .search(".git", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(
+        r.results[0].withheld,
+        Some(crate::Sensitive::GitConfigCredentials.reason())
+    );
+    assert!(!serde_json::to_string(&r).unwrap().contains("hunter2"));
+    write(
+        &f,
+        ".git/config",
+        b"[remote \"o\"]\n\turl = https://example.com/needle\n",
+    );
+    let r = f
+        .sandbox
+        .search(".git", "needle", SearchMode::Content)
+        .unwrap();
+    assert_eq!(paths(&r), [(".git/config".into(), Some(2))]);
+    assert_eq!(r.withheld_note, None);
+}
+
+#[test]
+fn name_mode_names_credential_files_like_any_other_and_reads_nothing() {
+    let f = fixture();
+    write(&f, ".env", b"x\n");
+    write(&f, "deploy/id_rsa", b"x\n");
+    let r = f.sandbox.search(".", "id_rsa", SearchMode::Name).unwrap();
+    assert_eq!(paths(&r), [("deploy/id_rsa".into(), None)]);
+    assert_eq!(r.results[0].withheld, None);
+    assert_eq!(r.bytes_read, 0);
+    let r = f.sandbox.search(".", "env", SearchMode::Name).unwrap();
+    assert!(r.results.is_empty());
+    assert_eq!(r.skipped.reasons.get("hidden"), Some(&1));
+}
+
+/// The output cap counts withheld results and their note like any other part of the answer:
+/// an answer exactly at the cap keeps them; one character less and the withheld result goes,
+/// with its note, said so.
+#[test]
+fn withheld_results_and_their_note_count_in_the_output_cap() {
+    let f = fixture();
+    write(&f, ".env", b"needle\n");
+    let r = f
+        .sandbox
+        .search(".", "needle", SearchMode::Content)
+        .unwrap();
+    let exact = serde_json::to_string(&r).unwrap().chars().count();
+    let limited = |max_output_chars| SearchLimits {
+        max_output_chars,
+        ..SearchLimits::default()
+    };
+    let r = f
+        .sandbox
+        .search_with(".", "needle", SearchMode::Content, limited(exact))
+        .unwrap();
+    assert_eq!(paths(&r), [(".env".into(), None)]);
+    assert!(!r.truncated);
+    let r = f
+        .sandbox
+        .search_with(".", "needle", SearchMode::Content, limited(exact - 1))
+        .unwrap();
+    assert!(r.results.is_empty());
+    assert_eq!(r.withheld_note, None);
+    assert!(r.truncated_by == ["output"], "{r:?}");
+    assert!(serde_json::to_string(&r).unwrap().chars().count() < exact);
+}

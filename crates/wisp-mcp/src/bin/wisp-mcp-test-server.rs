@@ -12,8 +12,10 @@
 //! (three broken JSON lines instead of an answer), `not-jsonrpc` (valid JSON that is not
 //! JSON-RPC instead of an answer)), `--echo-canary` (`echo`'s text, error or not, ends with the
 //! value of `WISP_CANARY`), `--pidfile PATH` (writes its own pid, which is its process group),
-//! `--linger` (stays alive after stdin closes: only a signal ends it), `--record-input PATH`
-//! (every byte read from stdin is also appended to PATH: what the client really sent).
+//! `--linger` (stays alive after stdin closes: only a signal ends it),
+//! `--read-parent-environ PATH` (drops its capabilities, reads `/proc/<parent>/environ` and
+//! writes what it got, or `refused: …`, to PATH), `--record-input PATH` (every byte read from
+//! stdin is also appended to PATH: what the client really sent).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -342,6 +344,26 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Tee<R> {
     }
 }
 
+/// What a hostile server of the same user gets when it reads its parent's (the Host's)
+/// environment: the text, or `refused: …`. Capabilities go first, so that a test run as root
+/// sees what an ordinary process of the person does (root's CAP_SYS_PTRACE reads any process).
+fn parent_environ() -> String {
+    use rustix::thread::{CapabilitySet, CapabilitySets, set_capabilities};
+    let none = CapabilitySets {
+        effective: CapabilitySet::empty(),
+        permitted: CapabilitySet::empty(),
+        inheritable: CapabilitySet::empty(),
+    };
+    if let Err(e) = set_capabilities(None, none) {
+        return format!("could not drop capabilities: {e}");
+    }
+    let parent = std::os::unix::process::parent_id();
+    match std::fs::read(format!("/proc/{parent}/environ")) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).replace('\0', "\n"),
+        Err(e) => format!("refused: {e}"),
+    }
+}
+
 fn flag_value(args: &[String], flag: &str) -> Option<String> {
     args.iter()
         .position(|a| a == flag)
@@ -361,6 +383,9 @@ async fn main() -> std::io::Result<()> {
     }
     if let Ok(canary) = std::env::var("WISP_CANARY") {
         let _ = writeln!(std::io::stderr(), "starting with token {canary}");
+    }
+    if let Some(report) = flag_value(&args, "--read-parent-environ") {
+        std::fs::write(report, parent_environ())?;
     }
     if let Some(pidfile) = flag_value(&args, "--pidfile") {
         std::fs::write(pidfile, std::process::id().to_string())?;

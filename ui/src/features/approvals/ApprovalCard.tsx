@@ -8,7 +8,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Check, ShieldAlert, X } from "lucide-react";
 import type { ApprovalState, CallStatus } from "../../types";
-import { useT } from "../../i18n";
+import { useT, type Key } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Reveal, hasHidden, revealText, type RevealMode } from "../../components/Reveal";
 import { Diff } from "./Diff";
@@ -49,7 +49,7 @@ const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : 
 const CONTENT_KEYS = ["content", "oldText", "newText", "impact"];
 
 /** Tools whose card shows friendly fields beside the exact text. */
-const FRIENDLY = ["files_write", "files_replace", "files_mkdir", "files_move", "files_trash", "open_webpage", ...INSTALL_TOOLS];
+const FRIENDLY = ["files_read", "files_write", "files_replace", "files_mkdir", "files_move", "files_trash", "open_webpage", ...INSTALL_TOOLS];
 
 /** Whether anything the card shows holds a character it marks: the exact text, and for the
  * tools with friendly fields every string among the arguments (a newline in a path is escaped
@@ -105,7 +105,9 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   const hidden = cardHasHidden(request.tool, args, request.canonical);
   const title =
     outcome === "pending"
-      ? t("approvalTitle", { tool: revealText(shown) })
+      ? request.tool === "files_read"
+        ? t("readSensitiveTitle")
+        : t("approvalTitle", { tool: revealText(shown) })
       : t(outcome === "approved" ? (callStatus === "failed" ? "titleApprovedFailed" : "titleApproved") : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
   return (
     <div
@@ -178,6 +180,7 @@ function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typ
   // A title is plain text (it is also the card's accessible name): escapes without marks.
   const vars = { path: revealText(str(args.path)), source: revealText(str(args.source ?? args.from)), target: revealText(str(args.target ?? args.to)) };
   switch (tool) {
+    case "files_read":
     case "files_write":
     case "files_replace":
     case "files_mkdir":
@@ -271,6 +274,8 @@ function Details({ tool, args, currentFile }: { tool: string; args: Record<strin
         </div>
       );
     }
+    case "files_read":
+      return <SensitiveReadDetails args={args} />;
     case "files_mkdir":
       return (
         <div className="details">
@@ -341,6 +346,33 @@ function ExactArguments({ canonical, compact }: { canonical: string; compact: bo
       <pre className={`exact-arguments${compact ? " compact" : ""}`} aria-label={t("exactArguments")}>
         <Reveal text={canonical} />
       </pre>
+    </div>
+  );
+}
+
+/** Bytes, grouped the same way in both languages (1,234). */
+const bytes = (n: unknown) => (typeof n === "number" ? n.toLocaleString("en-US") : str(n));
+
+/** A read of a file that looks like credentials (files_read asks only for those): what would be
+ * sent and why Wisp asks — never the content, which the Host does not put on the card. */
+function SensitiveReadDetails({ args }: { args: Record<string, unknown> }) {
+  const t = useT();
+  const size = typeof args.size === "number" ? args.size : undefined;
+  const from = typeof args.offset === "number" ? args.offset : 0;
+  const to = typeof args.end === "number" ? args.end : size;
+  const part = size !== undefined && to !== undefined && (from > 0 || to < size);
+  // The reason in the person's language by its kind; the Host's English sentence otherwise.
+  const key = `sensitive_${str(args.sensitive)}`;
+  const why = t(key as Key);
+  return (
+    <div className="details">
+      <Field label={t("path")} value={str(args.path)} />
+      {size !== undefined ? <Field label={t("readSize")} value={t("readSizeBytes", { n: bytes(size) })} /> : null}
+      {part ? <Field label={t("readPart")} value={t("readPartBytes", { from: bytes(from), to: bytes(to), size: bytes(size) })} /> : null}
+      <p className="read-why">
+        <span className="muted">{t("readWhy")}</span> {why === key ? str(args.reason) : why}
+      </p>
+      <p className="muted">{t("readNote")}</p>
     </div>
   );
 }

@@ -262,6 +262,12 @@ const icons = {
   pending: <CircleDashed size={15} className="muted" aria-hidden />,
 };
 
+/** A call's id without its run's: `s1-c0` is round 1, call 0 (the Host's ids are
+ * `RUN-sSTEP-cINDEX`, unique across sessions; the row is already inside its run). */
+export function shortCallId(callId: string): string {
+  return /-(s\d+-c\d+)$/.exec(callId)?.[1] ?? callId;
+}
+
 function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: string) => void }) {
   const t = useT();
   const { shown } = useToolName(call.tool);
@@ -277,7 +283,9 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           <span className="tool" title={shown === call.tool ? undefined : call.tool}>
             <Reveal text={shown} />
           </span>
-          <span className="muted mono small">{call.callId}</span>
+          <span className="muted mono small" title={call.callId}>
+            {shortCallId(call.callId)}
+          </span>
           <span className={`badge badge-${call.status}`}>{t(`call_${call.status}` as Key)}</span>
         </button>
         {previewable && (

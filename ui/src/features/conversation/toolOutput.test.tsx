@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { act, cleanup, render, screen } from "@testing-library/react";
 import { I18n, translator } from "../../i18n";
+import { shortCallId } from "./RunView";
 import { CallOutput, MAX_LOG_LINES, StepAnnouncer, ToolOutputs, useToolOutput, type ToolOutputEvent } from "./ToolOutput";
 
 afterEach(cleanup);
@@ -122,5 +123,14 @@ describe("the live output of a running call", () => {
     // The old session's late lines do not show in the new one.
     send("tool_output", ev({ line: "late" }));
     expect(screen.getByTestId("call-c1").textContent).toBe("");
+  });
+});
+
+describe("a call row's id", () => {
+  it("shows the round and position of a Host call id, and any other id whole", () => {
+    expect(shortCallId("r_0123abcd-s2-c1")).toBe("s2-c1");
+    expect(shortCallId("r_0123abcd-s12-c10")).toBe("s12-c10");
+    expect(shortCallId("call_0")).toBe("call_0");
+    expect(shortCallId("x-s1-c")).toBe("x-s1-c");
   });
 });

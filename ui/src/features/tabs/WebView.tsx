@@ -1,4 +1,6 @@
-// What a web tab shows (issue 9, WEB-05): its URL, load state and last error, then either a
+// What a web tab shows (issue 9, WEB-05): its URL, load state and last error, a notice when its
+// page moved itself somewhere more private than what was opened in it (the agent may then
+// neither read it nor act on it) or when a download from it was blocked, then either a
 // sandboxed iframe of the page (web-only Host: `--web-only`, or no browser found) or the live
 // view of the Host's browser page, a click on which brings the real window to the front.
 import { useEffect, useRef, useState } from "react";
@@ -41,6 +43,18 @@ export function WebView({ api, tab, mode }: { api: LiveApi; tab: PreviewTab; mod
       {tab.error && (
         <p className="error small" role="alert">
           {t("tabLastError", { error: tab.error })}
+        </p>
+      )}
+      {tab.moved && (
+        <p className="web-notice small" role="alert">
+          {t("tabMoved", { now: t(`addressWhere_${tab.moved.addressKind}`), opened: t(`addressWhere_${tab.moved.openedKind}`) })}
+        </p>
+      )}
+      {tab.blockedDownloads && (
+        <p className="web-notice small" role="status">
+          {tab.blockedDownloads.count === 1
+            ? t("tabBlockedDownload", { name: tab.blockedDownloads.lastFileName })
+            : t("tabBlockedDownloads", { count: String(tab.blockedDownloads.count), name: tab.blockedDownloads.lastFileName })}
         </p>
       )}
       {mode === "iframe" ? <FramedPage key={`${tab.tabId} ${url}`} tab={tab} /> : <LiveView api={api} tab={tab} />}

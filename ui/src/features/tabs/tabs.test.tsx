@@ -1,7 +1,8 @@
 // The right panel's pieces in jsdom with a mocked fetch (issue 9): the live view of a native web
 // tab (GET …/screen at most 2×/s, a placeholder on 404, a click calls …/front), the iframe of a
-// web-only tab (sandboxed, no referrer, never the UI's own origin), the Host's tabs in the
-// panel, and the dialog that only a deliberate click answers.
+// web-only tab (sandboxed, no referrer, never the UI's own origin), the notices of a page that
+// moved itself and of a blocked download, the Host's tabs in the panel, and the dialog that
+// only a deliberate click answers.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { useState } from "react";
 import { act, cleanup, fireEvent, render, renderHook, screen } from "@testing-library/react";
@@ -97,6 +98,30 @@ describe("native web tab: the live view", () => {
     fireEvent.click(screen.getByRole("button", { name: "显示浏览器窗口" }));
     await act(async () => {});
     expect(calls.some((c) => c.method === "POST" && c.url.endsWith("/front"))).toBe(true);
+  });
+});
+
+describe("native web tab: a page that moved itself, a blocked download", () => {
+  it("says where the page went, that the agent cannot read it, and how the person can let it", () => {
+    screenStatus = 404;
+    const moved = { addressKind: "loopback", openedKind: "public" } as const;
+    const { unmount } = render(withT(<WebView api={new Api("tok")} tab={web({ loadState: "loaded", url: "http://127.0.0.1:9/secret", moved })} mode="browser" />));
+    const notice = screen.getByRole("alert").textContent ?? "";
+    expect(notice).toContain("moved itself (a redirect, a refresh or a script) to an address on this computer, more private than a public address that was opened here");
+    expect(notice).toContain("The agent cannot read it or act on it. If it should, open the address yourself");
+    unmount();
+    render(withT(<WebView api={new Api("tok")} tab={web({ loadState: "loaded", moved: { addressKind: "private", openedKind: "public" } })} mode="browser" />, "zh"));
+    expect(screen.getByRole("alert").textContent).toBe("此页面自行跳转（重定向、刷新或脚本）到了局域网内的地址，比此处打开的公网地址更私密。智能体不能读取此页面，也不能对其操作。如需让它读取，请你自己在上方的地址栏中打开该地址。");
+  });
+
+  it("names the blocked download as the page's plain text, and counts several", () => {
+    screenStatus = 404;
+    const { unmount } = render(withT(<WebView api={new Api("tok")} tab={web({ loadState: "loaded", blockedDownloads: { count: 1, lastFileName: "<b>evil</b>.sh" } })} mode="browser" />));
+    expect(screen.getByRole("status").textContent).toBe("A download from this page was blocked: <b>evil</b>.sh");
+    expect(screen.queryByRole("alert")).toBeNull();
+    unmount();
+    render(withT(<WebView api={new Api("tok")} tab={web({ loadState: "loaded", blockedDownloads: { count: 3, lastFileName: "x.sh" } })} mode="browser" />, "zh"));
+    expect(screen.getByRole("status").textContent).toBe("已阻止此页面的 3 次下载；最近一次：x.sh");
   });
 });
 
