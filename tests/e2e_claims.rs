@@ -221,9 +221,12 @@ async fn an_approval_racing_a_cancel_is_stored_approved_and_never_executed() {
         "{sent}"
     );
     assert_eq!(sent[1]["content"], "[demo:write] please");
-    assert_eq!(sent[2]["tool_calls"][0]["id"], call_id.as_str());
+    // Answered by the provider's id on the wire, never by Wisp's own id of the call.
+    let wire_id = sent[2]["tool_calls"][0]["id"].as_str().unwrap();
+    assert!(wire_id.starts_with("call_"), "{wire_id}");
+    assert_ne!(wire_id, call_id.as_str());
     assert!(sent[2].get("reasoning_content").is_some());
-    assert_eq!(sent[3]["tool_call_id"], call_id.as_str());
+    assert_eq!(sent[3]["tool_call_id"], wire_id);
     let answer = sent[3]["content"].as_str().unwrap();
     assert!(answer.contains("not executed"), "{answer}");
     assert_eq!(sent[4]["content"], "hello again");
