@@ -482,3 +482,55 @@ async fn a_move_that_cannot_be_done_fails_before_any_approval() {
     );
     assert!(w.file("a.txt").exists() && w.file("src/sub/.env").exists());
 }
+
+/// New names with a control character are refused by the tools that create or rename, before
+/// any approval, naming the character; nothing is created or moved. A name like that made
+/// outside Wisp is listed and read, escaped by JSON.
+#[tokio::test]
+async fn new_names_with_control_characters_are_refused_before_any_approval() {
+    let w = Wisp::start().await;
+    std::fs::write(w.file("a.txt"), "a").unwrap();
+    let s = w.session().await;
+    for (text, says) in [
+        (
+            r#"[demo:write] file="new\nline.txt""#,
+            r#"the name "new\nline.txt" contains a control character (U+000A, a newline); choose a name without it"#,
+        ),
+        (
+            r#"[demo:mkdir] file="tab\tfolder""#,
+            r#"the name "tab\tfolder" contains a control character (U+0009, a tab); choose a name without it"#,
+        ),
+        (
+            r#"[demo:move] file=a.txt to="esc\u001b[31m""#,
+            r#"the name "esc\u{1b}[31m" contains a control character (U+001B, an escape); choose a name without it"#,
+        ),
+    ] {
+        let run = w.run(&s, text).await;
+        let r = w.finished(&run).await;
+        assert_eq!(statuses(&r), ["failed"], "{text}: {r}");
+        assert!(calls(&r)[0]["approval"].is_null(), "{text}: {r}");
+        assert_eq!(
+            calls(&r)[0]["result"].as_str().unwrap(),
+            serde_json::json!({"error": says}).to_string(),
+            "{text}"
+        );
+    }
+    let mut names: Vec<String> = std::fs::read_dir(w.file("."))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["a.txt"]);
+
+    std::fs::write(w.file("old\nname.txt"), "made elsewhere").unwrap();
+    let run = w.run(&s, r#"[demo:read] file="old\nname.txt""#).await;
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["succeeded"], "{r}");
+    assert!(
+        calls(&r)[0]["result"]
+            .as_str()
+            .unwrap()
+            .contains("made elsewhere"),
+        "{r}"
+    );
+}

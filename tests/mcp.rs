@@ -1168,3 +1168,146 @@ async fn a_secret_the_server_echoes_back_is_replaced_everywhere() {
     assert!(!sent.contains(CANARY_KEYRING), "a model request holds it");
     assert!(!files.contains(CANARY_KEYRING), "a data-dir file holds it");
 }
+
+/// The `{…}` object that starts right after the first `key` in `text`, as its exact bytes.
+fn object_after<'a>(text: &'a str, key: &str) -> &'a str {
+    let start = text
+        .find(key)
+        .unwrap_or_else(|| panic!("no {key} in {text}"))
+        + key.len();
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, b) in text.bytes().enumerate().skip(start) {
+        match (in_string, escaped, b) {
+            (true, true, _) => escaped = false,
+            (true, false, b'\\') => escaped = true,
+            (true, false, b'"') | (false, _, b'"') => in_string = !in_string,
+            (false, _, b'{') => depth += 1,
+            (false, _, b'}') => {
+                depth -= 1;
+                if depth == 0 {
+                    return &text[start..=i];
+                }
+            }
+            _ => {}
+        }
+    }
+    panic!("unbalanced object in {text}")
+}
+
+/// The session's `approval_requested` events, as the stream sent them.
+async fn approval_events(served: &Served, session: &str) -> Vec<Value> {
+    events_text(served, session)
+        .await
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .filter(|e| e["type"] == "approval_requested")
+        .collect()
+}
+
+/// What the card shows is what is sent: numbers a JavaScript parser would change (an integer
+/// past 2^53 and past i64, a negative zero, a large float) keep their exact text from the
+/// model through the approval's `canonical` text (in the API and the event; the digest is its
+/// SHA-256) to the bytes the MCP server reads from its stdin. Numbers that could not be sent as
+/// written (`-0`, `1e400`, a decimal longer than an f64 holds, an integer past u64) are refused
+/// before any approval, saying what they would have become, and the server gets no call.
+#[tokio::test]
+async fn the_card_text_is_byte_for_byte_what_the_mcp_server_receives() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    let record = tmp.path().join("server-stdin.jsonl");
+    own_active(
+        &served,
+        &mut seen,
+        &["--record-input", record.to_str().unwrap()],
+        json!([]),
+    )
+    .await;
+    let run = served
+        .start_run("[demo:mcp] number=12345678901234567891 number=-0.0 number=-9223372036854775808 number=1.5e300")
+        .await;
+    let r = served.wait(&run, "awaiting_approval").await;
+    let call = &r["steps"][0]["toolCalls"][0];
+    // The model's text, kept as it came.
+    assert_eq!(
+        call["argumentsText"],
+        r#"{"text":"hello from wisp","n1":12345678901234567891,"n2":-0.0,"n3":-9223372036854775808,"n4":1.5e300}"#,
+        "{r}"
+    );
+    // Sorted keys, and 1.5e300 in serde_json's form: the same value, and the text the card
+    // shows is the one that is sent.
+    let exact = r#"{"n1":12345678901234567891,"n2":-0.0,"n3":-9223372036854775808,"n4":1.5e+300,"text":"hello from wisp"}"#;
+    let a = &call["approval"];
+    let canonical = a["canonical"].as_str().unwrap().to_owned();
+    assert_eq!(
+        a["digest"].as_str().unwrap(),
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(canonical.as_bytes())),
+        "the digest covers exactly the text the card shows"
+    );
+    assert_eq!(
+        object_after(&canonical, "\"arguments\":"),
+        exact,
+        "{canonical}"
+    );
+    let sid = r["sessionId"].as_str().unwrap().to_owned();
+    let asked = approval_events(&served, &sid).await;
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0]["canonical"], canonical.as_str());
+    assert_eq!(asked[0]["digest"], a["digest"]);
+
+    let done = approve_and_finish(&served, &mut seen, &run, &r).await;
+    assert_eq!(
+        done["steps"][0]["toolCalls"][0]["status"], "succeeded",
+        "{done}"
+    );
+    let received = std::fs::read_to_string(&record).unwrap();
+    let calls: Vec<&str> = received
+        .lines()
+        .filter(|l| l.contains("\"tools/call\""))
+        .collect();
+    assert_eq!(calls.len(), 1, "{received}");
+    assert_eq!(
+        object_after(calls[0], "\"arguments\":"),
+        exact,
+        "{}",
+        calls[0]
+    );
+
+    for (literal, says) in [
+        (
+            "-0",
+            "the number -0 cannot be sent exactly: it would become -0.0",
+        ),
+        ("1e400", "the number 1e400 is out of range"),
+        (
+            "0.1000000000000000055511151231257827",
+            "the number 0.1000000000000000055511151231257827 cannot be sent exactly: it would become 0.1;",
+        ),
+        (
+            "123456789012345678901234567890",
+            "it would become 1.2345678901234568e+29",
+        ),
+    ] {
+        let run = served
+            .start_run(&format!("[demo:mcp] number={literal}"))
+            .await;
+        let done = served.wait(&run, "completed").await;
+        let call = &done["steps"][0]["toolCalls"][0];
+        assert_eq!(call["status"], "failed", "{literal}: {done}");
+        assert!(call["approval"].is_null(), "{literal}: no card: {done}");
+        let result = call["result"].as_str().unwrap();
+        assert!(result.contains(says), "{literal}: {result}");
+        assert!(result.contains("nothing was called"), "{result}");
+        assert!(model_saw_failure(&sim).contains(says), "{literal}");
+        let sid = done["sessionId"].as_str().unwrap();
+        assert!(approval_events(&served, sid).await.is_empty(), "{literal}");
+    }
+    let received = std::fs::read_to_string(&record).unwrap();
+    assert_eq!(
+        received.matches("\"tools/call\"").count(),
+        1,
+        "no refused call reached the server: {received}"
+    );
+}

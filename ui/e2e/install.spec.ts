@@ -25,9 +25,9 @@ test("the install card shows what npm will do; approved, a separate activation c
   const card = page.getByRole("group", { name: "Approve mcp_install_npm?" });
   await expect(card).toBeVisible({ timeout: 20_000 });
   await expect(card.getByText("wisp-demo-mcp@1.0.0", { exact: true })).toBeVisible();
-  await expect(card.getByText(/http:\/\/127\.0\.0\.1:\d+\//)).toBeVisible();
-  await expect(card.getByText(join(host.dataDir, "mcp-installs"), { exact: false })).toBeVisible();
-  await expect(card.getByText(/install scripts disabled/)).toBeVisible();
+  await expect(card.locator(".field").getByText(/http:\/\/127\.0\.0\.1:\d+\//)).toBeVisible();
+  await expect(card.locator(".field").getByText(join(host.dataDir, "mcp-installs"), { exact: false })).toBeVisible();
+  await expect(card.locator(".inst-impact").getByText(/install scripts disabled/)).toBeVisible();
   await expect(card.getByRole("note")).toContainText("does not certify");
   await page.screenshot({ path: join(SCREENS, "approval-install.png") });
   // A key press on a card nobody moved to decides nothing.
@@ -37,7 +37,7 @@ test("the install card shows what npm will do; approved, a separate activation c
 
   const activate = page.getByRole("group", { name: "Approve mcp_activate_service?" });
   await expect(activate).toBeVisible({ timeout: 120_000 });
-  await expect(activate.getByText(/from your next message/)).toBeVisible();
+  await expect(activate.locator(".inst-impact").getByText(/from your next message/)).toBeVisible();
   await expect(page.getByRole("group", { name: /Approved: install wisp-demo-mcp@1\.0\.0/ })).toBeVisible();
   // npm's live output stays under the install call: each step and npm's own lines, in a log
   // screen readers skip (issue 10).

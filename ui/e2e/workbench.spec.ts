@@ -26,7 +26,7 @@ test("an approved write lands on disk and its preview opens", async ({ page }) =
   await newSessionAndSend(page, "[demo:write] please");
   const card = page.getByRole("group", { name: "Approve files_write?" });
   await expect(card).toBeVisible();
-  await expect(card.getByText("wisp-demo.txt")).toBeVisible();
+  await expect(card.getByText("wisp-demo.txt", { exact: true })).toBeVisible();
   await expect(card.getByText("New file")).toBeVisible();
   await expect(page.getByText("SIMULATION")).toBeVisible();
   await page.screenshot({ path: join(SCREENS, "approval-card.png") });

@@ -3,6 +3,7 @@
 import { StrictMode, useEffect, useMemo, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ApprovalCard, type Outcome } from "./features/approvals/ApprovalCard";
+import { sampleCanonical } from "./features/approvals/sample";
 import type { CurrentFile } from "./features/approvals/currentFile";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { InstallQaSample, RegisterQaSample } from "./features/mcp/InstallQa";
@@ -75,7 +76,7 @@ function ToolSample({ sample }: { sample: Sample }) {
       </div>
       {(phase === "asking" || phase === "done") && (
         <ApprovalCard
-          request={{ approvalId: sample.id, tool: sample.tool, arguments: sample.arguments, digest: fakeDigest(sample), state: "pending" }}
+          request={{ approvalId: sample.id, tool: sample.tool, arguments: sample.arguments, canonical: sampleCanonical(sample.arguments), digest: fakeDigest(sample), state: "pending" }}
           currentFile={sample.current}
           onDecide={async (d) => {
             const o: Outcome = d === "approve" ? "approved" : "rejected";

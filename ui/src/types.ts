@@ -14,9 +14,12 @@ export interface Session {
   id: string; projectId: string | null; root: string | null; title: string;
   createdAt: number; activeRunId: string | null; lastEventSeq: number; usage?: Usage;
 }
-export interface Approval { id: string; state: ApprovalState; digest: string; arguments: unknown }
+/** `canonical`: the exact text whose SHA-256 is `digest`, and what is sent. Show it, never a
+ * re-serialisation of `arguments` (JSON.parse loses integers past 2^53 and the sign of -0.0). */
+export interface Approval { id: string; state: ApprovalState; digest: string; arguments: unknown; canonical: string }
+/** `argumentsText`: the arguments exactly as the model sent them. */
 export interface ToolCall {
-  callId: string; tool: string; arguments: unknown; status: CallStatus;
+  callId: string; tool: string; arguments: unknown; argumentsText: string; status: CallStatus;
   result: string | null; approval: Approval | null;
 }
 export interface Step { index: number; text: string; partial?: boolean; toolCalls: ToolCall[] }

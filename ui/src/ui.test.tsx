@@ -3,7 +3,8 @@
 // markup, and that both languages say everything.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
-import { ApprovalCard } from "./features/approvals/ApprovalCard";
+import { ApprovalCard, type ApprovalRequest } from "./features/approvals/ApprovalCard";
+import { sampleCanonical } from "./features/approvals/sample";
 import type { CurrentFile } from "./features/approvals/currentFile";
 import { decisionOf, isTextField } from "./features/approvals/keys";
 import { RunView, sessionCostText } from "./features/conversation/RunView";
@@ -23,6 +24,9 @@ const tabTo = (el: HTMLElement) => {
 };
 
 const withT = (ui: React.ReactNode, lang: "en" | "zh" = "en") => <I18n.Provider value={translator(lang)}>{ui}</I18n.Provider>;
+
+/** A card's request with the canonical text the Host would send for its plain arguments. */
+const asked = (r: Omit<ApprovalRequest, "canonical">): ApprovalRequest => ({ ...r, canonical: sampleCanonical(r.arguments) });
 
 describe("i18n", () => {
   it("has every key in both languages, none empty", () => {
@@ -101,7 +105,7 @@ describe("ApprovalCard", () => {
   const loaded = (content: string, sha256: string | null = bound): CurrentFile => ({ state: "loaded", content, sha256 });
 
   it("shows the path, the complete content and a diff against the current file", () => {
-    render(withT(<ApprovalCard request={write} currentFile={loaded("one\ntwo\n")} onDecide={async () => "approved"} />));
+    render(withT(<ApprovalCard request={asked(write)} currentFile={loaded("one\ntwo\n")} onDecide={async () => "approved"} />));
     expect(screen.getByText("a.txt")).toBeTruthy();
     const diff = screen.getByLabelText("diff");
     expect(diff.textContent).toContain("- two");
@@ -110,23 +114,23 @@ describe("ApprovalCard", () => {
   });
 
   it("titles an answered card by its outcome and says when a write changes nothing", () => {
-    const { unmount } = render(withT(<ApprovalCard request={{ ...write, state: "approved" }} onDecide={async () => "approved"} />));
+    const { unmount } = render(withT(<ApprovalCard request={asked({ ...write, state: "approved" })} onDecide={async () => "approved"} />));
     expect(screen.getByRole("group", { name: "Approved: write a.txt" })).toBeTruthy();
     unmount();
-    render(withT(<ApprovalCard request={write} currentFile={loaded(write.arguments.content)} onDecide={async () => "approved"} />, "zh"));
+    render(withT(<ApprovalCard request={asked(write)} currentFile={loaded(write.arguments.content)} onDecide={async () => "approved"} />, "zh"));
     expect(screen.getByText("没有变化：文件已经是这个内容")).toBeTruthy();
     expect(screen.queryByLabelText("diff")).toBeNull();
   });
 
   it("says a write creates a new file when there is none", () => {
     const creating = { ...write, arguments: { path: "a.txt", content: "one\nthree\n", creates: true } };
-    render(withT(<ApprovalCard request={creating} onDecide={async () => "approved"} />));
+    render(withT(<ApprovalCard request={asked(creating)} onDecide={async () => "approved"} />));
     expect(screen.getByText("New file")).toBeTruthy();
   });
 
   it("is answered once, then shows the outcome without buttons", async () => {
     const onDecide = vi.fn(async () => "approved" as const);
-    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    render(withT(<ApprovalCard request={asked(write)} onDecide={onDecide} />));
     await act(async () => fireEvent.click(screen.getByRole("button", { name: /Approve/ })));
     expect(onDecide).toHaveBeenCalledTimes(1);
     expect(onDecide).toHaveBeenCalledWith("approve");
@@ -136,7 +140,7 @@ describe("ApprovalCard", () => {
 
   it("answers to R on a card the person tabbed to and reports a stale request", async () => {
     const onDecide = vi.fn(async () => "stale" as const);
-    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    render(withT(<ApprovalCard request={asked(write)} onDecide={onDecide} />));
     const card = screen.getByRole("group");
     tabTo(card);
     await act(async () => fireEvent.keyDown(card, { key: "r" }));
@@ -152,8 +156,8 @@ describe("ApprovalCard", () => {
     box.focus();
     const run: Run = {
       ...baseRun, status: "awaiting_approval", finalText: null,
-      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: write.arguments, status: "awaiting_approval", result: null,
-        approval: { id: "ap9", state: "pending", digest: write.digest, arguments: write.arguments } }] }],
+      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: write.arguments, argumentsText: sampleCanonical(write.arguments), status: "awaiting_approval", result: null,
+        approval: { id: "ap9", state: "pending", digest: write.digest, arguments: write.arguments, canonical: sampleCanonical(write.arguments) } }] }],
     };
     render(withT(<RunView run={run} onDecide={onDecide} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
     expect(screen.getByRole("group", { name: /files_write/ })).toBeTruthy();
@@ -165,7 +169,7 @@ describe("ApprovalCard", () => {
 
   it("ignores A and R on a card focused by anything but Tab or a click", async () => {
     const onDecide = vi.fn(async () => "approved" as const);
-    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    render(withT(<ApprovalCard request={asked(write)} onDecide={onDecide} />));
     const card = screen.getByRole("group");
     fireEvent.keyDown(document.body, { key: "x" });
     card.focus();
@@ -180,7 +184,7 @@ describe("ApprovalCard", () => {
 
   it("ignores modifier keys, key repeat, IME composition and keys on its buttons", async () => {
     const onDecide = vi.fn(async () => "approved" as const);
-    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    render(withT(<ApprovalCard request={asked(write)} onDecide={onDecide} />));
     const card = screen.getByRole("group");
     tabTo(card);
     for (const mod of [{ ctrlKey: true }, { altKey: true }, { metaKey: true }, { shiftKey: true }, { repeat: true }, { isComposing: true }])
@@ -194,7 +198,7 @@ describe("ApprovalCard", () => {
 
   it("answers R on a card the person clicked", async () => {
     const onDecide = vi.fn(async () => "rejected" as const);
-    render(withT(<ApprovalCard request={write} onDecide={onDecide} />));
+    render(withT(<ApprovalCard request={asked(write)} onDecide={onDecide} />));
     const card = screen.getByRole("group");
     fireEvent.pointerDown(card);
     card.focus();
@@ -205,27 +209,27 @@ describe("ApprovalCard", () => {
 
   it("titles an approved card by how its call ended", () => {
     const decided = { ...write, state: "approved" as const };
-    const { unmount } = render(withT(<ApprovalCard request={decided} callStatus="succeeded" onDecide={async () => "approved"} />));
+    const { unmount } = render(withT(<ApprovalCard request={asked(decided)} callStatus="succeeded" onDecide={async () => "approved"} />));
     expect(screen.getByText("Approved: write a.txt")).toBeTruthy();
     unmount();
-    const again = render(withT(<ApprovalCard request={decided} callStatus="failed" onDecide={async () => "approved"} />));
+    const again = render(withT(<ApprovalCard request={asked(decided)} callStatus="failed" onDecide={async () => "approved"} />));
     expect(screen.getByText("Approved, but it did not succeed: write a.txt")).toBeTruthy();
     expect(screen.queryByText("Approved: write a.txt")).toBeNull();
     again.unmount();
-    render(withT(<ApprovalCard request={decided} callStatus="failed" onDecide={async () => "approved"} />, "zh"));
+    render(withT(<ApprovalCard request={asked(decided)} callStatus="failed" onDecide={async () => "approved"} />, "zh"));
     expect(screen.getByText("已批准，但未成功：写入 a.txt")).toBeTruthy();
   });
 
   it("shows old and new text of a replace, and the origin of an MCP tool", () => {
     const { unmount } = render(
-      withT(<ApprovalCard request={{ ...write, tool: "files_replace", arguments: { path: "x.rs", oldText: "let a = 1;", newText: "let a = 2;", sha256: "abc" } }} onDecide={async () => "approved"} />),
+      withT(<ApprovalCard request={asked({ ...write, tool: "files_replace", arguments: { path: "x.rs", oldText: "let a = 1;", newText: "let a = 2;", sha256: "abc" } })} onDecide={async () => "approved"} />),
     );
     expect(screen.getAllByText("let a = 1;").length).toBeGreaterThan(0);
     expect(screen.getAllByText("let a = 2;").length).toBeGreaterThan(0);
     unmount();
-    render(withT(<ApprovalCard request={{ ...write, tool: "weather__forecast", arguments: { city: "Hangzhou" } }} onDecide={async () => "approved"} />, "zh"));
+    render(withT(<ApprovalCard request={asked({ ...write, tool: "weather__forecast", arguments: { city: "Hangzhou" } })} onDecide={async () => "approved"} />, "zh"));
     expect(screen.getByText("MCP 服务器 weather")).toBeTruthy();
-    expect(screen.getByText(/"city": "Hangzhou"/)).toBeTruthy();
+    expect(screen.getByText('{"city":"Hangzhou"}')).toBeTruthy();
   });
 });
 
@@ -233,8 +237,8 @@ const baseRun: Run = {
   id: "r1", sessionId: "s1", text: "[demo:multi] look", status: "completed", mode: "simulation",
   steps: [
     { index: 0, text: "Looking.", toolCalls: [
-      { callId: "c1", tool: "files_list", arguments: { path: "." }, status: "succeeded", result: "[]", approval: null },
-      { callId: "c2", tool: "files_read", arguments: { path: "README.md" }, status: "succeeded", result: "{}", approval: null },
+      { callId: "c1", tool: "files_list", arguments: { path: "." }, argumentsText: '{"path":"."}', status: "succeeded", result: "[]", approval: null },
+      { callId: "c2", tool: "files_read", arguments: { path: "README.md" }, argumentsText: '{"path":"README.md"}', status: "succeeded", result: "{}", approval: null },
     ] },
     { index: 1, text: "All done.", toolCalls: [] },
   ],
@@ -261,7 +265,7 @@ describe("RunView", () => {
   it("lists search results whose paths open in the preview and says what was skipped", () => {
     const result = JSON.stringify({ results: [{ path: "src/a.rs", line: 2, snippet: "// TODO: ship" }, { path: "docs", kind: "dir" }],
       truncated: true, truncatedBy: ["results"], skipped: { count: 3, reasons: { hidden: 2, binary: 1 } } });
-    const run: Run = { ...baseRun, steps: [{ index: 0, text: "", toolCalls: [{ callId: "s1", tool: "files_search", arguments: { path: ".", query: "TODO", mode: "content" }, status: "succeeded", result, approval: null }] }] };
+    const run: Run = { ...baseRun, steps: [{ index: 0, text: "", toolCalls: [{ callId: "s1", tool: "files_search", arguments: { path: ".", query: "TODO", mode: "content" }, argumentsText: '{"mode":"content","path":".","query":"TODO"}', status: "succeeded", result, approval: null }] }] };
     const onPreview = vi.fn();
     render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={onPreview} currentFile={() => undefined} onLook={() => {}} />));
     fireEvent.click(screen.getByRole("button", { name: /Tool process/ }));
@@ -275,7 +279,7 @@ describe("RunView", () => {
   it("shows a move as source → target with the counts its fingerprint binds", async () => {
     const args = { source: "drafts", target: "docs/drafts", files: 3, folders: 2, fingerprint: "ab".repeat(32) };
     const onDecide = vi.fn(async () => "approved" as const);
-    const { unmount } = render(withT(<ApprovalCard request={{ approvalId: "ap3", tool: "files_move", arguments: args, digest: "d".repeat(64), state: "pending" }} onDecide={onDecide} />));
+    const { unmount } = render(withT(<ApprovalCard request={asked({ approvalId: "ap3", tool: "files_move", arguments: args, digest: "d".repeat(64), state: "pending" })} onDecide={onDecide} />));
     const card = screen.getByRole("group", { name: "Approve files_move?" });
     expect(card.querySelector(".move-paths")?.textContent).toBe("drafts → docs/drafts");
     expect(screen.getByLabelText("Source").textContent).toBe("drafts");
@@ -288,16 +292,16 @@ describe("RunView", () => {
     unmount();
     // One of each: singular words; in Chinese, the counts too.
     const one = { ...args, source: "a.txt", target: "b.txt", files: 1, folders: 0 };
-    const { unmount: u2 } = render(withT(<ApprovalCard request={{ approvalId: "ap4", tool: "files_move", arguments: one, digest: "d".repeat(64), state: "pending" }} onDecide={onDecide} />));
+    const { unmount: u2 } = render(withT(<ApprovalCard request={asked({ approvalId: "ap4", tool: "files_move", arguments: one, digest: "d".repeat(64), state: "pending" })} onDecide={onDecide} />));
     expect(screen.getByText(/^Moves 1 file and 0 folders,/)).toBeTruthy();
     u2();
-    render(withT(<ApprovalCard request={{ approvalId: "ap5", tool: "files_move", arguments: args, digest: "d".repeat(64), state: "pending" }} onDecide={onDecide} />, "zh"));
+    render(withT(<ApprovalCard request={asked({ approvalId: "ap5", tool: "files_move", arguments: args, digest: "d".repeat(64), state: "pending" })} onDecide={onDecide} />, "zh"));
     expect(screen.getByText(/^移动 3 个文件和 2 个文件夹/)).toBeTruthy();
   });
 
   it("shows a replace as a diff of the file as it is at approval", () => {
     const args = { path: "a.txt", oldText: "two", newText: "2", sha256: "f".repeat(64), line: 2 };
-    render(withT(<ApprovalCard request={{ approvalId: "ap2", tool: "files_replace", arguments: args, digest: "d".repeat(64), state: "pending" }}
+    render(withT(<ApprovalCard request={asked({ approvalId: "ap2", tool: "files_replace", arguments: args, digest: "d".repeat(64), state: "pending" })}
       currentFile={{ state: "loaded", content: "one\ntwo\nthree\n", sha256: "f".repeat(64) }} onDecide={async () => "approved"} />));
     expect(screen.getByText("Changes against the current file")).toBeTruthy();
     expect(screen.getAllByText("three", { exact: false }).length).toBeGreaterThan(0);
@@ -306,8 +310,8 @@ describe("RunView", () => {
   it("never hides a pending approval inside the process", () => {
     const run: Run = {
       ...baseRun, status: "awaiting_approval", finalText: null,
-      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, status: "awaiting_approval", result: null,
-        approval: { id: "ap9", state: "pending", digest: "e".repeat(64), arguments: { path: "a", content: "x" } } }] }],
+      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, argumentsText: '{"content":"x","path":"a"}', status: "awaiting_approval", result: null,
+        approval: { id: "ap9", state: "pending", digest: "e".repeat(64), arguments: { path: "a", content: "x" }, canonical: '{"content":"x","path":"a"}' } }] }],
     };
     runView(run);
     expect(screen.getByRole("button", { name: /Approve/ })).toBeTruthy();
@@ -317,8 +321,8 @@ describe("RunView", () => {
   it("keeps a decided card in the process with its outcome and no buttons", () => {
     const run: Run = {
       ...baseRun, status: "cancelled", finalText: null,
-      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, status: "cancelled", result: null,
-        approval: { id: "ap9", state: "void", digest: "e".repeat(64), arguments: { path: "a", content: "x" } } }] }],
+      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, argumentsText: '{"content":"x","path":"a"}', status: "cancelled", result: null,
+        approval: { id: "ap9", state: "void", digest: "e".repeat(64), arguments: { path: "a", content: "x" }, canonical: '{"content":"x","path":"a"}' } }] }],
     };
     runView(run);
     expect(screen.getByRole("status").textContent).toContain("Not answered");

@@ -565,6 +565,9 @@ async fn execute_call(ctx: &RunCtx, round_call: &RoundCall, output: &OutputSink)
             names.join(", ")
         ));
     };
+    if let Err(e) = tools::numbers::check_exact(&call.arguments) {
+        return failed(e);
+    }
     let args: Value = match serde_json::from_str(&call.arguments) {
         Ok(v) => v,
         Err(e) => {
@@ -713,6 +716,7 @@ async fn with_approval(ctx: &RunCtx, call: &RoundCall, subject: Subject) -> Call
         approval_id: approval_id.clone(),
         tool: call.wire.name.clone(),
         arguments: canonical_args,
+        canonical,
         digest,
         mcp,
     });

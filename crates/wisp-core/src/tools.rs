@@ -6,6 +6,7 @@ mod files;
 mod install;
 mod introspect;
 pub(crate) mod mcp;
+pub(crate) mod numbers;
 mod web;
 
 use std::sync::OnceLock;

@@ -13,8 +13,8 @@ use cap_std::fs::MetadataExt;
 use serde::Serialize;
 
 use crate::{
-    FsError, FsErrorKind, Sandbox, TargetState, WritePlan, check_path, display, err, io_err,
-    is_temp_file_name, limits, split,
+    FsError, FsErrorKind, Sandbox, TargetState, WritePlan, check_new_name, check_path, display,
+    err, io_err, is_temp_file_name, limits, split,
 };
 
 /// The UTF-8 byte order mark, kept where a file has it (FILE-17).
@@ -311,6 +311,7 @@ impl Sandbox {
                 format!("{shown}: this name has the pattern of Wisp's temp files; choose another"),
             ));
         }
+        check_new_name(name)?;
         let pm = match parent {
             Some(p) => self.dir.metadata(p),
             None => self.dir.dir_metadata(),

@@ -476,6 +476,9 @@ impl Sandbox {
         let rel = check_path(path)?;
         let shown = display(&rel);
         let target = self.inspect_target(&rel, &shown)?;
+        if target == TargetState::Absent {
+            check_new_name(split(&rel).1)?;
+        }
         Ok(WritePlan {
             path: shown,
             content,
@@ -823,6 +826,33 @@ fn split(rel: &Path) -> (Option<&Path>, &Path) {
     let name = rel.file_name().map(Path::new).unwrap_or(rel);
     let parent = rel.parent().filter(|p| !p.as_os_str().is_empty());
     (parent, name)
+}
+
+/// A name that a tool gives anew (a write that creates, a mkdir, a move's target) holds no
+/// control character (U+0000–U+001F, U+007F): a newline, a tab or an escape in a name makes every
+/// listing, terminal and prompt that shows it misleading. Existing such names are still listed
+/// and read; only new ones are refused.
+fn check_new_name(name: &Path) -> Result<(), FsError> {
+    let name = name.to_string_lossy();
+    let Some(c) = name.chars().find(char::is_ascii_control) else {
+        return Ok(());
+    };
+    let what = match c {
+        '\0' => ", a NUL",
+        '\t' => ", a tab",
+        '\n' => ", a newline",
+        '\r' => ", a carriage return",
+        '\u{1b}' => ", an escape",
+        '\u{7f}' => ", a delete",
+        _ => "",
+    };
+    Err(err(
+        FsErrorKind::InvalidPath,
+        format!(
+            "the name {name:?} contains a control character (U+{:04X}{what}); choose a name without it",
+            u32::from(c)
+        ),
+    ))
 }
 
 fn display(rel: &Path) -> String {

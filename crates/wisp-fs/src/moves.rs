@@ -31,7 +31,8 @@ use serde::Serialize;
 use crate::search::open_dir_nofollow;
 use crate::tree::{TreeEntry, TreeFingerprint, TreeKind, walk_at};
 use crate::{
-    FsError, FsErrorKind, Sandbox, check_path, display, err, io_err, is_temp_file_name, split,
+    FsError, FsErrorKind, Sandbox, check_new_name, check_path, display, err, io_err,
+    is_temp_file_name, split,
 };
 
 /// A validated `files_move`, ready for approval.
@@ -162,6 +163,7 @@ fn move_paths(source: &str, target: &str) -> Result<MovePaths, FsError> {
             format!("{ts}: this name has the pattern of Wisp's temp files; choose another"),
         ));
     }
+    check_new_name(name)?;
     Ok(MovePaths { src, dst, ss, ts })
 }
 

@@ -1019,3 +1019,76 @@ fn an_mtime_change_of_whole_seconds_is_a_change() {
         FsErrorKind::Changed
     );
 }
+
+/// Every tool that gives a new name (a write that creates, a mkdir, a move's target) refuses
+/// one holding a control character, naming it, and creates nothing; a name that already
+/// exists with one is still listed, read, written and moved away from.
+#[test]
+fn new_names_with_control_characters_are_refused_and_existing_ones_still_work() {
+    let f = fixture();
+    std::fs::write(f.root.join("a.txt"), "a").unwrap();
+    std::fs::create_dir(f.root.join("sub")).unwrap();
+    for (name, says) in [
+        ("new\nline.txt", "U+000A, a newline"),
+        ("tab\there", "U+0009, a tab"),
+        ("cr\r", "U+000D, a carriage return"),
+        ("esc\u{1b}[31m", "U+001B, an escape"),
+        ("del\u{7f}", "U+007F, a delete"),
+        ("bell\u{7}", "U+0007"),
+        ("\u{1f}unit", "U+001F"),
+    ] {
+        let expected = format!(
+            "the name {name:?} contains a control character ({says}); choose a name without it"
+        );
+        for path in [name.to_owned(), format!("sub/{name}")] {
+            let e = f.sandbox.prepare_write(&path, "x".into()).unwrap_err();
+            assert_eq!(
+                (e.kind, e.message.as_str()),
+                (FsErrorKind::InvalidPath, expected.as_str())
+            );
+            let e = f.sandbox.prepare_mkdir(&path).unwrap_err();
+            assert_eq!(
+                (e.kind, e.message.as_str()),
+                (FsErrorKind::InvalidPath, expected.as_str())
+            );
+            let e = f.sandbox.prepare_move("a.txt", &path).unwrap_err();
+            assert_eq!(
+                (e.kind, e.message.as_str()),
+                (FsErrorKind::InvalidPath, expected.as_str())
+            );
+        }
+    }
+    let names = |p: &Path| {
+        let mut n: Vec<String> = std::fs::read_dir(p)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&f.root), ["a.txt", "sub"]);
+    assert!(names(&f.root.join("sub")).is_empty());
+
+    // Names like these made by someone else stay usable.
+    std::fs::write(f.root.join("old\nname.txt"), "kept").unwrap();
+    let l = f.sandbox.list(".").unwrap();
+    assert!(l.entries.iter().any(|e| e.name == "old\nname.txt"), "{l:?}");
+    assert_eq!(
+        f.sandbox.read("old\nname.txt", None, None).unwrap().content,
+        "kept"
+    );
+    let plan = f
+        .sandbox
+        .prepare_write("old\nname.txt", "new".into())
+        .unwrap();
+    f.sandbox.write(&plan).unwrap();
+    let plan = f
+        .sandbox
+        .prepare_move("old\nname.txt", "plain.txt")
+        .unwrap();
+    f.sandbox.move_entry(&plan).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("plain.txt")).unwrap(),
+        "new"
+    );
+}

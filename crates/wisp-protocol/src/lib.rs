@@ -285,6 +285,10 @@ pub struct Approval {
     pub digest: String,
     /// The canonical arguments the digest covers: exactly what will execute.
     pub arguments: Value,
+    /// `arguments` as the exact text the digest is the SHA-256 of (UTF-8). A client shows this
+    /// text, never its own serialization of `arguments`: a JSON parser may change numbers
+    /// (integers past 2^53, `-0.0`), and what is sent is this text.
+    pub canonical: String,
 }
 
 /// One tool call of a step.
@@ -298,6 +302,8 @@ pub struct ToolCall {
     pub tool: String,
     /// The arguments: parsed JSON when the model sent valid JSON, else the raw text.
     pub arguments: Value,
+    /// The arguments exactly as the model sent them, for display (see `Approval::canonical`).
+    pub arguments_text: String,
     /// Its state.
     pub status: ToolCallStatus,
     /// The result text sent back to the model.
@@ -451,6 +457,8 @@ pub enum EventKind {
         tool: String,
         /// The canonical arguments that will execute.
         arguments: Value,
+        /// Their exact text, whose SHA-256 `digest` is (see `Approval::canonical`).
+        canonical: String,
         /// Their SHA-256.
         digest: String,
         /// For a call of a local MCP tool: its server and original name.

@@ -86,7 +86,8 @@ pub struct Scenario {
     script: fn(&Turn<'_>) -> (String, String, Vec<SimCall>),
 }
 
-/// Every scenario, selected by the first marker found in the latest user message.
+/// Every scenario, selected by the first marker found in the latest user message. A `file=` or
+/// `to=` value in double quotes is a JSON string: `file="auth\u202etxt.js"`.
 pub const SCENARIOS: &[Scenario] = &[
     Scenario {
         marker: "[demo:write]",
@@ -165,7 +166,7 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         marker: "[demo:mcp]",
-        summary: "calls the first MCP tool offered (name mcp_…) whose input schema has a required string property, with that property set to \"hello from wisp\" (with the word bad-args in the message: set to the number 42, which fails the schema), then answers with the result",
+        summary: "calls the first MCP tool offered (name mcp_…) whose input schema has a required string property, with that property set to \"hello from wisp\" (with the word bad-args in the message: set to the number 42, which fails the schema; each word number=LITERAL adds the property n1, n2, … with that number literal exactly as written, e.g. 12345678901234567891 or 1e400), then answers with the result",
         script: demo_mcp,
     },
     Scenario {
@@ -404,11 +405,24 @@ pub const DEMO_WRITE_CONTENT: &str =
     "Hello from the Wisp simulator.\n你好，这是 Wisp 模拟器写的文件。\n";
 
 /// The path a message names with `file=PATH`, else `default`.
-fn named_file<'a>(text: &'a str, default: &'a str) -> &'a str {
-    text.split_whitespace()
-        .find_map(|w| w.strip_prefix("file="))
-        .filter(|p| !p.is_empty())
-        .unwrap_or(default)
+fn named_file(text: &str, default: &str) -> String {
+    word_value(text, "file=").unwrap_or_else(|| default.to_owned())
+}
+
+/// The value after `key` in a word of `text`. A value in double quotes is a JSON string
+/// (`file="a\nb.txt"`), so a test can name a path with a newline, a tab or any other character
+/// in plain ASCII.
+fn word_value(text: &str, key: &str) -> Option<String> {
+    let value = text
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(key))
+        .filter(|p| !p.is_empty())?;
+    if value.starts_with('"')
+        && let Ok(Value::String(decoded)) = serde_json::from_str::<Value>(value)
+    {
+        return Some(decoded);
+    }
+    Some(value.to_owned())
 }
 
 fn demo_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
@@ -788,12 +802,8 @@ fn demo_mkdir_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
 
 fn demo_move(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     let source = named_file(turn.user_text, "wisp-demo.txt");
-    let target = turn
-        .user_text
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix("to="))
-        .filter(|p| !p.is_empty())
-        .unwrap_or("wisp-demo-moved.txt");
+    let target =
+        word_value(turn.user_text, "to=").unwrap_or_else(|| "wisp-demo-moved.txt".to_owned());
     if turn.step == 0 {
         return (
             format!("Move {source} to {target}."),
@@ -859,6 +869,17 @@ fn mcp_target(tools: &[Value]) -> Option<(&str, &str)> {
     })
 }
 
+/// The `number=LITERAL` words of `text` whose literal is made of number characters only.
+fn number_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split_whitespace()
+        .filter_map(|w| w.strip_prefix("number="))
+        .filter(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_digit() || matches!(c, '-' | '+' | '.' | 'e' | 'E'))
+        })
+}
+
 fn demo_mcp(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     if turn.step == 0 {
         let Some((name, prop)) = mcp_target(turn.tools) else {
@@ -876,10 +897,17 @@ fn demo_mcp(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             Value::String(DEMO_MCP_TEXT.to_owned())
         };
         args.insert(prop.to_owned(), value);
+        let mut text = Value::Object(args).to_string();
+        // Number literals exactly as written (`number=12345678901234567891`), as the
+        // properties n1, n2, …: what a JSON parser could change on the way to the tool.
+        for (i, literal) in number_words(turn.user_text).enumerate() {
+            text.pop();
+            text.push_str(&format!(",\"n{}\":{literal}}}", i + 1));
+        }
         return (
             format!("Call the MCP tool {name}."),
             format!("Calling the MCP tool {name}."),
-            vec![turn.call(0, name, Value::Object(args).to_string())],
+            vec![turn.call(0, name, text)],
         );
     }
     let answer: String = turn
@@ -1311,6 +1339,42 @@ mod tests {
             "{}",
             second.content
         );
+    }
+
+    /// Number literals reach the call's argument text exactly as the message wrote them, and
+    /// a quoted file name is decoded as a JSON string.
+    #[test]
+    fn mcp_number_words_and_quoted_names_pass_through_exactly() {
+        let tools = vec![
+            json!({"type": "function", "function": {"name": "mcp_0a1b2c3d_echo_55667788", "parameters": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}}),
+        ];
+        let h = vec![
+            json!({"role": "user", "content": "[demo:mcp] number=12345678901234567891 number=-0 number=1e400 number=0.1000000000000000055511151231257827 number=x1"}),
+        ];
+        let r = reply_with_tools(&h, &tools, false);
+        assert_eq!(
+            r.tool_calls[0].arguments,
+            r#"{"text":"hello from wisp","n1":12345678901234567891,"n2":-0,"n3":1e400,"n4":0.1000000000000000055511151231257827}"#
+        );
+        let w = reply(
+            &[json!({"role": "user", "content": r#"[demo:write] file="auth\u202etxt.js""#})],
+            false,
+        );
+        let args: Value = serde_json::from_str(&w.tool_calls[0].arguments).unwrap();
+        assert_eq!(args["path"], "auth\u{202e}txt.js");
+        let m = reply(
+            &[json!({"role": "user", "content": r#"[demo:move] file=a.txt to="new\nline""#})],
+            false,
+        );
+        let args: Value = serde_json::from_str(&m.tool_calls[0].arguments).unwrap();
+        assert_eq!(args["target"], "new\nline");
+        // An unquoted value is taken as written.
+        let plain = reply(
+            &[json!({"role": "user", "content": r"[demo:read] file=a\n.txt"})],
+            false,
+        );
+        let args: Value = serde_json::from_str(&plain.tool_calls[0].arguments).unwrap();
+        assert_eq!(args["path"], r"a\n.txt");
     }
 
     /// SIM-08: open_webpage of the simulator's site (or url=), then an answer that tells an

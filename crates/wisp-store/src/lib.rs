@@ -868,20 +868,23 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
         for row in rows {
             let (call_id, tool, args, status, result, a_id, a_state, a_digest, a_args) = row?;
             let approval = match (a_id, a_state, a_digest) {
-                (Some(id), Some(state), Some(digest)) => Some(p::Approval {
-                    id,
-                    state: parse(&state, "approval state")?,
-                    digest,
-                    arguments: a_args
-                        .and_then(|a| serde_json::from_str(&a).ok())
-                        .unwrap_or(Value::Null),
-                }),
+                (Some(id), Some(state), Some(digest)) => {
+                    let canonical = a_args.unwrap_or_default();
+                    Some(p::Approval {
+                        id,
+                        state: parse(&state, "approval state")?,
+                        digest,
+                        arguments: serde_json::from_str(&canonical).unwrap_or(Value::Null),
+                        canonical,
+                    })
+                }
                 _ => None,
             };
             tool_calls.push(p::ToolCall {
                 call_id,
                 tool,
-                arguments: serde_json::from_str(&args).unwrap_or(Value::String(args)),
+                arguments: serde_json::from_str(&args).unwrap_or(Value::String(args.clone())),
+                arguments_text: args,
                 status: parse(&status, "call status")?,
                 result,
                 approval,

@@ -14,7 +14,8 @@
 //! value of `WISP_CANARY`), `--pidfile PATH` (writes its own pid, which is its process group),
 //! `--linger` (stays alive after stdin closes: only a signal ends it),
 //! `--read-parent-environ PATH` (drops its capabilities, reads `/proc/<parent>/environ` and
-//! writes what it got, or `refused: …`, to PATH).
+//! writes what it got, or `refused: …`, to PATH), `--record-input PATH` (every byte read from
+//! stdin is also appended to PATH: what the client really sent).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -321,6 +322,28 @@ fn pipe_out() -> std::io::Result<tokio::net::unix::pipe::Sender> {
     tokio::net::unix::pipe::Sender::from_file(std::fs::File::from(fd))
 }
 
+/// A reader that appends every byte it reads to a file (`--record-input`).
+struct Tee<R> {
+    inner: R,
+    copy: std::fs::File,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Tee<R> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = std::pin::Pin::new(&mut this.inner).poll_read(cx, buf);
+        if let std::task::Poll::Ready(Ok(())) = polled {
+            this.copy.write_all(&buf.filled()[before..])?;
+        }
+        polled
+    }
+}
+
 /// What a hostile server of the same user gets when it reads its parent's (the Host's)
 /// environment: the text, or `refused: …`. Capabilities go first, so that a test run as root
 /// sees what an ordinary process of the person does (root's CAP_SYS_PTRACE reads any process).
@@ -420,8 +443,20 @@ async fn main() -> std::io::Result<()> {
     };
     // Pipes are read and written through epoll, not tokio's blocking-thread stdin, so the
     // server adds as little as it can to what the benchmark measures of the client.
-    let running = match (pipe_in(), pipe_out()) {
-        (Ok(input), Ok(output)) => server.serve((input, output)).await,
+    let record = match flag_value(&args, "--record-input") {
+        Some(path) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?,
+        ),
+        None => None,
+    };
+    let running = match (pipe_in(), pipe_out(), record) {
+        (Ok(input), Ok(output), Some(copy)) => {
+            server.serve((Tee { inner: input, copy }, output)).await
+        }
+        (Ok(input), Ok(output), None) => server.serve((input, output)).await,
         _ => {
             server
                 .serve((tokio::io::stdin(), tokio::io::stdout()))

@@ -1,4 +1,7 @@
-// One card per pending call, with the complete arguments that will execute. Answered once:
+// One card per pending call, with the complete arguments that will execute: the exact canonical
+// text the digest covers (never a re-serialisation of a parsed copy), and friendly fields that
+// agree with it. Hidden and direction-changing characters are shown marked everywhere on the
+// card (components/Reveal.tsx), and the card says so when there are any. Answered once:
 // afterwards it shows the outcome and never offers the buttons again. A card never takes the
 // focus: it scrolls into view and the workbench announces it, and only a person who moved to it
 // (Tab or click) can answer it with A or R (see keys.ts).
@@ -7,6 +10,7 @@ import { Check, ShieldAlert, X } from "lucide-react";
 import type { ApprovalState, CallStatus } from "../../types";
 import { useT, type Key } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
+import { Reveal, hasHidden, revealText, type RevealMode } from "../../components/Reveal";
 import { Diff } from "./Diff";
 import { bindingOf, type Binding, type CurrentFile } from "./currentFile";
 import { OpenPageDetails } from "./OpenPage";
@@ -17,6 +21,8 @@ export interface ApprovalRequest {
   approvalId: string;
   tool: string;
   arguments: unknown;
+  /** The exact text whose SHA-256 is `digest`: what the card shows as sent. */
+  canonical: string;
   digest: string;
   state: ApprovalState;
 }
@@ -38,6 +44,29 @@ interface Props {
 }
 
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
+
+/** Arguments shown as multi-line content: newlines and tabs there are layout. */
+const CONTENT_KEYS = ["content", "oldText", "newText", "impact"];
+
+/** Tools whose card shows friendly fields beside the exact text. */
+const FRIENDLY = ["files_read", "files_write", "files_replace", "files_mkdir", "files_move", "files_trash", "open_webpage", ...INSTALL_TOOLS];
+
+/** Whether anything the card shows holds a character it marks: the exact text, and for the
+ * tools with friendly fields every string among the arguments (a newline in a path is escaped
+ * in the JSON text but marked in the path field). */
+export function cardHasHidden(tool: string, args: unknown, canonical: string): boolean {
+  if (hasHidden(canonical, "name")) return true;
+  if (!FRIENDLY.includes(tool)) return false;
+  const walk = (v: unknown, mode: RevealMode): boolean =>
+    typeof v === "string"
+      ? hasHidden(v, mode)
+      : Array.isArray(v)
+        ? v.some((x) => walk(x, mode))
+        : typeof v === "object" && v !== null
+          ? Object.entries(v).some(([k, x]) => walk(x, CONTENT_KEYS.includes(k) ? "text" : "name"))
+          : false;
+  return walk(args, "name");
+}
 
 export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatus }: Props) {
   const t = useT();
@@ -72,12 +101,13 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   // An MCP tool goes by its server's and its own name (UI-08), the model's name in the tooltip.
   const { shown } = useToolName(request.tool);
   const origin = useToolOrigin(request.tool);
-  const what = actionOf(request.tool, args, t, shown);
+  const what = actionOf(request.tool, args, t, revealText(shown));
+  const hidden = cardHasHidden(request.tool, args, request.canonical);
   const title =
     outcome === "pending"
       ? request.tool === "files_read"
         ? t("readSensitiveTitle")
-        : t("approvalTitle", { tool: shown })
+        : t("approvalTitle", { tool: revealText(shown) })
       : t(outcome === "approved" ? (callStatus === "failed" ? "titleApprovedFailed" : "titleApproved") : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
   return (
     <div
@@ -111,10 +141,16 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
         <ShieldAlert size={18} aria-hidden />
         <strong>{title}</strong>
         <span className="muted origin" title={request.tool}>
-          {origin}
+          <Reveal text={origin} />
         </span>
       </div>
+      {hidden ? (
+        <p className="hidden-warning" role="note">
+          {t("hiddenChars")}
+        </p>
+      ) : null}
       <Details tool={request.tool} args={args} currentFile={currentFile} />
+      <ExactArguments canonical={request.canonical} compact={FRIENDLY.includes(request.tool)} />
       <div className="approval-foot">
         <span className="muted mono" title={request.digest}>
           {t("digest")} {request.digest.slice(0, 16)}…
@@ -141,7 +177,8 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
 
 /** What a call does, in a few words ("write notes.txt"). */
 function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>, shown: string) {
-  const vars = { path: str(args.path), source: str(args.source ?? args.from), target: str(args.target ?? args.to) };
+  // A title is plain text (it is also the card's accessible name): escapes without marks.
+  const vars = { path: revealText(str(args.path)), source: revealText(str(args.source ?? args.from)), target: revealText(str(args.target ?? args.to)) };
   switch (tool) {
     case "files_read":
     case "files_write":
@@ -151,7 +188,7 @@ function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typ
     case "files_trash":
       return t(`do_${tool}`, vars);
     case "open_webpage":
-      return t("do_open_webpage", { url: str(args.url) });
+      return t("do_open_webpage", { url: revealText(str(args.url)) });
     default:
       return INSTALL_TOOLS.includes(tool) ? installAction(tool, args, t) : shown;
   }
@@ -197,7 +234,9 @@ function Details({ tool, args, currentFile }: { tool: string; args: Record<strin
             <FileNotice binding={binding} />
           )}
           <p className="muted">{t("content")}</p>
-          <pre className="content">{str(args.content)}</pre>
+          <pre className="content">
+            <Reveal text={str(args.content)} mode="text" />
+          </pre>
         </div>
       );
     }
@@ -211,9 +250,13 @@ function Details({ tool, args, currentFile }: { tool: string; args: Record<strin
         <div className="details">
           <Field label={t("path")} value={str(args.path)} />
           <p className="muted">{t("oldText")}</p>
-          <pre className="content">{oldText}</pre>
+          <pre className="content">
+            <Reveal text={oldText} mode="text" />
+          </pre>
           <p className="muted">{t("newText")}</p>
-          <pre className="content">{newText}</pre>
+          <pre className="content">
+            <Reveal text={newText} mode="text" />
+          </pre>
           {binding.kind === "same" && binding.content.includes(oldText) ? (
             <>
               <p className="muted">{t("diffAgainstCurrent")}</p>
@@ -247,7 +290,13 @@ function Details({ tool, args, currentFile }: { tool: string; args: Record<strin
       return (
         <div className="details">
           <p className="move-paths">
-            <code aria-label={t("source")}>{str(args.source ?? args.from)}</code> → <code aria-label={t("target")}>{str(args.target ?? args.to)}</code>
+            <code aria-label={t("source")}>
+              <Reveal text={str(args.source ?? args.from)} />
+            </code>{" "}
+            →{" "}
+            <code aria-label={t("target")}>
+              <Reveal text={str(args.target ?? args.to)} />
+            </code>
           </p>
           {counted ? (
             <p className="move-counts">
@@ -281,13 +330,24 @@ function Details({ tool, args, currentFile }: { tool: string; args: Record<strin
     case "mcp_activate_service":
       return <InstallDetails tool={tool} args={args} />;
     default:
-      return (
-        <div className="details">
-          <p className="muted">{t("arguments")}</p>
-          <pre className="content">{JSON.stringify(args, null, 2)}</pre>
-        </div>
-      );
+      // Any other tool (a local MCP server's): the exact text below is the whole story.
+      return null;
   }
+}
+
+/** The canonical text the digest covers, verbatim: big integers keep every digit, `-0.0` its
+ * sign. Always shown; under the friendly fields of the tools that have them it is a shorter
+ * box that scrolls. */
+function ExactArguments({ canonical, compact }: { canonical: string; compact: boolean }) {
+  const t = useT();
+  return (
+    <div className="details">
+      <p className="muted">{t("exactArguments")}</p>
+      <pre className={`exact-arguments${compact ? " compact" : ""}`} aria-label={t("exactArguments")}>
+        <Reveal text={canonical} />
+      </pre>
+    </div>
+  );
 }
 
 /** Bytes, grouped the same way in both languages (1,234). */
@@ -320,7 +380,10 @@ function SensitiveReadDetails({ args }: { args: Record<string, unknown> }) {
 function Field({ label, value }: { label: string; value: string }) {
   return (
     <div className="field">
-      <span className="muted">{label}</span> <code>{value}</code>
+      <span className="muted">{label}</span>{" "}
+      <code>
+        <Reveal text={value} />
+      </code>
     </div>
   );
 }

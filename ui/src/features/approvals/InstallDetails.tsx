@@ -4,6 +4,7 @@
 // that it only saves a disabled config; for mcp_activate_service the config as saved. Every
 // value shown is from the approval's canonical arguments, which its digest covers.
 import { useT } from "../../i18n";
+import { Reveal, revealText } from "../../components/Reveal";
 
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
 const list = (v: unknown) => (Array.isArray(v) ? v.map(str) : []);
@@ -13,16 +14,25 @@ export const INSTALL_TOOLS = ["mcp_install_npm", "mcp_register", "mcp_activate_s
 /** The few words an answered card is titled by ("install pkg@1.0.0"). */
 export function installAction(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>) {
   return t(`do_${tool}` as Parameters<typeof t>[0], {
-    spec: str(args.spec ?? `${str(args.package)}@${str(args.version)}`),
-    command: str(args.command),
-    name: str(args.name ?? args.id),
+    spec: revealText(str(args.spec ?? `${str(args.package)}@${str(args.version)}`)),
+    command: revealText(str(args.command)),
+    name: revealText(str(args.name ?? args.id)),
   });
 }
 
 function Row({ label, value, mono = true }: { label: string; value: string; mono?: boolean }) {
   return (
     <div className="field">
-      <span className="muted">{label}</span> {mono ? <code>{value}</code> : <span>{value}</span>}
+      <span className="muted">{label}</span>{" "}
+      {mono ? (
+        <code>
+          <Reveal text={value} />
+        </code>
+      ) : (
+        <span>
+          <Reveal text={value} />
+        </span>
+      )}
     </div>
   );
 }
@@ -38,7 +48,9 @@ function Args({ label, args }: { label: string; args: string[] }) {
         <ol className="inst-args">
           {args.map((a, i) => (
             <li key={i}>
-              <code>{a}</code>
+              <code>
+                <Reveal text={a} />
+              </code>
             </li>
           ))}
         </ol>
@@ -60,7 +72,9 @@ export function InstallDetails({ tool, args }: { tool: string; args: Record<stri
           <Row label={t("instDir")} value={str(args.installDir)} />
           {args.alreadyInstalled === true ? <p className="muted">{t("instAlready")}</p> : null}
           <p className="muted">{t("instImpact")}</p>
-          <p className="inst-impact">{str(args.impact)}</p>
+          <p className="inst-impact">
+            <Reveal text={str(args.impact)} mode="text" />
+          </p>
           <p className="inst-disclosure" role="note">
             {t("instDisclosure")}
           </p>

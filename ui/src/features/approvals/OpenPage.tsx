@@ -2,6 +2,7 @@
 // (the Host's parsed form, which the digest covers), and — for a loopback or private address —
 // that it is one, so a page on this computer or the local network is never opened unawares.
 import { useT } from "../../i18n";
+import { Reveal } from "../../components/Reveal";
 
 export function OpenPageDetails({ args }: { args: Record<string, unknown> }) {
   const t = useT();
@@ -10,7 +11,9 @@ export function OpenPageDetails({ args }: { args: Record<string, unknown> }) {
   return (
     <div className="details">
       <div className="field">
-        <span className="muted">{t("openUrl")}</span> <code className="open-url">{url}</code>
+        <span className="muted">{t("openUrl")}</span> <code className="open-url">
+          <Reveal text={url} />
+        </code>
       </div>
       {kind === "loopback" ? (
         <p className="address-kind" role="note">

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, renderHook, screen, waitFor } from "@testing-library/react";
 import { ApprovalCard } from "./ApprovalCard";
+import { sampleCanonical } from "./sample";
 import { useCurrentFiles, type CurrentFile } from "./currentFile";
 import { I18n, translator } from "../../i18n";
 import { ApiError, type Api } from "../../api";
@@ -36,7 +37,7 @@ const write = {
 function show(request: typeof replace | typeof write, currentFile?: CurrentFile, lang: "en" | "zh" = "en", onLook?: () => void) {
   return render(
     <I18n.Provider value={translator(lang)}>
-      <ApprovalCard request={request} currentFile={currentFile} onLook={onLook} onDecide={async () => "approved"} />
+      <ApprovalCard request={{ ...request, canonical: sampleCanonical(request.arguments) }} currentFile={currentFile} onLook={onLook} onDecide={async () => "approved"} />
     </I18n.Provider>,
   );
 }
@@ -97,7 +98,7 @@ describe("an overwriting write card", () => {
     expect(screen.getByText(STALE)).toBeTruthy();
     expect(diffText()).toBeNull();
     // The content that would be written is still shown whole.
-    expect(screen.getByText(/THREE/)).toBeTruthy();
+    expect(document.querySelector("pre.content")?.textContent).toBe("one\nTHREE\n");
   });
 
   it("says a failed fetch, and a file too long to compare, with no diff", () => {

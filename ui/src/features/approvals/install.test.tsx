@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { ApprovalCard } from "./ApprovalCard";
+import { sampleCanonical } from "./sample";
 import { I18n, translator } from "../../i18n";
 
 afterEach(cleanup);
@@ -11,6 +12,7 @@ const request = (tool: string, args: Record<string, unknown>) => ({
   approvalId: `ap-${tool}`,
   tool,
   arguments: args,
+  canonical: sampleCanonical(args),
   digest: "d".repeat(64),
   state: "pending" as const,
 });
@@ -46,9 +48,9 @@ describe("mcp_install_npm card (UI-17)", () => {
     expect(screen.getByText("weather-mcp")).toBeTruthy();
     expect(screen.getByText("--units")).toBeTruthy();
     expect(screen.getByText("metric")).toBeTruthy();
-    expect(screen.getByText(/registry\.npmjs\.org/)).toBeTruthy();
+    expect(screen.getByText(/registry\.npmjs\.org/, { selector: ".field span" })).toBeTruthy();
     expect(screen.getByText("/home/p/.local/share/wisp/mcp-installs/ab12")).toBeTruthy();
-    expect(screen.getByText(/install scripts disabled/)).toBeTruthy();
+    expect(screen.getByText(/install scripts disabled/, { selector: ".inst-impact" })).toBeTruthy();
     expect(screen.getByRole("note").textContent).toMatch(/does not certify/);
     expect(screen.getByText(/Settings → Local MCP/)).toBeTruthy();
     expect(screen.queryByText(/Already installed/)).toBeNull();

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen } from "@testing-library/react";
 import { ApprovalCard } from "./ApprovalCard";
+import { sampleCanonical } from "./sample";
 import { I18n, translator } from "../../i18n";
 
 afterEach(cleanup);
@@ -11,6 +12,7 @@ const open = (args: Record<string, unknown>) => ({
   approvalId: "ap-open",
   tool: "open_webpage",
   arguments: args,
+  canonical: sampleCanonical(args),
   digest: "e".repeat(64),
   state: "pending" as const,
 });

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { ApprovalCard, type Outcome } from "./ApprovalCard";
+import { sampleCanonical } from "./sample";
 import { I18n, translator } from "../../i18n";
 
 afterEach(cleanup);
@@ -12,6 +13,7 @@ const read = (args: Record<string, unknown>, state: "pending" | "approved" | "re
   approvalId: "ap-read",
   tool: "files_read",
   arguments: args,
+  canonical: sampleCanonical(args),
   digest: "f".repeat(64),
   state,
 });

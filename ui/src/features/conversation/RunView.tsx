@@ -10,6 +10,8 @@ import { Markdown } from "./Markdown";
 import { runErrorText } from "../settings/problem";
 import { useToolName } from "../mcp/labels";
 import { CallOutput } from "./ToolOutput";
+import { Reveal } from "../../components/Reveal";
+import { layoutJson } from "../../components/jsonLayout";
 
 export interface LiveState {
   step: number;
@@ -112,7 +114,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
         {pending.map((c) => (
           <ApprovalCard
             key={c.approval!.id}
-            request={{ approvalId: c.approval!.id, tool: c.tool, arguments: c.approval!.arguments, digest: c.approval!.digest, state: "pending" }}
+            request={{ approvalId: c.approval!.id, tool: c.tool, arguments: c.approval!.arguments, canonical: c.approval!.canonical, digest: c.approval!.digest, state: "pending" }}
             currentFile={currentFile(c.approval!.id)}
             onLook={() => onLook(c.approval!.id)}
             onDecide={(d) => onDecide(c.approval!.id, d, c.approval!.digest)}
@@ -136,7 +138,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
                         {c.approval && c.approval.state !== "pending" && (
                           // A decided card keeps showing what was asked and how it ended.
                           <ApprovalCard
-                            request={{ approvalId: c.approval.id, tool: c.tool, arguments: c.approval.arguments, digest: c.approval.digest, state: c.approval.state }}
+                            request={{ approvalId: c.approval.id, tool: c.tool, arguments: c.approval.arguments, canonical: c.approval.canonical, digest: c.approval.digest, state: c.approval.state }}
                             onDecide={async () => c.approval!.state}
                             callStatus={c.status}
                           />
@@ -279,7 +281,7 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           {open ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           {icons[call.status]}
           <span className="tool" title={shown === call.tool ? undefined : call.tool}>
-            {shown}
+            <Reveal text={shown} />
           </span>
           <span className="muted mono small" title={call.callId}>
             {shortCallId(call.callId)}
@@ -296,12 +298,18 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
       <CallOutput callId={call.callId} />
       {open && (
         <div className="call-body">
+          {/* The model's text and the result as they were sent, laid out without reparsing a
+              number, hidden characters marked. */}
           <div className="muted">{t("arguments")}</div>
-          <pre>{typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments, null, 2)}</pre>
+          <pre className="call-arguments">
+            <Reveal text={layoutJson(call.argumentsText)} mode="text" />
+          </pre>
           {call.result !== null && (
             <>
               <div className="muted">{t("result")}</div>
-              <pre>{pretty(call.result)}</pre>
+              <pre className="call-result">
+                <Reveal text={layoutJson(call.result)} mode="text" />
+              </pre>
             </>
           )}
         </div>
@@ -332,14 +340,21 @@ function SearchResults({ result, onPreview }: { result: string; onPreview: (path
         {hits.map((h, i) => (
           <li key={`${h.path}:${h.line ?? ""}:${i}`}>
             {h.kind === "dir" ? (
-              <code>{h.path}/</code>
+              <code>
+                <Reveal text={h.path} />/
+              </code>
             ) : (
               <button className="link mono" onClick={() => onPreview(h.path)}>
-                {h.path}
+                <Reveal text={h.path} />
                 {h.line ? `:${h.line}` : ""}
               </button>
             )}
-            {h.snippet ? <span className="muted mono small"> {h.snippet}</span> : null}
+            {h.snippet ? (
+              <span className="muted mono small">
+                {" "}
+                <Reveal text={h.snippet} mode="text" />
+              </span>
+            ) : null}
           </li>
         ))}
       </ul>
@@ -347,12 +362,4 @@ function SearchResults({ result, onPreview }: { result: string; onPreview: (path
       {out.skipped?.count ? <div className="muted small">{t("searchSkipped", { n: String(out.skipped.count), why: reasons })}</div> : null}
     </div>
   );
-}
-
-function pretty(s: string) {
-  try {
-    return JSON.stringify(JSON.parse(s), null, 2);
-  } catch {
-    return s;
-  }
 }

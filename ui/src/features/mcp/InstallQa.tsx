@@ -5,6 +5,7 @@
 // starts a process: the configs live in a MemoryMcp.
 import { useMemo, useState } from "react";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
+import { sampleCanonical } from "../approvals/sample";
 import { McpSettingsPage } from "./McpSettings";
 import { MemoryMcp } from "./memory";
 
@@ -34,7 +35,7 @@ const digest = (id: string) => `qa-sample-${id}-`.padEnd(64, "0");
 function Card({ id, tool, args, onDecide }: { id: string; tool: string; args: Record<string, unknown>; onDecide: (approved: boolean) => Promise<void> }) {
   return (
     <ApprovalCard
-      request={{ approvalId: id, tool, arguments: args, digest: digest(id), state: "pending" }}
+      request={{ approvalId: id, tool, arguments: args, canonical: sampleCanonical(args), digest: digest(id), state: "pending" }}
       onDecide={async (d) => {
         const o: Outcome = d === "approve" ? "approved" : "rejected";
         await onDecide(d === "approve");

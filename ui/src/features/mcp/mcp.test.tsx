@@ -473,7 +473,7 @@ describe("Settings navigation", () => {
 });
 
 describe("MCP tools in approvals (UI-08)", () => {
-  const request = { approvalId: "a1", tool: "mcp_1a2b3c4d_echo_092c79e8", arguments: { text: "hello from wisp" }, digest: "d".repeat(64), state: "pending" as const };
+  const request = { approvalId: "a1", tool: "mcp_1a2b3c4d_echo_092c79e8", arguments: { text: "hello from wisp" }, canonical: '{"text":"hello from wisp"}', digest: "d".repeat(64), state: "pending" as const };
   const card = (labels: Map<string, { server: string; original: string }>) =>
     render(
       <McpToolLabels.Provider value={labels}>

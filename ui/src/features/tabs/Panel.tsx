@@ -3,7 +3,8 @@
 // page they type, activate, move, close) go to the Host; the panel shows what the Host answers.
 // A tab moves by dragging it onto another tab's place, or with Ctrl+Shift+←/→ while it has the
 // focus (bound on the tab buttons only, so never while typing; the workbench's own keys are
-// Escape and Alt+↑/↓).
+// Escape and Alt+↑/↓). Titles, paths, names and file content show hidden and direction-changing
+// characters marked (components/Reveal.tsx): a page title or a file name can hold them.
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { FileText, Folder, Globe, Plus, SquareDashed, X } from "lucide-react";
 import type { Api } from "../../api";
@@ -11,6 +12,7 @@ import type { FolderView as FolderListing, Preview, PreviewTab, TabKind, WebTabs
 import { useT } from "../../i18n";
 import type { SessionTabs } from "./useTabs";
 import { WebView } from "./WebView";
+import { Reveal, revealText } from "../../components/Reveal";
 
 const KIND_ICON: Record<TabKind, typeof Globe> = { web: Globe, file: FileText, new: SquareDashed, workspace: Folder };
 
@@ -137,11 +139,14 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
                 aria-controls="preview-tabpanel"
                 tabIndex={x.active ? 0 : -1}
                 onClick={() => ctl.activate(x.tabId)}
-                title={`${t(`tabKind_${x.kind}`)}: ${x.url ?? x.path ?? tabName(t, x)}`}
+                title={`${t(`tabKind_${x.kind}`)}: ${revealText(x.url ?? x.path ?? tabName(t, x))}`}
               >
-                <TabIcon kind={x.kind} /> <span className="tab-title">{tabName(t, x)}</span>
+                <TabIcon kind={x.kind} />{" "}
+                <span className="tab-title">
+                  <Reveal text={tabName(t, x)} />
+                </span>
               </button>
-              <button className="icon" aria-label={`${t("closeTab")} ${tabName(t, x)}`} title={`${t("closeTab")} ${tabName(t, x)}`} onClick={() => ctl.close(x.tabId)}>
+              <button className="icon" aria-label={`${t("closeTab")} ${revealText(tabName(t, x))}`} title={`${t("closeTab")} ${revealText(tabName(t, x))}`} onClick={() => ctl.close(x.tabId)}>
                 <X size={13} />
               </button>
             </div>
@@ -161,7 +166,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
         </button>
       </form>
       {active ? (
-        <div className="tab-body" role="tabpanel" id="preview-tabpanel" aria-label={active.path ?? active.url ?? active.title}>
+        <div className="tab-body" role="tabpanel" id="preview-tabpanel" aria-label={revealText(active.path ?? active.url ?? active.title)}>
           {active.kind === "web" ? (
             renderWeb ? renderWeb(active) : <WebView api={api} tab={active} mode={webTabs} />
           ) : active.kind === "file" && sessionId ? (
@@ -212,15 +217,15 @@ function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sess
             <li key={e.name}>
               {e.kind === "file" ? (
                 <button className="link" onClick={() => ctl.openFile(child(e.name))}>
-                  <FileText size={14} aria-hidden /> {e.name}
+                  <FileText size={14} aria-hidden /> <Reveal text={e.name} />
                 </button>
               ) : e.kind === "dir" ? (
                 <button className="link" onClick={() => void ctl.open({ kind: "workspace", path: child(e.name) })}>
-                  <Folder size={14} aria-hidden /> {e.name}/
+                  <Folder size={14} aria-hidden /> <Reveal text={e.name} />/
                 </button>
               ) : (
                 <span className="muted" title={t(`folderKind_${e.kind}`)}>
-                  {e.name} ({t(`folderKind_${e.kind}`)})
+                  <Reveal text={e.name} /> ({t(`folderKind_${e.kind}`)})
                 </span>
               )}
             </li>
@@ -250,8 +255,18 @@ function FileView({ api, sessionId, tab, version }: { api: PanelApi; sessionId: 
   const shown = state?.for === path ? state : null;
   return (
     <>
-      <div className="muted small mono">{path}</div>
-      {shown?.error ? <p className="error">{shown.error}</p> : !shown?.preview ? <p className="muted">…</p> : <pre className="file">{shown.preview.content}</pre>}
+      <div className="muted small mono">
+        <Reveal text={path} />
+      </div>
+      {shown?.error ? (
+        <p className="error">{shown.error}</p>
+      ) : !shown?.preview ? (
+        <p className="muted">…</p>
+      ) : (
+        <pre className="file">
+          <Reveal text={shown.preview.content} mode="text" />
+        </pre>
+      )}
       {shown?.preview?.partial && <p className="muted small">{t("partial")}</p>}
     </>
   );

@@ -4,6 +4,7 @@
 // actions. No Host, no browser, no model, no file: nothing here proves the real flow works.
 import { createContext, useCallback, useContext, useMemo, useRef, useState, type ReactNode } from "react";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
+import { sampleCanonical } from "../approvals/sample";
 import { useT } from "../../i18n";
 import type { OpenTab, Preview, PreviewTab } from "../../types";
 import { PreviewPanel, type PanelApi } from "./Panel";
@@ -107,7 +108,7 @@ export function OpenWebpageSample() {
       <p className="qa-label">{t("qa_openWebpageNote")}</p>
       {shown && (
         <ApprovalCard
-          request={{ approvalId: "qa-open-webpage", tool: "open_webpage", arguments: { url: QA_URL }, digest: "qa-sample-open-webpage-".padEnd(64, "0"), state: "pending" }}
+          request={{ approvalId: "qa-open-webpage", tool: "open_webpage", arguments: { url: QA_URL }, canonical: sampleCanonical({ url: QA_URL }), digest: "qa-sample-open-webpage-".padEnd(64, "0"), state: "pending" }}
           onDecide={async (d) => {
             const o: Outcome = d === "approve" ? "approved" : "rejected";
             if (o === "approved") await ctl.open({ kind: "web", url: QA_URL });
