@@ -177,7 +177,8 @@ pub fn by_content(rel: &Path, content: &[u8]) -> Option<Sensitive> {
 
 /// Whether moving `source` to `target` would take a file out of what [`by_path`] and
 /// [`is_git_config`] recognise, so that reading it later would not ask: the source itself
-/// renamed (`.env` to `notes.txt`), or a folder whose name makes its files sensitive moved to
+/// renamed (`.env` to `notes.txt`, `.git/config` to `.git/config.old`), or a folder whose name
+/// makes its files sensitive moved to
 /// an ordinary one (`.ssh` to `keys`, `.aws` to `aws`, `.git` to `repo`). Names inside a moved
 /// folder stay as they are, so only the source's own name and its folders decide; probing a
 /// file in it (`x`, `config`, `credentials`) covers every folder rule. `Some`: why the source
@@ -189,6 +190,9 @@ pub fn hidden_by_move(source: &Path, target: &Path) -> Option<&'static str> {
         {
             return Some(s.reason());
         }
+    }
+    if is_git_config(source) && !is_git_config(target) {
+        return Some("a Git config, which may carry a password or token");
     }
     (is_git_config(&source.join("config")) && !is_git_config(&target.join("config")))
         .then_some("a Git folder, whose config may carry a password or token")

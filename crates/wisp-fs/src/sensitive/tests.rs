@@ -284,6 +284,11 @@ fn a_move_that_would_hide_credentials_from_the_check_is_found() {
     assert_eq!(moved("home/.aws", "home/aws"), Some(Aws.reason()));
     assert_eq!(moved(".kube", "kube"), Some(KubeConfig.reason()));
     assert!(moved(".git", "repo").is_some_and(|why| why.contains("Git folder")));
+    // The config file itself, renamed beside itself or out of its folder: its content decides
+    // only while its path is a Git config's.
+    assert!(moved(".git/config", ".git/config.old").is_some_and(|why| why.contains("Git config")));
+    assert!(moved(".git/config", "notes/config").is_some_and(|why| why.contains("Git config")));
+    assert_eq!(moved(".git/config", "backup/.git/config"), None);
     assert_eq!(
         moved(".ssh/config", "ssh-config.txt"),
         Some(SshFolder.reason())
