@@ -773,6 +773,9 @@ impl Tabs {
                     if let Some(moved) = info.as_ref().and_then(trust::moved) {
                         entry["moved"] = json!(moved);
                         entry["note"] = json!(trust::list_note(moved));
+                        // The title is the moved page's own words: part of what may not be
+                        // read.
+                        entry["title"] = json!("");
                     }
                     // Only how many: the file names are the page's own words.
                     if let Some(blocked) = info.as_ref().and_then(|i| i.blocked_downloads.as_ref())

@@ -66,7 +66,7 @@ fn where_is(kind: p::AddressKind) -> &'static str {
 pub(super) fn refusal(tool: &str, url: &str, moved: p::PageMoved) -> String {
     let shown = wisp_preview::display_url(url).unwrap_or_else(|| "that page".into());
     format!(
-        "refused: the page in this tab moved itself (a redirect, a refresh or a script; not the person) from {} that was opened to {} ({shown}); {tool} does not use pages the person did not open there. If you need it, ask the person to open {shown} themselves in the preview's address field, then list the tabs again.",
+        "refused: the page in this tab moved itself (by a redirect, a refresh, a script, a link or its history; the person did not open it there) from {} that was opened to {} ({shown}); {tool} does not use pages the person did not open there. If you need it, ask the person to open {shown} themselves in the preview's address field, then list the tabs again.",
         where_is(moved.opened_kind),
         where_is(moved.address_kind)
     )
@@ -309,6 +309,8 @@ mod browser_tests {
             arrives(&tabs, &tab, &secret).await;
             let entry = listed(&tabs, "s1", &tab).await;
             assert_eq!(entry["moved"], moved, "{how}: {entry}");
+            // Its title is the moved page's own text: not given either.
+            assert_eq!(entry["title"], "", "{how}: {entry}");
             assert!(
                 entry["note"]
                     .as_str()
