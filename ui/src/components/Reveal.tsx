@@ -25,9 +25,11 @@ const NAMES: Record<number, string> = {
   0xfeff: "ZERO WIDTH NO-BREAK SPACE (BOM)",
 };
 
-/** Controls (Cc), format characters (Cf), separators (Zl, Zp) and lone surrogates (Cs). */
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
-const HIDDEN_ALL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
+/** Controls (Cc), format characters (Cf), separators (Zl, Zp), lone surrogates (Cs), and the
+ * other characters Unicode says to draw as nothing (Default_Ignorable_Code_Point: variation
+ * selectors, Hangul fillers, U+034F …), which can carry text nobody sees. */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/u;
+const HIDDEN_ALL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]/gu;
 
 const label = (code: number) => `⟨U+${code.toString(16).toUpperCase().padStart(4, "0")}⟩`;
 

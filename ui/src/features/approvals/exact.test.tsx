@@ -38,6 +38,10 @@ describe("reveal", () => {
       ["\ufeff", "⟨U+FEFF⟩"], ["\u00ad", "⟨U+00AD⟩"], ["\u061c", "⟨U+061C⟩"], ["\u{e0041}", "⟨U+E0041⟩"],
       ["\u0000", "⟨U+0000⟩"], ["\u0001", "⟨U+0001⟩"], ["\u001f", "⟨U+001F⟩"], ["\n", "⟨U+000A⟩"], ["\t", "⟨U+0009⟩"],
       ["\r", "⟨U+000D⟩"], ["\u007f", "⟨U+007F⟩"], ["\u0085", "⟨U+0085⟩"], ["\u009f", "⟨U+009F⟩"], ["\u2028", "⟨U+2028⟩"],
+      // Drawn as nothing though not format characters: variation selectors (which can carry
+      // a whole hidden text), the combining grapheme joiner, Hangul fillers, Mongolian selectors.
+      ["\ufe00", "⟨U+FE00⟩"], ["\ufe0f", "⟨U+FE0F⟩"], ["\u{e0100}", "⟨U+E0100⟩"], ["\u034f", "⟨U+034F⟩"],
+      ["\u115f", "⟨U+115F⟩"], ["\u3164", "⟨U+3164⟩"], ["\uffa0", "⟨U+FFA0⟩"], ["\u180b", "⟨U+180B⟩"], ["\u17b4", "⟨U+17B4⟩"],
     ];
     for (const [ch, shown] of cases) {
       expect(revealText(`a${ch}b`), JSON.stringify(ch)).toBe(`a${shown}b`);

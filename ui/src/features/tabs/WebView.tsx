@@ -1,4 +1,4 @@
-// What a web tab shows (issue 9, WEB-05): its URL, load state and last error, a notice when its
+// What a web tab shows (WEB-05): its URL, load state and last error, a notice when its
 // page moved itself somewhere more private than what was opened in it (the agent may then
 // neither read it nor act on it) or when a download from it was blocked, then either a
 // sandboxed iframe of the page (web-only Host: `--web-only`, or no browser found) or the live
@@ -8,6 +8,7 @@ import { ExternalLink } from "lucide-react";
 import type { Api } from "../../api";
 import type { PreviewTab, WebTabs } from "../../types";
 import { useT } from "../../i18n";
+import { Reveal, revealText } from "../../components/Reveal";
 
 type LiveApi = Pick<Api, "tabScreen" | "frontTab">;
 
@@ -32,8 +33,8 @@ export function WebView({ api, tab, mode }: { api: LiveApi; tab: PreviewTab; mod
   return (
     <div className="web-tab">
       <div className="web-meta">
-        <span className="mono small web-url" title={url}>
-          {url}
+        <span className="mono small web-url" title={revealText(url)}>
+          <Reveal text={url} />
         </span>
         {tab.loadState && <span className={`badge load-${tab.loadState}`}>{t(`tabLoad_${tab.loadState}`)}</span>}
         <a className="icon" href={url} target="_blank" rel="noopener noreferrer" aria-label={t("tabOpenOutside")} title={t("tabOpenOutside")}>
@@ -53,8 +54,8 @@ export function WebView({ api, tab, mode }: { api: LiveApi; tab: PreviewTab; mod
       {tab.blockedDownloads && (
         <p className="web-notice small" role="status">
           {tab.blockedDownloads.count === 1
-            ? t("tabBlockedDownload", { name: tab.blockedDownloads.lastFileName })
-            : t("tabBlockedDownloads", { count: String(tab.blockedDownloads.count), name: tab.blockedDownloads.lastFileName })}
+            ? t("tabBlockedDownload", { name: revealText(tab.blockedDownloads.lastFileName) })
+            : t("tabBlockedDownloads", { count: String(tab.blockedDownloads.count), name: revealText(tab.blockedDownloads.lastFileName) })}
         </p>
       )}
       {mode === "iframe" ? <FramedPage key={`${tab.tabId} ${url}`} tab={tab} /> : <LiveView api={api} tab={tab} />}

@@ -107,11 +107,11 @@ describe("native web tab: a page that moved itself, a blocked download", () => {
     const moved = { addressKind: "loopback", openedKind: "public" } as const;
     const { unmount } = render(withT(<WebView api={new Api("tok")} tab={web({ loadState: "loaded", url: "http://127.0.0.1:9/secret", moved })} mode="browser" />));
     const notice = screen.getByRole("alert").textContent ?? "";
-    expect(notice).toContain("moved itself (a redirect, a refresh or a script) to an address on this computer, more private than a public address that was opened here");
+    expect(notice).toContain("went by itself (a redirect, a refresh, a script, a link or its history) to an address on this computer, more private than a public address that was opened here");
     expect(notice).toContain("The agent cannot read it or act on it. If it should, open the address yourself");
     unmount();
     render(withT(<WebView api={new Api("tok")} tab={web({ loadState: "loaded", moved: { addressKind: "private", openedKind: "public" } })} mode="browser" />, "zh"));
-    expect(screen.getByRole("alert").textContent).toBe("此页面自行跳转（重定向、刷新或脚本）到了局域网内的地址，比此处打开的公网地址更私密。智能体不能读取此页面，也不能对其操作。如需让它读取，请你自己在上方的地址栏中打开该地址。");
+    expect(screen.getByRole("alert").textContent).toBe("此页面自行跳转（重定向、刷新、脚本、链接或历史记录）到了局域网内的地址，比此处打开的公网地址更私密。智能体不能读取此页面，也不能对其操作。如需让它读取，请你自己在上方的地址栏中打开该地址。");
   });
 
   it("names the blocked download as the page's plain text, and counts several", () => {
