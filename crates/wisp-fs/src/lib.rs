@@ -103,6 +103,31 @@ fn err(kind: FsErrorKind, message: impl Into<String>) -> FsError {
     }
 }
 
+/// The SHA-256 of what `file` holds from where it stands to its end, and how many bytes that
+/// was (a caller compares it with the size it bound, to see a file that changed meanwhile);
+/// `keep`, when given, also gets the bytes.
+pub(crate) fn hash_to_end(
+    file: &mut impl Read,
+    shown: &str,
+    mut keep: Option<&mut Vec<u8>>,
+) -> Result<([u8; 32], u64), FsError> {
+    let mut hasher = Sha256::new();
+    let mut copied = 0u64;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = file.read(&mut buf).map_err(|e| io_err(shown, &e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        if let Some(k) = keep.as_deref_mut() {
+            k.extend_from_slice(&buf[..n]);
+        }
+        copied += n as u64;
+    }
+    Ok((hasher.finalize().into(), copied))
+}
+
 fn io_err(path: &str, e: &std::io::Error) -> FsError {
     use std::io::ErrorKind as K;
     match e.kind() {
@@ -582,7 +607,7 @@ impl Sandbox {
         &self,
         rel: &Path,
         shown: &str,
-        mut keep: Option<&mut Vec<u8>>,
+        keep: Option<&mut Vec<u8>>,
     ) -> Result<TargetState, FsError> {
         let (parent, name) = split(rel);
         if rel.as_os_str().is_empty() {
@@ -663,27 +688,14 @@ impl Sandbox {
                 ),
             ));
         }
-        let mut hasher = Sha256::new();
-        let mut copied = 0u64;
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            let n = file.read(&mut buf).map_err(|e| io_err(shown, &e))?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            if let Some(k) = keep.as_deref_mut() {
-                k.extend_from_slice(&buf[..n]);
-            }
-            copied += n as u64;
-        }
+        let (sha256, copied) = hash_to_end(&mut file, shown, keep)?;
         let after = file.metadata().map_err(|e| io_err(shown, &e))?;
         let state = TargetState::File {
             dev: m.dev(),
             ino: m.ino(),
             len: m.len(),
             mtime_ns: mtime_ns(&m),
-            sha256: hasher.finalize().into(),
+            sha256,
             mode: m.mode() & KEPT_MODE_BITS,
             uid: m.uid(),
             gid: m.gid(),

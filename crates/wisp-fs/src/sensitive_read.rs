@@ -10,11 +10,10 @@
 //! bytes around it ([`limits::SENSITIVE_CONTEXT_BYTES`]): reading a key in small parts does
 //! not get around the question.
 
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::MetadataExt;
-use sha2::{Digest, Sha256};
 
 use crate::sensitive::{self, Sensitive};
 use crate::{FsError, FsErrorKind, OpenedRead, ReadText, Sandbox, check_offset, err, io_err};
@@ -66,17 +65,7 @@ impl Bound {
         let file = &mut opened.file;
         file.seek(SeekFrom::Start(0))
             .map_err(|e| io_err(shown, &e))?;
-        let mut hasher = Sha256::new();
-        let mut copied = 0u64;
-        let mut buf = vec![0u8; 64 * 1024];
-        loop {
-            let n = file.read(&mut buf).map_err(|e| io_err(shown, &e))?;
-            if n == 0 {
-                break;
-            }
-            hasher.update(&buf[..n]);
-            copied += n as u64;
-        }
+        let (sha256, copied) = crate::hash_to_end(file, shown, None)?;
         let m = &opened.meta;
         let after = file.metadata().map_err(|e| io_err(shown, &e))?;
         if copied != m.len() || mtime_ns(&after) != mtime_ns(m) {
@@ -90,7 +79,7 @@ impl Bound {
             ino: m.ino(),
             len: m.len(),
             mtime_ns: mtime_ns(m),
-            sha256: hasher.finalize().into(),
+            sha256,
         })
     }
 }
