@@ -30,6 +30,7 @@
 mod install;
 pub mod limits;
 mod lockfile;
+pub mod net;
 mod npm;
 mod plan;
 mod register;
@@ -37,9 +38,10 @@ mod registry;
 
 pub use install::{
     CACHE_DIR, GLOBAL_NPMRC_FILE, InstallConfig, InstalledServer, MANIFEST_FILE, MARKER_FILE,
-    NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install,
+    NO_GIT, NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install,
 };
 pub use lockfile::{VerifiedLock, verify_lockfile};
+pub use net::{NetConfig, RegistryClient, RegistryProxy};
 pub use plan::{
     INSTALLS_DIR, InstallPlan, check_args, check_bin_name, check_exact_version, check_package_name,
 };
@@ -140,6 +142,13 @@ pub enum InstallError {
         /// npm's last output lines.
         tail: String,
     },
+    /// npm needed something other than the registry (another host, a git repository) and
+    /// was refused before any connection or git process (INST-13/14).
+    #[error("the package was refused: {0}")]
+    NotFromRegistry(String),
+    /// The machine's proxy or CA settings cannot be used.
+    #[error("network settings: {0}")]
+    Network(String),
     /// The lockfile was rejected; nothing was downloaded into node_modules (INST-13/14).
     #[error("the package was refused before download: {0}")]
     Lockfile(String),
