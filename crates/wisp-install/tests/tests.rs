@@ -6,5 +6,6 @@
 
 mod network;
 mod npm_install;
+mod recorded;
 mod registry;
 mod tls;
