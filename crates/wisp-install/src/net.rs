@@ -162,6 +162,9 @@ impl NetConfig {
     }
 }
 
+/// How many refused targets one proxy remembers for the error message.
+const MAX_REFUSED_RECORDED: usize = 8;
+
 /// The name of the CA file written into the install dir.
 pub const NODE_CA_FILE: &str = "wisp-ca.pem";
 
@@ -228,10 +231,8 @@ impl RegistryClient {
 
 fn split_port(entry: &str) -> (&str, Option<u16>) {
     // `[::1]:443`, `host:443`; a bare IPv6 address has several colons and no port.
-    if let Some(rest) = entry.strip_prefix('[') {
-        if let Some((addr, tail)) = rest.split_once(']') {
-            return (addr, tail.strip_prefix(':').and_then(|p| p.parse().ok()));
-        }
+    if let Some((addr, tail)) = entry.strip_prefix('[').and_then(|r| r.split_once(']')) {
+        return (addr, tail.strip_prefix(':').and_then(|p| p.parse().ok()));
     }
     match entry.rsplit_once(':') {
         Some((name, port)) if !name.contains(':') => match port.parse() {
@@ -466,7 +467,10 @@ fn origin_allowed(url: &Url, rules: &Rules) -> bool {
 async fn refuse(client: &mut TcpStream, target: &str, rules: &Rules) {
     let shown: String = target.chars().take(200).collect();
     tracing::warn!(target = %shown, registry = %rules.origin, "npm proxy refused a request");
-    if let Ok(mut refused) = rules.refused.lock() {
+    if let Ok(mut refused) = rules.refused.lock()
+        && refused.len() < MAX_REFUSED_RECORDED
+        && !refused.contains(&shown)
+    {
         refused.push(shown.clone());
     }
     let body = format!(
@@ -555,8 +559,9 @@ async fn connect_via(up: &Upstream, target: &str) -> Result<TcpStream, String> {
 }
 
 /// One absolute-form request to an http registry: sent in origin form with `connection:
-/// close`, and the answer marked `connection: close`, so every request npm makes arrives here
-/// on a new connection and is checked.
+/// close` and its body (by `content-length`; a chunked body is refused), and the answer marked
+/// `connection: close`. Nothing more the client sends on this connection reaches the
+/// registry, so every request npm makes arrives here on a new connection and is checked.
 async fn forward(
     mut client: TcpStream,
     url: &Url,
@@ -565,6 +570,20 @@ async fn forward(
     method: &str,
     rules: &Rules,
 ) {
+    let header = |name: &str| {
+        headers.iter().find_map(|h| {
+            let (n, v) = h.split_once(':')?;
+            n.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    };
+    if header("transfer-encoding").is_some() {
+        return refuse(&mut client, "a chunked request body", rules).await;
+    }
+    let body_len: u64 = match header("content-length").map(str::parse) {
+        None => 0,
+        Some(Ok(n)) => n,
+        Some(Err(_)) => return refuse(&mut client, "a malformed content-length", rules).await,
+    };
     let addr = format!("{}:{}", bracketed(&rules.host), rules.port);
     let mut server = match connect(&addr).await {
         Ok(s) => s,
@@ -575,7 +594,7 @@ async fn forward(
         None => url.path().to_owned(),
     };
     let mut request = format!("{method} {path} HTTP/1.1\r\n");
-    for h in headers {
+    for h in &headers {
         let name = h
             .split(':')
             .next()
@@ -593,6 +612,20 @@ async fn forward(
     request.push_str("connection: close\r\n\r\n");
     if server.write_all(request.as_bytes()).await.is_err() {
         return;
+    }
+    // The body: what came with the head, then the rest of content-length from the client.
+    let first = rest
+        .len()
+        .min(usize::try_from(body_len).unwrap_or(usize::MAX));
+    if server.write_all(&rest[..first]).await.is_err() {
+        return;
+    }
+    let remaining = body_len.saturating_sub(first as u64);
+    if remaining > 0 {
+        let mut body = (&mut client).take(remaining);
+        if tokio::io::copy(&mut body, &mut server).await.ok() != Some(remaining) {
+            return;
+        }
     }
     let Some((head, body_start)) = read_head(&mut server).await else {
         return bad_gateway(&mut client, "the registry closed the connection").await;
@@ -616,7 +649,14 @@ async fn forward(
     {
         return;
     }
-    splice(client, server, rest).await;
+    // The answer until the registry closes, or until the client closes (it does after a
+    // `connection: close` answer) or sends anything more, which is not forwarded.
+    let (mut client_read, mut client_write) = client.split();
+    let mut probe = [0u8; 1];
+    tokio::select! {
+        _ = tokio::io::copy(&mut server, &mut client_write) => {}
+        _ = client_read.read(&mut probe) => {}
+    }
 }
 
 fn bracketed(host: &str) -> String {
@@ -780,6 +820,168 @@ mod tests {
         assert_eq!(base64(b"a"), "YQ==");
         assert_eq!(base64(b"ab"), "YWI=");
         assert_eq!(base64(b"abc"), "YWJj");
+    }
+
+    /// A loopback server that counts accepts and answers each connection's first request.
+    async fn counting_server() -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepts = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = accepts.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 4096];
+                    let n = socket.read(&mut buf).await.unwrap_or(0);
+                    let first = String::from_utf8_lossy(&buf[..n])
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .to_owned();
+                    let body = format!("saw {first}");
+                    let reply = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = socket.write_all(reply.as_bytes()).await;
+                    let _ = socket.read(&mut buf).await;
+                });
+            }
+        });
+        (port, accepts)
+    }
+
+    /// Whether `text` ends with a whole response: its last head's content-length of body.
+    fn complete(text: &str) -> bool {
+        let Some(end) = text.rfind("\r\n\r\n") else {
+            return false;
+        };
+        let head = &text[..end];
+        let head = &head[head.rfind("HTTP/1.1").unwrap_or(0)..];
+        let len = head.lines().find_map(|l| {
+            let (n, v) = l.split_once(':')?;
+            n.eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse::<usize>().ok())?
+        });
+        len.is_some_and(|len| text.len() - end - 4 >= len)
+    }
+
+    /// Sends `request` through the proxy; reads until the proxy closes or a whole answer
+    /// (the tunnelled one, after a CONNECT) arrived.
+    async fn ask(proxy: &RegistryProxy, request: &str) -> String {
+        let mut socket = TcpStream::connect(proxy.addr).await.unwrap();
+        socket.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let read_all = async {
+            loop {
+                match socket.read(&mut chunk).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => answer.extend_from_slice(&chunk[..n]),
+                }
+                let text = String::from_utf8_lossy(&answer);
+                if text.contains("saw ") && complete(&text) {
+                    break;
+                }
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(30), read_all)
+            .await
+            .expect("the proxy neither answered nor closed");
+        String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    #[tokio::test]
+    async fn the_proxy_passes_the_http_registry_and_refuses_everything_else_unconnected() {
+        let (registry_port, registry_accepts) = counting_server().await;
+        let (other_port, other_accepts) = counting_server().await;
+        let registry = Registry::parse(&format!("http://127.0.0.1:{registry_port}/")).unwrap();
+        let proxy = RegistryProxy::start(&registry, &NetConfig::default())
+            .await
+            .unwrap();
+
+        let ok = ask(
+            &proxy,
+            &format!("GET http://127.0.0.1:{registry_port}/pkg HTTP/1.1\r\nhost: x\r\n\r\n"),
+        )
+        .await;
+        assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+        assert!(ok.contains("saw GET /pkg HTTP/1.1"), "{ok}");
+        assert!(ok.contains("connection: close"), "{ok}");
+
+        for request in [
+            format!("GET http://127.0.0.1:{other_port}/x.tgz HTTP/1.1\r\n\r\n"),
+            format!("GET http://localhost:{registry_port}/pkg HTTP/1.1\r\n\r\n"),
+            format!("CONNECT 127.0.0.1:{other_port} HTTP/1.1\r\n\r\n"),
+            format!("CONNECT 127.0.0.1:{registry_port} HTTP/1.1\r\n\r\n"),
+            "GET /pkg HTTP/1.1\r\n\r\n".to_owned(),
+        ] {
+            let answer = ask(&proxy, &request).await;
+            assert!(answer.starts_with("HTTP/1.1 403"), "{request}: {answer}");
+        }
+        // A second request pipelined behind an allowed one is not forwarded.
+        let both = ask(
+            &proxy,
+            &format!(
+                "GET http://127.0.0.1:{registry_port}/a HTTP/1.1\r\n\r\nGET http://127.0.0.1:{other_port}/b HTTP/1.1\r\n\r\n"
+            ),
+        )
+        .await;
+        assert!(both.contains("saw GET /a"), "{both}");
+        assert!(!both.contains("/b"), "{both}");
+        assert_eq!(other_accepts.load(std::sync::atomic::Ordering::SeqCst), 0);
+        assert_eq!(
+            registry_accepts.load(std::sync::atomic::Ordering::SeqCst),
+            2
+        );
+        let refused = proxy.refused();
+        assert!(
+            refused.contains(&format!("http://127.0.0.1:{other_port}/x.tgz")),
+            "{refused:?}"
+        );
+        assert!(
+            refused.contains(&format!("127.0.0.1:{other_port}")),
+            "{refused:?}"
+        );
+        // Dropped, it stops listening.
+        let addr = proxy.addr;
+        drop(proxy);
+        tokio::task::yield_now().await;
+        assert!(TcpStream::connect(addr).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn the_proxy_tunnels_only_to_the_https_registry() {
+        let (registry_port, registry_accepts) = counting_server().await;
+        let (other_port, other_accepts) = counting_server().await;
+        let registry = Registry::parse(&format!("https://127.0.0.1:{registry_port}/")).unwrap();
+        let proxy = RegistryProxy::start(&registry, &NetConfig::default())
+            .await
+            .unwrap();
+        let tunnel = ask(
+            &proxy,
+            &format!("CONNECT 127.0.0.1:{registry_port} HTTP/1.1\r\n\r\nPING / HTTP/1.1\r\n\r\n"),
+        )
+        .await;
+        assert!(
+            tunnel.starts_with("HTTP/1.1 200 Connection Established"),
+            "{tunnel}"
+        );
+        assert!(tunnel.contains("saw PING / HTTP/1.1"), "{tunnel}");
+        for request in [
+            format!("CONNECT 127.0.0.1:{other_port} HTTP/1.1\r\n\r\n"),
+            format!("CONNECT localhost:{registry_port} HTTP/1.1\r\n\r\n"),
+            format!("GET http://127.0.0.1:{registry_port}/pkg HTTP/1.1\r\n\r\n"),
+        ] {
+            let answer = ask(&proxy, &request).await;
+            assert!(answer.starts_with("HTTP/1.1 403"), "{request}: {answer}");
+        }
+        assert_eq!(other_accepts.load(std::sync::atomic::Ordering::SeqCst), 0);
+        assert_eq!(
+            registry_accepts.load(std::sync::atomic::Ordering::SeqCst),
+            1
+        );
     }
 
     #[test]
