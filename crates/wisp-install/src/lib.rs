@@ -13,6 +13,7 @@
 //! - run a shell, or npm with anything but a fixed argument array (INST-06);
 //! - let npm run an install script, or read the person's npmrc or auth (INST-12, INST-14);
 //! - download into `node_modules` before the lockfile passed (INST-13);
+//! - let npm reach any host but the registry, or run git (INST-13/14; [`net`]);
 //! - find Node or npm on PATH instead of the fixed directories (INST-09);
 //! - retry, restart an unfinished attempt, or call a failed install a success (INST-17/18);
 //! - leave npm's process group running after a timeout or cancel (INST-17).

@@ -153,7 +153,9 @@ impl NetConfig {
             ("the system CA bundle", &self.system_ca),
             ("NODE_EXTRA_CA_CERTS", &self.extra_ca),
         ] {
-            if let Some(file) = file {
+            // Machines often point NODE_EXTRA_CA_CERTS at the system bundle itself.
+            let again = what == "NODE_EXTRA_CA_CERTS" && file == &self.system_ca;
+            if let Some(file) = file.as_ref().filter(|_| !again) {
                 pem.push_str(&read_pem(what, file)?);
                 pem.push('\n');
             }
@@ -761,6 +763,48 @@ mod tests {
         );
         let net = NetConfig::from_vars(vars(&[("SSL_CERT_FILE", "/t/bundle.pem")]), |_| true);
         assert_eq!(net.system_ca, Some(PathBuf::from("/t/bundle.pem")));
+    }
+
+    #[test]
+    fn the_ca_file_holds_the_system_bundle_and_the_extra_certificates_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let cert =
+            |n: &str| format!("-----BEGIN CERTIFICATE-----\n{n}\n-----END CERTIFICATE-----\n");
+        let system = dir.path().join("system.pem");
+        let extra = dir.path().join("extra.pem");
+        std::fs::write(&system, cert("SYSTEM")).unwrap();
+        std::fs::write(&extra, cert("EXTRA")).unwrap();
+        let net = NetConfig {
+            system_ca: Some(system.clone()),
+            extra_ca: Some(extra.clone()),
+            ..NetConfig::default()
+        };
+        let file = net.write_node_ca_file(dir.path()).unwrap().unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("SYSTEM") && text.contains("EXTRA"), "{text}");
+        let same = NetConfig {
+            system_ca: Some(system.clone()),
+            extra_ca: Some(system.clone()),
+            ..NetConfig::default()
+        };
+        assert_eq!(same.ca_pem().unwrap().matches("SYSTEM").count(), 1);
+        assert_eq!(
+            NetConfig::default().write_node_ca_file(dir.path()).unwrap(),
+            None
+        );
+        // A named file that is not a bundle is an error naming it, not silently skipped.
+        std::fs::write(&extra, "not a certificate").unwrap();
+        let err = net.ca_pem().unwrap_err().to_string();
+        assert!(
+            err.contains("NODE_EXTRA_CA_CERTS") && err.contains("no PEM certificate"),
+            "{err}"
+        );
+        let missing = NetConfig {
+            system_ca: Some(dir.path().join("missing.pem")),
+            ..NetConfig::default()
+        };
+        let err = missing.ca_pem().unwrap_err().to_string();
+        assert!(err.contains("the system CA bundle at"), "{err}");
     }
 
     #[test]
