@@ -29,8 +29,8 @@ pub(crate) enum Status {
 /// One check: what was found and, when it is not fine, what to do.
 #[derive(Debug, Serialize)]
 pub(crate) struct Check {
-    /// Stable name for scripts: `data_dir`, `host`, `browser`, `node`, `secret_store`,
-    /// `model`, `disk`.
+    /// Stable name for scripts: `data_dir`, `host`, `browser`, `node`, `npm_registry`,
+    /// `secret_store`, `model`, `disk`.
     pub(crate) id: &'static str,
     pub(crate) status: Status,
     pub(crate) message: String,
@@ -84,6 +84,13 @@ pub(crate) async fn run(data_dir: &Path) -> Report {
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
     checks.push(check_node().await);
+    checks.push(
+        check_npm_registry(
+            wisp_install::Registry::from_env(),
+            &wisp_install::NetConfig::from_env(),
+        )
+        .await,
+    );
     checks.push(check_secret_store().await);
     checks.push(check_model(data_dir).await);
     checks.push(check_disk(data_dir));
@@ -342,6 +349,127 @@ async fn check_node() -> Check {
             "check that `node --version` and `npm --version` work in a terminal",
         ),
     }
+}
+
+/// The npm registry installs use (`WISP_NPM_REGISTRY` or the public one), asked the way npm
+/// would ask it: through the install's filtering proxy (chained to the person's proxy unless
+/// NO_PROXY names the registry), trusting the system CA bundle and NODE_EXTRA_CA_CERTS. A
+/// certificate nobody here trusts is named as what it almost always is at work: a
+/// TLS-inspecting proxy or a private CA.
+async fn check_npm_registry(
+    registry: Result<wisp_install::Registry, wisp_install::InstallError>,
+    net: &wisp_install::NetConfig,
+) -> Check {
+    const ID: &str = "npm_registry";
+    let registry = match registry {
+        Ok(r) => r,
+        Err(e) => {
+            return Check::warn(
+                ID,
+                format!("{e}"),
+                format!(
+                    "unset {} or give it an https URL",
+                    wisp_install::REGISTRY_ENV
+                ),
+            );
+        }
+    };
+    let url = registry.as_str().to_owned();
+    let bundle = match &net.system_ca {
+        Some(path) => format!("the system CA bundle at {}", path.display()),
+        None => "no system CA bundle (none found; set SSL_CERT_FILE to one)".to_owned(),
+    };
+    let client =
+        match wisp_install::RegistryClient::start(&registry, net, DOCTOR_PROBE_TIMEOUT).await {
+            Ok(c) => c,
+            Err(e) => {
+                return Check::warn(
+                    ID,
+                    format!("cannot ask the npm registry {url}: {e}"),
+                    "fix the proxy or CA variables named above (HTTPS_PROXY, NO_PROXY, \
+                     SSL_CERT_FILE, NODE_EXTRA_CA_CERTS)",
+                );
+            }
+        };
+    let via = match &net.upstream_proxy {
+        Some(_) if client.proxy().is_chained() => " through your proxy (HTTPS_PROXY)",
+        _ => "",
+    };
+    match client.client.get(&url).send().await {
+        Ok(answer) if answer.status().is_server_error() => {
+            let status = answer.status();
+            let said = answer.text().await.unwrap_or_default();
+            Check::warn(
+                ID,
+                format!(
+                    "the npm registry {url} could not be reached{via} ({status}: {})",
+                    said.trim().chars().take(300).collect::<String>()
+                ),
+                "check the network and, at work, that HTTPS_PROXY names your proxy; MCP \
+                 servers cannot be installed from npm until it answers",
+            )
+        }
+        Ok(answer) => Check::ok(
+            ID,
+            format!(
+                "the npm registry {url} answers{via} (HTTP {}); npm is given {bundle}",
+                answer.status().as_u16()
+            ),
+        ),
+        Err(e) => {
+            let chain = error_chain(&e);
+            if is_untrusted_certificate(&chain) {
+                Check::warn(
+                    ID,
+                    format!(
+                        "the npm registry {url} presents a certificate this machine does not \
+                         trust ({chain}): a TLS-inspecting proxy or a private CA is in the way"
+                    ),
+                    format!(
+                        "Wisp gives npm {bundle} and NODE_EXTRA_CA_CERTS when set: add your \
+                         organisation's CA certificate to the system store (Debian/Ubuntu: copy \
+                         it to /usr/local/share/ca-certificates/ and run sudo \
+                         update-ca-certificates) or set NODE_EXTRA_CA_CERTS to its PEM file"
+                    ),
+                )
+            } else {
+                Check::warn(
+                    ID,
+                    format!("the npm registry {url} did not answer{via}: {chain}"),
+                    "check the network and, at work, that HTTPS_PROXY (and NO_PROXY) name your \
+                     proxy; MCP servers cannot be installed from npm until it answers",
+                )
+            }
+        }
+    }
+}
+
+/// An error and all its causes, joined.
+fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    parts.join(": ")
+}
+
+/// Whether a TLS failure is a certificate chain this machine does not trust (rustls says
+/// `UnknownIssuer`; an interception CA's self-signed root in the chain says the same).
+fn is_untrusted_certificate(chain: &str) -> bool {
+    [
+        "UnknownIssuer",
+        "unknown issuer",
+        "BadSignature",
+        "self-signed",
+        "self signed",
+    ]
+    .iter()
+    .any(|needle| chain.contains(needle))
 }
 
 /// What a `--version` probe inherits: enough to find and start node and npm, never the model

@@ -15,7 +15,22 @@ fn doctor(data: &std::path::Path, env: &[(&str, &str)]) -> Command {
     c.args(["doctor", "--json", "--data-dir"])
         .arg(data)
         .env("WISP_SECRET_STORE", "mock")
-        .env_remove("WISP_BROWSER");
+        .env_remove("WISP_BROWSER")
+        // The npm registry check never reaches the internet from a test: a closed loopback
+        // port unless the test serves a registry.
+        .env("WISP_NPM_REGISTRY", "http://127.0.0.1:1/");
+    for var in [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "NO_PROXY",
+        "no_proxy",
+        "SSL_CERT_FILE",
+        "NODE_EXTRA_CA_CERTS",
+    ] {
+        c.env_remove(var);
+    }
     for (k, v) in env {
         c.env(k, v);
     }
@@ -389,4 +404,124 @@ async fn starting_again_opens_the_running_host() {
         std::fs::read_to_string(&opened).unwrap(),
         data.join("open.html").to_str().unwrap()
     );
+}
+
+/// A loopback https "registry" whose certificate comes from a CA of the test's own (as a
+/// TLS-inspecting proxy's would); it answers every request `200 {}`. Returns its URL and the
+/// CA's PEM file.
+async fn intercepted_registry() -> (String, tempfile::TempDir, std::path::PathBuf) {
+    use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio_rustls::rustls;
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, "Test interception CA");
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = rcgen::Issuer::new(ca_params, ca_key);
+    let leaf_key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .unwrap()
+        .signed_by(&leaf_key, &issuer)
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let bundle = dir.path().join("bundle.pem");
+    std::fs::write(&bundle, ca_cert.pem()).unwrap();
+    let key = rustls::pki_types::PrivateKeyDer::try_from(leaf_key.serialize_der()).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::aws_lc_rs::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![leaf.der().clone(), ca_cert.der().clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((socket, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(socket).await else {
+                    return;
+                };
+                let mut buf = [0u8; 4096];
+                let _ = tls.read(&mut buf).await;
+                let _ = tls
+                    .write_all(
+                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}",
+                    )
+                    .await;
+                let _ = tls.shutdown().await;
+            });
+        }
+    });
+    (format!("https://127.0.0.1:{port}/"), dir, bundle)
+}
+
+#[tokio::test]
+async fn the_npm_registry_check_names_tls_interception_and_the_bundle_npm_gets() {
+    let (url, _keep, bundle) = intercepted_registry().await;
+    let (_tmp, data, _) = dirs();
+    // The machine's bundle does not hold the interception CA: named, with what to do.
+    let (_, checks) = report(doctor(&data, &[("WISP_NPM_REGISTRY", &url)])).await;
+    assert_eq!(
+        status(&checks, "npm_registry"),
+        "warn",
+        "{:?}",
+        checks["npm_registry"]
+    );
+    let msg = message(&checks, "npm_registry");
+    assert!(
+        msg.contains("a TLS-inspecting proxy or a private CA"),
+        "{msg}"
+    );
+    let fix = checks["npm_registry"]["fix"].as_str().unwrap();
+    assert!(
+        fix.contains("Wisp gives npm the system CA bundle at /"),
+        "{fix}"
+    );
+    assert!(fix.contains("NODE_EXTRA_CA_CERTS"), "{fix}");
+
+    // Once the system bundle (here SSL_CERT_FILE) trusts it, the registry answers.
+    let shown = bundle.display().to_string();
+    let (_, checks) = report(doctor(
+        &data,
+        &[("WISP_NPM_REGISTRY", &url), ("SSL_CERT_FILE", &shown)],
+    ))
+    .await;
+    assert_eq!(
+        status(&checks, "npm_registry"),
+        "ok",
+        "{:?}",
+        checks["npm_registry"]
+    );
+    let msg = message(&checks, "npm_registry");
+    assert!(msg.contains("answers (HTTP 200)"), "{msg}");
+    assert!(
+        msg.contains(&format!("the system CA bundle at {shown}")),
+        "{msg}"
+    );
+}
+
+#[tokio::test]
+async fn the_npm_registry_check_says_when_it_cannot_be_reached() {
+    let (_tmp, data, _) = dirs();
+    let (code, checks) = report(doctor(&data, &[])).await;
+    assert_eq!(
+        status(&checks, "npm_registry"),
+        "warn",
+        "{:?}",
+        checks["npm_registry"]
+    );
+    assert!(
+        message(&checks, "npm_registry").contains("http://127.0.0.1:1/ could not be reached"),
+        "{:?}",
+        checks["npm_registry"]
+    );
+    // Installs are optional: an unreachable registry does not fail the report by itself.
+    let _ = code;
 }

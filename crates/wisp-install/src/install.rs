@@ -6,8 +6,11 @@
 //! 4. the bin resolved inside the install dir, and the Node to run it with.
 //!
 //! npm gets an environment built from nothing (PATH of the fixed tool dirs, HOME = the install
-//! dir, its own cache) and its own userconfig and globalconfig written by Wisp, so no npmrc,
-//! auth token or `omit-lockfile-registry-resolved` of the person's applies. A marker file
+//! dir, its own cache, the machine's CA certificates as `NODE_EXTRA_CA_CERTS`) and its own
+//! userconfig and globalconfig written by Wisp, so no npmrc, auth token or
+//! `omit-lockfile-registry-resolved` of the person's applies. Both npm steps go through the
+//! install's [`RegistryProxy`], which lets through only the registry, and npm's `git` is a
+//! path that cannot exist, so no git dependency is cloned and no other host is reached. A marker file
 //! records an attempt until it finished; a manifest records a finished install for reuse.
 
 use std::ffi::OsString;
@@ -24,6 +27,7 @@ use crate::limits::{
     INSTALL_TIMEOUT, MAX_JSON_FILE_BYTES, MAX_LOCKFILE_BYTES, MIN_NODE_MAJOR, NODE_VERSION_TIMEOUT,
 };
 use crate::lockfile::verify_lockfile;
+use crate::net::{NetConfig, RegistryProxy};
 use crate::npm::{Npm, OutputLog, Stop, run_step};
 use crate::plan::InstallPlan;
 use crate::registry::Registry;
@@ -47,6 +51,9 @@ pub const NPMRC_FILE: &str = "wisp-npmrc";
 pub const GLOBAL_NPMRC_FILE: &str = "wisp-npmrc-global";
 /// npm's cache for this install.
 pub const CACHE_DIR: &str = "npm-cache";
+/// npm's `git`: a path under a file, so it can never exist and spawning it fails at once
+/// (ENOTDIR) — no git process runs for a git dependency, whatever is installed.
+pub const NO_GIT: &str = "/dev/null/git";
 
 /// One install at a time in this process (INST-16).
 static INSTALL_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -58,6 +65,8 @@ pub struct InstallConfig {
     pub registry: Registry,
     /// The whole install, all steps (INST-16); [`INSTALL_TIMEOUT`] outside tests.
     pub timeout: Duration,
+    /// The machine's trust and the person's proxy.
+    pub net: NetConfig,
 }
 
 impl InstallConfig {
@@ -66,6 +75,7 @@ impl InstallConfig {
         Self {
             registry,
             timeout: INSTALL_TIMEOUT,
+            net: NetConfig::from_env(),
         }
     }
 }
@@ -218,7 +228,7 @@ pub async fn install(
         cancel,
     };
     let result = run_npm(
-        &npm, &node, &dir, plan, registry, &mut stop, &mut log, progress,
+        &npm, &node, &dir, plan, config, &mut stop, &mut log, progress,
     )
     .await;
     match result {
@@ -303,23 +313,33 @@ async fn run_npm<C: Future<Output = ()>>(
     node: &Path,
     dir: &Path,
     plan: &InstallPlan,
-    registry: &Registry,
+    config: &InstallConfig,
     stop: &mut Stop<'_, C>,
     log: &mut OutputLog,
     progress: &(dyn Fn(&Progress) + Send + Sync),
 ) -> Result<String, InstallError> {
+    let registry = &config.registry;
+    // Started before npm and dropped (stopped) when this returns: npm reaches nothing but
+    // the registry, through it.
+    let proxy = RegistryProxy::start(registry, &config.net).await?;
+    let ca_file = config.net.write_node_ca_file(dir)?;
     let cache = dir.join(CACHE_DIR);
     let npmrc = dir.join(NPMRC_FILE);
     write(
         &dir.join("package.json"),
         "{\n  \"name\": \"wisp-mcp-install\",\n  \"version\": \"0.0.0\",\n  \"private\": true\n}\n",
     )?;
+    // Everything through the install's proxy (none exempt), no git, and npm's two retries
+    // waiting at most 10 s each, so an unreachable or untrusted registry is reported well
+    // inside the install's deadline.
     let npmrc_text = format!(
         "registry={}\nignore-scripts=true\naudit=false\nfund=false\nupdate-notifier=false\n\
          save-exact=true\npackage-lock=true\nomit-lockfile-registry-resolved=false\n\
-         cache={}\n",
+         cache={}\nproxy={proxy}\nhttps-proxy={proxy}\nnoproxy=\nstrict-ssl=true\n\
+         git={NO_GIT}\nfetch-retry-mintimeout=2000\nfetch-retry-maxtimeout=10000\n",
         registry.as_str(),
-        cache.display()
+        cache.display(),
+        proxy = proxy.url(),
     );
     let global_npmrc = dir.join(GLOBAL_NPMRC_FILE);
     write(&npmrc, &npmrc_text)?;
@@ -341,11 +361,14 @@ async fn run_npm<C: Future<Output = ()>>(
         }
         path.push(d);
     }
-    let env: Vec<(OsString, OsString)> = vec![
+    let mut env: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), path),
         ("HOME".into(), dir.into()),
         ("npm_config_cache".into(), cache.clone().into()),
     ];
+    if let Some(ca_file) = &ca_file {
+        env.push(("NODE_EXTRA_CA_CERTS".into(), ca_file.into()));
+    }
     let common = |args: &[&str]| -> Vec<OsString> {
         let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
         all.extend(
@@ -354,6 +377,10 @@ async fn run_npm<C: Future<Output = ()>>(
                 format!("--userconfig={}", npmrc.display()),
                 format!("--globalconfig={}", global_npmrc.display()),
                 format!("--cache={}", cache.display()),
+                format!("--proxy={}", proxy.url()),
+                format!("--https-proxy={}", proxy.url()),
+                format!("--git={NO_GIT}"),
+                "--strict-ssl".into(),
                 "--ignore-scripts".into(),
                 "--no-audit".into(),
                 "--no-fund".into(),
@@ -381,6 +408,7 @@ async fn run_npm<C: Future<Output = ()>>(
         Step::Lock,
         run_step(&npm, &step1, Step::Lock, stop, log, progress).await?,
         log,
+        &proxy,
     )?;
 
     progress(&Progress::Step {
@@ -398,6 +426,7 @@ async fn run_npm<C: Future<Output = ()>>(
         Step::Ci,
         run_step(&npm, &step3, Step::Ci, stop, log, progress).await?,
         log,
+        &proxy,
     )?;
 
     progress(&Progress::Step {
@@ -411,9 +440,28 @@ fn expect_success(
     step: Step,
     status: std::process::ExitStatus,
     log: &OutputLog,
+    proxy: &RegistryProxy,
 ) -> Result<(), InstallError> {
     if status.success() {
         return Ok(());
+    }
+    let refused = proxy.refused();
+    if !refused.is_empty() {
+        return Err(InstallError::NotFromRegistry(format!(
+            "npm tried to reach {}, which is not the registry; Wisp lets npm reach only the \
+             registry, so a package whose dependencies come from elsewhere (a tarball URL, a \
+             git host) cannot be installed this way. Nothing was installed",
+            refused.join(", ")
+        )));
+    }
+    let tail = log.tail(12);
+    if tail.contains("syscall spawn") && tail.contains("ENOTDIR") {
+        return Err(InstallError::NotFromRegistry(
+            "a dependency is a git repository; Wisp never runs git for an install (npm's git is \
+             switched off), so only packages whose whole tree comes from the registry can be \
+             installed this way. Nothing was installed"
+                .into(),
+        ));
     }
     Err(InstallError::NpmFailed {
         step,

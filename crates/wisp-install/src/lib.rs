@@ -13,6 +13,7 @@
 //! - run a shell, or npm with anything but a fixed argument array (INST-06);
 //! - let npm run an install script, or read the person's npmrc or auth (INST-12, INST-14);
 //! - download into `node_modules` before the lockfile passed (INST-13);
+//! - let npm reach any host but the registry, or run git (INST-13/14; [`net`]);
 //! - find Node or npm on PATH instead of the fixed directories (INST-09);
 //! - retry, restart an unfinished attempt, or call a failed install a success (INST-17/18);
 //! - leave npm's process group running after a timeout or cancel (INST-17).
@@ -30,6 +31,7 @@
 mod install;
 pub mod limits;
 mod lockfile;
+pub mod net;
 mod npm;
 mod plan;
 mod register;
@@ -37,9 +39,10 @@ mod registry;
 
 pub use install::{
     CACHE_DIR, GLOBAL_NPMRC_FILE, InstallConfig, InstalledServer, MANIFEST_FILE, MARKER_FILE,
-    NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install,
+    NO_GIT, NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install,
 };
 pub use lockfile::{VerifiedLock, verify_lockfile};
+pub use net::{NetConfig, RegistryClient, RegistryProxy};
 pub use plan::{
     INSTALLS_DIR, InstallPlan, check_args, check_bin_name, check_exact_version, check_package_name,
 };
@@ -140,6 +143,13 @@ pub enum InstallError {
         /// npm's last output lines.
         tail: String,
     },
+    /// npm needed something other than the registry (another host, a git repository) and
+    /// was refused before any connection or git process (INST-13/14).
+    #[error("the package was refused: {0}")]
+    NotFromRegistry(String),
+    /// The machine's proxy or CA settings cannot be used.
+    #[error("network settings: {0}")]
+    Network(String),
     /// The lockfile was rejected; nothing was downloaded into node_modules (INST-13/14).
     #[error("the package was refused before download: {0}")]
     Lockfile(String),

@@ -42,3 +42,10 @@ pub const MAX_JSON_FILE_BYTES: u64 = 1024 * 1024;
 pub const MIN_NODE_MAJOR: u64 = 12;
 /// How long `node --version` may take before the Node found counts as unusable (INST-09).
 pub const NODE_VERSION_TIMEOUT: Duration = Duration::from_secs(10);
+/// A CA bundle given to Node (the system's, `NODE_EXTRA_CA_CERTS`), in bytes.
+pub const MAX_CA_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// One request head through the install's proxy, in bytes.
+pub const MAX_PROXY_HEAD_BYTES: usize = 64 * 1024;
+/// How long the install's proxy waits for a connection to the registry (or the person's
+/// proxy), or for a request head.
+pub const PROXY_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);

@@ -210,6 +210,76 @@ mod tests {
         assert_eq!(log.tail(2), "line 9998\nline 9999");
     }
 
+    /// Processes whose process group is `pgid` (Linux /proc).
+    fn group_members(pgid: u32) -> usize {
+        std::fs::read_dir("/proc")
+            .map(|entries| {
+                entries
+                    .filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("stat")).ok())
+                    .filter(|stat| {
+                        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+                        rest.split_whitespace().nth(2) == Some(pgid.to_string().as_str())
+                    })
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
+    /// A real process tree in the step's group (a shell and its children, as npm and a child
+    /// of its would be): on timeout every member is ended, not only the program started.
+    #[tokio::test]
+    async fn inst_17_a_timeout_ends_the_step_s_whole_process_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("fake-npm");
+        std::fs::write(
+            &program,
+            "#!/bin/sh\nsleep 300 &\nsleep 300 &\necho started\nwait\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            &program,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        let npm = Npm {
+            program: &program,
+            dir: dir.path(),
+            env: &[("PATH".into(), "/usr/bin:/bin".into())],
+        };
+        let pid = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let largest = std::sync::Arc::new(std::sync::Mutex::new(0usize));
+        let (seen, biggest) = (pid.clone(), largest.clone());
+        let progress = move |p: &Progress| match p {
+            Progress::Step { pid: Some(id), .. } => *seen.lock().unwrap() = Some(*id),
+            Progress::Output { .. } => {
+                if let Some(id) = *seen.lock().unwrap() {
+                    let mut b = biggest.lock().unwrap();
+                    *b = (*b).max(group_members(id));
+                }
+            }
+            _ => {}
+        };
+        let timeout = std::time::Duration::from_secs(3);
+        let cancel = std::pin::pin!(std::future::pending::<()>());
+        let mut stop = Stop {
+            deadline: Instant::now() + timeout,
+            timeout,
+            cancel,
+        };
+        let mut log = OutputLog::default();
+        let err = run_step(&npm, &[], Step::Lock, &mut stop, &mut log, &progress)
+            .await
+            .unwrap_err();
+        assert!(matches!(err, InstallError::TimedOut(_)), "{err}");
+        let id = pid.lock().unwrap().unwrap();
+        assert!(
+            *largest.lock().unwrap() >= 3,
+            "the tree never ran (largest {})",
+            *largest.lock().unwrap()
+        );
+        assert_eq!(group_members(id), 0, "the step's group is still running");
+    }
+
     #[tokio::test]
     async fn long_lines_are_cut() {
         let (tx, mut rx) = mpsc::channel(8);

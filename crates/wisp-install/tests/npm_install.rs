@@ -345,13 +345,15 @@ async fn inst_14_a_git_dependency_is_refused() {
     let plan = InstallPlan::new("via-git", "1.0.0", "via-git", vec![]).unwrap();
     let (err, dir, _keep) = refused(&registry, &plan).await;
     let msg = err.to_string();
-    assert!(matches!(err, InstallError::Lockfile(_)), "{msg}");
+    // npm's git cannot start: refused in the lockfile step, before anything was cloned.
+    assert!(matches!(err, InstallError::NotFromRegistry(_)), "{msg}");
+    assert!(msg.contains("a dependency is a git repository"), "{msg}");
     assert!(
-        msg.contains("\"node_modules/git-dep\" is a git dependency (git+file://"),
-        "{msg}"
+        !dir.join("package-lock.json").exists(),
+        "npm resolved the git dependency"
     );
-    assert_nothing_installed(&dir);
-    // npm cloned it to lock it; its prepare script did not run.
+    assert!(!dir.join("node_modules").exists());
+    assert!(!dir.join(MANIFEST_FILE).exists());
     assert!(!marker.exists(), "the git dependency's prepare script ran");
 }
 
@@ -415,20 +417,21 @@ fn group_size(pgid: u32) -> usize {
         .count()
 }
 
-/// A package whose git dependency is fetched over http from the test registry, which never
-/// answers it: npm waits on its child `git`, so npm's group is a real process tree.
-async fn stalled_in_git() -> (TestRegistry, InstallPlan) {
+/// A registry that never answers the package's document: npm waits on it in the lockfile
+/// step. (npm starts no child of its own any more — scripts are off
+/// and its git cannot start — so that the whole group is ended is proven on a real process
+/// tree in `npm::tests`; here, npm itself.)
+async fn stalled_in_download() -> (TestRegistry, InstallPlan) {
     let registry = TestRegistry::start(false).await;
-    registry.stall_under("/stalled-repo.git");
-    let url = format!("git+{}stalled-repo.git", registry.url);
     let packed = pack(
-        &hostile("slow-git", json!({"dependencies": {"git-dep": url}})),
+        &hostile("slow-server", json!({})),
         &[("server.js", &server_js())],
     );
     registry.publish(&packed, None);
+    registry.stall_under("/slow-server");
     (
         registry,
-        InstallPlan::new("slow-git", "1.0.0", "slow-git", vec![]).unwrap(),
+        InstallPlan::new("slow-server", "1.0.0", "slow-server", vec![]).unwrap(),
     )
 }
 
@@ -465,12 +468,12 @@ async fn install_watching_group(
 }
 
 #[tokio::test]
-async fn inst_16_17_a_stalling_fetch_times_out_and_ends_npm_s_whole_tree() {
-    let (registry, plan) = stalled_in_git().await;
+async fn inst_16_17_a_stalling_fetch_times_out_and_ends_npm_s_group() {
+    let (registry, plan) = stalled_in_download().await;
     let (_keep, data) = data_dir();
     let events = Events::default();
     let mut config = config(&registry);
-    // Generous: npm must get as far as running git before it (the machine may be busy).
+    // Generous: npm must reach the registry before it (the machine may be busy).
     config.timeout = Duration::from_secs(15);
     let (result, largest) =
         install_watching_group(&config, &data, &plan, &events, std::future::pending()).await;
@@ -478,10 +481,8 @@ async fn inst_16_17_a_stalling_fetch_times_out_and_ends_npm_s_whole_tree() {
     assert!(matches!(err, InstallError::TimedOut(_)), "{err}");
     let pids = events.npm_pids();
     assert_eq!(pids.len(), 1, "{:?}", events.all());
-    assert!(
-        largest >= 2,
-        "npm never had a child in its group (largest {largest}); the test proves nothing"
-    );
+    assert!(registry.requests() > 0, "npm never reached the registry");
+    assert!(largest >= 1, "npm's group was never seen running");
     assert!(
         group_is_gone(pids[0]),
         "npm's process group is still running"
@@ -541,29 +542,22 @@ async fn inst_16_a_registry_that_never_answers_times_out_and_installs_run_one_at
 }
 
 #[tokio::test]
-async fn inst_17_18_a_cancel_mid_install_ends_npm_s_tree_and_is_not_a_success() {
-    let (registry, plan) = stalled_in_git().await;
+async fn inst_17_18_a_cancel_mid_install_ends_npm_s_group_and_is_not_a_success() {
+    let (registry, plan) = stalled_in_download().await;
     let (_keep, data) = data_dir();
     let events = Events::default();
     let config = config(&registry);
-    let watched = events.clone();
-    // Cancel once npm's child is running (the group has grown past npm itself).
+    let requests = registry.requests.clone();
+    // Cancel once npm waits on the registry.
     let cancel = async move {
-        loop {
-            if watched
-                .npm_pids()
-                .first()
-                .is_some_and(|pid| group_size(*pid) >= 2)
-            {
-                break;
-            }
+        while requests.load(std::sync::atomic::Ordering::SeqCst) == 0 {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
     let (result, largest) = install_watching_group(&config, &data, &plan, &events, cancel).await;
     let err = result.unwrap_err();
     assert!(matches!(err, InstallError::Cancelled), "{err}");
-    assert!(largest >= 2);
+    assert!(largest >= 1);
     let pids = events.npm_pids();
     assert_eq!(pids.len(), 1);
     assert!(

@@ -1,6 +1,7 @@
 //! A static npm registry on loopback for the tests: packuments (`GET /<name>`) with
 //! `dist.tarball` + `dist.integrity`, tarballs the test packed with the real `npm pack`, extra
-//! files at any path, and a stalling mode that accepts connections and never answers.
+//! files at any path, a stalling mode that accepts connections and never answers, and an https
+//! mode with a certificate from the test's own CA.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 /// A package the test packed: its tarball bytes and the integrity `npm pack` computed.
@@ -78,77 +79,61 @@ pub struct TestRegistry {
     pub url: String,
     pub port: u16,
     state: Arc<Mutex<State>>,
-    requests: Arc<AtomicUsize>,
+    pub requests: Arc<AtomicUsize>,
+    connections: Arc<AtomicUsize>,
 }
 
 impl TestRegistry {
     /// Starts on 127.0.0.1 (an ephemeral port). With `stall`, every request is read and never
     /// answered, the connection held open.
     pub async fn start(stall: bool) -> Self {
+        Self::start_with(stall, None).await
+    }
+
+    /// Starts an https registry whose certificate `acceptor` holds.
+    pub async fn start_tls(acceptor: tokio_rustls::TlsAcceptor) -> Self {
+        Self::start_with(false, Some(acceptor)).await
+    }
+
+    async fn start_with(stall: bool, tls: Option<tokio_rustls::TlsAcceptor>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let state = Arc::new(Mutex::new(State::default()));
         let requests = Arc::new(AtomicUsize::new(0));
-        let (st, count) = (state.clone(), requests.clone());
+        let connections = Arc::new(AtomicUsize::new(0));
+        let (st, count, accepted) = (state.clone(), requests.clone(), connections.clone());
+        let scheme = if tls.is_some() { "https" } else { "http" };
         tokio::spawn(async move {
             loop {
-                let Ok((mut socket, _)) = listener.accept().await else {
+                let Ok((socket, _)) = listener.accept().await else {
                     break;
                 };
-                let (st, count) = (st.clone(), count.clone());
+                accepted.fetch_add(1, Ordering::SeqCst);
+                let (st, count, tls) = (st.clone(), count.clone(), tls.clone());
                 tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    loop {
-                        while let Some(end) = find(&buf, b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-                            buf.drain(..end + 4);
-                            count.fetch_add(1, Ordering::SeqCst);
-                            let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                            let path = path.replace("%2f", "/").replace("%2F", "/");
-                            let hang = stall
-                                || st
-                                    .lock()
-                                    .unwrap()
-                                    .stall_under
-                                    .iter()
-                                    .any(|p| path.starts_with(p.as_str()));
-                            if hang {
-                                std::future::pending::<()>().await;
+                    match tls {
+                        None => serve(socket, st, count, stall).await,
+                        Some(acceptor) => {
+                            if let Ok(socket) = acceptor.accept(socket).await {
+                                serve(socket, st, count, stall).await;
                             }
-                            let route = st.lock().unwrap().routes.get(&path).cloned();
-                            let (status, ctype, body) = match route {
-                                Some((ctype, body)) => ("200 OK", ctype, body),
-                                None => (
-                                    "404 Not Found",
-                                    "application/json".into(),
-                                    b"{\"error\":\"not found\"}".to_vec(),
-                                ),
-                            };
-                            let reply = format!(
-                                "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n",
-                                body.len()
-                            );
-                            if socket.write_all(reply.as_bytes()).await.is_err()
-                                || socket.write_all(&body).await.is_err()
-                            {
-                                return;
-                            }
-                        }
-                        match socket.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
                         }
                     }
                 });
             }
         });
         Self {
-            url: format!("http://127.0.0.1:{port}/"),
+            url: format!("{scheme}://127.0.0.1:{port}/"),
             port,
             state,
             requests,
+            connections,
         }
+    }
+
+    /// How many TCP connections were accepted so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
     }
 
     /// How many requests arrived so far.
@@ -206,6 +191,58 @@ impl TestRegistry {
             .unwrap()
             .to_owned();
         self.file(&path, "application/octet-stream", packed.tarball.clone());
+    }
+}
+
+/// Answers requests on one connection (keep-alive) from the routes.
+async fn serve(
+    mut socket: impl AsyncRead + AsyncWrite + Unpin,
+    st: Arc<Mutex<State>>,
+    count: Arc<AtomicUsize>,
+    stall: bool,
+) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        while let Some(end) = find(&buf, b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+            buf.drain(..end + 4);
+            count.fetch_add(1, Ordering::SeqCst);
+            let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+            let path = path.replace("%2f", "/").replace("%2F", "/");
+            let hang = stall
+                || st
+                    .lock()
+                    .unwrap()
+                    .stall_under
+                    .iter()
+                    .any(|p| path.starts_with(p.as_str()));
+            if hang {
+                std::future::pending::<()>().await;
+            }
+            let route = st.lock().unwrap().routes.get(&path).cloned();
+            let (status, ctype, body) = match route {
+                Some((ctype, body)) => ("200 OK", ctype, body),
+                None => (
+                    "404 Not Found",
+                    "application/json".into(),
+                    b"{\"error\":\"not found\"}".to_vec(),
+                ),
+            };
+            let reply = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n",
+                body.len()
+            );
+            if socket.write_all(reply.as_bytes()).await.is_err()
+                || socket.write_all(&body).await.is_err()
+            {
+                return;
+            }
+        }
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
     }
 }
 

@@ -4,5 +4,8 @@
 // A failing test should stop at the line that failed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod network;
 mod npm_install;
+mod recorded;
 mod registry;
+mod tls;
