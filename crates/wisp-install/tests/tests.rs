@@ -4,5 +4,6 @@
 // A failing test should stop at the line that failed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod lockfiles;
 mod npm_install;
 mod registry;
