@@ -30,6 +30,7 @@
 mod install;
 pub mod limits;
 mod lockfile;
+mod metadata;
 mod npm;
 mod plan;
 mod register;
@@ -40,6 +41,7 @@ pub use install::{
     NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install,
 };
 pub use lockfile::{VerifiedLock, verify_lockfile};
+pub use metadata::{PackageFacts, facts_of, fetch_facts, registry_http_client};
 pub use plan::{
     INSTALLS_DIR, InstallPlan, check_args, check_bin_name, check_exact_version, check_package_name,
 };
@@ -127,6 +129,10 @@ pub enum InstallError {
          register it"
     )]
     Unfinished(PathBuf),
+    /// The registry's documents of the planned version could not be read, or refuse the
+    /// plan (no such version, no such bin); nothing was downloaded.
+    #[error("{0}")]
+    Metadata(String),
     /// npm could not be started or waited for.
     #[error("npm: {0}")]
     Npm(String),

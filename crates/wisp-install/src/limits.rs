@@ -42,3 +42,9 @@ pub const MAX_JSON_FILE_BYTES: u64 = 1024 * 1024;
 pub const MIN_NODE_MAJOR: u64 = 12;
 /// How long `node --version` may take before the Node found counts as unusable (INST-09).
 pub const NODE_VERSION_TIMEOUT: Duration = Duration::from_secs(10);
+/// One request to the registry for a version's metadata, before the approval (connect and
+/// answer together).
+pub const METADATA_TIMEOUT: Duration = Duration::from_secs(20);
+/// The package document read for a version's publish time; a larger one leaves the time
+/// unknown (popular packages with thousands of versions reach tens of MB).
+pub const MAX_PACKUMENT_BYTES: u64 = 16 * 1024 * 1024;

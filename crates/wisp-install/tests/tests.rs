@@ -5,5 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod lockfiles;
+mod metadata;
 mod npm_install;
 mod registry;
