@@ -69,6 +69,10 @@ pub(crate) enum Prepared {
     /// Needs no approval but waits (the preview browser, the person's answer to a dialog):
     /// the run loop awaits this, raced against cancel.
     Wait(WaitWork),
+    /// Needs an approval whose subject is known only after a look-up (the npm registry's
+    /// document of the version to install): the run loop awaits this, raced against cancel,
+    /// then asks for the approval — or ends the call with the error, nothing asked.
+    LookUp(BoxFuture<Result<Subject, String>>),
 }
 
 /// What a tool's file work found.

@@ -58,16 +58,28 @@ pub struct InstallConfig {
     pub registry: Registry,
     /// The whole install, all steps (INST-16); [`INSTALL_TIMEOUT`] outside tests.
     pub timeout: Duration,
+    /// Delete the plan's unfinished install directory first — only when the person approved
+    /// exactly that (INST-18: never automatic). A finished install, or a directory without
+    /// Wisp's [`MARKER_FILE`], is never deleted.
+    pub clean_up_unfinished: bool,
 }
 
 impl InstallConfig {
-    /// The registry given, the standard timeout.
+    /// The registry given, the standard timeout, no clean-up.
     pub fn new(registry: Registry) -> Self {
         Self {
             registry,
             timeout: INSTALL_TIMEOUT,
+            clean_up_unfinished: false,
         }
     }
+}
+
+/// Whether an install runs in this process now (installs run one at a time, INST-16): an
+/// unfinished directory may then be the running one's, which is neither "unfinished" nor
+/// deleted.
+pub fn install_running() -> bool {
+    INSTALL_LOCK.try_lock().is_err()
 }
 
 /// What a disabled MCP server config needs to run the installed server.
@@ -192,7 +204,16 @@ pub async fn install(
     let node = find_tool("node").ok_or_else(|| not_found("node"))?;
     check_node_version(&node).await?;
     if dir.join(MANIFEST_FILE).exists() {
+        if config.clean_up_unfinished {
+            return Err(InstallError::Io(format!(
+                "{} is a finished install, which is never deleted; nothing was changed",
+                dir.display()
+            )));
+        }
         return reuse(&dir, &node, plan, registry);
+    }
+    if config.clean_up_unfinished {
+        remove_unfinished(&dir)?;
     }
     if dir.exists() {
         return Err(InstallError::Unfinished(dir));
@@ -254,6 +275,32 @@ pub async fn install(
             Err(e)
         }
     }
+}
+
+/// Deletes an unfinished install directory: a real directory (not a symlink) that holds the
+/// marker and no manifest. Called under the install lock, so no install of it is running in
+/// this process.
+fn remove_unfinished(dir: &Path) -> Result<(), InstallError> {
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(dir, e)),
+    };
+    if !meta.is_dir() {
+        return Err(InstallError::Io(format!(
+            "{} is not a directory, so it is not deleted",
+            dir.display()
+        )));
+    }
+    if !dir.join(MARKER_FILE).is_file() || dir.join(MANIFEST_FILE).exists() {
+        return Err(InstallError::Io(format!(
+            "{} is not an unfinished install (no {MARKER_FILE}), so it is not deleted",
+            dir.display()
+        )));
+    }
+    std::fs::remove_dir_all(dir).map_err(|e| io(dir, e))?;
+    tracing::info!(dir = %dir.display(), "unfinished install deleted, as approved");
+    Ok(())
 }
 
 fn launch_args(bin_path: String, plan: &InstallPlan) -> Vec<String> {

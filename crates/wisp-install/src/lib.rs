@@ -38,7 +38,7 @@ mod registry;
 
 pub use install::{
     CACHE_DIR, GLOBAL_NPMRC_FILE, InstallConfig, InstalledServer, MANIFEST_FILE, MARKER_FILE,
-    NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install,
+    NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install, install_running,
 };
 pub use lockfile::{VerifiedLock, verify_lockfile};
 pub use metadata::{PackageFacts, facts_of, fetch_facts, registry_http_client};
@@ -125,8 +125,8 @@ pub enum InstallError {
     /// An earlier attempt of this plan did not finish (INST-18).
     #[error(
         "an earlier install of this plan did not finish ({0}); it is not restarted automatically: \
-         check that directory (and remove it to try again), or install the server by hand and \
-         register it"
+         check that directory, or approve a clean-up that deletes it and installs again, or \
+         install the server by hand and register it"
     )]
     Unfinished(PathBuf),
     /// The registry's documents of the planned version could not be read, or refuse the
