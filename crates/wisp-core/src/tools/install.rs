@@ -812,6 +812,64 @@ mod tests {
     }
 
     #[test]
+    fn inst_18_a_failure_that_left_its_directory_says_how_to_clean_up_and_retry() {
+        use wisp_install::InstallError;
+        for e in [
+            InstallError::TimedOut(std::time::Duration::from_secs(180)),
+            InstallError::Cancelled,
+            InstallError::Lockfile("x".into()),
+            InstallError::Unfinished("/d".into()),
+        ] {
+            let said = install_failed(&e, &[]);
+            assert!(said.contains("\"cleanUp\": true"), "{said}");
+            assert!(said.contains("approves that separately"), "{said}");
+        }
+        // Nothing was left behind: no clean-up to offer.
+        for e in [
+            InstallError::Busy,
+            InstallError::Metadata("no such bin".into()),
+        ] {
+            assert!(!install_failed(&e, &[]).contains("cleanUp"));
+        }
+        let said = unfinished_message(Path::new("/data/mcp-installs/ab"));
+        assert!(
+            said.contains("/data/mcp-installs/ab") && said.contains("\"cleanUp\": true"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn the_card_says_what_the_registry_says_and_that_scripts_stay_off() {
+        let mut facts = wisp_install::PackageFacts {
+            description: Some("d".into()),
+            license: None,
+            repository: Some("git+https://github.com/a/b.git".into()),
+            published: None,
+            dependencies: 4,
+            integrity: Some("sha512-x".into()),
+            install_scripts: vec![],
+            bins: vec!["b".into()],
+        };
+        let card = facts_card(&facts);
+        assert_eq!(card["license"], "(not given)");
+        assert_eq!(card["published"], "(unknown)");
+        assert_eq!(card["dependencies"], 4);
+        assert_eq!(card["integrity"], "sha512-x");
+        assert_eq!(
+            card["installScriptsNote"],
+            "It declares no install scripts."
+        );
+        facts.install_scripts = vec!["preinstall".into(), "postinstall".into()];
+        let card = facts_card(&facts);
+        let note = card["installScriptsNote"].as_str().unwrap();
+        assert!(
+            note.contains("(preinstall, postinstall)") && note.contains("stay OFF"),
+            "{note}"
+        );
+        assert_eq!(card["installScripts"], json!(["preinstall", "postinstall"]));
+    }
+
+    #[test]
     fn npm_tail_keeps_the_last_lines() {
         let text: String = (0..50).map(|i| format!("l{i}\n")).collect();
         let tail = npm_tail(&text);
