@@ -7,14 +7,16 @@
 //! Main items: [`InstallPlan`] (package, exact version, bin, args; its digest names the
 //! directory), [`Registry`] (the one allowed registry), [`install`] (the procedure, with
 //! [`Progress`] and cancel), [`InstalledServer`] (what a disabled config needs),
-//! [`verify_lockfile`] and [`check_register`].
+//! [`verify_lockfile`], [`fetch_facts`] (the registry's document of the planned version, read
+//! before the approval, through [`registry_http_client`]) and [`check_register`].
 //!
 //! What this crate must never do:
 //! - run a shell, or npm with anything but a fixed argument array (INST-06);
 //! - let npm run an install script, or read the person's npmrc or auth (INST-12, INST-14);
 //! - download into `node_modules` before the lockfile passed (INST-13);
 //! - find Node or npm on PATH instead of the fixed directories (INST-09);
-//! - retry, restart an unfinished attempt, or call a failed install a success (INST-17/18);
+//! - retry, restart or delete an unfinished attempt unless the person approved exactly that
+//!   clean-up, delete a finished install, or call a failed install a success (INST-17/18);
 //! - leave npm's process group running after a timeout or cancel (INST-17).
 //!
 //! ```no_run

@@ -83,19 +83,20 @@ pub async fn fetch_facts(
                 plan.spec()
             ))
         })?;
-    let package_url = format!("{}{name}", registry.as_str());
-    let published = match get_json(&client, &package_url, MAX_PACKUMENT_BYTES, plan).await {
-        Ok(Some(packument)) => packument
-            .get("time")
-            .and_then(|t| t.get(plan.version()))
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        // Too large to read for one date: the time stays unknown.
-        Ok(None) => None,
-        Err(e) => return Err(e),
-    };
-    let facts = facts_of(&doc, published, plan).map_err(InstallError::Metadata)?;
+    // The bin first: a wrong one needs no second request.
+    let mut facts = facts_of(&doc, None, plan).map_err(InstallError::Metadata)?;
     facts.check_bin(plan).map_err(InstallError::Metadata)?;
+    let package_url = format!("{}{name}", registry.as_str());
+    // Too large to read for one date: the time stays unknown.
+    facts.published = get_json(&client, &package_url, MAX_PACKUMENT_BYTES, plan)
+        .await?
+        .and_then(|packument| {
+            packument
+                .get("time")
+                .and_then(|t| t.get(plan.version()))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
     Ok(facts)
 }
 
