@@ -1,6 +1,7 @@
 //! The one shape of a tool (DESIGN §3 "Tools: one shape"): its schema and flags, and
 //! `prepare`, which validates a call and says what happens next — a result at once, file work
-//! that yields a result, or an approval subject with the execution to run once approved. An
+//! that yields a result, an approval subject with the execution to run once approved, or a
+//! look-up (the npm registry's document of a version) that yields such a subject. An
 //! execution is file work (blocking, on the sandbox, under the serial change queue) or async
 //! work (an MCP call: no project folder, no change queue, raced against cancel).
 //!

@@ -4,6 +4,11 @@
 //! `wisp-install` and then saves a disabled config, and activating starts the program through
 //! the Host's local MCP (the same path as Settings → Local MCP → Activate).
 //!
+//! Before an install's card, the registry's document of that exact version is read (a wrong
+//! bin is refused there, and the card shows what the registry says of the package). An
+//! unfinished earlier attempt is never retried by itself: the model is told to ask again with
+//! `cleanUp: true`, whose own approval deletes that directory first (INST-18).
+//!
 //! None of them takes or shows a secret's value (INST-07): they name variables only and send
 //! the person to Settings → Local MCP. Install notes and page text are reference material only
 //! (INST-02): nothing runs that the person did not approve with its exact arguments.
