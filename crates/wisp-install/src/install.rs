@@ -590,6 +590,33 @@ mod tests {
     }
 
     #[test]
+    fn inst_18_only_a_marked_unfinished_directory_is_cleaned_up() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("plan");
+        std::fs::create_dir_all(dir.join("node_modules/x")).unwrap();
+        // No marker: not Wisp's unfinished install, kept.
+        let err = remove_unfinished(&dir).unwrap_err().to_string();
+        assert!(err.contains("not an unfinished install"), "{err}");
+        assert!(dir.join("node_modules/x").exists());
+        // A finished one (manifest) is kept even with a marker.
+        std::fs::write(dir.join(MARKER_FILE), "x").unwrap();
+        std::fs::write(dir.join(MANIFEST_FILE), "{}").unwrap();
+        assert!(remove_unfinished(&dir).is_err());
+        assert!(dir.join(MANIFEST_FILE).exists());
+        // A symlink to a marked directory is not followed.
+        std::fs::remove_file(dir.join(MANIFEST_FILE)).unwrap();
+        let link = root.path().join("link");
+        std::os::unix::fs::symlink(&dir, &link).unwrap();
+        let err = remove_unfinished(&link).unwrap_err().to_string();
+        assert!(err.contains("not a directory"), "{err}");
+        assert!(dir.join(MARKER_FILE).exists());
+        // Marked and unfinished: gone, with everything in it; gone already is fine.
+        remove_unfinished(&dir).unwrap();
+        assert!(!dir.exists());
+        assert!(remove_unfinished(&dir).is_ok());
+    }
+
+    #[test]
     fn inst_09_node_versions() {
         assert_eq!(node_major("v20.20.2\n"), Some(20));
         assert_eq!(node_major("v12.0.0"), Some(12));
