@@ -163,6 +163,26 @@ async fn inst_05_08_install_register_activate_then_the_next_message_calls_the_to
         "{install_dir}"
     );
     assert!(shown["impact"].as_str().unwrap().contains("DISABLED"));
+    // What the registry's document of this exact version says, read before the card.
+    assert!(
+        shown["description"]
+            .as_str()
+            .unwrap()
+            .contains("A tiny stdio MCP server"),
+        "{shown}"
+    );
+    assert_eq!(shown["license"], "MIT");
+    assert_eq!(shown["published"], "2026-09-01T00:00:00.000Z");
+    assert_eq!(shown["dependencies"], 0);
+    assert_eq!(shown["repository"], "(not given)");
+    assert!(shown["integrity"].as_str().unwrap().starts_with("sha512-"));
+    assert_eq!(shown["installScripts"], json!([]));
+    assert!(
+        shown["installScriptsNote"]
+            .as_str()
+            .unwrap()
+            .contains("no install scripts")
+    );
     assert!(
         shown["disclosure"]
             .as_str()
@@ -293,36 +313,185 @@ async fn inst_21_a_config_changed_before_activation_is_refused_as_stale() {
     assert!(after[0]["tools"].as_array().unwrap().is_empty());
 }
 
-/// A registry that accepts connections and never answers: npm waits on it.
-async fn stalling_registry() -> (String, tokio::sync::watch::Receiver<usize>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/", listener.local_addr().unwrap());
-    let (tx, rx) = tokio::sync::watch::channel(0usize);
-    tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((socket, _)) = listener.accept().await {
-            held.push(socket);
-            let _ = tx.send(held.len());
-        }
-    });
-    (url, rx)
+/// The demo package, packed by the real `npm pack`: (tarball, its sha512 integrity).
+fn packed_demo() -> (Vec<u8>, String) {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/wisp-install/demo-package");
+    let work = tempfile::tempdir().unwrap();
+    let npm = wisp_install::find_tool("npm").expect("npm in the fixed directories");
+    let out = std::process::Command::new(npm)
+        .args(["pack", "--json", "--ignore-scripts", "--pack-destination"])
+        .arg(work.path())
+        .current_dir(&src)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", work.path())
+        .env("npm_config_cache", work.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = work.path().join(report[0]["filename"].as_str().unwrap());
+    (
+        std::fs::read(file).unwrap(),
+        report[0]["integrity"].as_str().unwrap().to_owned(),
+    )
 }
 
-/// INST-16, INST-17, INST-18: while one install waits on a registry that never answers, a
+/// A loopback registry holding the demo package whose answers to npm wait behind a gate:
+/// while it is closed, npm's requests are read and held unanswered (npm waits on it); Wisp's
+/// own look-ups before the approval (user agent `wisp/…`) are always answered. `scripts` go
+/// into the version's document.
+struct GatedRegistry {
+    url: String,
+    /// npm's requests so far.
+    npm_requests: tokio::sync::watch::Receiver<usize>,
+    open: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl GatedRegistry {
+    async fn start(scripts: Value) -> Self {
+        use std::sync::atomic::Ordering;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/", listener.local_addr().unwrap());
+        let (tarball, integrity) = packed_demo();
+        let manifest: Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("crates/wisp-install/demo-package/package.json"),
+            )
+            .unwrap(),
+        )
+        .unwrap();
+        let mut version = manifest;
+        version["scripts"] = scripts;
+        version["dist"] = json!({
+            "tarball": format!("{url}wisp-demo-mcp/-/wisp-demo-mcp-1.0.0.tgz"),
+            "integrity": integrity,
+        });
+        let packument = json!({
+            "name": "wisp-demo-mcp",
+            "dist-tags": {"latest": "1.0.0"},
+            "versions": {"1.0.0": version},
+            "time": {"1.0.0": "2026-09-01T00:00:00.000Z"},
+        });
+        let routes = std::sync::Arc::new(std::collections::HashMap::from([
+            (
+                "/wisp-demo-mcp".to_owned(),
+                packument.to_string().into_bytes(),
+            ),
+            (
+                "/wisp-demo-mcp/1.0.0".to_owned(),
+                version.to_string().into_bytes(),
+            ),
+            (
+                "/wisp-demo-mcp/-/wisp-demo-mcp-1.0.0.tgz".to_owned(),
+                tarball,
+            ),
+        ]));
+        let (tx, rx) = tokio::sync::watch::channel(0usize);
+        let tx = std::sync::Arc::new(tx);
+        let open = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let gate = open.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let (routes, tx, gate) = (routes.clone(), tx.clone(), gate.clone());
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    loop {
+                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                            buf.drain(..end + 4);
+                            if !head.contains("\r\nuser-agent: wisp/") {
+                                tx.send_modify(|n| *n += 1);
+                                if !gate.load(Ordering::SeqCst) {
+                                    std::future::pending::<()>().await;
+                                }
+                            }
+                            let path = head
+                                .split_whitespace()
+                                .nth(1)
+                                .unwrap_or("/")
+                                .replace("%2f", "/");
+                            let (status, body) = match routes.get(&path) {
+                                Some(body) => ("200 OK", body.clone()),
+                                None => ("404 Not Found", b"{}".to_vec()),
+                            };
+                            let reply = format!(
+                                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                                body.len()
+                            );
+                            if socket.write_all(reply.as_bytes()).await.is_err()
+                                || socket.write_all(&body).await.is_err()
+                            {
+                                return;
+                            }
+                        }
+                        match socket.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                });
+            }
+        });
+        Self {
+            url,
+            npm_requests: rx,
+            open,
+        }
+    }
+
+    fn open(&self) {
+        self.open.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The install call of a run that ended, and what it said.
+fn install_call(run: &Value) -> (Value, String) {
+    let call = calls(run)
+        .into_iter()
+        .find(|c| c["tool"] == "mcp_install_npm")
+        .unwrap();
+    let result = call["result"].as_str().unwrap_or_default();
+    let said = serde_json::from_str::<Value>(result)
+        .ok()
+        .and_then(|v| v["error"].as_str().map(str::to_owned))
+        .unwrap_or_else(|| result.to_owned());
+    (call, said)
+}
+
+/// INST-16, INST-17, INST-18: while one install waits on a registry that never answers npm, a
 /// second one is refused as busy (installs run one at a time); cancelling the first run ends
-/// npm's whole process group, the run ends cancelled, nothing is installed or registered.
+/// npm's whole process group, the run ends cancelled, nothing is installed or registered. The
+/// same install again is refused before any card, naming the clean-up; the clean-up is its own
+/// approval, says it deletes the directory first, and then installs.
 #[tokio::test]
-async fn inst_16_17_a_second_install_is_busy_and_a_cancel_ends_npm_and_installs_nothing() {
+async fn inst_16_17_18_a_second_install_is_busy_a_cancel_ends_npm_and_a_clean_up_retries() {
     let (_tmp, data, project) = dirs();
-    let (url, mut connections) = stalling_registry().await;
+    let registry = GatedRegistry::start(json!({"postinstall": "node fetch.js"})).await;
+    let url = registry.url.clone();
+    let mut connections = registry.npm_requests.clone();
     let served = serve(&data, &project, Some(&url));
     let first = served.start_run("[demo:install] please").await;
     let approval = approval_of(&served, &first, "mcp_install_npm").await;
-    let install_dir = approval["arguments"]["installDir"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    assert_eq!(approval["arguments"]["registry"], url.as_str());
+    let shown = &approval["arguments"];
+    let install_dir = shown["installDir"].as_str().unwrap().to_owned();
+    assert_eq!(shown["registry"], url.as_str());
+    // The declared install script is on the card, and said to stay off.
+    assert_eq!(shown["installScripts"], json!(["postinstall"]), "{shown}");
+    let note = shown["installScriptsNote"].as_str().unwrap();
+    assert!(
+        note.contains("postinstall") && note.contains("OFF"),
+        "{note}"
+    );
+    assert_eq!(shown["cleanUp"], false);
+    assert_eq!(*connections.borrow(), 0, "npm ran before the approval");
     approve(&served, &approval).await;
     // npm is running and has reached the registry.
     tokio::time::timeout(Duration::from_secs(60), connections.wait_for(|n| *n > 0))
@@ -333,20 +502,12 @@ async fn inst_16_17_a_second_install_is_busy_and_a_cancel_ends_npm_and_installs_
     assert!(!npm.is_empty(), "no npm process in {install_dir}");
     let groups: Vec<u32> = npm.iter().map(|(_, g)| *g).collect();
 
-    // A second install meanwhile is refused, not queued and not started.
+    // A second install meanwhile is refused before any card, not queued and not started.
     let second = served.start_run("[demo:install] again").await;
-    approve(
-        &served,
-        &approval_of(&served, &second, "mcp_install_npm").await,
-    )
-    .await;
     let done = wait_long(&served, &second, "completed").await;
-    let refused = calls(&done)
-        .into_iter()
-        .find(|c| c["tool"] == "mcp_install_npm")
-        .unwrap();
+    let (refused, said) = install_call(&done);
     assert_eq!(refused["status"], "failed", "{refused}");
-    let said = refused["result"].as_str().unwrap();
+    assert!(refused["approval"].is_null(), "{refused}");
     assert!(said.contains("one at a time"), "{said}");
     assert!(!said.contains("was installed"), "{said}");
 
@@ -356,10 +517,7 @@ async fn inst_16_17_a_second_install_is_busy_and_a_cancel_ends_npm_and_installs_
         .await;
     assert!(status == 202 || status == 204, "cancel: {status}");
     let cancelled = wait_long(&served, &first, "cancelled").await;
-    let call = calls(&cancelled)
-        .into_iter()
-        .find(|c| c["tool"] == "mcp_install_npm")
-        .unwrap();
+    let (call, _) = install_call(&cancelled);
     assert_ne!(call["status"], "succeeded", "{call}");
     for group in groups {
         let left: Vec<(u32, u32)> = processes_in(&install_dir)
@@ -381,22 +539,80 @@ async fn inst_16_17_a_second_install_is_busy_and_a_cancel_ends_npm_and_installs_
         "a cancelled install registered a config"
     );
 
-    // The unfinished attempt is not restarted by itself (INST-18): a new approval says so.
+    // The unfinished attempt is not restarted by itself (INST-18): the same install again is
+    // refused before any card, and the result says how to clean up and retry.
+    registry.open();
     let before = *connections.borrow();
     let third = served.start_run("[demo:install] once more").await;
-    approve(
-        &served,
-        &approval_of(&served, &third, "mcp_install_npm").await,
-    )
-    .await;
     let done = wait_long(&served, &third, "completed").await;
-    let call = calls(&done)
-        .into_iter()
-        .find(|c| c["tool"] == "mcp_install_npm")
-        .unwrap();
-    let said = call["result"].as_str().unwrap();
+    let (call, said) = install_call(&done);
+    assert_eq!(call["status"], "failed", "{call}");
+    assert!(call["approval"].is_null(), "an approval was asked: {call}");
     assert!(said.contains("did not finish"), "{said}");
+    assert!(said.contains("\"cleanUp\": true"), "{said}");
     assert_eq!(*connections.borrow(), before, "npm ran again");
+    assert!(dir.join("wisp-install-unfinished").exists());
+
+    // The clean-up is its own approval, naming the directory it deletes first; then it installs.
+    let fourth = served.start_run("[demo:install] cleanUp please").await;
+    let approval = approval_of(&served, &fourth, "mcp_install_npm").await;
+    let shown = &approval["arguments"];
+    assert_eq!(shown["cleanUp"], true, "{shown}");
+    let impact = shown["impact"].as_str().unwrap();
+    assert!(
+        impact.contains(&format!(
+            "FIRST DELETES the unfinished install directory {install_dir}"
+        )),
+        "{impact}"
+    );
+    // A leftover of the failed attempt: gone once the clean-up ran.
+    std::fs::write(dir.join("leftover"), "x").unwrap();
+    approve(&served, &approval).await;
+    approval_of(&served, &fourth, "mcp_activate_service").await;
+    let (_, r) = served
+        .call("GET", &format!("/api/runs/{fourth}"), None)
+        .await;
+    let (call, said) = install_call(&r);
+    assert_eq!(call["status"], "succeeded", "{said}");
+    assert!(dir.join("wisp-install.json").exists());
+    assert!(!dir.join("wisp-install-unfinished").exists());
+    assert!(!dir.join("leftover").exists());
+    assert_eq!(servers(&served).await.len(), 1);
+
+    // A finished install is never cleaned up.
+    let fifth = served.start_run("[demo:install] cleanUp again").await;
+    let done = wait_long(&served, &fifth, "completed").await;
+    let (call, said) = install_call(&done);
+    assert_eq!(call["status"], "failed", "{call}");
+    assert!(
+        said.contains("a finished install is never deleted"),
+        "{said}"
+    );
+    assert!(dir.join("wisp-install.json").exists());
+}
+
+/// A bin the package does not have is refused before any card or npm run: the result lists
+/// the package's bins, and no install directory was made.
+#[tokio::test]
+async fn inst_05_a_wrong_bin_is_refused_from_the_registry_before_anything_runs() {
+    let (_tmp, data, project) = dirs();
+    let registry = GatedRegistry::start(json!({})).await;
+    let served = serve(&data, &project, Some(&registry.url));
+    let run = served.start_run("[demo:install] bin=wisp-demo").await;
+    let done = wait_long(&served, &run, "completed").await;
+    let (call, said) = install_call(&done);
+    assert_eq!(call["status"], "failed", "{call}");
+    assert!(call["approval"].is_null(), "an approval was asked: {call}");
+    assert!(
+        said.contains("no bin named \"wisp-demo\"")
+            && said.contains("its bins are [wisp-demo-mcp]"),
+        "{said}"
+    );
+    assert_eq!(*registry.npm_requests.borrow(), 0, "npm ran");
+    assert!(
+        !data.join("mcp-installs").exists(),
+        "an install dir was made"
+    );
 }
 
 /// INST-04: a shell or a package runner is refused before any card; an installed program is

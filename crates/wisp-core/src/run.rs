@@ -594,6 +594,17 @@ async fn execute_call(ctx: &RunCtx, round_call: &RoundCall, output: &OutputSink)
         Prepared::Done(Err(e)) => return failed(e),
         Prepared::Files(work) => work,
         Prepared::Approval(subject) => return with_approval(ctx, round_call, subject).await,
+        Prepared::LookUp(work) => {
+            let found = tokio::select! {
+                biased;
+                _ = ctx.wait_cancel() => return CallOutcome::Cancelled,
+                found = work => found,
+            };
+            return match found {
+                Ok(subject) => with_approval(ctx, round_call, subject).await,
+                Err(e) => failed(e),
+            };
+        }
         Prepared::Wait(work) => {
             return tokio::select! {
                 biased;

@@ -1,6 +1,7 @@
 //! The one shape of a tool (DESIGN §3 "Tools: one shape"): its schema and flags, and
 //! `prepare`, which validates a call and says what happens next — a result at once, file work
-//! that yields a result, or an approval subject with the execution to run once approved. An
+//! that yields a result, an approval subject with the execution to run once approved, or a
+//! look-up (the npm registry's document of a version) that yields such a subject. An
 //! execution is file work (blocking, on the sandbox, under the serial change queue) or async
 //! work (an MCP call: no project folder, no change queue, raced against cancel).
 //!
@@ -69,6 +70,10 @@ pub(crate) enum Prepared {
     /// Needs no approval but waits (the preview browser, the person's answer to a dialog):
     /// the run loop awaits this, raced against cancel.
     Wait(WaitWork),
+    /// Needs an approval whose subject is known only after a look-up (the npm registry's
+    /// document of the version to install): the run loop awaits this, raced against cancel,
+    /// then asks for the approval — or ends the call with the error, nothing asked.
+    LookUp(BoxFuture<Result<Subject, String>>),
 }
 
 /// What a tool's file work found.

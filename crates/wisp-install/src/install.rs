@@ -67,17 +67,29 @@ pub struct InstallConfig {
     pub timeout: Duration,
     /// The machine's trust and the person's proxy.
     pub net: NetConfig,
+    /// Delete the plan's unfinished install directory first — only when the person approved
+    /// exactly that (INST-18: never automatic). A finished install, or a directory without
+    /// Wisp's [`MARKER_FILE`], is never deleted.
+    pub clean_up_unfinished: bool,
 }
 
 impl InstallConfig {
-    /// The registry given, the standard timeout.
+    /// The registry given, the standard timeout, no clean-up.
     pub fn new(registry: Registry) -> Self {
         Self {
             registry,
             timeout: INSTALL_TIMEOUT,
             net: NetConfig::from_env(),
+            clean_up_unfinished: false,
         }
     }
+}
+
+/// Whether an install runs in this process now (installs run one at a time, INST-16): an
+/// unfinished directory may then be the running one's, which is neither "unfinished" nor
+/// deleted.
+pub fn install_running() -> bool {
+    INSTALL_LOCK.try_lock().is_err()
 }
 
 /// What a disabled MCP server config needs to run the installed server.
@@ -202,7 +214,16 @@ pub async fn install(
     let node = find_tool("node").ok_or_else(|| not_found("node"))?;
     check_node_version(&node).await?;
     if dir.join(MANIFEST_FILE).exists() {
+        if config.clean_up_unfinished {
+            return Err(InstallError::Io(format!(
+                "{} is a finished install, which is never deleted; nothing was changed",
+                dir.display()
+            )));
+        }
         return reuse(&dir, &node, plan, registry);
+    }
+    if config.clean_up_unfinished {
+        remove_unfinished(&dir)?;
     }
     if dir.exists() {
         return Err(InstallError::Unfinished(dir));
@@ -264,6 +285,32 @@ pub async fn install(
             Err(e)
         }
     }
+}
+
+/// Deletes an unfinished install directory: a real directory (not a symlink) that holds the
+/// marker and no manifest. Called under the install lock, so no install of it is running in
+/// this process.
+fn remove_unfinished(dir: &Path) -> Result<(), InstallError> {
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(dir, e)),
+    };
+    if !meta.is_dir() {
+        return Err(InstallError::Io(format!(
+            "{} is not a directory, so it is not deleted",
+            dir.display()
+        )));
+    }
+    if !dir.join(MARKER_FILE).is_file() || dir.join(MANIFEST_FILE).exists() {
+        return Err(InstallError::Io(format!(
+            "{} is not an unfinished install (no {MARKER_FILE}), so it is not deleted",
+            dir.display()
+        )));
+    }
+    std::fs::remove_dir_all(dir).map_err(|e| io(dir, e))?;
+    tracing::info!(dir = %dir.display(), "unfinished install deleted, as approved");
+    Ok(())
 }
 
 fn launch_args(bin_path: String, plan: &InstallPlan) -> Vec<String> {
@@ -588,6 +635,33 @@ mod tests {
             msg.contains("/usr/bin") && msg.contains("register existing program"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn inst_18_only_a_marked_unfinished_directory_is_cleaned_up() {
+        let root = tempfile::tempdir().unwrap();
+        let dir = root.path().join("plan");
+        std::fs::create_dir_all(dir.join("node_modules/x")).unwrap();
+        // No marker: not Wisp's unfinished install, kept.
+        let err = remove_unfinished(&dir).unwrap_err().to_string();
+        assert!(err.contains("not an unfinished install"), "{err}");
+        assert!(dir.join("node_modules/x").exists());
+        // A finished one (manifest) is kept even with a marker.
+        std::fs::write(dir.join(MARKER_FILE), "x").unwrap();
+        std::fs::write(dir.join(MANIFEST_FILE), "{}").unwrap();
+        assert!(remove_unfinished(&dir).is_err());
+        assert!(dir.join(MANIFEST_FILE).exists());
+        // A symlink to a marked directory is not followed.
+        std::fs::remove_file(dir.join(MANIFEST_FILE)).unwrap();
+        let link = root.path().join("link");
+        std::os::unix::fs::symlink(&dir, &link).unwrap();
+        let err = remove_unfinished(&link).unwrap_err().to_string();
+        assert!(err.contains("not a directory"), "{err}");
+        assert!(dir.join(MARKER_FILE).exists());
+        // Marked and unfinished: gone, with everything in it; gone already is fine.
+        remove_unfinished(&dir).unwrap();
+        assert!(!dir.exists());
+        assert!(remove_unfinished(&dir).is_ok());
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! Main items: [`InstallPlan`] (package, exact version, bin, args; its digest names the
 //! directory), [`Registry`] (the one allowed registry), [`install`] (the procedure, with
 //! [`Progress`] and cancel), [`InstalledServer`] (what a disabled config needs),
-//! [`verify_lockfile`] and [`check_register`].
+//! [`verify_lockfile`], [`fetch_facts`] (the registry's document of the planned version, read
+//! before the approval, through [`RegistryClient`]) and [`check_register`].
 //!
 //! What this crate must never do:
 //! - run a shell, or npm with anything but a fixed argument array (INST-06);
@@ -15,7 +16,8 @@
 //! - download into `node_modules` before the lockfile passed (INST-13);
 //! - let npm reach any host but the registry, or run git (INST-13/14; [`net`]);
 //! - find Node or npm on PATH instead of the fixed directories (INST-09);
-//! - retry, restart an unfinished attempt, or call a failed install a success (INST-17/18);
+//! - retry, restart or delete an unfinished attempt unless the person approved exactly that
+//!   clean-up, delete a finished install, or call a failed install a success (INST-17/18);
 //! - leave npm's process group running after a timeout or cancel (INST-17).
 //!
 //! ```no_run
@@ -31,6 +33,7 @@
 mod install;
 pub mod limits;
 mod lockfile;
+mod metadata;
 pub mod net;
 mod npm;
 mod plan;
@@ -39,9 +42,10 @@ mod registry;
 
 pub use install::{
     CACHE_DIR, GLOBAL_NPMRC_FILE, InstallConfig, InstalledServer, MANIFEST_FILE, MARKER_FILE,
-    NO_GIT, NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install,
+    NO_GIT, NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install, install_running,
 };
 pub use lockfile::{VerifiedLock, verify_lockfile};
+pub use metadata::{PackageFacts, facts_of, fetch_facts};
 pub use net::{NetConfig, RegistryClient, RegistryProxy};
 pub use plan::{
     INSTALLS_DIR, InstallPlan, check_args, check_bin_name, check_exact_version, check_package_name,
@@ -126,10 +130,14 @@ pub enum InstallError {
     /// An earlier attempt of this plan did not finish (INST-18).
     #[error(
         "an earlier install of this plan did not finish ({0}); it is not restarted automatically: \
-         check that directory (and remove it to try again), or install the server by hand and \
-         register it"
+         check that directory, or approve a clean-up that deletes it and installs again, or \
+         install the server by hand and register it"
     )]
     Unfinished(PathBuf),
+    /// The registry's documents of the planned version could not be read, or refuse the
+    /// plan (no such version, no such bin); nothing was downloaded.
+    #[error("{0}")]
+    Metadata(String),
     /// npm could not be started or waited for.
     #[error("npm: {0}")]
     Npm(String),

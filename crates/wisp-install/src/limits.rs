@@ -49,3 +49,9 @@ pub const MAX_PROXY_HEAD_BYTES: usize = 64 * 1024;
 /// How long the install's proxy waits for a connection to the registry (or the person's
 /// proxy), or for a request head.
 pub const PROXY_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+/// One request to the registry for a version's metadata, before the approval (connect and
+/// answer together).
+pub const METADATA_TIMEOUT: Duration = Duration::from_secs(20);
+/// The package document read for a version's publish time; a larger one leaves the time
+/// unknown (popular packages with thousands of versions reach tens of MB).
+pub const MAX_PACKUMENT_BYTES: u64 = 16 * 1024 * 1024;

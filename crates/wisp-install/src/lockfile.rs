@@ -199,29 +199,74 @@ fn check_integrity(integrity: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A dependency spec that does not name a registry version: what kind it is.
-fn non_registry_spec(spec: &str) -> Option<&'static str> {
-    let lower = spec.trim().to_ascii_lowercase();
-    // `git…` covers git+ssh:, git+https:, git:, github: and gitlab:.
-    if lower.starts_with("git") || ["bitbucket:", "gist:"].iter().any(|p| lower.starts_with(p)) {
+/// A dependency spec that does not name something on the registry: what kind it is. Accepted
+/// is what npm resolves from the registry: every semver range (`1.2.3`, `~1.2`, `^1`,
+/// `>=1 <2`, `1 - 2`, `1.x`, `*`, `||` of those, empty), a dist-tag (`latest`, `next`) and an
+/// `npm:` alias to a registry package with any of those. Refused is what npm would fetch from
+/// somewhere else — in npm-package-arg's order: git and hosted-git shortcuts, URLs, local
+/// paths (`~/` only with the slash: `~1.2` is a range) and GitHub's `user/repo` shorthand —
+/// and anything that is none of these.
+pub(crate) fn non_registry_spec(spec: &str) -> Option<&'static str> {
+    let trimmed = spec.trim();
+    let lower = trimmed.to_ascii_lowercase();
+    if let Some(aliased) = lower.strip_prefix("npm:") {
+        // `npm:name`, `npm:name@range`, `npm:@scope/name@range`.
+        let (name, range) = match aliased.strip_prefix('@') {
+            Some(scoped) => match scoped.split_once('@') {
+                Some((name, range)) => (&aliased[..name.len() + 1], range),
+                None => (aliased, ""),
+            },
+            None => aliased.split_once('@').unwrap_or((aliased, "")),
+        };
+        if crate::plan::check_package_name(name).is_err() {
+            return Some("npm: alias that names no registry package");
+        }
+        return non_registry_spec(range);
+    }
+    if lower.starts_with("git+")
+        || lower.starts_with("git:")
+        || ["github:", "gitlab:", "bitbucket:", "gist:"]
+            .iter()
+            .any(|p| lower.starts_with(p))
+    {
         return Some("git dependency");
     }
-    if lower.contains("://") {
+    if lower.starts_with("http:") || lower.starts_with("https:") {
         return Some("tarball URL");
     }
+    let drive = lower.as_bytes();
+    let windows_drive = drive.len() >= 2 && drive[0].is_ascii_alphabetic() && drive[1] == b':';
     if lower.starts_with("file:")
         || lower.starts_with("link:")
+        // `./x`, `../x`, `.\x` — npm takes any spec starting with a dot for a path.
         || lower.starts_with('.')
         || lower.starts_with('/')
-        || lower.starts_with('~')
+        || lower.starts_with('\\')
+        || lower.starts_with("~/")
+        || lower.starts_with("~\\")
+        || windows_drive
     {
         return Some("local file or directory");
     }
-    // `user/repo` (optionally `#ref`) is GitHub shorthand; `npm:@s/n@1` is an alias.
-    if !lower.starts_with("npm:") && lower.contains('/') {
+    if lower.contains(':') {
+        return Some("URL of a kind npm fetches from outside the registry");
+    }
+    // hosted-git-info's shorthand: `user/repo`, optionally `#ref`; no range or tag has '/'.
+    if lower.contains('/') {
         return Some("git dependency (GitHub shorthand)");
     }
+    if !is_range_or_tag(trimmed) {
+        return Some("spec that is no version range, tag or npm: alias");
+    }
     None
+}
+
+/// The characters of semver ranges (digits, dots, `x`/`X`/`*`, `^ ~ < > = |`, spaces,
+/// hyphen ranges, prerelease and build parts) and of dist-tags (letters, digits, `-._~`).
+/// A spec of only these cannot name a path, host or repository.
+fn is_range_or_tag(spec: &str) -> bool {
+    spec.chars()
+        .all(|c| c.is_ascii_alphanumeric() || " .-+_^~<>=|*".contains(c))
 }
 
 #[cfg(test)]
@@ -419,6 +464,27 @@ mod tests {
             ("~/x", "through a local file"),
             ("file:../x", "through a local file"),
             ("../x", "through a local file"),
+            ("./x", "through a local file"),
+            (".\\x", "through a local file"),
+            ("C:\\x", "through a local file"),
+            ("c:/x", "through a local file"),
+            ("\\\\server\\x", "through a local file"),
+            ("~\\x", "through a local file"),
+            ("git://github.com/a/b.git", "through a git dependency"),
+            ("GIT+SSH://git@host/a.git", "through a git dependency"),
+            (
+                "ssh://git@host/a.git",
+                "through a URL of a kind npm fetches from outside",
+            ),
+            (
+                "npm:git+https://h/a.git",
+                "through a npm: alias that names no registry package",
+            ),
+            ("npm:@s/dep@github:a/b", "through a git dependency"),
+            ("npm:@s/dep@file:../x", "through a local file"),
+            ("a/b", "through a git dependency (GitHub shorthand)"),
+            ("1.0.0#x", "through a spec that is no version range"),
+            ("1.0.0 && 2", "through a spec that is no version range"),
         ] {
             rejects(
                 |l| {
@@ -433,6 +499,44 @@ mod tests {
             .pointer_mut("/packages/node_modules~1srv/dependencies/@s~1dep")
             .unwrap() = json!("npm:@s/dep@2.0.0");
         assert!(check(&alias).is_ok());
+    }
+
+    #[test]
+    fn inst_14_every_range_and_tag_npm_writes_is_the_registry() {
+        for spec in [
+            "1.2.3",
+            "=1.2.3",
+            "v1.2.3",
+            "~2.0.0",
+            "~ 2.0",
+            "~1",
+            "~",
+            "^1.2.3",
+            "^0.0.1-rc.1",
+            ">=1.0.0 <2.0.0",
+            ">= 2.1.2 < 3.0.0",
+            "<=1 || >3",
+            "^4 || ^5.0.0-0",
+            "18 || 20 || >=22",
+            "1.2.3 - 2.3.4",
+            "1.x",
+            "1.2.X",
+            "*",
+            "x",
+            "",
+            " ",
+            "latest",
+            "next",
+            "beta_2",
+            "1.0.0+build.1",
+            "npm:@s/dep@2.0.0",
+            "npm:@s/dep@^2 || ~3",
+            "npm:dep",
+            "npm:@s/dep",
+            "npm:dep@latest",
+        ] {
+            assert_eq!(non_registry_spec(spec), None, "{spec:?}");
+        }
     }
 
     #[test]

@@ -208,9 +208,25 @@ impl RegistryClient {
     ) -> Result<Self, InstallError> {
         let proxy = RegistryProxy::start(registry, net).await?;
         let bad = |e: reqwest::Error| InstallError::Network(format!("the registry client: {e}"));
+        let origin = registry.origin();
+        // The proxy refuses other hosts anyway; the policy says why in the error.
+        let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= 5 {
+                attempt.error("more than 5 redirects")
+            } else if Registry::origin_of(attempt.url()) == origin {
+                attempt.follow()
+            } else {
+                let to = Registry::origin_of(attempt.url());
+                attempt.error(format!(
+                    "the registry redirected to {to}, which is not the allowed registry"
+                ))
+            }
+        });
         let mut builder = reqwest::Client::builder()
             .no_proxy()
             .proxy(reqwest::Proxy::all(proxy.url()).map_err(bad)?)
+            .redirect(redirects)
+            .user_agent(concat!("wisp/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(timeout)
             .timeout(timeout);
         let pem = net.ca_pem()?;

@@ -275,8 +275,10 @@ pub fn check_bin_name(bin: &str) -> Result<(), String> {
 }
 
 /// Startup arguments: at most [`MAX_ARGS`], each at most [`MAX_ARG_LEN`] bytes, no control
-/// characters, and nothing that looks like a secret (INST-07: secrets go into Settings →
-/// Local MCP → Edit → Environment variables, never into arguments).
+/// characters, and no value that looks like a secret (INST-07: secrets go into Settings →
+/// Local MCP → Edit → Environment variables, never into arguments). A path or a word that
+/// merely names a credential (`/srv/secret-docs`, `--token-file=/x`) is not a secret; the
+/// value after a secret-like flag (`--password hunter2`) is.
 pub fn check_args(args: &[String]) -> Result<(), String> {
     if args.len() > MAX_ARGS {
         return Err(format!(
@@ -295,10 +297,19 @@ pub fn check_args(args: &[String]) -> Result<(), String> {
         if arg.chars().any(char::is_control) {
             return Err(format!("argument {} contains a control character", i + 1));
         }
-        if let Some(why) = looks_secret(arg) {
+        let after_flag = i
+            .checked_sub(1)
+            .and_then(|p| args.get(p))
+            .and_then(|prev| secret_flag(prev));
+        let why = looks_secret(arg).or_else(|| {
+            after_flag
+                .filter(|_| !arg.is_empty() && !arg.starts_with('-') && !is_path_like(arg))
+                .map(|flag| format!("it is the value of {flag}, which names a credential"))
+        });
+        if let Some(why) = why {
             return Err(format!(
-                "argument {} looks like a secret ({why}); do not put secrets in arguments — \
-                 enter them in Settings → Local MCP → Edit → Environment variables",
+                "argument {} looks like a secret: {why}. Do not put secrets in arguments — \
+                 the person enters them in Settings → Local MCP → Edit → Environment variables",
                 i + 1
             ));
         }
@@ -306,56 +317,187 @@ pub fn check_args(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// A conservative guess: well-known token prefixes, and flag or key words that name a
-/// credential. It cannot find every secret; it stops the common ways one is pasted.
-fn looks_secret(arg: &str) -> Option<&'static str> {
-    const PREFIXES: &[&str] = &[
-        "sk-",
-        "ghp_",
-        "gho_",
-        "ghs_",
-        "ghu_",
-        "github_pat_",
-        "xoxb-",
-        "xoxp-",
-        "xoxa-",
-        "glpat-",
-        "akia",
-        "npm_",
-        "bearer ",
-    ];
-    let lower = arg.to_ascii_lowercase();
-    // The value part of `--flag=value` or `KEY=value` counts as well as the whole argument.
-    let value = lower.split_once('=').map_or(lower.as_str(), |(_, v)| v);
-    if PREFIXES
-        .iter()
-        .any(|p| lower.starts_with(p) || value.starts_with(p))
-    {
-        return Some("a known token prefix");
+/// Key prefixes of well-known credentials, each needing at least [`MIN_AFTER_PREFIX`] token
+/// characters after it (so `npm_config` or `sk-learn` are not keys): OpenAI/Anthropic `sk-`,
+/// GitHub `ghp_ gho_ ghs_ ghu_ ghr_ github_pat_`, Slack `xoxa- xoxb- xoxp- xoxs-`, AWS `AKIA`
+/// `ASIA`, Google `AIza`, GitLab `glpat-`, npm `npm_`. Case-sensitive, as the keys are.
+const KEY_PREFIXES: &[&str] = &[
+    "sk-",
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "ghu_",
+    "ghr_",
+    "github_pat_",
+    "xoxa-",
+    "xoxb-",
+    "xoxp-",
+    "xoxs-",
+    "AKIA",
+    "ASIA",
+    "AIza",
+    "glpat-",
+    "npm_",
+];
+/// Token characters after a key prefix for it to count (AWS key ids have exactly 16).
+pub const MIN_AFTER_PREFIX: usize = 16;
+/// The shortest string the randomness rule looks at; shorter strings are too short to
+/// judge and rarely keys.
+pub const MIN_RANDOM_LEN: usize = 20;
+/// Shannon entropy, in bits per character, at or above which a string counts as random. A
+/// random 20-character base62 string is above it 99 times in 100 (3.68 at the 1st
+/// percentile); hex of 32+ characters is too (3.29); words and names mostly stay below
+/// only together with [`MIN_CLASS_SWITCHES`].
+pub const MIN_RANDOM_ENTROPY: f64 = 3.5;
+/// The share of neighbouring letters and digits that switch between lowercase, uppercase and
+/// digit, at or above which a string with a digit counts as random: about 0.6 for random
+/// base62, 0.45 for hex, 0.2–0.25 for a name with a number (`ServerEverything2026Edition`).
+/// A string without a digit is not judged random (CamelCase names switch case often; a random
+/// 20-character base62 string has no digit 3 times in 100).
+pub const MIN_CLASS_SWITCHES: f64 = 0.3;
+/// Name words that make `NAME=value` or `--name value` a credential when the name ends with
+/// one (`--api-key`, `GITHUB_TOKEN`, `--client-secret`), not when it merely contains one
+/// (`--token-file`, `--auth-mode`).
+const SECRET_NAME_ENDS: &[&[&str]] = &[
+    &["password"],
+    &["passwd"],
+    &["secret"],
+    &["token"],
+    &["apikey"],
+    &["api", "key"],
+    &["auth"],
+    &["credential"],
+    &["credentials"],
+    &["private", "key"],
+    &["privatekey"],
+];
+
+/// Which rule makes `arg` look like a secret value, if any.
+fn looks_secret(arg: &str) -> Option<String> {
+    if arg.contains("-----BEGIN") && arg.contains("PRIVATE KEY") {
+        return Some("it holds a PEM private key (-----BEGIN … PRIVATE KEY)".into());
     }
+    if arg.len() >= 7 && arg[..7].eq_ignore_ascii_case("bearer ") {
+        return Some("it is an HTTP bearer credential".into());
+    }
+    let (name, value) = match arg.split_once('=') {
+        Some((name, value)) => (Some(name), value),
+        None => (None, arg),
+    };
+    for candidate in [arg, value] {
+        if let Some(prefix) = key_prefix(candidate) {
+            return Some(format!(
+                "it starts with {prefix:?}, the prefix of a known key"
+            ));
+        }
+    }
+    if let Some(name) = name
+        && !value.is_empty()
+        && !is_path_like(value)
+        && names_secret(name)
+    {
+        return Some(format!(
+            "{name}=… sets a value whose name names a credential"
+        ));
+    }
+    if is_path_like(value) {
+        return None;
+    }
+    looks_random(value).then(|| {
+        format!(
+            "it has a random-looking string of {MIN_RANDOM_LEN}+ characters, like a key or token"
+        )
+    })
+}
+
+fn key_prefix(text: &str) -> Option<&'static str> {
+    KEY_PREFIXES.iter().copied().find(|p| {
+        text.strip_prefix(p).is_some_and(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || "-_".contains(*c))
+                .count()
+                >= MIN_AFTER_PREFIX
+        })
+    })
+}
+
+/// `--name`, `-name` or `NAME` whose last words name a credential.
+fn names_secret(name: &str) -> bool {
+    let lower = name.trim_start_matches('-').to_ascii_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
-    const WORDS: &[&str] = &[
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "apikey",
-        "credential",
-        "credentials",
-    ];
-    if words.iter().any(|w| WORDS.contains(w)) {
-        return Some("it names a credential");
+    SECRET_NAME_ENDS.iter().any(|end| words.ends_with(end))
+}
+
+/// A flag (`--password`, `-token`) whose value is the next argument: its name, if secret-like.
+fn secret_flag(arg: &str) -> Option<&str> {
+    (arg.starts_with('-') && !arg.contains('=') && names_secret(arg)).then_some(arg)
+}
+
+/// An absolute, home or relative path, or a Windows drive path.
+fn is_path_like(value: &str) -> bool {
+    let b = value.as_bytes();
+    value.starts_with('/')
+        || value.starts_with("./")
+        || value.starts_with("../")
+        || value.starts_with("~/")
+        || (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b"\\/".contains(&b[2]))
+}
+
+/// At least [`MIN_RANDOM_LEN`] characters of a base64/hex/token alphabet, with a letter and a
+/// digit, entropy of at least [`MIN_RANDOM_ENTROPY`] and class switches of at least
+/// [`MIN_CLASS_SWITCHES`].
+fn looks_random(text: &str) -> bool {
+    text.len() >= MIN_RANDOM_LEN
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+/=_-".contains(c))
+        && text.chars().any(|c| c.is_ascii_digit())
+        && text.chars().any(|c| c.is_ascii_alphabetic())
+        && shannon_entropy(text) >= MIN_RANDOM_ENTROPY
+        && class_switches(text) >= MIN_CLASS_SWITCHES
+}
+
+/// Bits per character of the string's own character distribution.
+fn shannon_entropy(text: &str) -> f64 {
+    let mut counts = std::collections::HashMap::<char, usize>::new();
+    let mut n = 0usize;
+    for c in text.chars() {
+        *counts.entry(c).or_default() += 1;
+        n += 1;
     }
-    if words
-        .windows(2)
-        .any(|w| ["api", "private", "access", "secret"].contains(&w[0]) && w[1] == "key")
-    {
-        return Some("it names a key");
+    if n == 0 {
+        return 0.0;
     }
-    None
+    let n = n as f64;
+    counts
+        .values()
+        .map(|&k| {
+            let p = k as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Of neighbouring letters and digits (separators and padding left out), the share that
+/// switch between lowercase, uppercase and digit.
+fn class_switches(text: &str) -> f64 {
+    let classes: Vec<u8> = text
+        .chars()
+        .filter_map(|c| match c {
+            'a'..='z' => Some(0),
+            'A'..='Z' => Some(1),
+            '0'..='9' => Some(2),
+            _ => None,
+        })
+        .collect();
+    if classes.len() < 2 {
+        return 0.0;
+    }
+    let switches = classes.windows(2).filter(|w| w[0] != w[1]).count();
+    switches as f64 / (classes.len() - 1) as f64
 }
 
 #[cfg(test)]
@@ -503,21 +645,134 @@ mod tests {
                 .contains("control")
         );
         for secret in [
-            "sk-abc123",
-            "--key=sk-abc",
-            "ghp_xxx",
-            "--token",
+            "sk-proj-abcdefghijklmnop",
+            "--key=sk-ant-api03-abcdefghijkl",
+            "ghp_0123456789abcdefghij",
+            "gho_0123456789abcdefghij",
+            "github_pat_11ABCDEFG0123456789_abc",
+            "xoxb-1234567890-abcdefgh",
+            "AKIAIOSFODNN7EXAMPLE",
+            "AIzaSyA-0123456789abcdefghijklmnop",
+            "glpat-0123456789abcdefghij",
+            "npm_0123456789abcdefghijklmn",
             "--api-key=1",
             "API_KEY=abc",
             "--password=hunter2",
             "GITHUB_TOKEN=x",
+            "--client-secret=abc",
+            "--private-key=abc",
+            "apikey=abc",
+            "DB_PASSWD=abc",
+            "--auth=user:pw",
+            "credentials=abc",
             "Bearer abc",
-            "--client-secret",
-            "--access_key",
+            "-----BEGIN OPENSSH PRIVATE KEY-----",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "--aws=wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY",
+            "da39a3ee5e6b4b0d3255bfef95601890afd80709",
         ] {
             let err = check_args(&[secret.into()]).unwrap_err();
-            assert!(err.contains("Environment variables"), "{secret}: {err}");
+            assert!(
+                err.contains("looks like a secret") && err.contains("Environment variables"),
+                "{secret}: {err}"
+            );
         }
+    }
+
+    fn refused_because(arg: &str) -> String {
+        let err = check_args(&[arg.into()]).unwrap_err();
+        err.split_once(": ")
+            .map(|(_, why)| why.to_owned())
+            .unwrap_or(err)
+    }
+
+    #[test]
+    fn inst_07_paths_and_words_that_name_a_credential_are_not_secrets() {
+        for ok in [
+            "/srv/secret-docs",
+            "/home/p/tokens",
+            "--token-file=/x",
+            "--token-file",
+            "--password-file=/run/secrets/db",
+            "--secret-dir=./secrets",
+            "--auth-mode=oauth",
+            "--max-tokens=100",
+            "--token",
+            "--client-secret",
+            "API_KEY=",
+            "--api-key=/etc/wisp/key",
+            "TOKEN=~/tokens/gh",
+            "--root=C:\\secret",
+            "sk-learn",
+            "npm_config_cache",
+            "mcp-server-sequential-thinking",
+            "MyServerNameForTestingPurposes",
+            "ServerEverything2026Edition",
+            "server-everything-2026-8-31",
+            "modelcontextprotocol/servers",
+            "/tmp/aB3xK9pQ2mN7vL4wR8tY5zC1",
+            "io.github.modelcontextprotocol",
+            "v1.2.3-beta.4-build.567",
+        ] {
+            assert_eq!(check_args(&[ok.into()]), Ok(()), "{ok}");
+        }
+        // The value after a secret-like flag is one, unless it is a path or another flag.
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let err = check_args(&args(&["--password", "hunter2"])).unwrap_err();
+        assert!(
+            err.contains("argument 2") && err.contains("value of --password"),
+            "{err}"
+        );
+        assert!(check_args(&args(&["--token", "/run/token"])).is_ok());
+        assert!(check_args(&args(&["--token", "--verbose"])).is_ok());
+        assert!(check_args(&args(&["--token-file", "abc"])).is_ok());
+        assert!(check_args(&args(&["--api-key", ""])).is_ok());
+    }
+
+    #[test]
+    fn inst_07_each_rule_says_which_it_is_and_both_sides_of_its_boundary() {
+        // Key prefixes need MIN_AFTER_PREFIX token characters after them.
+        let at = format!("ghp_{}", "a".repeat(MIN_AFTER_PREFIX));
+        let below = format!("ghp_{}", "a".repeat(MIN_AFTER_PREFIX - 1));
+        assert!(refused_because(&at).contains("prefix of a known key"));
+        assert_eq!(check_args(&[below]), Ok(()));
+        assert!(refused_because("-----BEGIN RSA PRIVATE KEY-----\\nabc").contains("PEM"));
+        assert!(refused_because("--db-password=x").contains("names a credential"));
+
+        // Randomness: 12 distinct characters evenly is log2(12) = 3.58 bits, 11 is 3.46.
+        let twelve = "a1B2c3D4e5F6".repeat(2);
+        let eleven = "a1B2c3D4e5F".repeat(2);
+        assert!(shannon_entropy(&twelve) >= MIN_RANDOM_ENTROPY);
+        assert!(shannon_entropy(&eleven) < MIN_RANDOM_ENTROPY);
+        assert_eq!(class_switches(&twelve), 1.0);
+        assert!(refused_because(&twelve).contains("random-looking"));
+        assert_eq!(check_args(&[eleven]), Ok(()));
+
+        // Length: the same kind of string at MIN_RANDOM_LEN and one shorter.
+        let long = "a1B2c3D4e5F6g7H8i9J0";
+        assert_eq!(long.len(), MIN_RANDOM_LEN);
+        assert!(refused_because(long).contains("random-looking"));
+        assert_eq!(check_args(&[long[1..].into()]), Ok(()));
+
+        // Class switches: 21 letters-and-digits have 20 neighbour pairs; 6 switches is 0.30,
+        // 5 is 0.25. The letters are all distinct, so entropy is far above the threshold.
+        let six = "abcdef1ghijkl2mnopq3r";
+        let five = "abcdef1ghijkl2mnopqr3";
+        assert_eq!(six.len(), 21);
+        assert_eq!(class_switches(six), 0.3);
+        assert_eq!(class_switches(five), 0.25);
+        assert!(shannon_entropy(five) >= MIN_RANDOM_ENTROPY);
+        assert!(refused_because(six).contains("random-looking"));
+        assert_eq!(check_args(&[five.into()]), Ok(()));
+
+        // A path is never judged by randomness; base64 with '/' in it is.
+        assert_eq!(check_args(&[format!("/srv/{twelve}")]), Ok(()));
+        assert_eq!(check_args(&[format!("./{twelve}")]), Ok(()));
+        assert!(refused_because(&format!("ab/{twelve}")).contains("random-looking"));
+        // Without a digit, a string is not judged random however it switches case.
+        let no_digit = "aBcDeFgHiJkLmNoPqRsTuV";
+        assert_eq!(class_switches(no_digit), 1.0);
+        assert_eq!(check_args(&[no_digit.into()]), Ok(()));
     }
 
     #[test]
@@ -564,7 +819,13 @@ mod tests {
                 .contains("wildcard")
         );
         // "key" alone, or after a word that names no credential, is not a secret.
-        for ok in ["--sort-key", "--api", "key", "--hot-key=F1"] {
+        for ok in [
+            "--sort-key",
+            "--api",
+            "key",
+            "--hot-key=F1",
+            "--sort-key=name",
+        ] {
             assert_eq!(check_args(&[ok.into()]), Ok(()), "{ok}");
         }
     }

@@ -73,6 +73,21 @@ impl Registry {
         self.url.as_str()
     }
 
+    /// `scheme://host:port` of the registry, as [`Registry::origin_of`] writes it.
+    pub fn origin(&self) -> String {
+        Self::origin_of(&self.url)
+    }
+
+    /// `scheme://host:port` of a URL, the port always written, to compare origins.
+    pub fn origin_of(url: &Url) -> String {
+        format!(
+            "{}://{}:{}",
+            url.scheme(),
+            url.host_str().unwrap_or_default(),
+            url.port_or_known_default().unwrap_or_default()
+        )
+    }
+
     /// Whether this is the public registry (the approval card names the source).
     pub fn is_public(&self) -> bool {
         self.url.as_str() == DEFAULT_REGISTRY

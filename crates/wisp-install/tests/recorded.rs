@@ -87,9 +87,6 @@ fn locked(lock: &Value) -> BTreeMap<String, (String, String)> {
 }
 
 #[tokio::test]
-// Needs the lockfile check to accept npm's `~` ranges (this tree has `depd: ~2.0.0`), which
-// another branch of the same issue brings; run with `--run-ignored all` once it is in.
-#[ignore = "needs the lockfile check to accept npm's ~ ranges"]
 async fn a_real_server_and_its_tree_install_from_a_loopback_https_registry_and_answer_initialize() {
     let ca = TestCa::new();
     let registry = TestRegistry::start_tls(ca.acceptor.clone()).await;

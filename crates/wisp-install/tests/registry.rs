@@ -71,8 +71,12 @@ pub fn demo_package() -> Packed {
 #[derive(Default)]
 struct State {
     routes: HashMap<String, (String, Vec<u8>)>,
+    redirects: HashMap<String, String>,
     stall_under: Vec<String>,
 }
+
+/// The publish time every published version has.
+pub const PUBLISHED: &str = "2026-09-01T22:46:36.382Z";
 
 /// The running registry.
 pub struct TestRegistry {
@@ -159,14 +163,25 @@ impl TestRegistry {
             .insert(path.to_owned(), (ctype.to_owned(), body));
     }
 
+    /// Answers `path` with a redirect to `location`.
+    pub fn redirect(&self, path: &str, location: &str) {
+        self.state
+            .lock()
+            .unwrap()
+            .redirects
+            .insert(path.to_owned(), location.to_owned());
+    }
+
     /// The registry's own tarball URL of a package version.
     pub fn tarball_url(&self, name: &str, version: &str) -> String {
         let base = name.rsplit('/').next().unwrap();
         format!("{}{name}/-/{base}-{version}.tgz", self.url)
     }
 
-    /// Publishes a packed package: its packument and its tarball at the registry's own path,
-    /// with `dist.tarball` set to `tarball` when given (a hostile packument) or the own URL.
+    /// Publishes a packed package: its packument (with the version's publish time
+    /// [`PUBLISHED`]), the version's own document and its tarball at the registry's own
+    /// paths, with `dist.tarball` set to `tarball` when given (a hostile packument) or the own
+    /// URL.
     pub fn publish(&self, packed: &Packed, tarball: Option<String>) {
         let name = packed.manifest["name"].as_str().unwrap().to_owned();
         let version = packed.manifest["version"].as_str().unwrap().to_owned();
@@ -176,10 +191,16 @@ impl TestRegistry {
             "tarball": tarball.unwrap_or_else(|| own.clone()),
             "integrity": packed.integrity,
         });
+        self.file(
+            &format!("/{name}/{version}"),
+            "application/json",
+            doc.to_string().into_bytes(),
+        );
         let packument = json!({
             "name": name,
             "dist-tags": {"latest": version},
             "versions": {version.clone(): doc},
+            "time": {version.clone(): PUBLISHED},
         });
         self.file(
             &format!("/{name}"),
@@ -219,6 +240,16 @@ async fn serve(
                     .any(|p| path.starts_with(p.as_str()));
             if hang {
                 std::future::pending::<()>().await;
+            }
+            let moved = st.lock().unwrap().redirects.get(&path).cloned();
+            if let Some(location) = moved {
+                let reply = format!(
+                    "HTTP/1.1 302 Found\r\nlocation: {location}\r\ncontent-length: 0\r\nconnection: keep-alive\r\n\r\n"
+                );
+                if socket.write_all(reply.as_bytes()).await.is_err() {
+                    return;
+                }
+                continue;
             }
             let route = st.lock().unwrap().routes.get(&path).cloned();
             let (status, ctype, body) = match route {

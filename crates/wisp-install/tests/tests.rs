@@ -4,6 +4,8 @@
 // A failing test should stop at the line that failed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod lockfiles;
+mod metadata;
 mod network;
 mod npm_install;
 mod recorded;

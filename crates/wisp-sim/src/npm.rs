@@ -1,9 +1,11 @@
 //! A tiny npm registry on loopback for simulation mode (issue 10): it holds one package, the
 //! demo MCP server of `crates/wisp-install/demo-package/` (plain JavaScript, no dependencies,
 //! one `echo` tool), packed at start into a real `.tgz` with a real sha512 integrity, and
-//! answers `GET /<name>` with its packument and `GET /<name>/-/<name>-<version>.tgz` with the
-//! tarball — what the real npm client asks for. `wisp serve --simulate` makes it the allowed
-//! registry, so `[demo:install]` runs the real npm without the internet.
+//! answers `GET /<name>` with its packument (with the version's `time`), `GET /<name>/<version>`
+//! with the version's document (what Wisp reads before the approval) and
+//! `GET /<name>/-/<name>-<version>.tgz` with the tarball — what the real npm client asks for.
+//! `wisp serve --simulate` makes it the allowed registry, so `[demo:install]` runs the real npm
+//! without the internet.
 //!
 //! The tarball is a ustar archive (`package/…` entries) inside a gzip member whose deflate
 //! data are stored blocks: valid for every gzip reader, and no compression crate is needed.
@@ -34,8 +36,12 @@ const DEMO_SERVER: &str = include_str!("../../wisp-install/demo-package/server.j
 /// A packed package.
 struct Packed {
     packument: Value,
+    version: Value,
     tarball: Vec<u8>,
 }
+
+/// The demo version's publish time in its packument.
+const DEMO_PUBLISHED: &str = "2026-09-01T00:00:00.000Z";
 
 /// The running registry. Dropping it stops it.
 pub struct NpmRegistry {
@@ -68,11 +74,17 @@ impl NpmRegistry {
         let packument = json!({
             "name": DEMO_PACKAGE,
             "dist-tags": {"latest": DEMO_VERSION},
-            "versions": {DEMO_VERSION: version},
+            "versions": {DEMO_VERSION: version.clone()},
+            "time": {DEMO_VERSION: DEMO_PUBLISHED},
         });
-        let packed = Arc::new(Packed { packument, tarball });
+        let packed = Arc::new(Packed {
+            packument,
+            version,
+            tarball,
+        });
         let app = Router::new()
             .route("/{name}", get(serve_packument))
+            .route("/{name}/{version}", get(serve_version))
             .route("/{name}/-/{file}", get(serve_tarball))
             .with_state(packed);
         let (stop, stopped) = oneshot::channel::<()>();
@@ -124,6 +136,16 @@ async fn serve_packument(State(packed): State<Arc<Packed>>, Path(name): Path<Str
         return not_found();
     }
     axum::Json(packed.packument.clone()).into_response()
+}
+
+async fn serve_version(
+    State(packed): State<Arc<Packed>>,
+    Path((name, version)): Path<(String, String)>,
+) -> Response {
+    if name != DEMO_PACKAGE || version != DEMO_VERSION {
+        return not_found();
+    }
+    axum::Json(packed.version.clone()).into_response()
 }
 
 async fn serve_tarball(

@@ -171,7 +171,7 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         marker: "[demo:install]",
-        summary: "the conversation-assisted MCP install of the demo package wisp-demo-mcp@1.0.0: mcp_list_services, mcp_install_npm (its approval), mcp_list_services again (the disabled config it registered), mcp_activate_service (its own approval), then an answer saying to send [demo:mcp] next",
+        summary: "the conversation-assisted MCP install of the demo package wisp-demo-mcp@1.0.0: mcp_list_services, mcp_install_npm (its approval; with the word cleanUp in the message it asks with \"cleanUp\": true, which first deletes an unfinished earlier attempt; with bin=NAME it asks for that bin), mcp_list_services again (the disabled config it registered), mcp_activate_service (its own approval), then an answer saying to send [demo:mcp] next",
         script: demo_install,
     },
     Scenario {
@@ -962,11 +962,21 @@ fn demo_install(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             format!(
                 "Installing {package}@{version}; please check the approval card. 请确认安装审批。"
             ),
-            vec![turn.call(
-                0,
-                "mcp_install_npm",
-                json!({"package": package, "version": version, "bin": bin, "args": []}).to_string(),
-            )],
+            vec![turn.call(0, "mcp_install_npm", {
+                let mut call =
+                    json!({"package": package, "version": version, "bin": bin, "args": []});
+                if let Some(asked) = turn
+                    .user_text
+                    .split_whitespace()
+                    .find_map(|w| w.strip_prefix("bin="))
+                {
+                    call["bin"] = json!(asked);
+                }
+                if turn.user_text.split_whitespace().any(|w| w == "cleanUp") {
+                    call["cleanUp"] = json!(true);
+                }
+                call.to_string()
+            })],
         ),
         2 if failed => stop("install"),
         2 => (

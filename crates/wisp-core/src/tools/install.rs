@@ -4,6 +4,11 @@
 //! `wisp-install` and then saves a disabled config, and activating starts the program through
 //! the Host's local MCP (the same path as Settings → Local MCP → Activate).
 //!
+//! Before an install's card, the registry's document of that exact version is read (a wrong
+//! bin is refused there, and the card shows what the registry says of the package). An
+//! unfinished earlier attempt is never retried by itself: the model is told to ask again with
+//! `cleanUp: true`, whose own approval deletes that directory first (INST-18).
+//!
 //! None of them takes or shows a secret's value (INST-07): they name variables only and send
 //! the person to Settings → Local MCP. Install notes and page text are reference material only
 //! (INST-02): nothing runs that the person did not approve with its exact arguments.
@@ -273,20 +278,24 @@ struct InstallArgs {
     bin: String,
     #[serde(default)]
     args: Vec<String>,
+    /// Delete this plan's unfinished install directory first (its own approval).
+    #[serde(default, rename = "cleanUp")]
+    clean_up: bool,
 }
 
 impl Tool for InstallNpm {
     fn info(&self) -> p::ToolInfo {
         p::ToolInfo {
             name: "mcp_install_npm".into(),
-            description: "Install an MCP server published on the public npm registry, pinned, into Wisp's own directory, and register it as a disabled local MCP config (INST-05). package: the full package name (e.g. @scope/server); version: one exact version such as 1.2.3 (no ranges, no tags like latest); bin: the JavaScript bin of the package to run; args: non-secret startup arguments. Waits for the person's approval, which shows the source, the directory and the impact. npm runs with install scripts disabled and its own empty config; every locked package must come from the registry with sha512 integrity. Installs run one at a time, at most 180 s. Activate the result with mcp_activate_service (its own approval). Take package, version and bin from what the person gave you, never guess them.".into(),
+            description: "Install an MCP server published on the public npm registry, pinned, into Wisp's own directory, and register it as a disabled local MCP config (INST-05). package: the full package name (e.g. @scope/server); version: one exact version such as 1.2.3 (no ranges, no tags like latest); bin: the JavaScript bin of the package to run; args: non-secret startup arguments. Waits for the person's approval, which shows the source, the directory and the impact. npm runs with install scripts disabled and its own empty config; every locked package must come from the registry with sha512 integrity. Installs run one at a time, at most 180 s. Before the card, Wisp reads the registry's document of that exact version: a bin the package does not have is refused, listing its bins. Activate the result with mcp_activate_service (its own approval). Take package, version and bin from what the person gave you, never guess them. cleanUp: true only after an earlier attempt of the same install did not finish and its result said so: the approval then also deletes that unfinished install directory first; nothing is ever retried without it.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
                     "package": {"type": "string", "description": "Full npm package name."},
                     "version": {"type": "string", "description": "Exact version, e.g. 1.2.3."},
                     "bin": {"type": "string", "description": "The package's JavaScript bin to run."},
-                    "args": {"type": "array", "items": {"type": "string"}, "description": "Non-secret startup arguments."}
+                    "args": {"type": "array", "items": {"type": "string"}, "description": "Non-secret startup arguments."},
+                    "cleanUp": {"type": "boolean", "description": "Delete the unfinished install directory an earlier failed or cancelled attempt of this same install left, then install again (default false)."}
                 },
                 "required": ["package", "version", "bin"],
                 "additionalProperties": false
@@ -333,6 +342,37 @@ impl Tool for InstallNpm {
         };
         let dir = plan.install_dir(&data_dir, &config.registry);
         let already = dir.join(wisp_install::MANIFEST_FILE).exists();
+        let unfinished = !already && dir.exists();
+        let marked = dir.join(wisp_install::MARKER_FILE).exists();
+        if unfinished && wisp_install::install_running() {
+            return Prepared::Done(Err(install_failed(&wisp_install::InstallError::Busy, &[])));
+        }
+        if a.clean_up && already {
+            return Prepared::Done(Err(format!(
+                "{} is already installed in {}: a finished install is never deleted; call mcp_install_npm without cleanUp to reuse it; nothing was changed",
+                plan.spec(),
+                dir.display()
+            )));
+        }
+        if a.clean_up && !unfinished {
+            return Prepared::Done(Err(format!(
+                "there is no unfinished install of {} to clean up ({} does not exist); call mcp_install_npm without cleanUp; nothing was changed",
+                plan.spec(),
+                dir.display()
+            )));
+        }
+        if unfinished && !marked {
+            return Prepared::Done(Err(format!(
+                "{} exists but is neither a finished install nor an unfinished one Wisp marked ({} is missing), so Wisp neither uses nor deletes it; nothing was installed. The person can check that directory, or install the server by hand and register it with mcp_register",
+                dir.display(),
+                wisp_install::MARKER_FILE
+            )));
+        }
+        if unfinished && !a.clean_up {
+            return Prepared::Done(Err(unfinished_message(&dir)));
+        }
+        let mut config = config;
+        config.clean_up_unfinished = a.clean_up;
         let source = if config.registry.is_public() {
             format!("the public npm registry ({})", config.registry.as_str())
         } else {
@@ -341,6 +381,14 @@ impl Tool for InstallNpm {
                 config.registry.as_str(),
                 wisp_install::REGISTRY_ENV
             )
+        };
+        let clean_up = if a.clean_up {
+            format!(
+                "FIRST DELETES the unfinished install directory {} and everything in it (left by an earlier attempt of this install that did not finish). ",
+                dir.display()
+            )
+        } else {
+            String::new()
         };
         let impact = if already {
             format!(
@@ -351,14 +399,14 @@ impl Tool for InstallNpm {
             )
         } else {
             format!(
-                "Runs npm ({}) twice with fixed arguments and install scripts disabled: first to lock {} and its dependencies (each must come from the source above with sha512 integrity), then npm ci to download them into the install directory. Nothing outside that directory changes: no project or global node_modules. Then saves a DISABLED local MCP config that runs its bin \"{}\" with {}. Nothing is started; activating is a separate approval. At most 180 s; cancel stops npm.",
+                "{clean_up}Runs npm ({}) twice with fixed arguments and install scripts disabled: first to lock {} and its dependencies (each must come from the source above with sha512 integrity), then npm ci to download them into the install directory. Nothing outside that directory changes: no project or global node_modules. Then saves a DISABLED local MCP config that runs its bin \"{}\" with {}. Nothing is started; activating is a separate approval. At most 180 s; cancel stops npm.",
                 npm.display(),
                 plan.spec(),
                 plan.bin(),
                 node.display()
             )
         };
-        let shown = json!({
+        let mut shown = json!({
             "package": plan.package(),
             "version": plan.version(),
             "spec": plan.spec(),
@@ -369,6 +417,7 @@ impl Tool for InstallNpm {
             "publicRegistry": config.registry.is_public(),
             "installDir": dir.to_string_lossy(),
             "alreadyInstalled": already,
+            "cleanUp": a.clean_up,
             "node": node.to_string_lossy(),
             "npm": npm.to_string_lossy(),
             "impact": impact,
@@ -376,83 +425,147 @@ impl Tool for InstallNpm {
         });
         let host = ctx.host.clone();
         let output = ctx.output.clone();
-        let run = Box::new(move |cancel: BoxFuture<()>| {
-            Box::pin(async move {
-                // npm's latest lines, for a failure that does not carry them itself (a
-                // timeout, a refused lockfile, a bin that cannot run).
-                let recent = std::sync::Mutex::new(std::collections::VecDeque::new());
-                let progress = |p: &wisp_install::Progress| match p {
-                    wisp_install::Progress::Step { step, pid } => {
-                        tracing::info!(%step, ?pid, "install step");
-                        // The lockfile check is shown once it has passed, with its count.
-                        if *step != wisp_install::Step::Verify {
-                            let name = step.to_string();
-                            output.step(&name, &name);
-                        }
+        if already {
+            return Prepared::Approval(install_subject(
+                shown, host, output, config, data_dir, plan,
+            ));
+        }
+        // The registry's document of this version, before any card (a wrong bin is said now,
+        // not after a download) and for what the card shows.
+        Prepared::LookUp(Box::pin(async move {
+            let facts = wisp_install::fetch_facts(&config, &plan)
+                .await
+                .map_err(|e| format!("{e}; nothing was installed"))?;
+            if let Value::Object(card) = &mut shown {
+                card.extend(facts_card(&facts));
+            }
+            Ok(install_subject(shown, host, output, config, data_dir, plan))
+        }))
+    }
+}
+
+/// What the card shows from the registry's document of the version.
+fn facts_card(facts: &wisp_install::PackageFacts) -> serde_json::Map<String, Value> {
+    let unknown = |v: &Option<String>| json!(v.clone().unwrap_or_else(|| "(not given)".into()));
+    let scripts = if facts.install_scripts.is_empty() {
+        "It declares no install scripts.".to_owned()
+    } else {
+        format!(
+            "It declares install scripts ({}). They stay OFF: npm runs with --ignore-scripts, so they do not run (a server that needs them may not work).",
+            facts.install_scripts.join(", ")
+        )
+    };
+    let mut card = serde_json::Map::new();
+    card.insert("description".into(), unknown(&facts.description));
+    card.insert("license".into(), unknown(&facts.license));
+    card.insert("repository".into(), unknown(&facts.repository));
+    card.insert(
+        "published".into(),
+        json!(
+            facts
+                .published
+                .clone()
+                .unwrap_or_else(|| "(unknown)".into())
+        ),
+    );
+    card.insert("dependencies".into(), json!(facts.dependencies));
+    card.insert("integrity".into(), unknown(&facts.integrity));
+    card.insert("installScripts".into(), json!(facts.install_scripts));
+    card.insert("installScriptsNote".into(), json!(scripts));
+    card
+}
+
+/// Said when an earlier attempt of the plan did not finish: how to retry (INST-18).
+fn unfinished_message(dir: &Path) -> String {
+    format!(
+        "An earlier install of this package with these arguments did not finish and left {}; nothing was installed and nothing is retried automatically. To delete that unfinished directory and install again, call mcp_install_npm again with the same arguments and \"cleanUp\": true — the person approves that separately. Or the person can check the directory, or install the server by hand and register it with mcp_register.",
+        dir.display()
+    )
+}
+
+/// The approval of an install: what the person sees, and the install that runs once approved.
+fn install_subject(
+    shown: Value,
+    host: crate::Host,
+    output: crate::output::OutputSink,
+    config: wisp_install::InstallConfig,
+    data_dir: std::path::PathBuf,
+    plan: wisp_install::InstallPlan,
+) -> Subject {
+    let run = Box::new(move |cancel: BoxFuture<()>| {
+        Box::pin(async move {
+            // npm's latest lines, for a failure that does not carry them itself (a
+            // timeout, a refused lockfile, a bin that cannot run).
+            let recent = std::sync::Mutex::new(std::collections::VecDeque::new());
+            let progress = |p: &wisp_install::Progress| match p {
+                wisp_install::Progress::Step { step, pid } => {
+                    tracing::info!(%step, ?pid, "install step");
+                    // The lockfile check is shown once it has passed, with its count.
+                    if *step != wisp_install::Step::Verify {
+                        let name = step.to_string();
+                        output.step(&name, &name);
                     }
-                    wisp_install::Progress::Verified { packages } => {
-                        output.step(
-                            &wisp_install::Step::Verify.to_string(),
-                            &verified_line(*packages),
-                        );
+                }
+                wisp_install::Progress::Verified { packages } => {
+                    output.step(
+                        &wisp_install::Step::Verify.to_string(),
+                        &verified_line(*packages),
+                    );
+                }
+                wisp_install::Progress::Output { line, .. } => {
+                    tracing::debug!(line = %line, "npm");
+                    // Only npm's own stdout and stderr reach the person's log: it runs
+                    // with an environment built from nothing and no auth (INST-12).
+                    output.line(line);
+                    let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
+                    if recent.len() == NPM_TAIL_LINES {
+                        recent.pop_front();
                     }
-                    wisp_install::Progress::Output { line, .. } => {
-                        tracing::debug!(line = %line, "npm");
-                        // Only npm's own stdout and stderr reach the person's log: it runs
-                        // with an environment built from nothing and no auth (INST-12).
-                        output.line(line);
-                        let mut recent = recent.lock().unwrap_or_else(|e| e.into_inner());
-                        if recent.len() == NPM_TAIL_LINES {
-                            recent.pop_front();
-                        }
-                        recent.push_back(line.clone());
+                    recent.push_back(line.clone());
+                }
+                _ => {}
+            };
+            let installed =
+                match wisp_install::install(&config, &data_dir, &plan, &progress, cancel).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        let recent = recent.lock().unwrap_or_else(|e| e.into_inner());
+                        let lines: Vec<&str> = recent.iter().map(String::as_str).collect();
+                        return Err(install_failed(&e, &lines));
                     }
-                    _ => {}
                 };
-                let installed =
-                    match wisp_install::install(&config, &data_dir, &plan, &progress, cancel).await
-                    {
-                        Ok(s) => s,
-                        Err(e) => {
-                            let recent = recent.lock().unwrap_or_else(|e| e.into_inner());
-                            let lines: Vec<&str> = recent.iter().map(String::as_str).collect();
-                            return Err(install_failed(&e, &lines));
-                        }
-                    };
-                let command = installed.command.to_string_lossy().into_owned();
-                let name = format!("{} {}", plan.package(), plan.version());
-                let (server, added) =
-                    save_disabled(&host, name, command, installed.args.clone(), None)
-                        .await
-                        .map_err(|e| {
-                            format!(
-                                "{} was installed in {}, but {e}",
-                                plan.spec(),
-                                installed.dir.display()
-                            )
-                        })?;
-                Ok(json!({
-                    "status": if installed.reused { "already_installed" } else { "installed" },
-                    "package": plan.spec(),
-                    "installDir": installed.dir.to_string_lossy(),
-                    "id": server.id,
-                    "name": server.name,
-                    "enabled": false,
-                    "configSaved": if added { "new" } else { "existing" },
-                    "npmOutput": npm_tail(&installed.output),
-                    "message": format!("{} {}. {}", plan.spec(), if installed.reused { "was already installed (npm did not run again)" } else { "was installed" }, next_steps(&server)),
-                }))
-            }) as BoxFuture<Result<Value, String>>
-        });
-        Prepared::Approval(Subject {
-            arguments: shown,
-            execute: Execute::Async(External {
-                run,
-                voided: Box::pin(std::future::pending()),
-                connection: NO_CONNECTION.into(),
-            }),
-            unchanged: "nothing was installed",
-        })
+            let command = installed.command.to_string_lossy().into_owned();
+            let name = format!("{} {}", plan.package(), plan.version());
+            let (server, added) = save_disabled(&host, name, command, installed.args.clone(), None)
+                .await
+                .map_err(|e| {
+                    format!(
+                        "{} was installed in {}, but {e}",
+                        plan.spec(),
+                        installed.dir.display()
+                    )
+                })?;
+            Ok(json!({
+                "status": if installed.reused { "already_installed" } else { "installed" },
+                "package": plan.spec(),
+                "installDir": installed.dir.to_string_lossy(),
+                "id": server.id,
+                "name": server.name,
+                "enabled": false,
+                "configSaved": if added { "new" } else { "existing" },
+                "npmOutput": npm_tail(&installed.output),
+                "message": format!("{} {}. {}", plan.spec(), if installed.reused { "was already installed (npm did not run again)" } else { "was installed" }, next_steps(&server)),
+            }))
+        }) as BoxFuture<Result<Value, String>>
+    });
+    Subject {
+        arguments: shown,
+        execute: Execute::Async(External {
+            run,
+            voided: Box::pin(std::future::pending()),
+            connection: NO_CONNECTION.into(),
+        }),
+        unchanged: "nothing was installed",
     }
 }
 
@@ -477,9 +590,12 @@ fn npm_tail(output: &str) -> String {
 fn install_failed(e: &wisp_install::InstallError, npm_lines: &[&str]) -> String {
     use wisp_install::InstallError as E;
     let hint = match e {
-        E::NodeNotFound(_) | E::Unfinished(_) | E::Busy => "",
+        E::NodeNotFound(_) | E::Busy | E::Plan(_) | E::Registry(_) | E::Metadata(_) => "",
+        E::Unfinished(_) => {
+            " To delete the unfinished directory and install again, call mcp_install_npm again with the same arguments and \"cleanUp\": true (the person approves that separately)."
+        }
         _ => {
-            " Nothing is retried automatically; the person can check the install directory, or install the server by hand and register it with mcp_register."
+            " Nothing is retried automatically. The attempt left its unfinished install directory; once the cause is dealt with (a network error, a timeout), call mcp_install_npm again with the same arguments and \"cleanUp\": true to delete that directory and install again (the person approves that separately). Or the person can check the directory, or install the server by hand and register it with mcp_register."
         }
     };
     let output = match e {
@@ -698,6 +814,64 @@ mod tests {
             said.contains("one at a time") && !said.contains("npm's last"),
             "{said}"
         );
+    }
+
+    #[test]
+    fn inst_18_a_failure_that_left_its_directory_says_how_to_clean_up_and_retry() {
+        use wisp_install::InstallError;
+        for e in [
+            InstallError::TimedOut(std::time::Duration::from_secs(180)),
+            InstallError::Cancelled,
+            InstallError::Lockfile("x".into()),
+            InstallError::Unfinished("/d".into()),
+        ] {
+            let said = install_failed(&e, &[]);
+            assert!(said.contains("\"cleanUp\": true"), "{said}");
+            assert!(said.contains("approves that separately"), "{said}");
+        }
+        // Nothing was left behind: no clean-up to offer.
+        for e in [
+            InstallError::Busy,
+            InstallError::Metadata("no such bin".into()),
+        ] {
+            assert!(!install_failed(&e, &[]).contains("cleanUp"));
+        }
+        let said = unfinished_message(Path::new("/data/mcp-installs/ab"));
+        assert!(
+            said.contains("/data/mcp-installs/ab") && said.contains("\"cleanUp\": true"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn the_card_says_what_the_registry_says_and_that_scripts_stay_off() {
+        let mut facts = wisp_install::PackageFacts {
+            description: Some("d".into()),
+            license: None,
+            repository: Some("git+https://github.com/a/b.git".into()),
+            published: None,
+            dependencies: 4,
+            integrity: Some("sha512-x".into()),
+            install_scripts: vec![],
+            bins: vec!["b".into()],
+        };
+        let card = facts_card(&facts);
+        assert_eq!(card["license"], "(not given)");
+        assert_eq!(card["published"], "(unknown)");
+        assert_eq!(card["dependencies"], 4);
+        assert_eq!(card["integrity"], "sha512-x");
+        assert_eq!(
+            card["installScriptsNote"],
+            "It declares no install scripts."
+        );
+        facts.install_scripts = vec!["preinstall".into(), "postinstall".into()];
+        let card = facts_card(&facts);
+        let note = card["installScriptsNote"].as_str().unwrap();
+        assert!(
+            note.contains("(preinstall, postinstall)") && note.contains("stay OFF"),
+            "{note}"
+        );
+        assert_eq!(card["installScripts"], json!(["preinstall", "postinstall"]));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 // What the approval cards of the install tools show (issue 10, INST-04/05/08, UI-17): for
 // mcp_install_npm the exact package@version, bin, args, the source registry, the install
-// directory, the impact and the disclosure; for mcp_register the program, args and directory and
+// directory, a clean-up of an unfinished attempt, what the registry's document of the version
+// says (description, license, repository, publish time, dependencies, integrity, install
+// scripts), the impact and the disclosure; for mcp_register the program, args and directory and
 // that it only saves a disabled config; for mcp_activate_service the config as saved. Every
 // value shown is from the approval's canonical arguments, which its digest covers.
 import { useT } from "../../i18n";
@@ -71,6 +73,23 @@ export function InstallDetails({ tool, args }: { tool: string; args: Record<stri
           <Row label={t("instSource")} value={str(args.source)} mono={false} />
           <Row label={t("instDir")} value={str(args.installDir)} />
           {args.alreadyInstalled === true ? <p className="muted">{t("instAlready")}</p> : null}
+          {args.cleanUp === true ? (
+            <p className="inst-cleanup" role="alert">
+              {t("instCleanUp")}
+            </p>
+          ) : null}
+          {args.integrity !== undefined ? (
+            <div className="inst-facts">
+              <p className="muted">{t("instFromRegistry")}</p>
+              <Row label={t("instDescription")} value={str(args.description)} mono={false} />
+              <Row label={t("instLicense")} value={str(args.license)} />
+              <Row label={t("instRepository")} value={str(args.repository)} />
+              <Row label={t("instPublished")} value={str(args.published)} />
+              <Row label={t("instDependencies")} value={str(args.dependencies)} />
+              <Row label={t("instIntegrity")} value={str(args.integrity)} />
+              <Row label={t("instScripts")} value={str(args.installScriptsNote)} mono={false} />
+            </div>
+          ) : null}
           <p className="muted">{t("instImpact")}</p>
           <p className="inst-impact">
             <Reveal text={str(args.impact)} mode="text" />

@@ -56,6 +56,38 @@ describe("mcp_install_npm card (UI-17)", () => {
     expect(screen.queryByText(/Already installed/)).toBeNull();
   });
 
+  it("shows what the registry says about the version, install scripts said to stay off", () => {
+    show("mcp_install_npm", {
+      ...install,
+      description: "Weather tools for MCP",
+      license: "MIT",
+      repository: "git+https://github.com/acme/weather-mcp.git",
+      published: "2026-09-01T22:46:36.382Z",
+      dependencies: 3,
+      integrity: "sha512-abc==",
+      installScripts: ["postinstall"],
+      installScriptsNote: "It declares install scripts (postinstall). They stay OFF: npm runs with --ignore-scripts.",
+    });
+    expect(screen.getByText("What the registry says about this exact version")).toBeTruthy();
+    expect(screen.getByText("Weather tools for MCP")).toBeTruthy();
+    expect(screen.getByText("MIT")).toBeTruthy();
+    expect(screen.getByText("git+https://github.com/acme/weather-mcp.git")).toBeTruthy();
+    expect(screen.getByText("2026-09-01T22:46:36.382Z")).toBeTruthy();
+    expect(screen.getByText("3")).toBeTruthy();
+    expect(screen.getByText("sha512-abc==")).toBeTruthy();
+    const facts = document.querySelector(".inst-facts")?.textContent ?? "";
+    expect(facts).toMatch(/Install scripts\s*It declares install scripts \(postinstall\)\. They stay OFF/);
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("says first when a clean-up deletes an unfinished attempt", () => {
+    show("mcp_install_npm", { ...install, cleanUp: true });
+    expect(screen.getByRole("alert").textContent).toMatch(/Deletes the unfinished install directory/);
+    cleanup();
+    show("mcp_install_npm", { ...install, cleanUp: true }, undefined, "zh");
+    expect(screen.getByRole("alert").textContent).toMatch(/先删除之前未完成的安装目录/);
+  });
+
   it("says when npm will not run again, and no args as none", () => {
     show("mcp_install_npm", { ...install, args: [], alreadyInstalled: true });
     expect(screen.getByText(/Already installed/)).toBeTruthy();
