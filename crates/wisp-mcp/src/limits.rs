@@ -40,3 +40,7 @@ pub const MAX_ENV_VARS: usize = 64;
 pub const MAX_CONFIG_FILE_BYTES: usize = 1024 * 1024;
 /// A model-facing tool name, in characters (what DeepSeek accepts).
 pub const MAX_MODEL_NAME_CHARS: usize = 64;
+/// A string in structured content at least this long, all base64 and decoding to bytes that
+/// are not text, is binary and becomes an omission marker (MCP-31). Shorter runs of the
+/// alphabet are hashes, ids and words more often than files.
+pub const MIN_BASE64_BLOB_CHARS: usize = 256;
