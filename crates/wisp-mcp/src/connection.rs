@@ -18,10 +18,12 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    Implementation, PaginatedRequestParams, ServerResult,
+    ErrorCode, Implementation, PaginatedRequestParams, ProtocolVersion, ServerResult,
 };
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::service::{
+    ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RunningService,
+};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::sync::{Notify, oneshot, watch};
 
@@ -33,6 +35,19 @@ use crate::names::model_name;
 use crate::process::{ServerProcess, child_env, resolve_command, spawn};
 use crate::redact::Redactor;
 use crate::schema::InputSchema;
+
+/// The protocol revisions Wisp speaks over the `initialize` handshake, newest first: the first
+/// is what it offers, the others what a server may answer with instead.
+const HANDSHAKE_VERSIONS: [ProtocolVersion; 4] = [
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2024_11_05,
+];
+
+/// The revision Wisp speaks to servers that have no `initialize` handshake any more: it is
+/// activated through that revision's own `server/discover`.
+const DISCOVER_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 
 /// The longest pause between refreshes while a server keeps sending `list_changed`.
 const LIST_CHANGED_MAX_BACKOFF: Duration = Duration::from_secs(5);
@@ -115,10 +130,13 @@ struct Handler {
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // No roots, no sampling, no elicitation: Wisp implements none of them (MCP-33).
+        // rmcp's default is its newest revision, which has no `initialize` any more: offered
+        // in `initialize`, servers and conformance checks rightly refuse it.
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("wisp", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(HANDSHAKE_VERSIONS[0].clone())
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -153,6 +171,8 @@ static NEXT_BUDGET_KEY: AtomicU64 = AtomicU64::new(1);
 
 struct Inner {
     spec_id: String,
+    // The protocol revision the server and Wisp settled on.
+    protocol: String,
     // This connection's entry in the shared budget: the server's id and a number of its own,
     // so stopping an overtaken connection of a server never releases what a newer connection
     // of the same server claimed.
@@ -295,6 +315,11 @@ impl Connection {
             .lock()
             .map(|b| b.total_bytes())
             .unwrap_or(0)
+    }
+
+    /// The MCP protocol revision the server and Wisp settled on (e.g. `2025-11-25`).
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.protocol
     }
 
     /// How many non-JSON stdout lines were skipped.
@@ -557,34 +582,52 @@ async fn connect_here(
         )));
     }
     let redactor = Redactor::new(spec.env.iter().map(|(_, v)| v.clone()));
-    let env = child_env(std::env::vars_os(), &spec.env);
-    let spawned = spawn(
-        &program,
-        &spec.args,
-        spec.cwd.as_deref(),
-        env,
-        redactor.clone(),
-    )?;
-    let stats = Arc::new(StdoutStats::default());
-    let stderr = spawned.process.stderr.clone();
-    let mut process = spawned.process;
     let list_changed = Arc::new(Notify::new());
     let handler = Handler {
         list_changed: list_changed.clone(),
     };
-    let transport = (JsonLines::new(spawned.stdout, stats.clone()), spawned.stdin);
+    // The attempt of the moment (a server that speaks only the discovery revision is started
+    // a second time), kept out here so a failure or the timeout stops its process.
+    let mut attempt: Option<Attempt> = None;
+    let first = Attempt::start(spec, &program, &redactor, &mut attempt)?;
     let started = tokio::time::timeout(spec.timeout, async {
-        let service = handler
-            .serve(transport)
-            .await
-            .map_err(|e| format!("the handshake failed: {e}"))?;
+        let service = match handshake(handler.clone(), first, false).await {
+            Handshake::Done(service) => service,
+            Handshake::Failed(reason) => return Err(reason),
+            Handshake::DiscoverOnly => {
+                // The server answered `initialize` with an error and ended its session
+                // (rmcp's servers exit then); a fresh process is asked by discovery.
+                if let Some(mut first) = attempt.take() {
+                    first.process.stop().await;
+                }
+                let transport = Attempt::start(spec, &program, &redactor, &mut attempt)
+                    .map_err(|e| e.to_string())?;
+                match handshake(handler.clone(), transport, true).await {
+                    Handshake::Done(service) => service,
+                    Handshake::Failed(reason) => return Err(reason),
+                    Handshake::DiscoverOnly => return Err(version_mismatch(&[])),
+                }
+            }
+        };
         let tools = discover(service.peer(), &spec.id).await?;
         Ok::<_, String>((service, tools))
     })
     .await;
-    let failure = match started {
-        Ok(Ok((service, tools))) => {
+    let failure = match (started, attempt.take()) {
+        (
+            Ok(Ok((service, tools))),
+            Some(Attempt {
+                process,
+                stats,
+                stderr,
+            }),
+        ) => {
+            let protocol = service
+                .peer_info()
+                .map(|info| info.protocol_version.to_string())
+                .unwrap_or_default();
             return Ok(Arc::new(Inner {
+                protocol,
                 spec_id: spec.id.clone(),
                 budget_key: format!(
                     "{}#{}",
@@ -611,19 +654,159 @@ async fn connect_here(
                 budget,
             }));
         }
-        Ok(Err(reason)) => reason,
-        Err(_) => format!(
-            "the server did not finish starting within {} s",
-            spec.timeout.as_secs_f32()
+        (Ok(Ok(_)), None) => (
+            "the server's process was lost while it started".to_owned(),
+            None,
+        ),
+        (Ok(Err(reason)), attempt) => (reason, attempt),
+        (Err(_), attempt) => (
+            format!(
+                "the server did not finish starting within {} s",
+                spec.timeout.as_secs_f32()
+            ),
+            attempt,
         ),
     };
-    let oversized = stats.oversized.load(Ordering::Relaxed);
-    process.stop().await;
+    // The attempt that failed (a timeout drops the handshake, not the attempt).
+    let (failure, attempt) = failure;
+    let oversized = attempt
+        .as_ref()
+        .is_some_and(|a| a.stats.oversized.load(Ordering::Relaxed));
+    if let Some(mut a) = attempt {
+        a.process.stop().await;
+    }
     Err(McpError::Connect(redactor.text(&if oversized {
         oversized_message()
     } else {
         failure
     })))
+}
+
+/// One start of the server's process, with what the connection keeps of it.
+struct Attempt {
+    process: ServerProcess,
+    stats: Arc<StdoutStats>,
+    stderr: Arc<Mutex<crate::process::StderrBuffer>>,
+}
+
+type Pipes = (
+    JsonLines<tokio::process::ChildStdout>,
+    tokio::process::ChildStdin,
+);
+
+impl Attempt {
+    /// Spawns the server into `slot` (stopping nothing: the slot is empty) and hands back its
+    /// pipes for a handshake.
+    fn start(
+        spec: &ServerSpec,
+        program: &std::path::Path,
+        redactor: &Redactor,
+        slot: &mut Option<Attempt>,
+    ) -> Result<Pipes, McpError> {
+        let env = child_env(std::env::vars_os(), &spec.env);
+        let spawned = spawn(
+            program,
+            &spec.args,
+            spec.cwd.as_deref(),
+            env,
+            redactor.clone(),
+        )?;
+        let stats = Arc::new(StdoutStats::default());
+        let stderr = spawned.process.stderr.clone();
+        *slot = Some(Attempt {
+            process: spawned.process,
+            stats: stats.clone(),
+            stderr,
+        });
+        Ok((JsonLines::new(spawned.stdout, stats), spawned.stdin))
+    }
+}
+
+enum Handshake {
+    Done(RunningService<RoleClient, Handler>),
+    /// The server refused every revision with a handshake and named the discovery revision.
+    DiscoverOnly,
+    Failed(String),
+}
+
+/// `initialize` offering [`HANDSHAKE_VERSIONS`]`[0]` (`discover` false), or `server/discover`
+/// for [`DISCOVER_VERSION`]; then a check of the version the server settled on.
+async fn handshake(handler: Handler, pipes: Pipes, discover: bool) -> Handshake {
+    let served = if discover {
+        handler
+            .serve_with_lifecycle(
+                pipes,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![DISCOVER_VERSION],
+                },
+            )
+            .await
+    } else {
+        handler.serve(pipes).await
+    };
+    match served {
+        Ok(service) => {
+            let answered = service.peer_info().map(|i| i.protocol_version.clone());
+            match answered {
+                Some(v)
+                    if HANDSHAKE_VERSIONS.contains(&v) || (discover && v == DISCOVER_VERSION) =>
+                {
+                    Handshake::Done(service)
+                }
+                other => {
+                    let named: Vec<String> = other.iter().map(ToString::to_string).collect();
+                    let _ = service.cancel().await;
+                    Handshake::Failed(version_mismatch(&named))
+                }
+            }
+        }
+        Err(ClientInitializeError::JsonRpcError(e))
+            if !discover
+                && (e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                    || e.code == ErrorCode::INVALID_PARAMS) =>
+        {
+            let supported: Vec<String> = e
+                .data
+                .as_ref()
+                .and_then(|d| d.get("supported"))
+                .and_then(|s| serde_json::from_value(s.clone()).ok())
+                .unwrap_or_default();
+            if supported.iter().any(|v| v == DISCOVER_VERSION.as_str()) {
+                Handshake::DiscoverOnly
+            } else if supported.is_empty() {
+                Handshake::Failed(format!("the handshake failed: {e}"))
+            } else {
+                Handshake::Failed(version_mismatch(&supported))
+            }
+        }
+        Err(ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported, ..
+        }) => Handshake::Failed(version_mismatch(
+            &server_supported
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+        )),
+        Err(e) => Handshake::Failed(format!("the handshake failed: {e}")),
+    }
+}
+
+/// A real version mismatch, naming what the server speaks and what Wisp does.
+fn version_mismatch(server: &[String]) -> String {
+    let ours: Vec<&str> = HANDSHAKE_VERSIONS
+        .iter()
+        .map(ProtocolVersion::as_str)
+        .collect();
+    let theirs = if server.is_empty() {
+        "no protocol version Wisp knows".to_owned()
+    } else {
+        format!("MCP protocol version {}", server.join(", "))
+    };
+    format!(
+        "the server speaks {theirs}; Wisp speaks {} (with the initialize handshake) and {} (with server/discover)",
+        ours.join(", "),
+        DISCOVER_VERSION.as_str()
+    )
 }
 
 /// The connection was dropped, or the runtime that made it shut down, without a stop: no one

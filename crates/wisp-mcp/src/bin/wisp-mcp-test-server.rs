@@ -15,14 +15,18 @@
 //! `--linger` (stays alive after stdin closes: only a signal ends it),
 //! `--read-parent-environ PATH` (drops its capabilities, reads `/proc/<parent>/environ` and
 //! writes what it got, or `refused: …`, to PATH), `--record-input PATH` (every byte read from
-//! stdin is also appended to PATH: what the client really sent).
+//! stdin is also appended to PATH: what the client really sent), `--protocol V1,V2` (the
+//! protocol revisions it supports, answering `initialize` with V1 when that has the handshake:
+//! `2024-11-05` is an old server, `2026-07-28` one that speaks only the revision without
+//! `initialize`, `2023-01-01` one Wisp cannot speak to).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -39,6 +43,8 @@ struct TestServer {
     echo_delay: std::time::Duration,
     echo_mode: String,
     echo_canary: bool,
+    // Empty: rmcp's default (every revision it knows).
+    protocols: Vec<ProtocolVersion>,
 }
 
 fn schema(v: Value) -> Arc<Map<String, Value>> {
@@ -113,12 +119,24 @@ fn text(s: impl Into<String>) -> CallToolResult {
 
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
+        let info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .build(),
-        )
+        );
+        match self.protocols.first() {
+            Some(v) => info.with_protocol_version(v.clone()),
+            None => info,
+        }
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        if self.protocols.is_empty() {
+            std::borrow::Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+        } else {
+            std::borrow::Cow::Owned(self.protocols.clone())
+        }
     }
 
     async fn list_tools(
@@ -440,6 +458,13 @@ async fn main() -> std::io::Result<()> {
         ),
         echo_mode: flag_value(&args, "--echo-mode").unwrap_or_default(),
         echo_canary: has("--echo-canary"),
+        protocols: flag_value(&args, "--protocol")
+            .map(|list| {
+                list.split(',')
+                    .filter_map(|v| serde_json::from_value(Value::String(v.to_owned())).ok())
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     // Pipes are read and written through epoll, not tokio's blocking-thread stdin, so the
     // server adds as little as it can to what the benchmark measures of the client.
