@@ -113,6 +113,20 @@ pub struct McpTool {
     pub schema: InputSchema,
 }
 
+/// A listed tool Wisp cannot call, so never offers to the model; the person sees it and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedTool {
+    /// The server's own name.
+    pub original_name: String,
+    /// The server's description (untrusted).
+    pub description: String,
+    /// Why it cannot be called, for the person.
+    pub reason: String,
+}
+
+/// Why a tool that requires task support is not offered.
+pub const TASK_REQUIRED_REASON: &str = "it can only run as an MCP task (execution.taskSupport \"required\"), and Wisp does not support tasks";
+
 /// A tool list with the version it has on its connection (MCP-11: an approval binds it).
 #[derive(Debug, Clone)]
 pub struct ToolList {
@@ -120,6 +134,14 @@ pub struct ToolList {
     pub version: u64,
     /// The tools, in the server's order.
     pub tools: Arc<Vec<McpTool>>,
+    /// The listed tools that cannot be called here (not offered, not counted).
+    pub unsupported: Arc<Vec<UnsupportedTool>>,
+}
+
+/// What one discovery found.
+struct Found {
+    tools: Vec<McpTool>,
+    unsupported: Vec<UnsupportedTool>,
 }
 
 #[derive(Clone)]
@@ -609,7 +631,11 @@ async fn connect_here(
                 }
             }
         };
-        let tools = discover(service.peer(), &spec.id).await?;
+        let stats = attempt
+            .as_ref()
+            .map(|a| a.stats.clone())
+            .unwrap_or_default();
+        let tools = discover(service.peer(), &spec.id, &stats).await?;
         Ok::<_, String>((service, tools))
     })
     .await;
@@ -643,7 +669,8 @@ async fn connect_here(
                 stdout: stats,
                 tools: Mutex::new(ToolList {
                     version: 1,
-                    tools: Arc::new(tools),
+                    tools: Arc::new(tools.tools),
+                    unsupported: Arc::new(tools.unsupported),
                 }),
                 refresh: tokio::sync::Mutex::new(()),
                 refreshes: AtomicU64::new(0),
@@ -847,8 +874,20 @@ async fn stop(inner: &Inner) {
     inner.stopped.notify_one();
 }
 
-async fn discover(peer: &Peer<RoleClient>, server_id: &str) -> Result<Vec<McpTool>, String> {
+async fn discover(
+    peer: &Peer<RoleClient>,
+    server_id: &str,
+    stats: &StdoutStats,
+) -> Result<Found, String> {
+    let task_required = || {
+        stats
+            .task_required
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    };
+    task_required().clear();
     let mut tools = Vec::new();
+    let mut unsupported: Vec<UnsupportedTool> = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_LIST_PAGES {
         let params = cursor
@@ -859,20 +898,32 @@ async fn discover(peer: &Peer<RoleClient>, server_id: &str) -> Result<Vec<McpToo
             .await
             .map_err(|e| format!("tools/list failed: {e}"))?;
         for tool in page.tools {
-            if tools.len() >= MAX_TOOLS_PER_SERVER {
+            if tools.len() + unsupported.len() >= MAX_TOOLS_PER_SERVER {
                 return Err(format!(
                     "the server offers more than {MAX_TOOLS_PER_SERVER} tools; the limit per server is {MAX_TOOLS_PER_SERVER}"
                 ));
             }
             let original = tool.name.to_string();
-            if tools.iter().any(|t: &McpTool| t.original_name == original) {
+            if tools.iter().any(|t: &McpTool| t.original_name == original)
+                || unsupported.iter().any(|t| t.original_name == original)
+            {
                 return Err(format!("the server lists the tool {original:?} twice"));
+            }
+            let description = tool.description.as_deref().unwrap_or_default().to_owned();
+            // The filter saw this page's line before rmcp parsed it.
+            if task_required().contains(&original) {
+                unsupported.push(UnsupportedTool {
+                    original_name: original,
+                    description,
+                    reason: TASK_REQUIRED_REASON.to_owned(),
+                });
+                continue;
             }
             let schema = InputSchema::compile(&tool.input_schema)
                 .map_err(|reason| format!("the tool {original:?} is unusable: {reason}"))?;
             tools.push(McpTool {
                 model_name: model_name(server_id, &original),
-                description: tool.description.as_deref().unwrap_or_default().to_owned(),
+                description,
                 read_only_hint: tool
                     .annotations
                     .as_ref()
@@ -884,7 +935,7 @@ async fn discover(peer: &Peer<RoleClient>, server_id: &str) -> Result<Vec<McpToo
         }
         match page.next_cursor {
             Some(next) if !next.is_empty() => cursor = Some(next),
-            _ => return Ok(tools),
+            _ => return Ok(Found { tools, unsupported }),
         }
     }
     Err(format!(
@@ -908,8 +959,12 @@ async fn refresh(inner: &Inner) -> Result<ToolList, McpError> {
         return Err(McpError::Closed("the connection was stopped".into()));
     }
     inner.refreshes.fetch_add(1, Ordering::Relaxed);
-    let found = tokio::time::timeout(inner.timeout, discover(&inner.peer, &inner.spec_id)).await;
-    let tools = match found {
+    let found = tokio::time::timeout(
+        inner.timeout,
+        discover(&inner.peer, &inner.spec_id, &inner.stdout),
+    )
+    .await;
+    let found = match found {
         Ok(Ok(tools)) => tools,
         Ok(Err(reason)) => {
             stop(inner).await;
@@ -921,15 +976,16 @@ async fn refresh(inner: &Inner) -> Result<ToolList, McpError> {
         }
     };
     if let Some(budget) = &inner.budget
-        && let Err(e) = budget.claim(&inner.budget_key, tools.len())
+        && let Err(e) = budget.claim(&inner.budget_key, found.tools.len())
     {
         stop(inner).await;
         return Err(e);
     }
     let mut current = inner.tools.lock().unwrap_or_else(|e| e.into_inner());
-    if !same_tools(&current.tools, &tools) {
+    if !same_tools(&current.tools, &found.tools) || *current.unsupported != found.unsupported {
         current.version += 1;
-        current.tools = Arc::new(tools);
+        current.tools = Arc::new(found.tools);
+        current.unsupported = Arc::new(found.unsupported);
     }
     Ok(current.clone())
 }

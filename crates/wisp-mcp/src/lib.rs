@@ -42,7 +42,9 @@ mod process;
 mod redact;
 mod schema;
 
-pub use connection::{Connection, McpTool, ServerSpec, ToolList};
+pub use connection::{
+    Connection, McpTool, ServerSpec, TASK_REQUIRED_REASON, ToolList, UnsupportedTool,
+};
 pub use content::ToolOutput;
 pub use manager::Manager;
 pub use names::{is_valid_model_name, model_name};

@@ -79,3 +79,40 @@ async fn initializes_lists_and_calls_echo_of_server_everything() {
     c.stop().await;
     assert!(!c.is_open());
 }
+
+/// server-everything registers `simulate-research-query` (`execution.taskSupport:
+/// "required"`) once the client is initialized, and says so with `list_changed`: it is listed
+/// as unsupported, with why, and never offered.
+#[tokio::test]
+async fn a_tool_that_requires_task_support_is_listed_as_unsupported_not_offered() {
+    let c = connect(&everything_spec()).await;
+    let research = "simulate-research-query";
+    assert!(
+        eventually(|| c
+            .tools()
+            .unsupported
+            .iter()
+            .any(|t| t.original_name == research))
+        .await,
+        "offered: {:?}",
+        c.tools()
+            .tools
+            .iter()
+            .map(|t| t.original_name.clone())
+            .collect::<Vec<_>>()
+    );
+    let list = c.tools();
+    let found = list
+        .unsupported
+        .iter()
+        .find(|t| t.original_name == research)
+        .unwrap();
+    assert_eq!(found.reason, wisp_mcp::TASK_REQUIRED_REASON);
+    assert!(!list.tools.iter().any(|t| t.original_name == research));
+    assert!(list.tools.iter().any(|t| t.original_name == "echo"));
+    assert!(matches!(
+        call(&c, research, serde_json::json!({"topic": "x"})).await,
+        Err(wisp_mcp::McpError::UnknownTool(_))
+    ));
+    c.stop().await;
+}
