@@ -944,7 +944,7 @@ async fn hostile_servers_end_in_specific_errors_while_the_host_answers() {
     for (args, says, status) in [
         (
             &["--echo-mode", "oversized"][..],
-            "longer than 1048576 bytes",
+            "the server's answer was over 1 MB",
             "failed",
         ),
         (
@@ -1005,6 +1005,26 @@ async fn hostile_servers_end_in_specific_errors_while_the_host_answers() {
             call["result"].as_str().unwrap().contains(says),
             "{args:?}: {done}"
         );
+        // The server's status says why its connection closed, as the call did.
+        if status == "failed" {
+            let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
+            let server = list
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["id"] == id.as_str())
+                .unwrap();
+            assert_eq!(server["status"], "failed", "{args:?}: {server}");
+            let error = server["error"].as_str().unwrap();
+            let why = if args[1] == "oversized" {
+                "the server's answer was over 1 MB"
+            } else if args[1] == "exit" {
+                "the server closed the connection"
+            } else {
+                "did not answer within 10 s"
+            };
+            assert!(error.contains(why), "{args:?}: {error}");
+        }
         let (code, _) = served
             .call("DELETE", &format!("/api/mcp/servers/{id}"), None)
             .await;

@@ -189,10 +189,17 @@ fn wire(entry: &Entry) -> p::McpServer {
     let c = &entry.config;
     let open = entry.connection.as_ref().filter(|c| c.is_open());
     let (status, error) = match (entry.status, open) {
-        (p::McpStatus::Active, None) => (
-            p::McpStatus::Failed,
-            Some("the connection closed (a call was cancelled or timed out, or the server exited); activate it again".into()),
-        ),
+        (p::McpStatus::Active, None) => {
+            let why = entry
+                .connection
+                .as_ref()
+                .and_then(Connection::closed_reason)
+                .unwrap_or_else(|| "the connection closed".into());
+            (
+                p::McpStatus::Failed,
+                Some(format!("{why}; activate it again")),
+            )
+        }
         (s, _) => (s, entry.error.clone()),
     };
     let tools = open

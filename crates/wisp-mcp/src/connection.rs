@@ -18,18 +18,22 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    ErrorCode, Implementation, PaginatedRequestParams, ProtocolVersion, ServerResult,
+    ErrorCode, Implementation, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ServerResult,
 };
 use rmcp::service::{
     ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RunningService,
 };
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
-use tokio::sync::{Notify, oneshot, watch};
+use tokio::sync::{Notify, mpsc, oneshot, watch};
 
 use crate::McpError;
 use crate::content::{ToolOutput, map_result};
-use crate::limits::{DEFAULT_TIMEOUT, LIST_CHANGED_DEBOUNCE, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER};
+use crate::limits::{
+    DEFAULT_CALL_LIMIT, DEFAULT_TIMEOUT, LIST_CHANGED_DEBOUNCE, MAX_LIST_PAGES,
+    MAX_PROGRESS_MESSAGE_CHARS, MAX_TOOLS_PER_SERVER,
+};
 use crate::lines::{JsonLines, StdoutStats};
 use crate::names::model_name;
 use crate::process::{ServerProcess, child_env, resolve_command, spawn};
@@ -66,8 +70,11 @@ pub struct ServerSpec {
     /// The server's own variables with their values (from the secret store). The values are
     /// also what the connection redacts.
     pub env: Vec<(String, String)>,
-    /// Discovery and call timeout.
+    /// Discovery timeout, and how long a call may go without an answer or a progress
+    /// notification (MCP-30).
     pub timeout: Duration,
+    /// The longest a call may run in all, however much progress it reports.
+    pub call_limit: Duration,
 }
 
 impl std::fmt::Debug for ServerSpec {
@@ -93,6 +100,7 @@ impl ServerSpec {
             cwd: None,
             env: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
+            call_limit: DEFAULT_CALL_LIMIT,
         }
     }
 }
@@ -144,9 +152,37 @@ struct Found {
     unsupported: Vec<UnsupportedTool>,
 }
 
+/// One progress notification of a running call (redacted, its message capped), for the person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How far it is.
+    pub progress: f64,
+    /// Of how much, when the server knows.
+    pub total: Option<f64>,
+    /// The server's message (untrusted).
+    pub message: Option<String>,
+}
+
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.total {
+            Some(total) => write!(f, "progress {}/{}", self.progress, total)?,
+            None => write!(f, "progress {}", self.progress)?,
+        }
+        match &self.message {
+            Some(m) if !m.is_empty() => write!(f, ": {m}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The calls waiting for progress, by the token rmcp put on their request.
+type ProgressRoutes = Arc<Mutex<std::collections::HashMap<ProgressToken, mpsc::Sender<Progress>>>>;
+
 #[derive(Clone)]
 struct Handler {
     list_changed: Arc<Notify>,
+    progress: ProgressRoutes,
 }
 
 impl ClientHandler for Handler {
@@ -163,6 +199,29 @@ impl ClientHandler for Handler {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.notify_one();
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let route = self
+            .progress
+            .lock()
+            .ok()
+            .and_then(|routes| routes.get(&params.progress_token).cloned());
+        // A token no running call has (late, or made up) is ignored; a call that does not keep
+        // up misses a report, not its reset (the next one resets it).
+        if let Some(route) = route {
+            let _ = route.try_send(Progress {
+                progress: params.progress,
+                total: params.total,
+                message: params
+                    .message
+                    .map(|m| m.chars().take(MAX_PROGRESS_MESSAGE_CHARS).collect()),
+            });
+        }
     }
 
     // Requests for what Wisp does not implement get -32601, not an empty answer (an empty
@@ -195,6 +254,10 @@ struct Inner {
     spec_id: String,
     // The protocol revision the server and Wisp settled on.
     protocol: String,
+    // Why a call closed the connection (a timeout, a cancel), for its status.
+    why_closed: Mutex<Option<String>>,
+    call_limit: Duration,
+    progress: ProgressRoutes,
     // This connection's entry in the shared budget: the server's id and a number of its own,
     // so stopping an overtaken connection of a server never releases what a newer connection
     // of the same server claimed.
@@ -339,6 +402,18 @@ impl Connection {
             .unwrap_or(0)
     }
 
+    /// Why the connection is closed, for the server's status (`None` while it is open): the
+    /// answer over 1 MB, a call's timeout or cancel, a stop, or the server going away.
+    pub fn closed_reason(&self) -> Option<String> {
+        if self.is_open() {
+            return None;
+        }
+        Some(match self.inner.closed_error() {
+            McpError::Closed(why) => why,
+            other => other.to_string(),
+        })
+    }
+
     /// The MCP protocol revision the server and Wisp settled on (e.g. `2025-11-25`).
     pub fn protocol_version(&self) -> &str {
         &self.inner.protocol
@@ -398,6 +473,20 @@ impl Connection {
         arguments: Map<String, Value>,
         cancel: impl std::future::Future<Output = ()>,
     ) -> Result<ToolOutput, McpError> {
+        self.call_with_progress(tool, arguments, cancel, |_| {})
+            .await
+    }
+
+    /// [`Connection::call`], handing each progress notification of the call to `on_progress`
+    /// (on the connection's thread). Each one restarts the spec's timeout, up to its
+    /// `call_limit` for the whole call.
+    pub async fn call_with_progress(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        cancel: impl std::future::Future<Output = ()>,
+        on_progress: impl Fn(Progress) + Send + 'static,
+    ) -> Result<ToolOutput, McpError> {
         if !self.is_open() {
             return Err(self.inner.closed_error());
         }
@@ -410,7 +499,14 @@ impl Connection {
         let (cancel_tx, cancel_rx) = oneshot::channel();
         let inner = self.inner.clone();
         let mut call = self.driver.runtime.spawn(async move {
-            call_here(&inner, tool.original_name, arguments, cancel_rx).await
+            call_here(
+                &inner,
+                tool.original_name,
+                arguments,
+                cancel_rx,
+                on_progress,
+            )
+            .await
         });
         tokio::pin!(cancel);
         let joined = tokio::select! {
@@ -437,10 +533,49 @@ impl Connection {
     }
 }
 
+/// A call's progress route, removed when the call ends however it ends.
+struct Route<'a> {
+    routes: &'a ProgressRoutes,
+    token: ProgressToken,
+}
+
+impl<'a> Route<'a> {
+    fn new(routes: &'a ProgressRoutes, token: ProgressToken, tx: mpsc::Sender<Progress>) -> Self {
+        if let Ok(mut r) = routes.lock() {
+            r.insert(token.clone(), tx);
+        }
+        Route { routes, token }
+    }
+}
+
+impl Drop for Route<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut r) = self.routes.lock() {
+            r.remove(&self.token);
+        }
+    }
+}
+
 impl Inner {
+    /// Keeps the first reason a call gave for closing the connection.
+    fn closed_because(&self, why: String) {
+        if let Ok(mut w) = self.why_closed.lock()
+            && w.is_none()
+        {
+            *w = Some(why);
+        }
+    }
+
     fn closed_error(&self) -> McpError {
+        let why = self
+            .why_closed
+            .lock()
+            .map(|w| w.clone())
+            .unwrap_or_default();
         if self.stdout.oversized.load(Ordering::Relaxed) {
-            McpError::Closed(oversized_message())
+            McpError::TooLarge
+        } else if let Some(why) = why {
+            McpError::Closed(why)
         } else if self.closed.load(Ordering::Relaxed) {
             McpError::Closed("the connection was stopped".into())
         } else {
@@ -454,37 +589,65 @@ async fn call_here(
     inner: &Inner,
     tool: String,
     arguments: Map<String, Value>,
-    cancel: oneshot::Receiver<()>,
+    mut cancel: oneshot::Receiver<()>,
+    on_progress: impl Fn(Progress),
 ) -> Result<ToolOutput, McpError> {
-    let mut params = CallToolRequestParams::new(tool);
+    let mut params = CallToolRequestParams::new(tool.clone());
     params.arguments = Some(arguments);
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     // Lines skipped while the call runs say why it timed out (see `call_timeout`).
     let skipped = || inner.stdout.skipped_lines.load(Ordering::Relaxed);
     let skipped_before = skipped();
+    let closing = inner.closing.notified();
+    tokio::pin!(closing);
+    // rmcp puts a progress token on every request. The route is made right after the request
+    // is queued and before this task yields; the service loop, which reads the server's
+    // reports, runs on this same single thread, so no report can arrive before it.
     let mut handle = inner
         .peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
         .map_err(|_| inner.closed_error())?;
-    let outcome = tokio::select! {
-        response = &mut handle.rx => Some(response),
-        asked = cancel => match asked {
-            Ok(()) => None,
-            // The caller is gone: nobody reads this answer.
-            Err(_) => return Err(McpError::Cancelled),
-        },
-        () = tokio::time::sleep(inner.timeout) => {
-            let _ = handle.cancel(Some("timeout".into())).await;
-            stop(inner).await;
-            return Err(crate::call_timeout(
-                inner.timeout,
-                skipped().saturating_sub(skipped_before),
-            ));
+    let (progress_tx, mut progress_rx) = mpsc::channel(16);
+    let route = Route::new(&inner.progress, handle.progress_token.clone(), progress_tx);
+    let started = tokio::time::Instant::now();
+    let limit = started + inner.call_limit;
+    let mut idle = started + inner.timeout;
+    let outcome = loop {
+        tokio::select! {
+            response = &mut handle.rx => break Some(response),
+            asked = &mut cancel => match asked {
+                Ok(()) => break None,
+                // The caller is gone: nobody reads this answer.
+                Err(_) => return Err(McpError::Cancelled),
+            },
+            Some(progress) = progress_rx.recv() => {
+                idle = tokio::time::Instant::now() + inner.timeout;
+                on_progress(Progress {
+                    message: progress.message.map(|m| inner.redactor.text(&m)),
+                    ..progress
+                });
+            }
+            () = tokio::time::sleep_until(idle.min(limit)) => {
+                let over_limit = tokio::time::Instant::now() >= limit;
+                let error = if over_limit {
+                    McpError::CallLimit(inner.call_limit)
+                } else {
+                    crate::call_timeout(inner.timeout, skipped().saturating_sub(skipped_before))
+                };
+                inner.closed_because(format!("a call of the tool {tool:?} failed: {error}"));
+                let _ = handle.cancel(Some("timeout".into())).await;
+                stop(inner).await;
+                return Err(error);
+            }
+            () = &mut closing => break Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
         }
-        () = inner.closing.notified() => Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
     };
+    drop(route);
     let Some(response) = outcome else {
+        inner.closed_because(format!(
+            "a call of the tool {tool:?} was cancelled; a cancel closes the connection"
+        ));
         let _ = handle.cancel(Some("cancelled by the person".into())).await;
         stop(inner).await;
         return Err(McpError::Cancelled);
@@ -605,8 +768,10 @@ async fn connect_here(
     }
     let redactor = Redactor::new(spec.env.iter().map(|(_, v)| v.clone()));
     let list_changed = Arc::new(Notify::new());
+    let progress = ProgressRoutes::default();
     let handler = Handler {
         list_changed: list_changed.clone(),
+        progress: progress.clone(),
     };
     // The attempt of the moment (a server that speaks only the discovery revision is started
     // a second time), kept out here so a failure or the timeout stops its process.
@@ -654,6 +819,9 @@ async fn connect_here(
                 .unwrap_or_default();
             return Ok(Arc::new(Inner {
                 protocol,
+                why_closed: Mutex::new(None),
+                call_limit: spec.call_limit,
+                progress,
                 spec_id: spec.id.clone(),
                 budget_key: format!(
                     "{}#{}",
@@ -850,10 +1018,7 @@ async fn abandon(inner: &Inner) {
 }
 
 fn oversized_message() -> String {
-    format!(
-        "the server sent a message line longer than {} bytes",
-        crate::limits::MAX_LINE_BYTES
-    )
+    McpError::TooLarge.to_string()
 }
 
 async fn stop(inner: &Inner) {

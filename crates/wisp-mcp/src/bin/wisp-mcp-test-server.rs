@@ -110,6 +110,18 @@ fn standard_tools() -> Vec<Tool> {
             "Asks the client for its roots",
             json!({"type": "object"}),
         ),
+        tool(
+            "progress",
+            "Reports progress steps times, ms apart, then answers (0 steps: forever)",
+            json!({"type": "object",
+                   "properties": {"steps": {"type": "integer", "minimum": 0}, "ms": {"type": "integer", "minimum": 0}},
+                   "required": ["steps", "ms"]}),
+        ),
+        tool(
+            "shaped",
+            "Answers as the reference servers do: JSON text and structured content, binary, audience",
+            json!({"type": "object"}),
+        ),
     ]
 }
 
@@ -274,6 +286,45 @@ impl ServerHandler for TestServer {
                 }
                 let _ = context.peer.notify_tool_list_changed().await;
                 text("added")
+            }
+            "progress" => {
+                let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(1);
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                let token = context.meta.get_progress_token();
+                let mut step = 0u64;
+                while steps == 0 || step < steps {
+                    step += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                    if let Some(token) = &token {
+                        let mut p =
+                            rmcp::model::ProgressNotificationParam::new(token.clone(), step as f64)
+                                .with_message(format!("step {step}"));
+                        if steps > 0 {
+                            p = p.with_total(steps as f64);
+                        }
+                        let _ = context.peer.notify_progress(p).await;
+                    }
+                }
+                text(format!(
+                    "progressed {steps} steps (token {})",
+                    if token.is_some() { "given" } else { "missing" }
+                ))
+            }
+            "shaped" => {
+                let data = json!({"entities": [{"name": "a", "observations": ["x", "y"]}], "relations": []});
+                let pretty = serde_json::to_string_pretty(&data).unwrap_or_default();
+                let for_user: Vec<ContentBlock> = serde_json::from_value(json!([
+                    {"type": "text", "text": pretty},
+                    {"type": "text", "text": "only for the person to read", "annotations": {"audience": ["user"]}}
+                ]))
+                .unwrap_or_default();
+                let mut r = CallToolResult::success(for_user);
+                let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==".repeat(4);
+                let mut structured = data.clone();
+                structured["thumbnail"] = json!(format!("data:image/png;base64,{png}"));
+                structured["raw"] = json!(png);
+                r.structured_content = Some(structured);
+                r
             }
             "ask_client" => {
                 #[allow(deprecated)]
