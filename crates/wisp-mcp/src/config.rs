@@ -56,6 +56,19 @@ pub struct ServerConfig {
     /// Whether it is active; always false on disk after a load.
     #[serde(default)]
     pub enabled: bool,
+    /// How long one call may run while it reports progress, in seconds; `None`: the default
+    /// ([`crate::limits::DEFAULT_CALL_LIMIT`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_limit_secs: Option<u64>,
+}
+
+impl ServerConfig {
+    /// The call limit this server's calls get.
+    pub fn call_limit(&self) -> std::time::Duration {
+        self.call_limit_secs
+            .map(std::time::Duration::from_secs)
+            .unwrap_or(crate::limits::DEFAULT_CALL_LIMIT)
+    }
 }
 
 /// What a person enters to add or edit a server.
@@ -71,6 +84,8 @@ pub struct ServerDraft {
     pub cwd: Option<String>,
     /// Variable names and storage modes (the values go to the secret store separately).
     pub env: Vec<EnvVar>,
+    /// Call limit in seconds (1 to [`crate::limits::MAX_CALL_LIMIT_SECS`]); `None`: default.
+    pub call_limit_secs: Option<u64>,
 }
 
 /// A fresh random UUID (version 4), for a new server.
@@ -126,6 +141,14 @@ pub fn validate_draft(draft: &ServerDraft) -> Result<(), McpError> {
             "the working directory {cwd:?} is not an absolute path"
         ));
     }
+    if let Some(secs) = draft.call_limit_secs
+        && !(1..=crate::limits::MAX_CALL_LIMIT_SECS).contains(&secs)
+    {
+        return bad(format!(
+            "the call limit must be 1 to {} seconds",
+            crate::limits::MAX_CALL_LIMIT_SECS
+        ));
+    }
     if draft.env.len() > MAX_ENV_VARS {
         return bad(format!("at most {MAX_ENV_VARS} environment variables"));
     }
@@ -164,6 +187,7 @@ pub fn edited(id: String, draft: ServerDraft) -> Result<ServerConfig, McpError> 
         cwd: draft.cwd,
         env: draft.env,
         enabled: false,
+        call_limit_secs: draft.call_limit_secs,
     })
 }
 
@@ -268,6 +292,7 @@ mod tests {
 
     fn draft() -> ServerDraft {
         ServerDraft {
+            call_limit_secs: None,
             name: "files".into(),
             command: "/usr/bin/node".into(),
             args: vec!["/srv/server.js".into()],

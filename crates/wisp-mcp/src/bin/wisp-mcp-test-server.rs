@@ -112,15 +112,15 @@ fn standard_tools() -> Vec<Tool> {
         ),
         tool(
             "progress",
-            "Reports progress steps times, ms apart, then answers (0 steps: forever)",
+            "Reports progress steps times (3 unless given), ms apart (50 unless given), then answers (0 steps: forever)",
             json!({"type": "object",
-                   "properties": {"steps": {"type": "integer", "minimum": 0}, "ms": {"type": "integer", "minimum": 0}},
-                   "required": ["steps", "ms"]}),
+                   "properties": {"text": {"type": "string"}, "steps": {"type": "integer", "minimum": 0}, "ms": {"type": "integer", "minimum": 0}},
+                   "required": ["text"]}),
         ),
         tool(
             "shaped",
             "Answers as the reference servers do: JSON text and structured content, binary, audience",
-            json!({"type": "object"}),
+            text_schema(),
         ),
     ]
 }
@@ -288,8 +288,8 @@ impl ServerHandler for TestServer {
                 text("added")
             }
             "progress" => {
-                let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(1);
-                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(3);
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(50);
                 let token = context.meta.get_progress_token();
                 let mut step = 0u64;
                 while steps == 0 || step < steps {
@@ -319,7 +319,12 @@ impl ServerHandler for TestServer {
                 ]))
                 .unwrap_or_default();
                 let mut r = CallToolResult::success(for_user);
-                let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==".repeat(4);
+                // A PNG signature and 400 bytes that are not text: 544 characters of base64.
+                let bytes: Vec<u8> = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a]
+                    .into_iter()
+                    .chain((0..400u32).map(|i| (i * 131 % 256) as u8))
+                    .collect();
+                let png = base64(&bytes);
                 let mut structured = data.clone();
                 structured["thumbnail"] = json!(format!("data:image/png;base64,{png}"));
                 structured["raw"] = json!(png);
@@ -358,6 +363,26 @@ impl ServerHandler for TestServer {
     ) {
         let _ = writeln!(std::io::stderr(), "cancelled {:?}", notification.request_id);
     }
+}
+
+/// Standard, padded base64.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Writes straight to stdout, which may be in non-blocking mode (see `pipe_out`).
@@ -479,6 +504,12 @@ async fn main() -> std::io::Result<()> {
         tools = (0..n)
             .map(|i| tool(&format!("tool_{i}"), "one of many", text_schema()))
             .collect();
+    }
+    if let Some(first) = flag_value(&args, "--first")
+        && let Some(i) = tools.iter().position(|t| t.name == first)
+    {
+        let t = tools.remove(i);
+        tools.insert(0, t);
     }
     if has("--big-schema") {
         tools.push(tool(
