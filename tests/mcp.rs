@@ -532,7 +532,7 @@ async fn a_changed_tool_list_voids_a_pending_approval() {
             .as_array()
             .unwrap()
             .iter()
-            .any(|t| t["originalName"] == "grown_11"),
+            .any(|t| t["originalName"] == "grown_9"),
         "{s}"
     );
     let done = served.wait(&run, "completed").await;
@@ -1372,7 +1372,13 @@ async fn binary_stays_out_of_the_model_and_user_only_content_goes_to_the_person(
     let (_tmp, data, project) = dirs();
     let served = serve(&sim, &data, &project);
     let mut seen = Seen::default();
-    own_active(&served, &mut seen, &["--first", "shaped"], json!([])).await;
+    own_active(
+        &served,
+        &mut seen,
+        &["--extra", "--first", "shaped"],
+        json!([]),
+    )
+    .await;
     let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
     let done = approve_and_finish(&served, &mut seen, &run, &r).await;
     let call = &done["steps"][0]["toolCalls"][0];
@@ -1412,7 +1418,13 @@ async fn progress_reports_stream_live_under_the_call() {
     let (_tmp, data, project) = dirs();
     let served = serve(&sim, &data, &project);
     let mut seen = Seen::default();
-    let id = own_active(&served, &mut seen, &["--first", "progress"], json!([])).await;
+    let id = own_active(
+        &served,
+        &mut seen,
+        &["--extra", "--first", "progress"],
+        json!([]),
+    )
+    .await;
     let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
     let server = list
         .as_array()

@@ -116,3 +116,35 @@ async fn a_tool_that_requires_task_support_is_listed_as_unsupported_not_offered(
     ));
     c.stop().await;
 }
+
+/// server-everything's long-running tool reports progress each step: a call longer than the
+/// timeout succeeds, each report reaching the caller, and the server stays connected.
+#[tokio::test]
+async fn server_everythings_long_running_operation_outlasts_the_timeout_by_its_progress() {
+    let mut s = everything_spec();
+    // Six steps a second apart against a 4 s timeout that each report restarts.
+    s.timeout = std::time::Duration::from_secs(4);
+    let c = connect(&s).await;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let out = c
+        .call_with_progress(
+            "trigger-long-running-operation",
+            args(json!({"duration": 6, "steps": 6})),
+            std::future::pending(),
+            move |p| sink.lock().unwrap().push(p),
+        )
+        .await
+        .unwrap();
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("Long running operation completed"),
+        "{}",
+        out.text
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    assert_eq!(seen[5].total, Some(6.0));
+    assert!(c.is_open());
+    c.stop().await;
+}

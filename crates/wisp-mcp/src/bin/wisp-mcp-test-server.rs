@@ -110,6 +110,12 @@ fn standard_tools() -> Vec<Tool> {
             "Asks the client for its roots",
             json!({"type": "object"}),
         ),
+    ]
+}
+
+/// The tools `--extra` adds (after the standard ones, so limits counted on those stay).
+fn extra_tools() -> Vec<Tool> {
+    vec![
         tool(
             "progress",
             "Reports progress steps times (3 unless given), ms apart (50 unless given), then answers (0 steps: forever)",
@@ -504,6 +510,9 @@ async fn main() -> std::io::Result<()> {
         tools = (0..n)
             .map(|i| tool(&format!("tool_{i}"), "one of many", text_schema()))
             .collect();
+    }
+    if has("--extra") {
+        tools.extend(extra_tools());
     }
     if let Some(first) = flag_value(&args, "--first")
         && let Some(i) = tools.iter().position(|t| t.name == first)
