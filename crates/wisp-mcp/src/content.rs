@@ -199,7 +199,7 @@ fn binary_kind(s: &str) -> Option<String> {
 fn decode_base64(s: &str) -> Option<Vec<u8>> {
     let body = s.trim_end_matches('=');
     let padding = s.len() - body.len();
-    if padding > 2 || (padding > 0 && s.len() % 4 != 0) || body.len() % 4 == 1 {
+    if padding > 2 || (padding > 0 && !s.len().is_multiple_of(4)) || body.len() % 4 == 1 {
         return None;
     }
     let standard = body.bytes().any(|b| b == b'+' || b == b'/');
