@@ -299,6 +299,37 @@ async fn an_approved_call_reaches_server_everything() {
     .await;
     let s = activate(&served, &mut seen, &id).await;
     assert_eq!(s["status"], "active", "{s}");
+    // Its task-only tool (registered once the client is initialized) is listed apart, with
+    // why, and not offered.
+    let mut listed = Value::Null;
+    for _ in 0..100 {
+        let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
+        listed = list[0].clone();
+        if listed["unsupportedTools"]
+            .as_array()
+            .is_some_and(|u| !u.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        listed["unsupportedTools"][0]["originalName"], "simulate-research-query",
+        "{listed}"
+    );
+    assert!(
+        listed["unsupportedTools"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("taskSupport"),
+        "{listed}"
+    );
+    assert!(
+        !listed["tools"]
+            .to_string()
+            .contains("simulate-research-query"),
+        "{listed}"
+    );
     let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
     let (_, session) = served
         .call(
@@ -1434,6 +1465,21 @@ async fn progress_reports_stream_live_under_the_call() {
         .unwrap();
     assert_eq!(server["protocolVersion"], "2025-11-25", "{server}");
     assert_eq!(server["callLimitSecs"], 300, "{server}");
+    // A call limit out of bounds is refused and changes nothing.
+    for bad in [0, 3601] {
+        let (code, e) = served
+            .call(
+                "POST",
+                "/api/mcp/servers",
+                Some(
+                    json!({"name": "x", "command": "/bin/true", "args": [], "callLimitSecs": bad}),
+                ),
+            )
+            .await;
+        assert_eq!(code, 400, "{bad}: {e}");
+    }
+    let (_, after) = served.call("GET", "/api/mcp/servers", None).await;
+    assert_eq!(after.as_array().unwrap().len(), 1, "{after}");
     let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
     let call_id = r["steps"][0]["toolCalls"][0]["callId"]
         .as_str()

@@ -330,6 +330,36 @@ mod tests {
     }
 
     #[test]
+    fn a_call_limit_is_kept_in_the_file_within_its_bounds_and_defaults_to_five_minutes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ConfigStore::new(dir.path());
+        let plain = new_server(draft()).unwrap();
+        assert_eq!(plain.call_limit(), crate::limits::DEFAULT_CALL_LIMIT);
+        let slow = new_server(ServerDraft {
+            call_limit_secs: Some(900),
+            ..draft()
+        })
+        .unwrap();
+        store.save(&[plain, slow]).unwrap();
+        let text = std::fs::read_to_string(store.path()).unwrap();
+        assert_eq!(text.matches("call_limit_secs").count(), 1, "{text}");
+        let loaded = store.load().unwrap();
+        assert_eq!(loaded[0].call_limit_secs, None);
+        assert_eq!(loaded[1].call_limit(), std::time::Duration::from_secs(900));
+        for bad in [0, crate::limits::MAX_CALL_LIMIT_SECS + 1] {
+            let e = new_server(ServerDraft {
+                call_limit_secs: Some(bad),
+                ..draft()
+            })
+            .unwrap_err();
+            assert!(
+                e.to_string().contains("call limit must be 1 to 3600"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
     fn bad_drafts_and_files_are_refused() {
         for (change, needle) in [
             (
