@@ -72,15 +72,19 @@ fn describe(block: &ContentBlock) -> String {
 pub fn map_result(result: &CallToolResult, redactor: &Redactor) -> ToolOutput {
     let mut parts: Vec<String> = Vec::new();
     let mut person: Vec<String> = Vec::new();
+    let mut for_model: Vec<ContentBlock> = Vec::new();
     for block in &result.content {
         if person_only(annotations(block)) {
             person.push(describe(block));
         } else {
             parts.push(describe(block));
+            for_model.push(block.clone());
         }
     }
+    // Only what the model gets can make the structured content a repeat: a copy of text meant
+    // for the person alone is still news to the model.
     if let Some(structured) = &result.structured_content
-        && !repeats_content(structured, &result.content)
+        && !repeats_content(structured, &for_model)
     {
         let json = serde_json::to_string(&without_binary(structured)).unwrap_or_default();
         parts.push(format!("[structured content]\n{json}"));
@@ -470,6 +474,16 @@ mod tests {
             &Redactor::default(),
         );
         assert_eq!((plain.text.as_str(), plain.for_person), ("x", None));
+        // Structured content repeating only the person's text still goes to the model.
+        let r = result(json!({
+            "content": [{"type": "text", "text": "{\"a\":1}", "annotations": {"audience": ["user"]}}],
+            "structuredContent": {"a": 1}
+        }));
+        let out = map_result(&r, &Redactor::default());
+        assert_eq!(
+            out.text,
+            format!("[structured content]\n{{\"a\":1}}\n{PERSON_ONLY_NOTE}")
+        );
     }
 
     #[test]
