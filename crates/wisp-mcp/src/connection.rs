@@ -533,6 +533,13 @@ impl Connection {
     }
 }
 
+fn redacted(inner: &Inner, progress: Progress) -> Progress {
+    Progress {
+        message: progress.message.map(|m| inner.redactor.text(&m)),
+        ..progress
+    }
+}
+
 /// A call's progress route, removed when the call ends however it ends.
 struct Route<'a> {
     routes: &'a ProgressRoutes,
@@ -623,10 +630,7 @@ async fn call_here(
             },
             Some(progress) = progress_rx.recv() => {
                 idle = tokio::time::Instant::now() + inner.timeout;
-                on_progress(Progress {
-                    message: progress.message.map(|m| inner.redactor.text(&m)),
-                    ..progress
-                });
+                on_progress(redacted(inner, progress));
             }
             () = tokio::time::sleep_until(idle.min(limit)) => {
                 let over_limit = tokio::time::Instant::now() >= limit;
@@ -643,6 +647,13 @@ async fn call_here(
             () = &mut closing => break Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
         }
     };
+    // Reports the server sent just before its answer may be queued still: the person sees
+    // them too.
+    if outcome.is_some() {
+        while let Ok(progress) = progress_rx.try_recv() {
+            on_progress(redacted(inner, progress));
+        }
+    }
     drop(route);
     let Some(response) = outcome else {
         inner.closed_because(format!(
