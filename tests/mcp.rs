@@ -299,6 +299,37 @@ async fn an_approved_call_reaches_server_everything() {
     .await;
     let s = activate(&served, &mut seen, &id).await;
     assert_eq!(s["status"], "active", "{s}");
+    // Its task-only tool (registered once the client is initialized) is listed apart, with
+    // why, and not offered.
+    let mut listed = Value::Null;
+    for _ in 0..100 {
+        let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
+        listed = list[0].clone();
+        if listed["unsupportedTools"]
+            .as_array()
+            .is_some_and(|u| !u.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        listed["unsupportedTools"][0]["originalName"], "simulate-research-query",
+        "{listed}"
+    );
+    assert!(
+        listed["unsupportedTools"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("taskSupport"),
+        "{listed}"
+    );
+    assert!(
+        !listed["tools"]
+            .to_string()
+            .contains("simulate-research-query"),
+        "{listed}"
+    );
     let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
     let (_, session) = served
         .call(
@@ -944,7 +975,7 @@ async fn hostile_servers_end_in_specific_errors_while_the_host_answers() {
     for (args, says, status) in [
         (
             &["--echo-mode", "oversized"][..],
-            "longer than 1048576 bytes",
+            "the server's answer was over 1 MB",
             "failed",
         ),
         (
@@ -1005,6 +1036,26 @@ async fn hostile_servers_end_in_specific_errors_while_the_host_answers() {
             call["result"].as_str().unwrap().contains(says),
             "{args:?}: {done}"
         );
+        // The server's status says why its connection closed, as the call did.
+        if status == "failed" {
+            let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
+            let server = list
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|s| s["id"] == id.as_str())
+                .unwrap();
+            assert_eq!(server["status"], "failed", "{args:?}: {server}");
+            let error = server["error"].as_str().unwrap();
+            let why = if args[1] == "oversized" {
+                "the server's answer was over 1 MB"
+            } else if args[1] == "exit" {
+                "the server closed the connection"
+            } else {
+                "did not answer within 10 s"
+            };
+            assert!(error.contains(why), "{args:?}: {error}");
+        }
         let (code, _) = served
             .call("DELETE", &format!("/api/mcp/servers/{id}"), None)
             .await;
@@ -1309,5 +1360,176 @@ async fn the_card_text_is_byte_for_byte_what_the_mcp_server_receives() {
         received.matches("\"tools/call\"").count(),
         1,
         "no refused call reached the server: {received}"
+    );
+}
+
+/// Reads `stream`'s complete SSE events — (name, data) — until `done` holds for one of them.
+async fn events_until(
+    stream: &mut reqwest::Response,
+    done: impl Fn(Option<&str>, &Value) -> bool,
+) -> Vec<(Option<String>, Value)> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut text = String::new();
+    let mut seen = Vec::new();
+    loop {
+        while let Some(end) = text.find("\n\n") {
+            let block: String = text.drain(..end + 2).collect();
+            let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) else {
+                continue; // a keep-alive comment
+            };
+            let name = block.lines().find_map(|l| l.strip_prefix("event: "));
+            let data: Value = serde_json::from_str(data).unwrap();
+            let finished = done(name, &data);
+            seen.push((name.map(str::to_owned), data));
+            if finished {
+                return seen;
+            }
+        }
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match tokio::time::timeout(left, stream.chunk()).await {
+            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
+            other => panic!("the stream ended or stalled ({other:?}): {seen:?}"),
+        }
+    }
+}
+
+/// What the reference servers send, through the Host: the model gets the JSON text, the
+/// structured content's `data:` URL and base64 image as markers, and nothing of the content
+/// annotated for the user alone — which the person gets under the call, in the stored run and
+/// in the `tool_call_finished` event.
+#[tokio::test]
+async fn binary_stays_out_of_the_model_and_user_only_content_goes_to_the_person() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    own_active(
+        &served,
+        &mut seen,
+        &["--extra", "--first", "shaped"],
+        json!([]),
+    )
+    .await;
+    let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+    let done = approve_and_finish(&served, &mut seen, &run, &r).await;
+    let call = &done["steps"][0]["toolCalls"][0];
+    assert_eq!(call["status"], "succeeded", "{done}");
+    let told = model_saw_tool_result(&sim);
+    assert!(told.contains("observations"), "{told}");
+    assert!(
+        !told.contains("iVBORw0KGgo"),
+        "no base64 reaches the model: {told}"
+    );
+    assert!(
+        told.contains("[binary data (data: URL, image/png) omitted:")
+            && told.contains("[binary data (base64) omitted:"),
+        "{told}"
+    );
+    assert!(!told.contains("only for the person to read"), "{told}");
+    assert!(told.contains("shown to the person only"), "{told}");
+    assert_eq!(call["shown"], "only for the person to read", "{call}");
+    assert!(
+        !call["result"]
+            .as_str()
+            .unwrap()
+            .contains("only for the person to read")
+    );
+    let events = events_text(&served, r["sessionId"].as_str().unwrap()).await;
+    assert!(
+        events.contains("\"shown\":\"only for the person to read\""),
+        "{events}"
+    );
+}
+
+/// A server's progress reports reach the person live under the call, as `tool_output` lines
+/// of that call, and the call succeeds.
+#[tokio::test]
+async fn progress_reports_stream_live_under_the_call() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (_tmp, data, project) = dirs();
+    let served = serve(&sim, &data, &project);
+    let mut seen = Seen::default();
+    let id = own_active(
+        &served,
+        &mut seen,
+        &["--extra", "--first", "progress"],
+        json!([]),
+    )
+    .await;
+    let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
+    let server = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id.as_str())
+        .unwrap();
+    assert_eq!(server["protocolVersion"], "2025-11-25", "{server}");
+    assert_eq!(server["callLimitSecs"], 300, "{server}");
+    // A call limit out of bounds is refused and changes nothing.
+    for bad in [0, 3601] {
+        let (code, e) = served
+            .call(
+                "POST",
+                "/api/mcp/servers",
+                Some(
+                    json!({"name": "x", "command": "/bin/true", "args": [], "callLimitSecs": bad}),
+                ),
+            )
+            .await;
+        assert_eq!(code, 400, "{bad}: {e}");
+    }
+    let (_, after) = served.call("GET", "/api/mcp/servers", None).await;
+    assert_eq!(after.as_array().unwrap().len(), 1, "{after}");
+    let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
+    let call_id = r["steps"][0]["toolCalls"][0]["callId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut stream = served
+        .http
+        .get(format!(
+            "http://127.0.0.1:{}/api/sessions/{}/events?after=0",
+            served.port,
+            r["sessionId"].as_str().unwrap()
+        ))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    let a = &r["steps"][0]["toolCalls"][0]["approval"];
+    assert_eq!(
+        served
+            .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+            .await,
+        204
+    );
+    let events = events_until(&mut stream, |name, e| {
+        name.is_none() && e["type"] == "tool_call_finished" && e["callId"] == call_id.as_str()
+    })
+    .await;
+    let lines: Vec<&str> = events
+        .iter()
+        .filter(|(name, e)| {
+            name.as_deref() == Some("tool_output") && e["callId"] == call_id.as_str()
+        })
+        .map(|(_, e)| e["line"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "progress 1/3: step 1",
+            "progress 2/3: step 2",
+            "progress 3/3: step 3"
+        ],
+        "{events:?}"
+    );
+    assert_eq!(events.last().unwrap().1["status"], "succeeded");
+    let done = served.wait(&run, "completed").await;
+    assert!(
+        done["finalText"]
+            .as_str()
+            .unwrap()
+            .contains("progressed 3 steps (token given)"),
+        "{done}"
     );
 }

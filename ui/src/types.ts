@@ -21,6 +21,8 @@ export interface Approval { id: string; state: ApprovalState; digest: string; ar
 export interface ToolCall {
   callId: string; tool: string; arguments: unknown; argumentsText: string; status: CallStatus;
   result: string | null; approval: Approval | null;
+  /** What the result had for the person alone (an MCP server's content for the user only); never sent to the model. */
+  shown?: string | null;
 }
 export interface Step { index: number; text: string; partial?: boolean; toolCalls: ToolCall[] }
 /** `kind` is a `RunErrorKind` (features/settings/runErrorKinds.ts) or, from a newer Host, one this UI does not know. */

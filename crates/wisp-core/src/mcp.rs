@@ -189,10 +189,17 @@ fn wire(entry: &Entry) -> p::McpServer {
     let c = &entry.config;
     let open = entry.connection.as_ref().filter(|c| c.is_open());
     let (status, error) = match (entry.status, open) {
-        (p::McpStatus::Active, None) => (
-            p::McpStatus::Failed,
-            Some("the connection closed (a call was cancelled or timed out, or the server exited); activate it again".into()),
-        ),
+        (p::McpStatus::Active, None) => {
+            let why = entry
+                .connection
+                .as_ref()
+                .and_then(Connection::closed_reason)
+                .unwrap_or_else(|| "the connection closed".into());
+            (
+                p::McpStatus::Failed,
+                Some(format!("{why}; activate it again")),
+            )
+        }
         (s, _) => (s, entry.error.clone()),
     };
     let tools = open
@@ -226,6 +233,21 @@ fn wire(entry: &Entry) -> p::McpServer {
         status,
         error,
         tools,
+        unsupported_tools: open
+            .map(|c| {
+                c.tools()
+                    .unsupported
+                    .iter()
+                    .map(|t| p::McpUnsupportedTool {
+                        original_name: t.original_name.clone(),
+                        description: t.description.clone(),
+                        reason: t.reason.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        protocol_version: open.map(|c| c.protocol_version().to_owned()),
+        call_limit_secs: c.call_limit().as_secs(),
     }
 }
 
@@ -337,6 +359,7 @@ fn split(draft: p::McpServerDraft) -> Split {
             args: draft.args,
             cwd: draft.cwd,
             env,
+            call_limit_secs: draft.call_limit_secs,
         },
         values,
     )
@@ -623,6 +646,7 @@ impl Host {
                     );
                     spec.cwd = config.cwd.as_ref().map(PathBuf::from);
                     spec.env = env;
+                    spec.call_limit = config.call_limit();
                     match self.inner.mcp.manager.activate(&spec).await {
                         Ok(_) => {
                             self.inner.mcp.manager.get(id).await.ok_or_else(|| {
@@ -855,6 +879,7 @@ impl Host {
                 .take(p::limits::MAX_MCP_NAME_CHARS)
                 .collect();
             let draft = p::McpServerDraft {
+                call_limit_secs: None,
                 name,
                 command: proposal.command.clone(),
                 args: proposal.args.clone(),
@@ -914,6 +939,7 @@ mod tests {
         env: Option<Vec<(&str, &str, p::McpStorageChoice)>>,
     ) -> p::McpServerDraft {
         p::McpServerDraft {
+            call_limit_secs: None,
             name: "s".into(),
             command: command.into(),
             args: vec!["--x".into()],

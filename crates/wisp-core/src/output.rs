@@ -42,6 +42,8 @@ struct State {
     held: u64,
     /// The call has ended: nothing more is sent.
     finished: bool,
+    /// What the result has for the person alone (kept with the call, never sent to the model).
+    shown: Option<String>,
 }
 
 impl OutputSink {
@@ -89,6 +91,17 @@ impl OutputSink {
         st.sent += 1;
         let step = st.step.clone();
         self.send(p::ToolOutputKind::Output, step, cut(line), None);
+    }
+
+    /// What the call's result has for the person alone: kept with the call and shown under it,
+    /// never sent to the model. A second call replaces the first.
+    pub(crate) fn shown(&self, text: String) {
+        self.lock().shown = Some(text);
+    }
+
+    /// Takes what [`OutputSink::shown`] left.
+    pub(crate) fn take_shown(&self) -> Option<String> {
+        self.lock().shown.take()
     }
 
     /// The call ended: says how many lines were held back, and sends nothing after.

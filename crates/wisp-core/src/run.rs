@@ -324,18 +324,28 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
         }
         messages.push(Message::Assistant(completion.to_message()));
         for (i, call) in round.iter().enumerate() {
-            let outcome = if ctx.cancelled() {
-                CallOutcome::Cancelled
+            let (outcome, shown) = if ctx.cancelled() {
+                (CallOutcome::Cancelled, None)
             } else {
                 execute(ctx, call).await
             };
             match outcome {
                 CallOutcome::Done { status, result } => {
                     ctx.set_call(&call.id, status, Some(&result));
+                    if let Some(shown) = &shown
+                        && let Err(e) =
+                            ctx.host
+                                .inner
+                                .store
+                                .set_call_shown(&ctx.run_id, &call.id, shown)
+                    {
+                        tracing::error!(error = %e, "a call's part for the person not stored");
+                    }
                     ctx.emit(p::EventKind::ToolCallFinished {
                         call_id: call.id.clone(),
                         status,
                         result: result.clone(),
+                        shown,
                     });
                     messages.push(Message::Tool {
                         call_id: call.wire.id.clone(),
@@ -349,6 +359,7 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
                             call_id: rest.id.clone(),
                             status: p::ToolCallStatus::Cancelled,
                             result: String::new(),
+                            shown: None,
                         });
                     }
                     return cancelled();
@@ -538,8 +549,9 @@ fn succeeded(result: Value) -> CallOutcome {
 }
 
 /// One call, with its live output: whatever the tool shows while it runs goes to the
-/// session's streams, and nothing after the call has ended.
-async fn execute(ctx: &RunCtx, call: &RoundCall) -> CallOutcome {
+/// session's streams, and nothing after the call has ended. Also what the result had for the
+/// person alone, which the tool left in the sink.
+async fn execute(ctx: &RunCtx, call: &RoundCall) -> (CallOutcome, Option<String>) {
     let output = OutputSink::new(
         ctx.host.inner.events.clone(),
         &ctx.session_id,
@@ -548,7 +560,7 @@ async fn execute(ctx: &RunCtx, call: &RoundCall) -> CallOutcome {
     );
     let outcome = execute_call(ctx, call, &output).await;
     output.finish();
-    outcome
+    (outcome, output.take_shown())
 }
 
 /// One call: unknown tool, invalid arguments and execution errors become error results that

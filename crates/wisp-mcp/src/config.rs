@@ -56,6 +56,19 @@ pub struct ServerConfig {
     /// Whether it is active; always false on disk after a load.
     #[serde(default)]
     pub enabled: bool,
+    /// How long one call may run while it reports progress, in seconds; `None`: the default
+    /// ([`crate::limits::DEFAULT_CALL_LIMIT`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_limit_secs: Option<u64>,
+}
+
+impl ServerConfig {
+    /// The call limit this server's calls get.
+    pub fn call_limit(&self) -> std::time::Duration {
+        self.call_limit_secs
+            .map(std::time::Duration::from_secs)
+            .unwrap_or(crate::limits::DEFAULT_CALL_LIMIT)
+    }
 }
 
 /// What a person enters to add or edit a server.
@@ -71,6 +84,8 @@ pub struct ServerDraft {
     pub cwd: Option<String>,
     /// Variable names and storage modes (the values go to the secret store separately).
     pub env: Vec<EnvVar>,
+    /// Call limit in seconds (1 to [`crate::limits::MAX_CALL_LIMIT_SECS`]); `None`: default.
+    pub call_limit_secs: Option<u64>,
 }
 
 /// A fresh random UUID (version 4), for a new server.
@@ -126,6 +141,14 @@ pub fn validate_draft(draft: &ServerDraft) -> Result<(), McpError> {
             "the working directory {cwd:?} is not an absolute path"
         ));
     }
+    if let Some(secs) = draft.call_limit_secs
+        && !(1..=crate::limits::MAX_CALL_LIMIT_SECS).contains(&secs)
+    {
+        return bad(format!(
+            "the call limit must be 1 to {} seconds",
+            crate::limits::MAX_CALL_LIMIT_SECS
+        ));
+    }
     if draft.env.len() > MAX_ENV_VARS {
         return bad(format!("at most {MAX_ENV_VARS} environment variables"));
     }
@@ -164,6 +187,7 @@ pub fn edited(id: String, draft: ServerDraft) -> Result<ServerConfig, McpError> 
         cwd: draft.cwd,
         env: draft.env,
         enabled: false,
+        call_limit_secs: draft.call_limit_secs,
     })
 }
 
@@ -268,6 +292,7 @@ mod tests {
 
     fn draft() -> ServerDraft {
         ServerDraft {
+            call_limit_secs: None,
             name: "files".into(),
             command: "/usr/bin/node".into(),
             args: vec!["/srv/server.js".into()],
@@ -302,6 +327,36 @@ mod tests {
         let e = edited(s.id.clone(), draft()).unwrap();
         assert!(!e.enabled && e.id == s.id);
         assert!(!dir.path().join("mcp-servers.json.tmp").exists());
+    }
+
+    #[test]
+    fn a_call_limit_is_kept_in_the_file_within_its_bounds_and_defaults_to_five_minutes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ConfigStore::new(dir.path());
+        let plain = new_server(draft()).unwrap();
+        assert_eq!(plain.call_limit(), crate::limits::DEFAULT_CALL_LIMIT);
+        let slow = new_server(ServerDraft {
+            call_limit_secs: Some(900),
+            ..draft()
+        })
+        .unwrap();
+        store.save(&[plain, slow]).unwrap();
+        let text = std::fs::read_to_string(store.path()).unwrap();
+        assert_eq!(text.matches("call_limit_secs").count(), 1, "{text}");
+        let loaded = store.load().unwrap();
+        assert_eq!(loaded[0].call_limit_secs, None);
+        assert_eq!(loaded[1].call_limit(), std::time::Duration::from_secs(900));
+        for bad in [0, crate::limits::MAX_CALL_LIMIT_SECS + 1] {
+            let e = new_server(ServerDraft {
+                call_limit_secs: Some(bad),
+                ..draft()
+            })
+            .unwrap_err();
+            assert!(
+                e.to_string().contains("call limit must be 1 to 3600"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

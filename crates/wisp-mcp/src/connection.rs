@@ -18,21 +18,40 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientCapabilities, ClientConfig, ClientRequest,
-    Implementation, PaginatedRequestParams, ServerResult,
+    ErrorCode, Implementation, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ServerResult,
 };
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::service::{
+    ClientInitializeError, NotificationContext, Peer, PeerRequestOptions, RunningService,
+};
+use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
-use tokio::sync::{Notify, oneshot, watch};
+use tokio::sync::{Notify, mpsc, oneshot, watch};
 
 use crate::McpError;
 use crate::content::{ToolOutput, map_result};
-use crate::limits::{DEFAULT_TIMEOUT, LIST_CHANGED_DEBOUNCE, MAX_LIST_PAGES, MAX_TOOLS_PER_SERVER};
+use crate::limits::{
+    DEFAULT_CALL_LIMIT, DEFAULT_TIMEOUT, LIST_CHANGED_DEBOUNCE, MAX_LIST_PAGES,
+    MAX_PROGRESS_MESSAGE_CHARS, MAX_TOOLS_PER_SERVER,
+};
 use crate::lines::{JsonLines, StdoutStats};
 use crate::names::model_name;
 use crate::process::{ServerProcess, child_env, resolve_command, spawn};
 use crate::redact::Redactor;
 use crate::schema::InputSchema;
+
+/// The protocol revisions Wisp speaks over the `initialize` handshake, newest first: the first
+/// is what it offers, the others what a server may answer with instead.
+const HANDSHAKE_VERSIONS: [ProtocolVersion; 4] = [
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2024_11_05,
+];
+
+/// The revision Wisp speaks to servers that have no `initialize` handshake any more: it is
+/// activated through that revision's own `server/discover`.
+const DISCOVER_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 
 /// The longest pause between refreshes while a server keeps sending `list_changed`.
 const LIST_CHANGED_MAX_BACKOFF: Duration = Duration::from_secs(5);
@@ -51,8 +70,11 @@ pub struct ServerSpec {
     /// The server's own variables with their values (from the secret store). The values are
     /// also what the connection redacts.
     pub env: Vec<(String, String)>,
-    /// Discovery and call timeout.
+    /// Discovery timeout, and how long a call may go without an answer or a progress
+    /// notification (MCP-30).
     pub timeout: Duration,
+    /// The longest a call may run in all, however much progress it reports.
+    pub call_limit: Duration,
 }
 
 impl std::fmt::Debug for ServerSpec {
@@ -78,6 +100,7 @@ impl ServerSpec {
             cwd: None,
             env: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
+            call_limit: DEFAULT_CALL_LIMIT,
         }
     }
 }
@@ -98,6 +121,20 @@ pub struct McpTool {
     pub schema: InputSchema,
 }
 
+/// A listed tool Wisp cannot call, so never offers to the model; the person sees it and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnsupportedTool {
+    /// The server's own name.
+    pub original_name: String,
+    /// The server's description (untrusted).
+    pub description: String,
+    /// Why it cannot be called, for the person.
+    pub reason: String,
+}
+
+/// Why a tool that requires task support is not offered.
+pub const TASK_REQUIRED_REASON: &str = "it can only run as an MCP task (execution.taskSupport \"required\"), and Wisp does not support tasks";
+
 /// A tool list with the version it has on its connection (MCP-11: an approval binds it).
 #[derive(Debug, Clone)]
 pub struct ToolList {
@@ -105,24 +142,86 @@ pub struct ToolList {
     pub version: u64,
     /// The tools, in the server's order.
     pub tools: Arc<Vec<McpTool>>,
+    /// The listed tools that cannot be called here (not offered, not counted).
+    pub unsupported: Arc<Vec<UnsupportedTool>>,
 }
+
+/// What one discovery found.
+struct Found {
+    tools: Vec<McpTool>,
+    unsupported: Vec<UnsupportedTool>,
+}
+
+/// One progress notification of a running call (redacted, its message capped), for the person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How far it is.
+    pub progress: f64,
+    /// Of how much, when the server knows.
+    pub total: Option<f64>,
+    /// The server's message (untrusted).
+    pub message: Option<String>,
+}
+
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.total {
+            Some(total) => write!(f, "progress {}/{}", self.progress, total)?,
+            None => write!(f, "progress {}", self.progress)?,
+        }
+        match &self.message {
+            Some(m) if !m.is_empty() => write!(f, ": {m}"),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The calls waiting for progress, by the token rmcp put on their request.
+type ProgressRoutes = Arc<Mutex<std::collections::HashMap<ProgressToken, mpsc::Sender<Progress>>>>;
 
 #[derive(Clone)]
 struct Handler {
     list_changed: Arc<Notify>,
+    progress: ProgressRoutes,
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         // No roots, no sampling, no elicitation: Wisp implements none of them (MCP-33).
+        // rmcp's default is its newest revision, which has no `initialize` any more: offered
+        // in `initialize`, servers and conformance checks rightly refuse it.
         ClientConfig::new(
             ClientCapabilities::default(),
             Implementation::new("wisp", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(HANDSHAKE_VERSIONS[0].clone())
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.list_changed.notify_one();
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let route = self
+            .progress
+            .lock()
+            .ok()
+            .and_then(|routes| routes.get(&params.progress_token).cloned());
+        // A token no running call has (late, or made up) is ignored; a call that does not keep
+        // up misses a report, not its reset (the next one resets it).
+        if let Some(route) = route {
+            let _ = route.try_send(Progress {
+                progress: params.progress,
+                total: params.total,
+                message: params
+                    .message
+                    .map(|m| m.chars().take(MAX_PROGRESS_MESSAGE_CHARS).collect()),
+            });
+        }
     }
 
     // Requests for what Wisp does not implement get -32601, not an empty answer (an empty
@@ -153,6 +252,12 @@ static NEXT_BUDGET_KEY: AtomicU64 = AtomicU64::new(1);
 
 struct Inner {
     spec_id: String,
+    // The protocol revision the server and Wisp settled on.
+    protocol: String,
+    // Why a call closed the connection (a timeout, a cancel), for its status.
+    why_closed: Mutex<Option<String>>,
+    call_limit: Duration,
+    progress: ProgressRoutes,
     // This connection's entry in the shared budget: the server's id and a number of its own,
     // so stopping an overtaken connection of a server never releases what a newer connection
     // of the same server claimed.
@@ -297,6 +402,23 @@ impl Connection {
             .unwrap_or(0)
     }
 
+    /// Why the connection is closed, for the server's status (`None` while it is open): the
+    /// answer over 1 MB, a call's timeout or cancel, a stop, or the server going away.
+    pub fn closed_reason(&self) -> Option<String> {
+        if self.is_open() {
+            return None;
+        }
+        Some(match self.inner.closed_error() {
+            McpError::Closed(why) => why,
+            other => other.to_string(),
+        })
+    }
+
+    /// The MCP protocol revision the server and Wisp settled on (e.g. `2025-11-25`).
+    pub fn protocol_version(&self) -> &str {
+        &self.inner.protocol
+    }
+
     /// How many non-JSON stdout lines were skipped.
     pub fn skipped_lines(&self) -> u64 {
         self.inner.stdout.skipped_lines.load(Ordering::Relaxed)
@@ -351,6 +473,20 @@ impl Connection {
         arguments: Map<String, Value>,
         cancel: impl std::future::Future<Output = ()>,
     ) -> Result<ToolOutput, McpError> {
+        self.call_with_progress(tool, arguments, cancel, |_| {})
+            .await
+    }
+
+    /// [`Connection::call`], handing each progress notification of the call to `on_progress`
+    /// (on the connection's thread). Each one restarts the spec's timeout, up to its
+    /// `call_limit` for the whole call.
+    pub async fn call_with_progress(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        cancel: impl std::future::Future<Output = ()>,
+        on_progress: impl Fn(Progress) + Send + 'static,
+    ) -> Result<ToolOutput, McpError> {
         if !self.is_open() {
             return Err(self.inner.closed_error());
         }
@@ -363,7 +499,14 @@ impl Connection {
         let (cancel_tx, cancel_rx) = oneshot::channel();
         let inner = self.inner.clone();
         let mut call = self.driver.runtime.spawn(async move {
-            call_here(&inner, tool.original_name, arguments, cancel_rx).await
+            call_here(
+                &inner,
+                tool.original_name,
+                arguments,
+                cancel_rx,
+                on_progress,
+            )
+            .await
         });
         tokio::pin!(cancel);
         let joined = tokio::select! {
@@ -390,10 +533,56 @@ impl Connection {
     }
 }
 
+fn redacted(inner: &Inner, progress: Progress) -> Progress {
+    Progress {
+        message: progress.message.map(|m| inner.redactor.text(&m)),
+        ..progress
+    }
+}
+
+/// A call's progress route, removed when the call ends however it ends.
+struct Route<'a> {
+    routes: &'a ProgressRoutes,
+    token: ProgressToken,
+}
+
+impl<'a> Route<'a> {
+    fn new(routes: &'a ProgressRoutes, token: ProgressToken, tx: mpsc::Sender<Progress>) -> Self {
+        if let Ok(mut r) = routes.lock() {
+            r.insert(token.clone(), tx);
+        }
+        Route { routes, token }
+    }
+}
+
+impl Drop for Route<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut r) = self.routes.lock() {
+            r.remove(&self.token);
+        }
+    }
+}
+
 impl Inner {
+    /// Keeps the first reason a call gave for closing the connection.
+    fn closed_because(&self, why: String) {
+        if let Ok(mut w) = self.why_closed.lock()
+            && w.is_none()
+        {
+            *w = Some(why);
+        }
+    }
+
     fn closed_error(&self) -> McpError {
+        let why = self
+            .why_closed
+            .lock()
+            .map(|w| w.clone())
+            .unwrap_or_default();
         if self.stdout.oversized.load(Ordering::Relaxed) {
-            McpError::Closed(oversized_message())
+            McpError::TooLarge
+        } else if let Some(why) = why {
+            McpError::Closed(why)
         } else if self.closed.load(Ordering::Relaxed) {
             McpError::Closed("the connection was stopped".into())
         } else {
@@ -407,37 +596,69 @@ async fn call_here(
     inner: &Inner,
     tool: String,
     arguments: Map<String, Value>,
-    cancel: oneshot::Receiver<()>,
+    mut cancel: oneshot::Receiver<()>,
+    on_progress: impl Fn(Progress),
 ) -> Result<ToolOutput, McpError> {
-    let mut params = CallToolRequestParams::new(tool);
+    let mut params = CallToolRequestParams::new(tool.clone());
     params.arguments = Some(arguments);
     let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
     // Lines skipped while the call runs say why it timed out (see `call_timeout`).
     let skipped = || inner.stdout.skipped_lines.load(Ordering::Relaxed);
     let skipped_before = skipped();
+    let closing = inner.closing.notified();
+    tokio::pin!(closing);
+    // rmcp puts a progress token on every request. The route is made right after the request
+    // is queued and before this task yields; the service loop, which reads the server's
+    // reports, runs on this same single thread, so no report can arrive before it.
     let mut handle = inner
         .peer
         .send_request_with_option(request, PeerRequestOptions::no_options())
         .await
         .map_err(|_| inner.closed_error())?;
-    let outcome = tokio::select! {
-        response = &mut handle.rx => Some(response),
-        asked = cancel => match asked {
-            Ok(()) => None,
-            // The caller is gone: nobody reads this answer.
-            Err(_) => return Err(McpError::Cancelled),
-        },
-        () = tokio::time::sleep(inner.timeout) => {
-            let _ = handle.cancel(Some("timeout".into())).await;
-            stop(inner).await;
-            return Err(crate::call_timeout(
-                inner.timeout,
-                skipped().saturating_sub(skipped_before),
-            ));
+    let (progress_tx, mut progress_rx) = mpsc::channel(16);
+    let route = Route::new(&inner.progress, handle.progress_token.clone(), progress_tx);
+    let started = tokio::time::Instant::now();
+    let limit = started + inner.call_limit;
+    let mut idle = started + inner.timeout;
+    let outcome = loop {
+        tokio::select! {
+            response = &mut handle.rx => break Some(response),
+            asked = &mut cancel => match asked {
+                Ok(()) => break None,
+                // The caller is gone: nobody reads this answer.
+                Err(_) => return Err(McpError::Cancelled),
+            },
+            Some(progress) = progress_rx.recv() => {
+                idle = tokio::time::Instant::now() + inner.timeout;
+                on_progress(redacted(inner, progress));
+            }
+            () = tokio::time::sleep_until(idle.min(limit)) => {
+                let over_limit = tokio::time::Instant::now() >= limit;
+                let error = if over_limit {
+                    McpError::CallLimit(inner.call_limit)
+                } else {
+                    crate::call_timeout(inner.timeout, skipped().saturating_sub(skipped_before))
+                };
+                inner.closed_because(format!("a call of the tool {tool:?} failed: {error}"));
+                let _ = handle.cancel(Some("timeout".into())).await;
+                stop(inner).await;
+                return Err(error);
+            }
+            () = &mut closing => break Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
         }
-        () = inner.closing.notified() => Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
     };
+    // Reports the server sent just before its answer may be queued still: the person sees
+    // them too.
+    if outcome.is_some() {
+        while let Ok(progress) = progress_rx.try_recv() {
+            on_progress(redacted(inner, progress));
+        }
+    }
+    drop(route);
     let Some(response) = outcome else {
+        inner.closed_because(format!(
+            "a call of the tool {tool:?} was cancelled; a cancel closes the connection"
+        ));
         let _ = handle.cancel(Some("cancelled by the person".into())).await;
         stop(inner).await;
         return Err(McpError::Cancelled);
@@ -557,34 +778,61 @@ async fn connect_here(
         )));
     }
     let redactor = Redactor::new(spec.env.iter().map(|(_, v)| v.clone()));
-    let env = child_env(std::env::vars_os(), &spec.env);
-    let spawned = spawn(
-        &program,
-        &spec.args,
-        spec.cwd.as_deref(),
-        env,
-        redactor.clone(),
-    )?;
-    let stats = Arc::new(StdoutStats::default());
-    let stderr = spawned.process.stderr.clone();
-    let mut process = spawned.process;
     let list_changed = Arc::new(Notify::new());
+    let progress = ProgressRoutes::default();
     let handler = Handler {
         list_changed: list_changed.clone(),
+        progress: progress.clone(),
     };
-    let transport = (JsonLines::new(spawned.stdout, stats.clone()), spawned.stdin);
+    // The attempt of the moment (a server that speaks only the discovery revision is started
+    // a second time), kept out here so a failure or the timeout stops its process.
+    let mut attempt: Option<Attempt> = None;
+    let first = Attempt::start(spec, &program, &redactor, &mut attempt)?;
     let started = tokio::time::timeout(spec.timeout, async {
-        let service = handler
-            .serve(transport)
-            .await
-            .map_err(|e| format!("the handshake failed: {e}"))?;
-        let tools = discover(service.peer(), &spec.id).await?;
+        let service = match handshake(handler.clone(), first, false).await {
+            Handshake::Done(service) => service,
+            Handshake::Failed(reason) => return Err(reason),
+            Handshake::DiscoverOnly => {
+                // The server answered `initialize` with an error and ended its session
+                // (rmcp's servers exit then); a fresh process is asked by discovery.
+                if let Some(mut first) = attempt.take() {
+                    first.process.stop().await;
+                }
+                let transport = Attempt::start(spec, &program, &redactor, &mut attempt)
+                    .map_err(|e| e.to_string())?;
+                match handshake(handler.clone(), transport, true).await {
+                    Handshake::Done(service) => service,
+                    Handshake::Failed(reason) => return Err(reason),
+                    Handshake::DiscoverOnly => return Err(version_mismatch(&[])),
+                }
+            }
+        };
+        let stats = attempt
+            .as_ref()
+            .map(|a| a.stats.clone())
+            .unwrap_or_default();
+        let tools = discover(service.peer(), &spec.id, &stats).await?;
         Ok::<_, String>((service, tools))
     })
     .await;
-    let failure = match started {
-        Ok(Ok((service, tools))) => {
+    let failure = match (started, attempt.take()) {
+        (
+            Ok(Ok((service, tools))),
+            Some(Attempt {
+                process,
+                stats,
+                stderr,
+            }),
+        ) => {
+            let protocol = service
+                .peer_info()
+                .map(|info| info.protocol_version.to_string())
+                .unwrap_or_default();
             return Ok(Arc::new(Inner {
+                protocol,
+                why_closed: Mutex::new(None),
+                call_limit: spec.call_limit,
+                progress,
                 spec_id: spec.id.clone(),
                 budget_key: format!(
                     "{}#{}",
@@ -600,7 +848,8 @@ async fn connect_here(
                 stdout: stats,
                 tools: Mutex::new(ToolList {
                     version: 1,
-                    tools: Arc::new(tools),
+                    tools: Arc::new(tools.tools),
+                    unsupported: Arc::new(tools.unsupported),
                 }),
                 refresh: tokio::sync::Mutex::new(()),
                 refreshes: AtomicU64::new(0),
@@ -611,19 +860,159 @@ async fn connect_here(
                 budget,
             }));
         }
-        Ok(Err(reason)) => reason,
-        Err(_) => format!(
-            "the server did not finish starting within {} s",
-            spec.timeout.as_secs_f32()
+        (Ok(Ok(_)), None) => (
+            "the server's process was lost while it started".to_owned(),
+            None,
+        ),
+        (Ok(Err(reason)), attempt) => (reason, attempt),
+        (Err(_), attempt) => (
+            format!(
+                "the server did not finish starting within {} s",
+                spec.timeout.as_secs_f32()
+            ),
+            attempt,
         ),
     };
-    let oversized = stats.oversized.load(Ordering::Relaxed);
-    process.stop().await;
+    // The attempt that failed (a timeout drops the handshake, not the attempt).
+    let (failure, attempt) = failure;
+    let oversized = attempt
+        .as_ref()
+        .is_some_and(|a| a.stats.oversized.load(Ordering::Relaxed));
+    if let Some(mut a) = attempt {
+        a.process.stop().await;
+    }
     Err(McpError::Connect(redactor.text(&if oversized {
         oversized_message()
     } else {
         failure
     })))
+}
+
+/// One start of the server's process, with what the connection keeps of it.
+struct Attempt {
+    process: ServerProcess,
+    stats: Arc<StdoutStats>,
+    stderr: Arc<Mutex<crate::process::StderrBuffer>>,
+}
+
+type Pipes = (
+    JsonLines<tokio::process::ChildStdout>,
+    tokio::process::ChildStdin,
+);
+
+impl Attempt {
+    /// Spawns the server into `slot` (stopping nothing: the slot is empty) and hands back its
+    /// pipes for a handshake.
+    fn start(
+        spec: &ServerSpec,
+        program: &std::path::Path,
+        redactor: &Redactor,
+        slot: &mut Option<Attempt>,
+    ) -> Result<Pipes, McpError> {
+        let env = child_env(std::env::vars_os(), &spec.env);
+        let spawned = spawn(
+            program,
+            &spec.args,
+            spec.cwd.as_deref(),
+            env,
+            redactor.clone(),
+        )?;
+        let stats = Arc::new(StdoutStats::default());
+        let stderr = spawned.process.stderr.clone();
+        *slot = Some(Attempt {
+            process: spawned.process,
+            stats: stats.clone(),
+            stderr,
+        });
+        Ok((JsonLines::new(spawned.stdout, stats), spawned.stdin))
+    }
+}
+
+enum Handshake {
+    Done(RunningService<RoleClient, Handler>),
+    /// The server refused every revision with a handshake and named the discovery revision.
+    DiscoverOnly,
+    Failed(String),
+}
+
+/// `initialize` offering [`HANDSHAKE_VERSIONS`]`[0]` (`discover` false), or `server/discover`
+/// for [`DISCOVER_VERSION`]; then a check of the version the server settled on.
+async fn handshake(handler: Handler, pipes: Pipes, discover: bool) -> Handshake {
+    let served = if discover {
+        handler
+            .serve_with_lifecycle(
+                pipes,
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![DISCOVER_VERSION],
+                },
+            )
+            .await
+    } else {
+        handler.serve(pipes).await
+    };
+    match served {
+        Ok(service) => {
+            let answered = service.peer_info().map(|i| i.protocol_version.clone());
+            match answered {
+                Some(v)
+                    if HANDSHAKE_VERSIONS.contains(&v) || (discover && v == DISCOVER_VERSION) =>
+                {
+                    Handshake::Done(service)
+                }
+                other => {
+                    let named: Vec<String> = other.iter().map(ToString::to_string).collect();
+                    let _ = service.cancel().await;
+                    Handshake::Failed(version_mismatch(&named))
+                }
+            }
+        }
+        Err(ClientInitializeError::JsonRpcError(e))
+            if !discover
+                && (e.code == ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+                    || e.code == ErrorCode::INVALID_PARAMS) =>
+        {
+            let supported: Vec<String> = e
+                .data
+                .as_ref()
+                .and_then(|d| d.get("supported"))
+                .and_then(|s| serde_json::from_value(s.clone()).ok())
+                .unwrap_or_default();
+            if supported.iter().any(|v| v == DISCOVER_VERSION.as_str()) {
+                Handshake::DiscoverOnly
+            } else if supported.is_empty() {
+                Handshake::Failed(format!("the handshake failed: {e}"))
+            } else {
+                Handshake::Failed(version_mismatch(&supported))
+            }
+        }
+        Err(ClientInitializeError::NoCompatibleProtocolVersion {
+            server_supported, ..
+        }) => Handshake::Failed(version_mismatch(
+            &server_supported
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+        )),
+        Err(e) => Handshake::Failed(format!("the handshake failed: {e}")),
+    }
+}
+
+/// A real version mismatch, naming what the server speaks and what Wisp does.
+fn version_mismatch(server: &[String]) -> String {
+    let ours: Vec<&str> = HANDSHAKE_VERSIONS
+        .iter()
+        .map(ProtocolVersion::as_str)
+        .collect();
+    let theirs = if server.is_empty() {
+        "no protocol version Wisp knows".to_owned()
+    } else {
+        format!("MCP protocol version {}", server.join(", "))
+    };
+    format!(
+        "the server speaks {theirs}; Wisp speaks {} (with the initialize handshake) and {} (with server/discover)",
+        ours.join(", "),
+        DISCOVER_VERSION.as_str()
+    )
 }
 
 /// The connection was dropped, or the runtime that made it shut down, without a stop: no one
@@ -640,10 +1029,7 @@ async fn abandon(inner: &Inner) {
 }
 
 fn oversized_message() -> String {
-    format!(
-        "the server sent a message line longer than {} bytes",
-        crate::limits::MAX_LINE_BYTES
-    )
+    McpError::TooLarge.to_string()
 }
 
 async fn stop(inner: &Inner) {
@@ -664,8 +1050,20 @@ async fn stop(inner: &Inner) {
     inner.stopped.notify_one();
 }
 
-async fn discover(peer: &Peer<RoleClient>, server_id: &str) -> Result<Vec<McpTool>, String> {
+async fn discover(
+    peer: &Peer<RoleClient>,
+    server_id: &str,
+    stats: &StdoutStats,
+) -> Result<Found, String> {
+    let task_required = || {
+        stats
+            .task_required
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    };
+    task_required().clear();
     let mut tools = Vec::new();
+    let mut unsupported: Vec<UnsupportedTool> = Vec::new();
     let mut cursor: Option<String> = None;
     for _ in 0..MAX_LIST_PAGES {
         let params = cursor
@@ -676,20 +1074,32 @@ async fn discover(peer: &Peer<RoleClient>, server_id: &str) -> Result<Vec<McpToo
             .await
             .map_err(|e| format!("tools/list failed: {e}"))?;
         for tool in page.tools {
-            if tools.len() >= MAX_TOOLS_PER_SERVER {
+            if tools.len() + unsupported.len() >= MAX_TOOLS_PER_SERVER {
                 return Err(format!(
                     "the server offers more than {MAX_TOOLS_PER_SERVER} tools; the limit per server is {MAX_TOOLS_PER_SERVER}"
                 ));
             }
             let original = tool.name.to_string();
-            if tools.iter().any(|t: &McpTool| t.original_name == original) {
+            if tools.iter().any(|t: &McpTool| t.original_name == original)
+                || unsupported.iter().any(|t| t.original_name == original)
+            {
                 return Err(format!("the server lists the tool {original:?} twice"));
+            }
+            let description = tool.description.as_deref().unwrap_or_default().to_owned();
+            // The filter saw this page's line before rmcp parsed it.
+            if task_required().contains(&original) {
+                unsupported.push(UnsupportedTool {
+                    original_name: original,
+                    description,
+                    reason: TASK_REQUIRED_REASON.to_owned(),
+                });
+                continue;
             }
             let schema = InputSchema::compile(&tool.input_schema)
                 .map_err(|reason| format!("the tool {original:?} is unusable: {reason}"))?;
             tools.push(McpTool {
                 model_name: model_name(server_id, &original),
-                description: tool.description.as_deref().unwrap_or_default().to_owned(),
+                description,
                 read_only_hint: tool
                     .annotations
                     .as_ref()
@@ -701,7 +1111,7 @@ async fn discover(peer: &Peer<RoleClient>, server_id: &str) -> Result<Vec<McpToo
         }
         match page.next_cursor {
             Some(next) if !next.is_empty() => cursor = Some(next),
-            _ => return Ok(tools),
+            _ => return Ok(Found { tools, unsupported }),
         }
     }
     Err(format!(
@@ -725,8 +1135,12 @@ async fn refresh(inner: &Inner) -> Result<ToolList, McpError> {
         return Err(McpError::Closed("the connection was stopped".into()));
     }
     inner.refreshes.fetch_add(1, Ordering::Relaxed);
-    let found = tokio::time::timeout(inner.timeout, discover(&inner.peer, &inner.spec_id)).await;
-    let tools = match found {
+    let found = tokio::time::timeout(
+        inner.timeout,
+        discover(&inner.peer, &inner.spec_id, &inner.stdout),
+    )
+    .await;
+    let found = match found {
         Ok(Ok(tools)) => tools,
         Ok(Err(reason)) => {
             stop(inner).await;
@@ -738,15 +1152,16 @@ async fn refresh(inner: &Inner) -> Result<ToolList, McpError> {
         }
     };
     if let Some(budget) = &inner.budget
-        && let Err(e) = budget.claim(&inner.budget_key, tools.len())
+        && let Err(e) = budget.claim(&inner.budget_key, found.tools.len())
     {
         stop(inner).await;
         return Err(e);
     }
     let mut current = inner.tools.lock().unwrap_or_else(|e| e.into_inner());
-    if !same_tools(&current.tools, &tools) {
+    if !same_tools(&current.tools, &found.tools) || *current.unsupported != found.unsupported {
         current.version += 1;
-        current.tools = Arc::new(tools);
+        current.tools = Arc::new(found.tools);
+        current.unsupported = Arc::new(found.unsupported);
     }
     Ok(current.clone())
 }

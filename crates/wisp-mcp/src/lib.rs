@@ -42,7 +42,9 @@ mod process;
 mod redact;
 mod schema;
 
-pub use connection::{Connection, McpTool, ServerSpec, ToolList};
+pub use connection::{
+    Connection, McpTool, Progress, ServerSpec, TASK_REQUIRED_REASON, ToolList, UnsupportedTool,
+};
 pub use content::ToolOutput;
 pub use manager::Manager;
 pub use names::{is_valid_model_name, model_name};
@@ -93,6 +95,18 @@ pub enum McpError {
         if *.1 == 1 { "is" } else { "are" }
     )]
     TimeoutNotJsonRpc(Duration, u64),
+    /// The call kept reporting progress past the limit for one call; the connection was closed.
+    #[error(
+        "the tool was still working after {} s, the limit for one call (it kept reporting progress); the connection was closed",
+        .0.as_secs()
+    )]
+    CallLimit(Duration),
+    /// The server sent one message over the frame limit (MCP-29), most likely the answer.
+    #[error(
+        "the server's answer was over 1 MB (one message may be at most {} bytes); the connection was closed",
+        limits::MAX_LINE_BYTES
+    )]
+    TooLarge,
     /// The call was cancelled; the connection was closed.
     #[error("the call was cancelled; the connection was closed")]
     Cancelled,

@@ -17,8 +17,16 @@ pub const MAX_ARGUMENTS_BYTES: usize = 32 * 1024;
 pub const MAX_LINE_BYTES: usize = 1024 * 1024;
 /// Result text handed to the model, in characters (MCP-29); more is cut and flagged.
 pub const MAX_RESULT_CHARS: usize = 32_000;
-/// Discovery (initialize + every tools/list page) and each call time out after this (MCP-30).
+/// Discovery (initialize + every tools/list page) times out after this, and a call after this
+/// long without an answer or a progress notification (MCP-30).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// A call that keeps reporting progress ends after this in all, unless its server's config
+/// says otherwise.
+pub const DEFAULT_CALL_LIMIT: Duration = Duration::from_secs(5 * 60);
+/// The most a server's config may set as its call limit, in seconds.
+pub const MAX_CALL_LIMIT_SECS: u64 = 60 * 60;
+/// A progress message handed on to the person, in characters.
+pub const MAX_PROGRESS_MESSAGE_CHARS: usize = 500;
 /// How many tools/list pages discovery follows before it calls the server broken: a server
 /// that keeps sending cursors could otherwise keep discovery busy until the timeout.
 pub const MAX_LIST_PAGES: usize = 64;
@@ -40,3 +48,7 @@ pub const MAX_ENV_VARS: usize = 64;
 pub const MAX_CONFIG_FILE_BYTES: usize = 1024 * 1024;
 /// A model-facing tool name, in characters (what DeepSeek accepts).
 pub const MAX_MODEL_NAME_CHARS: usize = 64;
+/// A string in structured content at least this long, all base64 and decoding to bytes that
+/// are not text, is binary and becomes an omission marker (MCP-31). Shorter runs of the
+/// alphabet are hashes, ids and words more often than files.
+pub const MIN_BASE64_BLOB_CHARS: usize = 256;

@@ -1,11 +1,15 @@
 //! The server's stdout between the child and rmcp: one line at most 1 MB (over it: a clear
 //! error at once, not a timeout; MCP-29), and lines that are not JSON (banners, logs printed
 //! to stdout) skipped and counted — never answered, so junk cannot start a message storm.
+//! It also notes which listed tools declare `execution.taskSupport: "required"`: rmcp's tool
+//! model drops that member, and such a tool cannot be called without tasks, which Wisp does
+//! not implement.
 
+use std::collections::HashSet;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
 
 use tokio::io::{AsyncRead, ReadBuf};
@@ -17,6 +21,35 @@ use crate::limits::MAX_LINE_BYTES;
 pub(crate) struct StdoutStats {
     pub(crate) skipped_lines: AtomicU64,
     pub(crate) oversized: AtomicBool,
+    /// Names of listed tools that require task support, from every tool list seen since
+    /// discovery last cleared it.
+    pub(crate) task_required: Mutex<HashSet<String>>,
+}
+
+/// The part of a `tools/list` answer rmcp does not keep.
+#[derive(serde::Deserialize)]
+struct Frame {
+    #[serde(default)]
+    result: Option<ListedTools>,
+}
+
+#[derive(serde::Deserialize)]
+struct ListedTools {
+    #[serde(default)]
+    tools: Option<Vec<ListedTool>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ListedTool {
+    name: String,
+    #[serde(default)]
+    execution: Option<Execution>,
+}
+
+#[derive(serde::Deserialize)]
+struct Execution {
+    #[serde(default, rename = "taskSupport")]
+    task_support: Option<String>,
 }
 
 /// An `AsyncRead` that yields only whole, syntactically valid JSON lines of `inner`.
@@ -46,7 +79,16 @@ impl<R> JsonLines<R> {
     fn take_line(&mut self) {
         let line = self.pending.strip_suffix(b"\r").unwrap_or(&self.pending);
         if !line.iter().all(u8::is_ascii_whitespace) {
-            if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+            let valid = match serde_json::from_slice::<Frame>(line) {
+                Ok(frame) => {
+                    self.note_task_tools(frame);
+                    true
+                }
+                // Not an object of that shape (an array, a tool list of another form): is it
+                // JSON at all?
+                Err(_) => serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok(),
+            };
+            if valid {
                 self.out.extend_from_slice(line);
                 self.out.push(b'\n');
             } else {
@@ -55,6 +97,21 @@ impl<R> JsonLines<R> {
             }
         }
         self.pending.clear();
+    }
+
+    fn note_task_tools(&self, frame: Frame) {
+        let Some(tools) = frame.result.and_then(|r| r.tools) else {
+            return;
+        };
+        let required = tools.into_iter().filter(|t| {
+            t.execution.as_ref().and_then(|e| e.task_support.as_deref()) == Some("required")
+        });
+        let mut set = self
+            .stats
+            .task_required
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        set.extend(required.map(|t| t.name));
     }
 
     fn feed(&mut self, mut data: &[u8]) {
@@ -139,6 +196,22 @@ mod tests {
             filter(b"banner v1\n{\"a\":1}\r\n\n{broken\n[1]\n{\"tail\"".to_vec()).await;
         assert_eq!(out.unwrap(), b"{\"a\":1}\n[1]\n");
         assert_eq!(stats.skipped_lines.load(Ordering::Relaxed), 2);
+    }
+
+    #[tokio::test]
+    async fn tools_that_require_task_support_are_noted() {
+        let list = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{}},{"name":"b","execution":{"taskSupport":"required"}},{"name":"c","execution":{"taskSupport":"optional"}}]}}"#;
+        let mut input = list.to_vec();
+        input.extend(
+            br#"
+{"jsonrpc":"2.0","id":2,"result":{"tools":"odd"}}
+"#,
+        );
+        let (out, stats) = filter(input).await;
+        assert_eq!(out.unwrap().iter().filter(|b| **b == b'\n').count(), 2);
+        let noted = stats.task_required.lock().unwrap().clone();
+        assert_eq!(noted, HashSet::from(["b".to_owned()]));
+        assert_eq!(stats.skipped_lines.load(Ordering::Relaxed), 0);
     }
 
     #[tokio::test]

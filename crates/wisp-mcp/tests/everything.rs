@@ -79,3 +79,72 @@ async fn initializes_lists_and_calls_echo_of_server_everything() {
     c.stop().await;
     assert!(!c.is_open());
 }
+
+/// server-everything registers `simulate-research-query` (`execution.taskSupport:
+/// "required"`) once the client is initialized, and says so with `list_changed`: it is listed
+/// as unsupported, with why, and never offered.
+#[tokio::test]
+async fn a_tool_that_requires_task_support_is_listed_as_unsupported_not_offered() {
+    let c = connect(&everything_spec()).await;
+    let research = "simulate-research-query";
+    assert!(
+        eventually(|| c
+            .tools()
+            .unsupported
+            .iter()
+            .any(|t| t.original_name == research))
+        .await,
+        "offered: {:?}",
+        c.tools()
+            .tools
+            .iter()
+            .map(|t| t.original_name.clone())
+            .collect::<Vec<_>>()
+    );
+    let list = c.tools();
+    let found = list
+        .unsupported
+        .iter()
+        .find(|t| t.original_name == research)
+        .unwrap();
+    assert_eq!(found.reason, wisp_mcp::TASK_REQUIRED_REASON);
+    assert!(!list.tools.iter().any(|t| t.original_name == research));
+    assert!(list.tools.iter().any(|t| t.original_name == "echo"));
+    assert!(matches!(
+        call(&c, research, serde_json::json!({"topic": "x"})).await,
+        Err(wisp_mcp::McpError::UnknownTool(_))
+    ));
+    c.stop().await;
+}
+
+/// server-everything's long-running tool reports progress each step: a call longer than the
+/// timeout succeeds, each report reaching the caller, and the server stays connected.
+#[tokio::test]
+async fn server_everythings_long_running_operation_outlasts_the_timeout_by_its_progress() {
+    let mut s = everything_spec();
+    // Six steps a second apart against a 4 s timeout that each report restarts.
+    s.timeout = std::time::Duration::from_secs(4);
+    let c = connect(&s).await;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let out = c
+        .call_with_progress(
+            "trigger-long-running-operation",
+            args(json!({"duration": 6, "steps": 6})),
+            std::future::pending(),
+            move |p| sink.lock().unwrap().push(p),
+        )
+        .await
+        .unwrap();
+    assert!(!out.is_error, "{}", out.text);
+    assert!(
+        out.text.contains("Long running operation completed"),
+        "{}",
+        out.text
+    );
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    assert_eq!(seen[5].total, Some(6.0));
+    assert!(c.is_open());
+    c.stop().await;
+}

@@ -22,8 +22,11 @@ async fn mcp_29_an_oversized_line_is_an_error_at_once_not_a_timeout() {
     let c = connect(&s).await;
     let started = std::time::Instant::now();
     let err = call(&c, "oversized", json!({})).await.unwrap_err();
+    assert!(matches!(err, wisp_mcp::McpError::TooLarge), "{err}");
     assert!(
-        err.to_string().contains("longer than 1048576 bytes"),
+        err.to_string().contains(
+            "the server's answer was over 1 MB (one message may be at most 1048576 bytes)"
+        ),
         "{err}"
     );
     assert!(
@@ -31,6 +34,7 @@ async fn mcp_29_an_oversized_line_is_an_error_at_once_not_a_timeout() {
         "answered long before the timeout"
     );
     assert!(!c.is_open());
+    assert_eq!(c.closed_reason(), Some(err.to_string()));
     c.stop().await;
 }
 

@@ -299,3 +299,71 @@ async fn mcp_33_requests_for_unimplemented_capabilities_get_method_not_found() {
     assert_eq!(out.text, "roots: -32601");
     c.stop().await;
 }
+
+#[tokio::test]
+async fn progress_notifications_keep_a_call_alive_past_the_timeout_and_reach_the_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let record = dir.path().join("in.jsonl");
+    let mut s = spec(&["--extra", "--record-input", record.to_str().unwrap()]);
+    // Eight steps 300 ms apart: 2.4 s in all, past a 1 s timeout that each report restarts.
+    s.timeout = Duration::from_millis(1000);
+    let c = connect(&s).await;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let out = c
+        .call_with_progress(
+            "progress",
+            args(json!({"text": "x", "steps": 8, "ms": 300})),
+            std::future::pending(),
+            move |p| sink.lock().unwrap().push(p.to_string()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.text, "progressed 8 steps (token given)");
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 8, "{seen:?}");
+    assert_eq!(seen[0], "progress 1/8: step 1");
+    assert_eq!(seen[7], "progress 8/8: step 8");
+    assert!(c.is_open());
+    // The request carried the token the reports named.
+    let sent = std::fs::read_to_string(&record).unwrap();
+    let call = sent
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|m| m["method"] == "tools/call")
+        .unwrap();
+    assert!(
+        !call["params"]["_meta"]["progressToken"].is_null(),
+        "{call}"
+    );
+    c.stop().await;
+}
+
+#[tokio::test]
+async fn a_call_without_progress_still_times_out_and_one_that_reports_forever_meets_the_limit() {
+    let mut s = spec(&["--extra"]);
+    s.timeout = Duration::from_millis(800);
+    s.call_limit = Duration::from_millis(2000);
+    let c = connect(&s).await;
+    // Silent for longer than the timeout: the timeout.
+    let err = call(&c, "slow", json!({"ms": 5000})).await.unwrap_err();
+    assert!(matches!(err, McpError::Timeout(_)), "{err}");
+    assert!(!c.is_open());
+    let why = c.closed_reason().unwrap();
+    assert!(
+        why.contains("\"slow\"") && why.contains("did not answer"),
+        "{why}"
+    );
+    // Reporting every 100 ms forever: the limit for one call, said as such.
+    let c = connect(&s).await;
+    let err = call(&c, "progress", json!({"text": "x", "steps": 0, "ms": 100}))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, McpError::CallLimit(_)), "{err}");
+    assert!(err.to_string().contains("the limit for one call"), "{err}");
+    assert!(
+        c.closed_reason()
+            .unwrap()
+            .contains("the limit for one call")
+    );
+}

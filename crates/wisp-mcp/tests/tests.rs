@@ -8,5 +8,6 @@ mod everything;
 mod hostile;
 mod limits;
 mod own_server;
+mod protocol;
 mod support;
 mod threads;

@@ -308,6 +308,10 @@ pub struct ToolCall {
     pub status: ToolCallStatus,
     /// The result text sent back to the model.
     pub result: Option<String>,
+    /// What the result had for the person alone (a local MCP server's content annotated for
+    /// the user only): shown under the call, never sent to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shown: Option<String>,
     /// The approval, for tools that need one and got as far as asking.
     pub approval: Option<Approval>,
 }
@@ -482,6 +486,9 @@ pub enum EventKind {
         status: ToolCallStatus,
         /// The result text sent to the model.
         result: String,
+        /// What the result had for the person alone (never sent to the model).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shown: Option<String>,
     },
     /// The run's status changed (e.g. to `awaiting_approval` and back).
     RunStatus {

@@ -55,6 +55,11 @@ pub const MAX_MCP_PATH_CHARS: usize = 4096;
 
 /// Arguments in an MCP server's argument array.
 pub const MAX_MCP_ARGS: usize = 256;
+/// The longest a local MCP server's config may let one call run (while it reports progress),
+/// in seconds; the default is 300.
+pub const MAX_MCP_CALL_LIMIT_SECS: u64 = 3600;
+/// A local MCP server's call limit when its config sets none, in seconds.
+pub const DEFAULT_MCP_CALL_LIMIT_SECS: u64 = 300;
 
 /// Environment variables one MCP server may name.
 pub const MAX_MCP_ENV_VARS: usize = 64;

@@ -131,6 +131,26 @@ pub struct McpServer {
     pub error: Option<String>,
     /// Its tools while active.
     pub tools: Vec<McpToolSummary>,
+    /// Tools it lists that Wisp cannot call (never offered to the model), with why.
+    #[serde(default)]
+    pub unsupported_tools: Vec<McpUnsupportedTool>,
+    /// The MCP protocol revision it speaks, while active.
+    #[serde(default)]
+    pub protocol_version: Option<String>,
+    /// How long one call may run while the server keeps reporting progress, in seconds.
+    pub call_limit_secs: u64,
+}
+
+/// A tool a server lists that cannot be called here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct McpUnsupportedTool {
+    /// The server's own name for it.
+    pub original_name: String,
+    /// The server's description (untrusted text).
+    pub description: String,
+    /// Why it is not offered.
+    pub reason: String,
 }
 
 /// `POST /api/mcp/servers` and `PUT /api/mcp/servers/{id}`: the server arrives disabled. A
@@ -158,6 +178,11 @@ pub struct McpServerDraft {
     #[serde(default)]
     #[schemars(length(max = limits::MAX_MCP_ENV_VARS))]
     pub env: Option<Vec<McpEnvValue>>,
+    /// How long one call may run while the server keeps reporting progress, in seconds (1 to
+    /// 3600); absent or `null`: 300. Without progress a call still ends after 10 s of silence.
+    #[serde(default)]
+    #[schemars(range(min = 1, max = limits::MAX_MCP_CALL_LIMIT_SECS))]
+    pub call_limit_secs: Option<u64>,
 }
 
 impl Check for McpServerDraft {
@@ -182,6 +207,14 @@ impl Check for McpServerDraft {
         if !command.starts_with('/') && command.contains(char::is_whitespace) {
             return Err(format!(
                 "command: {command:?} contains white space: it is a program, not shell text; put each argument in args"
+            ));
+        }
+        if let Some(secs) = self.call_limit_secs
+            && !(1..=limits::MAX_MCP_CALL_LIMIT_SECS).contains(&secs)
+        {
+            return Err(format!(
+                "callLimitSecs: 1 to {} seconds",
+                limits::MAX_MCP_CALL_LIMIT_SECS
             ));
         }
         if self.args.len() > limits::MAX_MCP_ARGS {
@@ -339,6 +372,7 @@ mod tests {
 
     fn draft(command: &str, cwd: Option<&str>) -> McpServerDraft {
         McpServerDraft {
+            call_limit_secs: None,
             name: "s".into(),
             command: command.into(),
             args: vec![],

@@ -581,6 +581,15 @@ impl Store {
         Ok(())
     }
 
+    /// Keeps what a call's result had for the person alone (never sent to the model).
+    pub fn set_call_shown(&self, run_id: &str, call_id: &str, shown: &str) -> Result<()> {
+        self.conn().execute(
+            "UPDATE tool_calls SET shown = ?3 WHERE run_id = ?1 AND call_id = ?2",
+            params![run_id, call_id, shown],
+        )?;
+        Ok(())
+    }
+
     /// The reasoning of every round of a run, for tests of privacy and for restarts.
     pub fn continuations(&self, run_id: &str) -> Result<Vec<(u32, String)>> {
         let conn = self.conn();
@@ -846,7 +855,7 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
         .query_map([&run.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut calls_stmt = conn.prepare(
-        "SELECT c.call_id, c.tool, c.arguments, c.status, c.result, a.id, a.state, a.digest, a.arguments
+        "SELECT c.call_id, c.tool, c.arguments, c.status, c.result, a.id, a.state, a.digest, a.arguments, c.shown
          FROM tool_calls c LEFT JOIN approvals a ON a.run_id = c.run_id AND a.call_id = c.call_id
          WHERE c.run_id = ?1 AND c.step = ?2 ORDER BY c.position",
     )?;
@@ -862,11 +871,13 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
                 r.get::<_, Option<String>>(6)?,
                 r.get::<_, Option<String>>(7)?,
                 r.get::<_, Option<String>>(8)?,
+                r.get::<_, Option<String>>(9)?,
             ))
         })?;
         let mut tool_calls = Vec::new();
         for row in rows {
-            let (call_id, tool, args, status, result, a_id, a_state, a_digest, a_args) = row?;
+            let (call_id, tool, args, status, result, a_id, a_state, a_digest, a_args, shown) =
+                row?;
             let approval = match (a_id, a_state, a_digest) {
                 (Some(id), Some(state), Some(digest)) => {
                     let canonical = a_args.unwrap_or_default();
@@ -887,6 +898,7 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
                 arguments_text: args,
                 status: parse(&status, "call status")?,
                 result,
+                shown,
                 approval,
             });
         }

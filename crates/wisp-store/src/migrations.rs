@@ -110,4 +110,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE tool_calls ADD COLUMN wire_id TEXT;
     UPDATE tool_calls SET wire_id = call_id;
     "#,
+    // 7: what a call's result had for the person alone (an MCP server's content annotated for
+    // the user only): shown under the call, never sent to the model. Older rows have none.
+    r#"
+    ALTER TABLE tool_calls ADD COLUMN shown TEXT;
+    "#,
 ];

@@ -109,6 +109,7 @@ async fn save_disabled(
         args,
         cwd,
         env: None,
+        call_limit_secs: None,
     };
     host.mcp_add(draft)
         .await
@@ -772,6 +773,9 @@ mod tests {
             status: p::McpStatus::Disabled,
             error: None,
             tools: vec![],
+            unsupported_tools: vec![],
+            protocol_version: None,
+            call_limit_secs: 300,
         }
     }
 

@@ -15,14 +15,18 @@
 //! `--linger` (stays alive after stdin closes: only a signal ends it),
 //! `--read-parent-environ PATH` (drops its capabilities, reads `/proc/<parent>/environ` and
 //! writes what it got, or `refused: …`, to PATH), `--record-input PATH` (every byte read from
-//! stdin is also appended to PATH: what the client really sent).
+//! stdin is also appended to PATH: what the client really sent), `--protocol V1,V2` (the
+//! protocol revisions it supports, answering `initialize` with V1 when that has the handshake:
+//! `2024-11-05` is an old server, `2026-07-28` one that speaks only the revision without
+//! `initialize`, `2023-01-01` one Wisp cannot speak to).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -39,6 +43,8 @@ struct TestServer {
     echo_delay: std::time::Duration,
     echo_mode: String,
     echo_canary: bool,
+    // Empty: rmcp's default (every revision it knows).
+    protocols: Vec<ProtocolVersion>,
 }
 
 fn schema(v: Value) -> Arc<Map<String, Value>> {
@@ -107,18 +113,48 @@ fn standard_tools() -> Vec<Tool> {
     ]
 }
 
+/// The tools `--extra` adds (after the standard ones, so limits counted on those stay).
+fn extra_tools() -> Vec<Tool> {
+    vec![
+        tool(
+            "progress",
+            "Reports progress steps times (3 unless given), ms apart (50 unless given), then answers (0 steps: forever)",
+            json!({"type": "object",
+                   "properties": {"text": {"type": "string"}, "steps": {"type": "integer", "minimum": 0}, "ms": {"type": "integer", "minimum": 0}},
+                   "required": ["text"]}),
+        ),
+        tool(
+            "shaped",
+            "Answers as the reference servers do: JSON text and structured content, binary, audience",
+            text_schema(),
+        ),
+    ]
+}
+
 fn text(s: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(s.into())])
 }
 
 impl ServerHandler for TestServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
+        let info = ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .build(),
-        )
+        );
+        match self.protocols.first() {
+            Some(v) => info.with_protocol_version(v.clone()),
+            None => info,
+        }
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        if self.protocols.is_empty() {
+            std::borrow::Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+        } else {
+            std::borrow::Cow::Owned(self.protocols.clone())
+        }
     }
 
     async fn list_tools(
@@ -257,6 +293,50 @@ impl ServerHandler for TestServer {
                 let _ = context.peer.notify_tool_list_changed().await;
                 text("added")
             }
+            "progress" => {
+                let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(3);
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(50);
+                let token = context.meta.get_progress_token();
+                let mut step = 0u64;
+                while steps == 0 || step < steps {
+                    step += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+                    if let Some(token) = &token {
+                        let mut p =
+                            rmcp::model::ProgressNotificationParam::new(token.clone(), step as f64)
+                                .with_message(format!("step {step}"));
+                        if steps > 0 {
+                            p = p.with_total(steps as f64);
+                        }
+                        let _ = context.peer.notify_progress(p).await;
+                    }
+                }
+                text(format!(
+                    "progressed {steps} steps (token {})",
+                    if token.is_some() { "given" } else { "missing" }
+                ))
+            }
+            "shaped" => {
+                let data = json!({"entities": [{"name": "a", "observations": ["x", "y"]}], "relations": []});
+                let pretty = serde_json::to_string_pretty(&data).unwrap_or_default();
+                let for_user: Vec<ContentBlock> = serde_json::from_value(json!([
+                    {"type": "text", "text": pretty},
+                    {"type": "text", "text": "only for the person to read", "annotations": {"audience": ["user"]}}
+                ]))
+                .unwrap_or_default();
+                let mut r = CallToolResult::success(for_user);
+                // A PNG signature and 400 bytes that are not text: 544 characters of base64.
+                let bytes: Vec<u8> = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a]
+                    .into_iter()
+                    .chain((0..400u32).map(|i| (i * 131 % 256) as u8))
+                    .collect();
+                let png = base64(&bytes);
+                let mut structured = data.clone();
+                structured["thumbnail"] = json!(format!("data:image/png;base64,{png}"));
+                structured["raw"] = json!(png);
+                r.structured_content = Some(structured);
+                r
+            }
             "ask_client" => {
                 #[allow(deprecated)]
                 let roots = context.peer.list_roots().await;
@@ -289,6 +369,26 @@ impl ServerHandler for TestServer {
     ) {
         let _ = writeln!(std::io::stderr(), "cancelled {:?}", notification.request_id);
     }
+}
+
+/// Standard, padded base64.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, b)| acc | (u32::from(*b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Writes straight to stdout, which may be in non-blocking mode (see `pipe_out`).
@@ -411,6 +511,15 @@ async fn main() -> std::io::Result<()> {
             .map(|i| tool(&format!("tool_{i}"), "one of many", text_schema()))
             .collect();
     }
+    if has("--extra") {
+        tools.extend(extra_tools());
+    }
+    if let Some(first) = flag_value(&args, "--first")
+        && let Some(i) = tools.iter().position(|t| t.name == first)
+    {
+        let t = tools.remove(i);
+        tools.insert(0, t);
+    }
     if has("--big-schema") {
         tools.push(tool(
             "big",
@@ -440,6 +549,13 @@ async fn main() -> std::io::Result<()> {
         ),
         echo_mode: flag_value(&args, "--echo-mode").unwrap_or_default(),
         echo_canary: has("--echo-canary"),
+        protocols: flag_value(&args, "--protocol")
+            .map(|list| {
+                list.split(',')
+                    .filter_map(|v| serde_json::from_value(Value::String(v.to_owned())).ok())
+                    .collect()
+            })
+            .unwrap_or_default(),
     };
     // Pipes are read and written through epoll, not tokio's blocking-thread stdin, so the
     // server adds as little as it can to what the benchmark measures of the client.

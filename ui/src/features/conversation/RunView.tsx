@@ -10,6 +10,7 @@ import { Markdown } from "./Markdown";
 import { runErrorText } from "../settings/problem";
 import { useToolName } from "../mcp/labels";
 import { CallOutput } from "./ToolOutput";
+import { ShownToYou } from "./ShownToYou";
 import { Reveal } from "../../components/Reveal";
 import { layoutJson } from "../../components/jsonLayout";
 
@@ -296,6 +297,7 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
       </div>
       {call.tool === "files_search" && call.status === "succeeded" && call.result !== null && <SearchResults result={call.result} onPreview={onPreview} />}
       <CallOutput callId={call.callId} />
+      {call.shown && <ShownToYou text={call.shown} />}
       {open && (
         <div className="call-body">
           {/* The model's text and the result as they were sent, laid out without reparsing a

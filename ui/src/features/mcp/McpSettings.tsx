@@ -256,6 +256,31 @@ function ServerItem({ server: s, busy, error, onEdit, onAction }: { server: McpS
           ))}
         </ul>
       )}
+      {(s.unsupportedTools ?? []).length > 0 && (
+        <div className="mcp-detail" data-testid="mcp-unsupported">
+          <span className="muted small">{t("mcpUnsupportedTools")}</span>
+          <ul className="mcp-tools" aria-label={t("mcpUnsupportedToolsOf", { name: s.name })}>
+            {s.unsupportedTools.map((tool) => (
+              <li key={tool.originalName}>
+                <span className="mcp-tool-name">
+                  {s.name} · <strong>{tool.originalName}</strong>
+                </span>
+                <p className="warn small">{t("mcpUnsupportedWhy", { why: tool.reason })}</p>
+                {tool.description && <p className="muted small mcp-tool-desc">{tool.description}</p>}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <p className="mcp-detail small" data-testid="mcp-call-limit">
+        <span className="muted">{t("mcpCallLimit")}:</span> {t("mcpCallLimitValue", { n: s.callLimitSecs })}
+        {s.protocolVersion && (
+          <>
+            {" · "}
+            <span className="muted">{t("mcpProtocol")}:</span> <code>{s.protocolVersion}</code>
+          </>
+        )}
+      </p>
       <div className="buttons mcp-actions">
         <button type="button" id={`mcp-edit-${s.id}`} onClick={onEdit} disabled={!!busy}>
           {t("mcpEdit")}

@@ -25,12 +25,19 @@ const newKey = () => ++lastKey;
 const sameLaunch = (s: McpServer, command: string, args: string[], cwd: string | null) =>
   s.command === command && (s.cwd ?? null) === cwd && s.args.length === args.length && s.args.every((a, i) => a === args[i]);
 
+/** The Host's call limit for a server whose config sets none, and the most one may set
+ * (crates/wisp-protocol/src/limits.rs). */
+export const DEFAULT_CALL_LIMIT_SECS = 300;
+export const MAX_CALL_LIMIT_SECS = 3600;
+
 export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; onSave: (body: ServerBody) => Promise<void>; onCancel: () => void }) {
   const t = useT();
   const [name, setName] = useState(server?.name ?? "");
   const [command, setCommand] = useState(server?.command ?? "");
   const [args, setArgs] = useState<ArgRow[]>(() => (server?.args ?? []).map((value) => ({ key: newKey(), value })));
   const [cwd, setCwd] = useState(server?.cwd ?? "");
+  // Empty: the Host's default. Shown as the server has it, so an edit keeps it.
+  const [limit, setLimit] = useState(server && server.callLimitSecs !== DEFAULT_CALL_LIMIT_SECS ? String(server.callLimitSecs) : "");
   // Never the old values: an edit starts with no variable rows at all.
   const [env, setEnv] = useState<EnvRow[]>([]);
   const [replace, setReplace] = useState(false);
@@ -73,6 +80,7 @@ export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; o
 
   const submit = async () => {
     const body: ServerBody = { name: name.trim(), command: command.trim(), args: argv, cwd: dir };
+    if (limit.trim() !== "") body.callLimitSecs = Number(limit.trim());
     if (sendsEnv) body.env = env.map((r) => ({ name: r.name.trim(), value: r.value, storage: r.storage }));
     setSaving(true);
     try {
@@ -148,6 +156,24 @@ export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; o
       </label>
       <p id="mcp-cwd-help" className="muted small">
         {t("mcpCwdHelp")}
+      </p>
+
+      <label className="mcp-field">
+        {t("mcpCallLimit")}
+        <input
+          type="number"
+          min={1}
+          max={MAX_CALL_LIMIT_SECS}
+          step={1}
+          inputMode="numeric"
+          value={limit}
+          onChange={(e) => setLimit(e.target.value)}
+          placeholder={String(DEFAULT_CALL_LIMIT_SECS)}
+          aria-describedby="mcp-call-limit-help"
+        />
+      </label>
+      <p id="mcp-call-limit-help" className="muted small">
+        {t("mcpCallLimitHelp", { n: DEFAULT_CALL_LIMIT_SECS, max: MAX_CALL_LIMIT_SECS })}
       </p>
 
       <fieldset className="mcp-list" aria-describedby="mcp-env-note">

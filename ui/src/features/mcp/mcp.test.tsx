@@ -34,6 +34,9 @@ const echo: McpServer = {
   status: "disabled",
   error: null,
   tools: [],
+  unsupportedTools: [],
+  protocolVersion: null,
+  callLimitSecs: 300,
 };
 
 class FakeHost implements McpApi {
@@ -77,7 +80,7 @@ class FakeHost implements McpApi {
       this.failSave = null;
       throw e;
     }
-    const s: McpServer = { id: `id-${this.servers.length + 1}`, name: b.name, command: b.command, args: b.args, cwd: b.cwd ?? null, env: (b.env ?? []).map(({ name, storage }) => ({ name, storage })), enabled: false, status: "disabled", error: null, tools: [] };
+    const s: McpServer = { id: `id-${this.servers.length + 1}`, name: b.name, command: b.command, args: b.args, cwd: b.cwd ?? null, env: (b.env ?? []).map(({ name, storage }) => ({ name, storage })), enabled: false, status: "disabled", error: null, tools: [], unsupportedTools: [], protocolVersion: null, callLimitSecs: b.callLimitSecs ?? 300 };
     this.servers.push(s);
     this.secrets[s.id] = b.env;
     return structuredClone(s);
@@ -90,7 +93,7 @@ class FakeHost implements McpApi {
       throw e;
     }
     const s = this.find(id);
-    Object.assign(s, { name: b.name, command: b.command, args: b.args, cwd: b.cwd ?? null, enabled: false, status: "disabled", tools: [] });
+    Object.assign(s, { name: b.name, command: b.command, args: b.args, cwd: b.cwd ?? null, enabled: false, status: "disabled", tools: [], callLimitSecs: b.callLimitSecs ?? 300 });
     if (b.env) s.env = b.env.map(({ name, storage }) => ({ name, storage }));
     return structuredClone(s);
   };
@@ -118,7 +121,7 @@ class FakeHost implements McpApi {
     this.imports.push(structuredClone(r));
     for (const id of r.ids) {
       const p = this.proposals.find((x) => x.id === id)!;
-      this.servers.push({ id: `imp-${id}-${this.servers.length}`, name: p.name, command: p.command, args: p.args, cwd: p.cwd, env: p.env.map((name) => ({ name, storage: "keyring" })), enabled: false, status: "disabled", error: null, tools: [] });
+      this.servers.push({ id: `imp-${id}-${this.servers.length}`, name: p.name, command: p.command, args: p.args, cwd: p.cwd, env: p.env.map((name) => ({ name, storage: "keyring" })), enabled: false, status: "disabled", error: null, tools: [], unsupportedTools: [], protocolVersion: null, callLimitSecs: 300 });
     }
     return [];
   };
@@ -178,6 +181,50 @@ describe("Settings → Local MCP", () => {
     expect(host.calls).toEqual([`refresh ${echo.id}`, `disable ${echo.id}`]);
     expect(within(item("Echo")).getByTestId("mcp-status").textContent).toBe("Disabled");
     expect(within(item("Echo")).queryByRole("list", { name: "Tools of Echo" })).toBeNull();
+  });
+
+  it("lists the tools it cannot call apart, with why, and shows the protocol and the call limit", async () => {
+    const host = new FakeHost();
+    const why = 'it can only run as an MCP task (execution.taskSupport "required"), and Wisp does not support tasks';
+    host.servers[0] = {
+      ...host.servers[0]!,
+      enabled: true,
+      status: "active",
+      tools: host.activation.tools!,
+      unsupportedTools: [{ originalName: "simulate-research-query", description: "Simulates research.", reason: why }],
+      protocolVersion: "2025-11-25",
+      callLimitSecs: 600,
+    };
+    await page(host);
+    const unsupported = within(item("Echo")).getByRole("list", { name: "Tools of Echo that cannot be called" });
+    const row = within(unsupported).getByRole("listitem");
+    expect(row.querySelector(".mcp-tool-name")!.textContent).toBe("Echo · simulate-research-query");
+    expect(row.textContent).toContain(`Not offered: ${why}`);
+    // Not among the offered tools, which the status counts.
+    const offered = within(item("Echo")).getByRole("list", { name: "Tools of Echo" });
+    expect(offered.textContent).not.toContain("simulate-research-query");
+    expect(within(item("Echo")).getByTestId("mcp-status").textContent).toBe("Active · 2 tools");
+    expect(within(item("Echo")).getByTestId("mcp-call-limit").textContent).toBe("Longest call: 600 s while it reports progress · Protocol: 2025-11-25");
+  });
+
+  it("sends a call limit only when one is entered, and keeps a server's own on an edit", async () => {
+    const host = new FakeHost();
+    host.servers = [];
+    await page(host);
+    await click(button("Add a server"));
+    let form = screen.getByRole("form", { name: "New server" });
+    type("Name", "Slow", form);
+    type("Command", "/usr/bin/slow", form);
+    type("Longest call", "900", form);
+    await click(button("Add server", form));
+    expect(host.bodies[0]!.callLimitSecs).toBe(900);
+    expect(within(item("Slow")).getByTestId("mcp-call-limit").textContent).toBe("Longest call: 900 s while it reports progress");
+    await click(button("Edit", item("Slow")));
+    form = screen.getByRole("form", { name: "Edit Slow" });
+    expect((within(form).getByLabelText("Longest call") as HTMLInputElement).value).toBe("900");
+    type("Longest call", "", form);
+    await click(button("Save server", form));
+    expect("callLimitSecs" in host.bodies[1]!).toBe(false);
   });
 
   it("adds a server with arguments as separate fields, reordered and removed, and variables with their storage", async () => {

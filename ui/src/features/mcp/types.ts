@@ -26,6 +26,20 @@ export interface McpServer {
   status: ServerStatus;
   error: string | null;
   tools: McpTool[];
+  /** Tools the server lists that Wisp cannot call: never offered to the model. */
+  unsupportedTools: UnsupportedTool[];
+  /** The MCP protocol revision it speaks, while active. */
+  protocolVersion: string | null;
+  /** How long one call may run while the server keeps reporting progress, in seconds. */
+  callLimitSecs: number;
+}
+
+export interface UnsupportedTool {
+  originalName: string;
+  /** The server's words: untrusted, plain text only. */
+  description: string;
+  /** Why it is not offered (the Host's words). */
+  reason: string;
 }
 
 /** What the page sends to add or edit a server. `env` absent on an edit keeps the stored
@@ -37,6 +51,8 @@ export interface ServerBody {
   args: string[];
   cwd?: string | null;
   env?: { name: string; value: string; storage: EnvStorage }[];
+  /** 1 to 3600 seconds; absent: the default (300). */
+  callLimitSecs?: number;
 }
 
 export type ImportSource = "claude_desktop" | "cursor" | "vscode";
