@@ -5,7 +5,8 @@
 //! simulator. What the simulator was sent is what "the model received": activation with every
 //! tool the server lists offered (its own `tools/list`, read here over a plain stdio pipe, is the
 //! reference), the schemas Wisp compiles, and at least one call per server whose result is
-//! checked as the model got it — text once, no base64, the truncation flag at the cap, a
+//! checked as the model got it — text once, no base64, the truncation flag at the cap, content
+//! for the person only kept from the model, an answer over the 1 MB frame limit named as such, a
 //! progress-reporting call past the 10 s call timeout. Each test prints its timings
 //! (`mcp_reference timing: …`) to stderr: activation (the person's activate → tools listed,
 //! first start and a second start of the same server) and approve → result of one call.
