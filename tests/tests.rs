@@ -18,6 +18,7 @@ mod hostile;
 mod install;
 mod live_view;
 mod mcp;
+mod mcp_reference;
 mod models_cli;
 mod settings;
 mod tidy;

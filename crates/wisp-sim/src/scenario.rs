@@ -170,6 +170,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_mcp,
     },
     Scenario {
+        marker: "[demo:mcp-call]",
+        summary: "one call of the offered tool named after tool= (its model-facing name, e.g. mcp_0a1b2c3d_echo_55667788) with everything after args= to the end of the message, exactly as written, as its arguments (default {}), then answers with the result",
+        script: demo_mcp_call,
+    },
+    Scenario {
         marker: "[demo:install]",
         summary: "the conversation-assisted MCP install of the demo package wisp-demo-mcp@1.0.0: mcp_list_services, mcp_install_npm (its approval; with the word cleanUp in the message it asks with \"cleanUp\": true, which first deletes an unfinished earlier attempt; with bin=NAME it asks for that bin), mcp_list_services again (the disabled config it registered), mcp_activate_service (its own approval), then an answer saying to send [demo:mcp] next",
         script: demo_install,
@@ -922,6 +927,44 @@ fn demo_mcp(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     )
 }
 
+/// `[demo:mcp-call]`: the named tool with the message's own argument text, so a test can call
+/// any tool of a real server with the arguments it needs.
+fn demo_mcp_call(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    if turn.step == 0 {
+        let name = word_value(turn.user_text, "tool=").unwrap_or_default();
+        let offered = turn
+            .tools
+            .iter()
+            .any(|t| t["function"]["name"].as_str() == Some(name.as_str()));
+        if !offered {
+            return (
+                "The named tool is not offered.".to_owned(),
+                format!("This run offers no tool named {name:?}; nothing was called."),
+                Vec::new(),
+            );
+        }
+        let arguments = turn
+            .user_text
+            .split_once("args=")
+            .map_or("{}", |(_, rest)| rest.trim());
+        return (
+            format!("Call the tool {name}."),
+            format!("Calling the tool {name}."),
+            vec![turn.call(0, &name, arguments.to_owned())],
+        );
+    }
+    let answer: String = turn
+        .results
+        .iter()
+        .map(|r| format!("\n{} {}: {}", r.tool, outcome(r.content), r.content))
+        .collect();
+    (
+        "Report what the tool returned.".to_owned(),
+        format!("The tool answered 工具回答：{answer}"),
+        Vec::new(),
+    )
+}
+
 /// The package `[demo:install]` installs: the simulator's own npm registry holds it.
 pub const DEMO_INSTALL_PACKAGE: (&str, &str, &str) = (
     crate::npm::DEMO_PACKAGE,
@@ -1422,6 +1465,51 @@ mod tests {
                 .content
                 .starts_with("The page was not opened")
         );
+    }
+
+    #[test]
+    fn mcp_call_calls_the_named_tool_with_the_argument_text_as_written() {
+        let tools = vec![
+            json!({"type": "function", "function": {"name": "mcp_0a1b2c3d_echo_55667788", "parameters": {"type": "object"}}}),
+            json!({"type": "function", "function": {"name": "mcp_0a1b2c3d_read_graph_99aabbcc", "parameters": {"type": "object"}}}),
+        ];
+        let h = vec![
+            json!({"role": "user", "content": r#"[demo:mcp-call] tool=mcp_0a1b2c3d_read_graph_99aabbcc args={"a": [1, 2.50], "b": "x y"}"#}),
+        ];
+        let first = reply_with_tools(&h, &tools, false);
+        assert_eq!(first.tool_calls.len(), 1);
+        assert_eq!(first.tool_calls[0].name, "mcp_0a1b2c3d_read_graph_99aabbcc");
+        assert_eq!(
+            first.tool_calls[0].arguments,
+            r#"{"a": [1, 2.50], "b": "x y"}"#
+        );
+        let bare = reply_with_tools(
+            &[
+                json!({"role": "user", "content": "[demo:mcp-call] tool=mcp_0a1b2c3d_echo_55667788"}),
+            ],
+            &tools,
+            false,
+        );
+        assert_eq!(bare.tool_calls[0].arguments, "{}");
+        let missing = reply_with_tools(
+            &[
+                json!({"role": "user", "content": "[demo:mcp-call] tool=mcp_ffffffff_gone_00000000"}),
+            ],
+            &tools,
+            false,
+        );
+        assert!(missing.tool_calls.is_empty());
+        assert!(
+            missing.content.contains("nothing was called"),
+            "{}",
+            missing.content
+        );
+        let mut h2 = h.clone();
+        h2.push(assistant_with_calls(&first));
+        h2.push(json!({"role": "tool", "tool_call_id": first.tool_calls[0].id, "content": "{\"text\":\"graph\"}"}));
+        let second = reply_with_tools(&h2, &tools, false);
+        assert!(second.tool_calls.is_empty());
+        assert!(second.content.contains("graph"), "{}", second.content);
     }
 
     #[test]
