@@ -180,9 +180,28 @@ pub struct McpServerDraft {
     pub env: Option<Vec<McpEnvValue>>,
     /// How long one call may run while the server keeps reporting progress, in seconds (1 to
     /// 3600); absent or `null`: 300. Without progress a call still ends after 10 s of silence.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_seconds")]
     #[schemars(range(min = 1, max = limits::MAX_MCP_CALL_LIMIT_SECS))]
     pub call_limit_secs: Option<u64>,
+}
+
+/// A JSON integer as JSON Schema counts one: `278.0` is `278` (a schema-valid body is not
+/// refused for its spelling); a fraction or a negative number is not. The range is
+/// [`McpServerDraft::check`]'s.
+fn whole_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let Some(n) = Option::<f64>::deserialize(d)? else {
+        return Ok(None);
+    };
+    // Up to 2^53 every whole f64 is exact, and far past the limit the check refuses.
+    if n.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&n) {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(Some(n as u64))
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "callLimitSecs: a whole number of seconds, 1 to {}",
+            limits::MAX_MCP_CALL_LIMIT_SECS
+        )))
+    }
 }
 
 impl Check for McpServerDraft {
@@ -383,6 +402,27 @@ mod tests {
                 storage: McpStorageChoice::Session,
             }]),
         }
+    }
+
+    #[test]
+    fn a_call_limit_is_a_whole_number_however_spelled() {
+        let parse = |limit: &str| {
+            serde_json::from_str::<McpServerDraft>(&format!(
+                r#"{{"name": "s", "command": "node", "args": [], "callLimitSecs": {limit}}}"#
+            ))
+            .map(|d| d.call_limit_secs)
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(parse("278"), Ok(Some(278)));
+        assert_eq!(parse("278.0"), Ok(Some(278)));
+        assert_eq!(parse("null"), Ok(None));
+        for bad in ["278.5", "-1", "1e300"] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains("callLimitSecs: a whole number"), "{bad}: {e}");
+        }
+        let absent: McpServerDraft =
+            serde_json::from_str(r#"{"name": "s", "command": "node", "args": []}"#).unwrap();
+        assert_eq!(absent.call_limit_secs, None);
     }
 
     #[test]
