@@ -615,13 +615,29 @@ async fn inst_05_a_wrong_bin_is_refused_from_the_registry_before_anything_runs()
     );
 }
 
-/// INST-04: a shell or a package runner is refused before any card; an installed program is
+/// INST-04: a shell, a package runner, a program launcher (the dynamic loader too) and an
+/// interpreter given inline code are refused before any card; an installed program is
 /// registered only after its approval, disabled, and the result claims no install.
 #[tokio::test]
 async fn inst_04_register_refuses_shells_and_saves_only_a_disabled_config() {
     let (_tmp, data, project) = dirs();
     let served = serve(&data, &project, None);
-    for refused in ["/bin/sh", "/usr/bin/npm", "relative/server"] {
+    let mut cases = vec![
+        ("/bin/sh", "shell or package runner"),
+        ("/usr/bin/npm", "shell or package runner"),
+        ("relative/server", "not an absolute path"),
+    ];
+    for (real, rule) in [
+        ("/usr/bin/env", "program launcher"),
+        ("/usr/bin/timeout", "program launcher"),
+        ("/lib64/ld-linux-x86-64.so.2", "the dynamic loader"),
+        ("/usr/bin/python3", "may only run a script file"),
+    ] {
+        if Path::new(real).exists() {
+            cases.push((real, rule));
+        }
+    }
+    for (refused, rule) in cases {
         let run = served
             .start_run(&format!(
                 "[demo:register] command={refused} arg=-c arg=true"
@@ -636,6 +652,7 @@ async fn inst_04_register_refuses_shells_and_saves_only_a_disabled_config() {
         );
         let said = call["result"].as_str().unwrap();
         assert!(said.contains("nothing was registered"), "{said}");
+        assert!(said.contains(rule), "{refused}: {said}");
     }
     assert!(servers(&served).await.is_empty());
 

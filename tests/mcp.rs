@@ -650,6 +650,56 @@ async fn a_cursor_config_is_proposed_and_imported_disabled() {
     assert!(!all_files_text(&data).contains(CANARY_SESSION));
 }
 
+/// Import reads as the file tools read: a project `.vscode/mcp.json` that is a symlink to
+/// `/dev/zero` and a Cursor config that is a FIFO each come back as an error naming the file
+/// and why, the list answers (a blocking open or an endless read would never answer), and the
+/// Host keeps answering after it.
+#[tokio::test]
+async fn an_import_of_a_device_or_a_fifo_is_refused_and_the_host_keeps_answering() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(home.join(".cursor")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(home.join(".cursor/mcp.json"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::create_dir_all(project.join(".vscode")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", project.join(".vscode/mcp.json")).unwrap();
+    let served = serve_at_home(&sim, &data, &project, &home);
+    let mut seen = Seen::default();
+    let (status, list) = tokio::time::timeout(
+        Duration::from_secs(60),
+        seen.call(&served, "GET", "/api/mcp/import", None),
+    )
+    .await
+    .expect("the import list answers");
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["proposals"], json!([]), "{list}");
+    let errors: Vec<&str> = list["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.as_str().unwrap())
+        .collect();
+    assert_eq!(errors.len(), 2, "{list}");
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains(".cursor/mcp.json") && e.contains("a FIFO, not a regular file")),
+        "{list}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.contains(".vscode/mcp.json") && e.contains("leads outside")),
+        "{list}"
+    );
+    let (status, servers) = seen.call(&served, "GET", "/api/mcp/servers", None).await;
+    assert_eq!(status, 200, "the Host still answers: {servers}");
+}
+
 /// MCP-12: cancelling a run while its approved MCP call runs ends the run as cancelled at once
 /// (the server is notified and the connection closed; nothing is retried).
 #[tokio::test]

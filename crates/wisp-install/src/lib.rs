@@ -50,7 +50,10 @@ pub use net::{NetConfig, RegistryClient, RegistryProxy};
 pub use plan::{
     INSTALLS_DIR, InstallPlan, check_args, check_bin_name, check_exact_version, check_package_name,
 };
-pub use register::{REFUSED_COMMANDS, RegisterCommand, check_register};
+pub use register::{
+    INTERPRETERS, Interpreter, PROGRAM_LAUNCHERS, REFUSED_COMMANDS, RegisterCommand,
+    check_register, is_dynamic_loader,
+};
 pub use registry::{DEFAULT_REGISTRY, REGISTRY_ENV, Registry};
 
 use std::path::PathBuf;

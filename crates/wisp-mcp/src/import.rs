@@ -3,8 +3,20 @@
 //! picks, the server arrives disabled, and the `env` values come back separately so the Host
 //! can offer to put them in the secret store. Remote (`url`) entries are listed as not
 //! supported, never dropped silently. Reading a file here never starts anything.
+//!
+//! A config is read as the file tools read a project's file: opened through a handle of its
+//! folder (the project for `.vscode/mcp.json`, the home directory for the person's own hosts'
+//! files) with cap-std, so a symlink that leads out of that folder is refused by the kernel;
+//! the open adds `O_NONBLOCK`, so a FIFO cannot block it; `fstat` of the opened handle must say
+//! "regular file", so `/dev/zero`, a FIFO or a directory is refused; and at most
+//! [`MAX_CONFIG_FILE_BYTES`] + 1 bytes are read from the handle, whatever the metadata says.
+//! Each refusal names the file and why.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
+
+use cap_std::ambient_authority;
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 
 use serde_json::Value;
 
@@ -44,45 +56,135 @@ pub struct Proposal {
 
 /// The files this machine's hosts use, for a home directory and an optional project.
 pub fn known_files(home: &Path, project: Option<&Path>) -> Vec<(Source, PathBuf)> {
+    known_files_beneath(home, project)
+        .into_iter()
+        .map(|(source, folder, rel)| (source, folder.join(rel)))
+        .collect()
+}
+
+/// [`known_files`] as (source, the folder it must stay beneath, its path inside that folder).
+fn known_files_beneath(home: &Path, project: Option<&Path>) -> Vec<(Source, PathBuf, PathBuf)> {
     let claude = if cfg!(target_os = "macos") {
-        home.join("Library/Application Support/Claude/claude_desktop_config.json")
+        (
+            home.to_path_buf(),
+            PathBuf::from("Library/Application Support/Claude/claude_desktop_config.json"),
+        )
     } else if cfg!(windows) {
-        std::env::var_os("APPDATA")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home.join("AppData/Roaming"))
-            .join("Claude/claude_desktop_config.json")
+        (
+            std::env::var_os("APPDATA")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join("AppData/Roaming")),
+            PathBuf::from("Claude/claude_desktop_config.json"),
+        )
     } else {
         // No official Linux build; community builds use this path.
-        home.join(".config/Claude/claude_desktop_config.json")
+        (
+            home.to_path_buf(),
+            PathBuf::from(".config/Claude/claude_desktop_config.json"),
+        )
     };
     let mut files = vec![
-        (Source::ClaudeDesktop, claude),
-        (Source::Cursor, home.join(".cursor/mcp.json")),
+        (Source::ClaudeDesktop, claude.0, claude.1),
+        (
+            Source::Cursor,
+            home.to_path_buf(),
+            PathBuf::from(".cursor/mcp.json"),
+        ),
     ];
     if let Some(project) = project {
-        files.push((Source::VsCode, project.join(".vscode/mcp.json")));
+        files.push((
+            Source::VsCode,
+            project.to_path_buf(),
+            PathBuf::from(".vscode/mcp.json"),
+        ));
     }
     files
+}
+
+/// Reads one config beneath `folder` (see the module doc): `Ok(None)` when it does not exist,
+/// an error naming the file and why when it is not a regular file inside the folder of at most
+/// [`MAX_CONFIG_FILE_BYTES`] bytes of UTF-8.
+pub fn read_beneath(folder: &Path, rel: &Path) -> Result<Option<String>, String> {
+    let shown = folder.join(rel).display().to_string();
+    let dir = match Dir::open_ambient_dir(folder, ambient_authority()) {
+        Ok(dir) => dir,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("could not open the folder of {shown}: {e}")),
+    };
+    let flags = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+    let file = match dir.open_with(rel, OpenOptions::new().read(true).custom_flags(flags)) {
+        Ok(file) => file,
+        Err(e) => {
+            use std::io::ErrorKind as K;
+            return match e.kind() {
+                K::NotFound => Ok(None),
+                // cap-std reports a path that resolves outside the folder as PermissionDenied;
+                // a file the person may not read says so in the same words, hence both.
+                K::PermissionDenied => Err(format!(
+                    "{shown} was not read: it leads outside {} (a symlink out of the folder) or may not be read",
+                    folder.display()
+                )),
+                K::NotADirectory => Err(format!(
+                    "{shown} was not read: a part of its path is not a folder"
+                )),
+                _ => Err(format!("could not read {shown}: {e}")),
+            };
+        }
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("could not read {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "{shown} was not read: it is {}, not a regular file; only regular files are imported",
+            kind_name(meta.file_type())
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("could not read {shown}: {e}"))?;
+    if bytes.len() > MAX_CONFIG_FILE_BYTES {
+        return Err(format!(
+            "{shown} was not read: it is larger than the limit of {MAX_CONFIG_FILE_BYTES} bytes"
+        ));
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| format!("{shown} was not read: it is not UTF-8 text"))
+}
+
+/// What a non-regular entry is, for messages.
+fn kind_name(ft: cap_std::fs::FileType) -> &'static str {
+    use cap_std::fs::FileTypeExt;
+    if ft.is_dir() {
+        "a folder"
+    } else if ft.is_fifo() {
+        "a FIFO"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else {
+        "not a regular file"
+    }
 }
 
 /// Every proposal from the known files that exist; a file that cannot be read or parsed is an
 /// error entry (`Err`) with its path, so the Host can say which one.
 pub fn scan(home: &Path, project: Option<&Path>) -> Vec<Result<Proposal, String>> {
     let mut out = Vec::new();
-    for (source, file) in known_files(home, project) {
-        let Ok(meta) = std::fs::metadata(&file) else {
-            continue;
-        };
-        if meta.len() > MAX_CONFIG_FILE_BYTES as u64 {
-            out.push(Err(format!("{} is too large to import", file.display())));
-            continue;
-        }
-        match std::fs::read_to_string(&file) {
-            Ok(text) => match parse(source, &file, &text) {
+    for (source, folder, rel) in known_files_beneath(home, project) {
+        let file = folder.join(&rel);
+        match read_beneath(&folder, &rel) {
+            Ok(None) => {}
+            Ok(Some(text)) => match parse(source, &file, &text) {
                 Ok(found) => out.extend(found.into_iter().map(Ok)),
                 Err(e) => out.push(Err(e)),
             },
-            Err(e) => out.push(Err(format!("could not read {}: {e}", file.display()))),
+            Err(e) => out.push(Err(e)),
         }
     }
     out
@@ -263,5 +365,65 @@ mod tests {
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].as_ref().unwrap().source, Source::Cursor);
         assert!(found[1].as_ref().unwrap_err().contains(".vscode/mcp.json"));
+    }
+
+    /// One project whose `.vscode/mcp.json` is what `plant` makes it; the scan's only entry.
+    fn project_with(plant: impl FnOnce(&Path)) -> String {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.path().join(".vscode")).unwrap();
+        plant(&project.path().join(".vscode/mcp.json"));
+        let found = scan(home.path(), Some(project.path()));
+        assert_eq!(found.len(), 1, "{found:?}");
+        found[0].clone().unwrap_err()
+    }
+
+    #[test]
+    fn a_device_a_fifo_a_folder_an_escape_or_a_large_file_is_refused_by_name() {
+        let e = project_with(|f| std::os::unix::fs::symlink("/dev/zero", f).unwrap());
+        assert!(
+            e.contains(".vscode/mcp.json") && e.contains("leads outside"),
+            "{e}"
+        );
+        let e = project_with(|f| {
+            let status = std::process::Command::new("mkfifo")
+                .arg(f)
+                .status()
+                .unwrap();
+            assert!(status.success());
+        });
+        assert!(e.contains("a FIFO, not a regular file"), "{e}");
+        let e = project_with(|f| std::fs::create_dir(f).unwrap());
+        assert!(e.contains("a folder, not a regular file"), "{e}");
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("mcp.json");
+        std::fs::write(&secret, r#"{"servers": {"s": {"command": "/bin/s"}}}"#).unwrap();
+        let e = project_with(|f| std::os::unix::fs::symlink(&secret, f).unwrap());
+        assert!(e.contains("leads outside"), "{e}");
+        let e = project_with(|f| std::fs::write(f, vec![b' '; 2 * 1024 * 1024]).unwrap());
+        assert!(e.contains("larger than the limit of 1048576 bytes"), "{e}");
+        // Exactly at the limit is still read (and parsed: here, not JSON).
+        let e = project_with(|f| std::fs::write(f, vec![b'x'; MAX_CONFIG_FILE_BYTES]).unwrap());
+        assert!(e.contains("not valid JSON"), "{e}");
+    }
+
+    #[test]
+    fn a_symlink_inside_the_folder_is_followed_and_a_home_device_is_refused() {
+        let home = tempfile::tempdir().unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(project.path().join(".vscode")).unwrap();
+        std::fs::write(
+            project.path().join("real.json"),
+            r#"{"servers": {"s": {"command": "/bin/s"}}}"#,
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("../real.json", project.path().join(".vscode/mcp.json"))
+            .unwrap();
+        std::fs::create_dir_all(home.path().join(".cursor")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", home.path().join(".cursor/mcp.json")).unwrap();
+        let found = scan(home.path(), Some(project.path()));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found[0].as_ref().unwrap_err().contains(".cursor/mcp.json"));
+        assert_eq!(found[1].as_ref().unwrap().name, "s");
     }
 }
