@@ -1,4 +1,4 @@
-//! The install flow with a real package (issue 22): `@modelcontextprotocol/server-memory`
+//! The install flow with a real package: `@modelcontextprotocol/server-memory`
 //! 2026.8.31 and its whole tree, recorded from the real registry into `tests/data/registry/`
 //! by `scripts/record-npm-registry` (install documents trimmed to the versions in the tree,
 //! tarballs byte for byte), served by a loopback https registry signed by a test CA that only
