@@ -47,6 +47,11 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         eprintln!("wisp: warning: {warning}");
     }
     raise_open_file_limit();
+    // Before anything is started: an orphan anywhere below the Host (a server's detached
+    // daemon) becomes the Host's to end and reap, not init's.
+    if let Err(e) = wisp_mcp::reaper::start() {
+        tracing::warn!(error = %e, "cannot become the subreaper of the servers started");
+    }
 
     // The simulator always runs beside the Host (loopback, scripted, free), so Settings can
     // switch to it and back without a restart; --simulate pins the provider to it. Kept alive

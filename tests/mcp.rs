@@ -1012,6 +1012,103 @@ async fn disabling_a_server_during_its_call_cancels_the_run_and_ends_its_group()
     assert_eq!(sim.chat_requests().len(), 1);
 }
 
+/// `/proc/PID/stat` after the command name (state, ppid, pgrp, session, …); `None` when no
+/// such process exists, not even a zombie.
+fn stat_fields(pid: i32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = stat.rsplit_once(')')?.1;
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
+
+/// Starts `wisp serve` with a server that detaches a daemon (`setsid` and a double fork: out
+/// of the server's process group and tree); returns the Host, the server's ID and the daemon's
+/// pid and start time, checked to be running and adopted by the Host (its subreaper).
+async fn host_with_daemon(
+    sim: &SimServer,
+    tmp: &Path,
+    data: &Path,
+) -> (Served, String, (i32, String)) {
+    let served = serve_in(sim, data, None);
+    let mut seen = Seen::default();
+    let pidfile = tmp.join("daemon.pid");
+    let id = own_active(
+        &served,
+        &mut seen,
+        &["--daemon", pidfile.to_str().unwrap()],
+        json!([]),
+    )
+    .await;
+    let daemon = read_pid(&pidfile).await;
+    let fields = stat_fields(daemon).unwrap_or_else(|| panic!("no daemon {daemon}"));
+    assert_ne!(fields[0], "Z", "the daemon runs: {fields:?}");
+    assert_eq!(
+        fields[1],
+        served.child.id().to_string(),
+        "the Host adopted the orphaned daemon: {fields:?}"
+    );
+    (served, id, (daemon, fields[19].clone()))
+}
+
+/// The daemon's state letter while that very process (pid and start time) exists.
+fn daemon_state((pid, start): &(i32, String)) -> Option<String> {
+    stat_fields(*pid)
+        .filter(|f| &f[19] == start)
+        .map(|f| f[0].clone())
+}
+
+/// Disabling a server ends the daemon it detached, and the Host reaps it (no zombie).
+#[tokio::test]
+async fn disabling_a_server_ends_and_reaps_the_daemon_it_detached() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, _project) = dirs();
+    let (served, id, daemon) = host_with_daemon(&sim, tmp.path(), &data).await;
+    let (status, s) = served
+        .call("POST", &format!("/api/mcp/servers/{id}/disable"), None)
+        .await;
+    assert_eq!(status, 200, "{s}");
+    // The disable answers after the stop, which waits for the reap.
+    assert_eq!(
+        daemon_state(&daemon),
+        None,
+        "daemon {daemon:?} is still there"
+    );
+    health_answers(&served).await;
+}
+
+/// After SIGTERM the Host stops cleanly and no daemon of its servers runs on.
+#[tokio::test]
+async fn no_daemon_of_a_server_outlives_the_host_s_sigterm() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, _project) = dirs();
+    let (mut served, _id, daemon) = host_with_daemon(&sim, tmp.path(), &data).await;
+    let pid = served.child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(s) = served.child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no exit after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(status.success(), "{status:?}");
+    // Gone, or at most a zombie waiting for whoever inherited it from the exited Host.
+    let left = daemon_state(&daemon);
+    assert!(
+        left.as_deref().is_none_or(|s| s == "Z"),
+        "daemon {daemon:?} outlived the Host: {left:?}"
+    );
+}
+
 /// The hostile cases against the real Host: an oversized line, an exit in the middle of the
 /// call, a flood of list_changed, broken JSON and valid JSON that is not JSON-RPC instead of
 /// an answer each end specifically (or not at all, for the flood) while `/api/health`

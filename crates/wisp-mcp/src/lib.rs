@@ -39,6 +39,7 @@ mod lines;
 mod manager;
 mod names;
 mod process;
+pub mod reaper;
 mod redact;
 mod schema;
 

@@ -2,7 +2,8 @@
 //! never through a shell (MCP-03), an allow-listed minimal environment plus the server's own
 //! variables and never the Host's others (MCP-24), its own process group, stderr drained in
 //! the background into a capped, redacted buffer (never a failure), and a stop that leaves no
-//! grandchildren: close stdin, wait, SIGTERM to the group, wait, SIGKILL to the group (MCP-14).
+//! grandchildren: close stdin, wait, SIGTERM to the group, wait, SIGKILL to the group (MCP-14),
+//! and what left the group (a detached daemon) goes with it ([`crate::reaper`]).
 
 use std::ffi::OsString;
 use std::os::unix::fs::PermissionsExt;
@@ -17,6 +18,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 use crate::McpError;
 use crate::limits::{MAX_STDERR_BYTES, STOP_GRACE, TERM_GRACE};
+use crate::reaper::Tree;
 use crate::redact::Redactor;
 
 /// The Host variables a server inherits (MCP-24); everything else, the model key included,
@@ -127,6 +129,8 @@ pub(crate) struct ServerProcess {
     pub(crate) child: Child,
     pub(crate) pgid: Option<Pid>,
     pub(crate) stderr: Arc<Mutex<StderrBuffer>>,
+    // Everything below the child, also what left its group; dropped after the group is killed.
+    tree: Tree,
 }
 
 /// What a spawn hands to the protocol layer.
@@ -161,6 +165,7 @@ pub(crate) fn spawn(
         .spawn()
         .map_err(|e| McpError::Spawn(format!("could not start {}: {e}", program.display())))?;
     let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
+    let tree = Tree::register(child.id());
     let (Some(stdin), Some(stdout), Some(mut stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
@@ -186,6 +191,7 @@ pub(crate) fn spawn(
             child,
             pgid,
             stderr: buffer,
+            tree,
         },
         stdin,
         stdout,
@@ -193,14 +199,18 @@ pub(crate) fn spawn(
 }
 
 impl ServerProcess {
-    /// Stops the whole group. The caller has already closed stdin (by closing the transport).
+    /// Stops the whole group, then whatever of the tree left it. The caller has already
+    /// closed stdin (by closing the transport).
     pub(crate) async fn stop(&mut self) {
+        // While the parents in it still live, so a daemon they detach is known as theirs.
+        self.tree.record();
         let exited = tokio::time::timeout(STOP_GRACE, self.child.wait())
             .await
             .is_ok();
         if let Some(pgid) = self.pgid {
             // Even when the direct child exited, its group may still hold grandchildren.
             let _ = kill_process_group(pgid, Signal::TERM);
+            self.tree.signal(Signal::TERM);
             if !exited {
                 let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
             } else {
@@ -211,17 +221,20 @@ impl ServerProcess {
         self.pgid = None;
         let _ = self.child.start_kill();
         let _ = self.child.wait().await;
+        self.tree.end().await;
     }
 }
 
 impl ServerProcess {
     /// Kills the whole group at once and reaps the child (a connection nobody can use).
     pub(crate) async fn kill(&mut self) {
+        self.tree.record();
         if let Some(pgid) = self.pgid.take() {
             let _ = kill_process_group(pgid, Signal::KILL);
         }
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
+        self.tree.end().await;
     }
 }
 

@@ -4,6 +4,7 @@
 // A failing test should stop at the line that failed.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod daemons;
 mod everything;
 mod hostile;
 mod limits;

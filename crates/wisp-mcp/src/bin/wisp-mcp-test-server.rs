@@ -12,7 +12,10 @@
 //! (three broken JSON lines instead of an answer), `not-jsonrpc` (valid JSON that is not
 //! JSON-RPC instead of an answer)), `--echo-canary` (`echo`'s text, error or not, ends with the
 //! value of `WISP_CANARY`), `--pidfile PATH` (writes its own pid, which is its process group),
-//! `--linger` (stays alive after stdin closes: only a signal ends it),
+//! `--linger` (stays alive after stdin closes: only a signal ends it), `--daemon PIDFILE`
+//! (before serving, detaches a daemon the classic way — a child that calls `setsid`, forks
+//! the daemon and exits at once — and waits until the daemon wrote its pid there; the
+//! daemon sleeps until killed),
 //! `--read-parent-environ PATH` (drops its capabilities, reads `/proc/<parent>/environ` and
 //! writes what it got, or `refused: …`, to PATH), `--record-input PATH` (every byte read from
 //! stdin is also appended to PATH: what the client really sent), `--protocol V1,V2` (the
@@ -470,10 +473,65 @@ fn flag_value(args: &[String], flag: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
+/// `--daemon`'s double fork, by running this program again in two hidden roles: the
+/// intermediate (a new session, the daemon started, gone at once: nobody's child is left
+/// behind in the server's group or tree) and the daemon itself.
+fn detach_daemon(pidfile: &str) -> std::io::Result<()> {
+    let me = std::env::current_exe()?;
+    let quiet = |c: &mut std::process::Command| {
+        c.stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+    };
+    let mut intermediate = std::process::Command::new(&me);
+    intermediate.args(["--daemon-intermediate", pidfile]);
+    quiet(&mut intermediate);
+    intermediate.spawn()?.wait()?;
+    for _ in 0..1000 {
+        if std::fs::read_to_string(pidfile).is_ok_and(|s| !s.is_empty()) {
+            return Ok(());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Err(std::io::Error::other("the daemon wrote no pid"))
+}
+
+/// The hidden roles of [`detach_daemon`]; true when this process was one of them.
+fn daemon_role(args: &[String]) -> std::io::Result<bool> {
+    if let Some(pidfile) = flag_value(args, "--daemon-intermediate") {
+        rustix::process::setsid()?;
+        let mut daemon = std::process::Command::new(std::env::current_exe()?);
+        daemon
+            .args(["--daemon-sleeper", &pidfile])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        // Not waited for: this process exits now, and the daemon is an orphan.
+        daemon.spawn()?;
+        return Ok(true);
+    }
+    if let Some(pidfile) = flag_value(args, "--daemon-sleeper") {
+        // Written whole, then renamed: the server never reads half a pid.
+        let partial = format!("{pidfile}.partial");
+        std::fs::write(&partial, std::process::id().to_string())?;
+        std::fs::rename(&partial, &pidfile)?;
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+    }
+    Ok(false)
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if daemon_role(&args)? {
+        return Ok(());
+    }
     let has = |f: &str| args.iter().any(|a| a == f);
+    if let Some(pidfile) = flag_value(&args, "--daemon") {
+        detach_daemon(&pidfile)?;
+    }
     if let Some(mb) = flag_value(&args, "--stderr-mb").and_then(|n| n.parse::<usize>().ok()) {
         let line = format!("{}\n", "e".repeat(1023));
         let mut err = std::io::stderr().lock();
