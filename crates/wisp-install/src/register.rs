@@ -185,27 +185,13 @@ pub const INTERPRETERS: &[Interpreter] = &[
         family: "node",
         refused_letters: "epr",
         value_letters: "C",
-        refused_long: &[
-            "--eval",
-            "--print",
-            "--require",
-            "--import",
-            "--loader",
-            "--experimental-loader",
-        ],
+        refused_long: NODE_REFUSED_LONG,
     },
     Interpreter {
         family: "nodejs",
         refused_letters: "epr",
         value_letters: "C",
-        refused_long: &[
-            "--eval",
-            "--print",
-            "--require",
-            "--import",
-            "--loader",
-            "--experimental-loader",
-        ],
+        refused_long: NODE_REFUSED_LONG,
     },
     Interpreter {
         family: "php",
@@ -267,6 +253,17 @@ pub const INTERPRETERS: &[Interpreter] = &[
         value_letters: "",
         refused_long: &[],
     },
+];
+
+/// Node's long options that run code given as text or preload a module (`node` and `nodejs`
+/// are the same program).
+const NODE_REFUSED_LONG: &[&str] = &[
+    "--eval",
+    "--print",
+    "--require",
+    "--import",
+    "--loader",
+    "--experimental-loader",
 ];
 
 /// One interpreter family for rule 3.
