@@ -1327,7 +1327,7 @@ async fn tab_actions_reload_files_inside_the_authorization_and_close_as_a_person
         json!({"tabId": n3, "action": "close"}),
     )
     .await;
-    assert_eq!(tab_ids(&tabs(&w, &s).await), [n2.clone()]);
+    assert_eq!(tab_ids(&tabs(&w, &s).await), [n2.as_str()]);
     assert_eq!(active(&w, &s).await, n2);
 }
 
@@ -1379,7 +1379,7 @@ async fn closing_a_web_tab_whose_address_changed_since_the_list_is_refused() {
             .any(|e| matches!(e, p::Live::Tabs(p::TabLive::Dialog(_)))),
         "nobody was asked"
     );
-    assert_eq!(tab_ids(&tabs(&w, &s).await), [tab.clone()]);
+    assert_eq!(tab_ids(&tabs(&w, &s).await), [tab.as_str()]);
     // Listed again, the close asks the person.
     tool(&w, &s, "list_preview_tabs", json!({})).await;
     let args = json!({"tabId": tab, "action": "close"});
