@@ -1130,3 +1130,274 @@ async fn an_approved_page_that_moves_itself_is_not_read_and_saves_nothing() {
     }
     w.host.shutdown(Duration::from_secs(5)).await;
 }
+
+/// One call of a preview tool through the Host's run loop (`[demo:mcp-call]` calls any tool of
+/// the run's snapshot with these arguments): the call's status and its result text.
+async fn tool(w: &Wisp, session: &str, name: &str, args: Value) -> (String, String) {
+    let run = w
+        .run(session, &format!("[demo:mcp-call] tool={name} args={args}"))
+        .await;
+    let r = w.finished(&run).await;
+    assert_eq!(r["status"], "completed", "{r}");
+    let c = calls(&r);
+    assert_eq!((c.len(), c[0]["tool"].as_str()), (1, Some(name)), "{r}");
+    (
+        c[0]["status"].as_str().unwrap().to_owned(),
+        c[0]["result"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+/// The active tab's ID of the session, as the Host holds it.
+async fn active(w: &Wisp, session: &str) -> String {
+    let t = tabs(w, session).await;
+    let on: Vec<&Value> = t.iter().filter(|t| t["active"] == true).collect();
+    assert_eq!(on.len(), 1, "{t:?}");
+    on[0]["tabId"].as_str().unwrap().to_owned()
+}
+
+/// WEB-28, WEB-32, WEB-35 through the Host: the model's actions are exactly reload, back,
+/// forward and close; a file or folder tab's reload re-checks the authorization now and
+/// reloads into the same tab without giving the model its content; closing a background tab
+/// keeps the selection, closing the active one selects its neighbour.
+#[tokio::test]
+async fn tab_actions_reload_files_inside_the_authorization_and_close_as_a_person_would() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    std::fs::create_dir_all(w.file("docs")).unwrap();
+    std::fs::create_dir_all(w.file("sub/inner")).unwrap();
+    std::fs::write(w.file("docs/notes.md"), "private notes text").unwrap();
+    std::fs::write(w.file("sub/inner/keep.txt"), "kept").unwrap();
+    std::fs::write(w.outside.join("secret.txt"), "outside secret text").unwrap();
+    let id = |v: &Value| v["tabId"].as_str().unwrap().to_owned();
+    let (_, file) = open(&w, &s, json!({"kind": "file", "path": "docs/notes.md"})).await;
+    let (_, folder) = open(&w, &s, json!({"kind": "workspace", "path": "sub"})).await;
+    let (_, n1) = open(&w, &s, json!({"kind": "new"})).await;
+    let (_, n2) = open(&w, &s, json!({"kind": "new"})).await;
+    let (file, folder, n1, n2) = (id(&file), id(&folder), id(&n1), id(&n2));
+    assert_eq!(active(&w, &s).await, n2);
+
+    // The schema the model is sent names exactly the four actions.
+    let (status, _) = tool(&w, &s, "list_preview_tabs", json!({})).await;
+    assert_eq!(status, "succeeded");
+    let sent = w.sim.chat_requests().last().unwrap().body.clone();
+    let schema = sent["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "preview_tab_action")
+        .unwrap()["function"]["parameters"]
+        .clone();
+    assert_eq!(
+        schema["properties"]["action"]["enum"],
+        json!(["reload", "back", "forward", "close"])
+    );
+    let (status, result) = tool(
+        &w,
+        &s,
+        "preview_tab_action",
+        json!({"tabId": file, "action": "refresh"}),
+    )
+    .await;
+    assert_eq!(status, "failed", "{result}");
+    assert!(result.contains("refresh"), "{result}");
+
+    // A file and a folder tab reload: the same tab, the selection kept, no content returned.
+    for tab in [&file, &folder] {
+        let (status, result) = tool(
+            &w,
+            &s,
+            "preview_tab_action",
+            json!({"tabId": tab, "action": "reload"}),
+        )
+        .await;
+        assert_eq!(status, "succeeded", "{result}");
+        let v: Value = serde_json::from_str(&result).unwrap();
+        assert_eq!(
+            (&v["status"], &v["tabId"]),
+            (&json!("reload_requested"), &json!(tab))
+        );
+        assert!(!result.contains("private notes text") && !result.contains("keep.txt"));
+    }
+    assert_eq!(
+        tab_ids(&tabs(&w, &s).await),
+        [file.clone(), folder.clone(), n1.clone(), n2.clone()]
+    );
+    assert_eq!(active(&w, &s).await, n2);
+    let sent = w.sim.chat_requests().last().unwrap().body.to_string();
+    assert!(!sent.contains("private notes text"), "{sent}");
+
+    // The authorization is checked again at the reload: the folder moved out of the project,
+    // the file swapped for a link to a file outside it: refused, nothing reloaded.
+    std::fs::rename(w.file("sub"), w.outside.join("sub")).unwrap();
+    std::fs::remove_file(w.file("docs/notes.md")).unwrap();
+    std::os::unix::fs::symlink(w.outside.join("secret.txt"), w.file("docs/notes.md")).unwrap();
+    for (tab, what) in [(&folder, "folder"), (&file, "file")] {
+        let (status, result) = tool(
+            &w,
+            &s,
+            "preview_tab_action",
+            json!({"tabId": tab, "action": "reload"}),
+        )
+        .await;
+        assert_eq!(status, "failed", "{result}");
+        assert!(
+            result.contains(&format!(
+                "the {what} is no longer inside the authorized folder"
+            )),
+            "{result}"
+        );
+        assert!(!result.contains("outside secret text"));
+    }
+    // Listed again, neither is offered any more; back and forward do not apply to them.
+    let (_, listed) = tool(&w, &s, "list_preview_tabs", json!({})).await;
+    assert!(
+        !listed.contains(&file) && !listed.contains(&folder),
+        "{listed}"
+    );
+    std::fs::rename(w.outside.join("sub"), w.file("sub")).unwrap();
+    std::fs::remove_file(w.file("docs/notes.md")).unwrap();
+    std::fs::write(w.file("docs/notes.md"), "private notes text").unwrap();
+    tool(&w, &s, "list_preview_tabs", json!({})).await;
+    let (status, result) = tool(
+        &w,
+        &s,
+        "preview_tab_action",
+        json!({"tabId": folder, "action": "back"}),
+    )
+    .await;
+    assert_eq!(status, "failed");
+    assert!(result.contains("does not apply"), "{result}");
+
+    // Closing a background tab keeps the selection (WEB-35) ...
+    let (status, result) = tool(
+        &w,
+        &s,
+        "preview_tab_action",
+        json!({"tabId": n1, "action": "close"}),
+    )
+    .await;
+    assert_eq!(
+        (status.as_str(), result.contains("\"closed\"")),
+        ("succeeded", true),
+        "{result}"
+    );
+    assert_eq!(
+        tab_ids(&tabs(&w, &s).await),
+        [file.clone(), folder.clone(), n2.clone()]
+    );
+    assert_eq!(active(&w, &s).await, n2);
+    // ... also when the active tab is the first, and the closed one is after it.
+    w.ok("POST", &format!("/api/tabs/{file}/activate"), None)
+        .await;
+    tool(&w, &s, "list_preview_tabs", json!({})).await;
+    let (status, _) = tool(
+        &w,
+        &s,
+        "preview_tab_action",
+        json!({"tabId": folder, "action": "close"}),
+    )
+    .await;
+    assert_eq!(status, "succeeded");
+    assert_eq!(active(&w, &s).await, file);
+    // Closing the active tab selects its neighbour: the next one, else the one before.
+    let (_, n3) = open(&w, &s, json!({"kind": "new"})).await;
+    let n3 = id(&n3);
+    w.ok("POST", &format!("/api/tabs/{file}/activate"), None)
+        .await;
+    tool(&w, &s, "list_preview_tabs", json!({})).await;
+    tool(
+        &w,
+        &s,
+        "preview_tab_action",
+        json!({"tabId": file, "action": "close"}),
+    )
+    .await;
+    assert_eq!(tab_ids(&tabs(&w, &s).await), [n2.clone(), n3.clone()]);
+    assert_eq!(active(&w, &s).await, n2);
+    w.ok("POST", &format!("/api/tabs/{n3}/activate"), None)
+        .await;
+    tool(&w, &s, "list_preview_tabs", json!({})).await;
+    tool(
+        &w,
+        &s,
+        "preview_tab_action",
+        json!({"tabId": n3, "action": "close"}),
+    )
+    .await;
+    assert_eq!(tab_ids(&tabs(&w, &s).await), [n2.as_str()]);
+    assert_eq!(active(&w, &s).await, n2);
+}
+
+/// WEB-29 without a browser: an iframe tab is its URL, and an open_webpage claim that moves it
+/// between the list and a close makes the close refused (list again), never asked about.
+#[tokio::test]
+async fn closing_a_web_tab_whose_address_changed_since_the_list_is_refused() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    let (_, tab) = open(
+        &w,
+        &s,
+        json!({"kind": "web", "url": "https://example.com/a"}),
+    )
+    .await;
+    let tab = tab["tabId"].as_str().unwrap().to_owned();
+    tool(&w, &s, "list_preview_tabs", json!({})).await;
+    let mut events = live_stream(&w, &s).await;
+    let run = w.run(&s, "[demo:openweb] url=https://example.com/b").await;
+    let (id, digest, _) = approval(&w, &run).await;
+    assert_eq!(w.decide(&id, &digest, "approve").await, 204);
+    let (ticket, _) = next_ticket(&mut events).await;
+    let claimed = w
+        .ok("POST", &claim_path(&ticket), Some(json!({"sessionId": s})))
+        .await;
+    assert_eq!(
+        claimed["tabId"],
+        tab.as_str(),
+        "the same tab shows the new address"
+    );
+    w.ok("POST", &ack_path(&ticket), None).await;
+    w.finished(&run).await;
+
+    let mut live = w.host.subscribe();
+    let (status, result) = tool(
+        &w,
+        &s,
+        "preview_tab_action",
+        json!({"tabId": tab, "action": "close"}),
+    )
+    .await;
+    assert_eq!(status, "failed", "{result}");
+    assert!(result.contains("changed since it was listed"), "{result}");
+    assert!(
+        !std::iter::from_fn(|| live.try_recv().ok())
+            .any(|e| matches!(e, p::Live::Tabs(p::TabLive::Dialog(_)))),
+        "nobody was asked"
+    );
+    assert_eq!(tab_ids(&tabs(&w, &s).await), [tab.as_str()]);
+    // Listed again, the close asks the person.
+    tool(&w, &s, "list_preview_tabs", json!({})).await;
+    let args = json!({"tabId": tab, "action": "close"});
+    let run = w
+        .run(
+            &s,
+            &format!("[demo:mcp-call] tool=preview_tab_action args={args}"),
+        )
+        .await;
+    let dialog = next_dialog(&mut live).await;
+    assert_eq!(dialog.tab_id, tab);
+    w.ok(
+        "POST",
+        &format!("/api/dialogs/{}", dialog.dialog_id),
+        Some(json!({"accept": true})),
+    )
+    .await;
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["succeeded"], "{r}");
+    assert!(tabs(&w, &s).await.is_empty());
+}

@@ -336,7 +336,7 @@ test("QA samples of the tabs work in memory only (UI-11, UI-12, UI-14, UI-15)", 
   await expect(read.getByLabel("Read result")).toContainText('"source": "untrusted_webpage"');
   await expect(read.getByLabel("Read result")).toContainText("fixed test material");
   await expect(read.getByRole("group")).toHaveCount(0);
-  // UI-15: file refresh fills marked in-memory text; web navigation is unsupported; close goes
+  // UI-15: file reload fills marked in-memory text; web navigation is unsupported; close goes
   // through the reducer (the active tab's neighbour is selected).
   const acts = page.locator('[data-sample="tab-actions"]');
   await acts.getByRole("button", { name: "Open a file tab" }).click();
@@ -345,9 +345,11 @@ test("QA samples of the tabs work in memory only (UI-11, UI-12, UI-14, UI-15)", 
   const target = acts.getByRole("combobox", { name: "Target tab" });
   const action = acts.getByRole("combobox", { name: "Action" });
   await target.selectOption({ label: "file: notes.md" });
-  await action.selectOption("refresh");
+  // WEB-28: the four actions of the tool, no "refresh" among them.
+  await expect(action.locator("option")).toHaveText(["reload", "back", "forward", "close"]);
+  await action.selectOption("reload");
   await acts.getByRole("button", { name: "Run action" }).click();
-  await expect(acts.getByLabel("Action result")).toContainText('"status": "refresh_requested"');
+  await expect(acts.getByLabel("Action result")).toContainText('"status": "reload_requested"');
   await panel.getByRole("tab", { name: "notes.md" }).click();
   await expect(panel.getByRole("tabpanel")).toContainText("[in-memory QA text, not read from any file #1] docs/notes.md");
   await target.selectOption({ label: "web: https://example.com/" });

@@ -522,12 +522,12 @@ impl Tabs {
         &self,
         tab: &str,
         native: Option<TabHandle>,
-    ) -> Result<CloseOutcome, String> {
+    ) -> Result<CloseOutcome, wisp_preview::PreviewError> {
         let outcome = match (native, self.running().await) {
             (Some(handle), Some(browser)) => match browser.close_tab(handle).await {
                 Ok(o) => o,
                 Err(wisp_preview::PreviewError::TabClosed) => CloseOutcome::Closed,
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(e),
             },
             _ => CloseOutcome::Closed,
         };
@@ -899,8 +899,9 @@ impl Tabs {
         }))
     }
 
-    /// `preview_tab_action`: reload, back, forward, refresh or close a listed tab that has not
-    /// changed since it was listed.
+    /// `preview_tab_action`: reload, back, forward or close a listed tab that has not changed
+    /// since it was listed (WEB-28..38). Exactly these four actions; a file or folder tab's
+    /// reload is its refresh.
     pub(crate) async fn act_for_model(
         &self,
         session: &str,
@@ -908,16 +909,85 @@ impl Tabs {
         action: &str,
         sandbox: Option<Arc<Sandbox>>,
     ) -> Result<Value, String> {
+        if !matches!(action, "reload" | "back" | "forward" | "close") {
+            return Err(format!(
+                "unknown action {action}; use reload, back, forward or close"
+            ));
+        }
         let bound = self.bound(session, tab, false)?;
-        let kind = lock(&self.shared.state)
-            .tabs
-            .get(tab)
-            .map(|t| t.kind.clone())
-            .ok_or("the tab is closed")?;
+        let (kind, waiting) = {
+            let state = lock(&self.shared.state);
+            let kind = state
+                .tabs
+                .get(tab)
+                .map(|t| t.kind.clone())
+                .ok_or("the tab is closed")?;
+            let waiting = state.dialogs.values().any(|d| d.shown.tab_id == tab);
+            (kind, waiting)
+        };
+        let changed = || format!("tab {tab} changed since it was listed; list the tabs again");
+        // WEB-29: what was recorded at listing — the kind, the URL or path, the page — must
+        // still be what the tab is.
+        if wire_kind(&kind) != bound.kind {
+            return Err(changed());
+        }
+        // WEB-33: a tab the person is being asked about (closing it, or a page saying it has
+        // unsaved work) is left to the person.
+        if waiting {
+            return Err(format!(
+                "tab {tab} is waiting for the person's answer to a question about it; leave it to them and try again later"
+            ));
+        }
         let requested = |what: &str| json!({"status": what, "tabId": tab});
-        match (&kind, action) {
-            (Kind::Web { native, .. }, "reload" | "back" | "forward") => {
-                let (PreviewBackend::Native(_), Some(handle)) = (self.backend(), *native) else {
+        match &kind {
+            Kind::Web { native, url } => {
+                let native = *native;
+                if native != bound.native {
+                    return Err(changed());
+                }
+                let browser = match (native, self.backend()) {
+                    (Some(handle), PreviewBackend::Native(_)) => {
+                        let browser = self.running().await.ok_or("the browser is not running")?;
+                        let info = browser
+                            .tab_info(handle)
+                            .filter(|i| !i.closed)
+                            .ok_or("the tab is closed")?;
+                        if info.nav_version != bound.version
+                            || wisp_preview::display_url(&info.url) != bound.place
+                        {
+                            return Err(
+                                "the tab navigated since it was listed; list the tabs again".into(),
+                            );
+                        }
+                        // WEB-33: a page still loading is left alone, a close too.
+                        if info.load_state == LoadState::Loading {
+                            return Err(
+                                "the tab is still loading; try again when it has loaded".into()
+                            );
+                        }
+                        // Reloading it would ask that address again; going back or forward
+                        // acts for a page the person never opened. Closing stays allowed
+                        // (the person is asked).
+                        if action != "close"
+                            && let Some(moved) = trust::moved(&info)
+                        {
+                            return Err(trust::refusal("preview_tab_action", &info.url, moved));
+                        }
+                        Some((browser, handle))
+                    }
+                    _ => {
+                        // An iframe tab: its URL is all there is to compare (an open_webpage
+                        // claim moves it).
+                        if wisp_preview::display_url(url) != bound.place {
+                            return Err(changed());
+                        }
+                        None
+                    }
+                };
+                if action == "close" {
+                    return self.close_for_model(session, tab, native).await;
+                }
+                let Some((browser, handle)) = browser else {
                     let reason = match self.backend() {
                         PreviewBackend::WebOnly(r) => r,
                         PreviewBackend::Native(_) => {
@@ -928,33 +998,38 @@ impl Tabs {
                         "unsupported: {action} needs the desktop browser ({reason})"
                     ));
                 };
-                let browser = self.running().await.ok_or("the browser is not running")?;
-                let info = browser
-                    .tab_info(handle)
-                    .filter(|i| !i.closed)
-                    .ok_or("the tab is closed")?;
-                if Some(handle) != bound.native || info.nav_version != bound.version {
-                    return Err("the tab navigated since it was listed; list the tabs again".into());
-                }
-                if info.load_state == LoadState::Loading {
-                    return Err("the tab is still loading; try again when it has loaded".into());
-                }
-                // Reloading it would ask that address again; going back or forward acts for a
-                // page the person never opened.
-                if let Some(moved) = trust::moved(&info) {
-                    return Err(trust::refusal("preview_tab_action", &info.url, moved));
-                }
                 let sent = match action {
                     "reload" => browser.reload(handle).await,
                     "back" => browser.back(handle).await,
                     _ => browser.forward(handle).await,
                 };
-                sent.map_err(|e| e.to_string())?;
                 self.changed(session);
-                // Only that the request was sent: whether it loads is the tab's business.
-                Ok(requested("navigation_requested"))
+                match sent {
+                    Ok(_) => Ok(requested("navigation_requested")),
+                    Err(wisp_preview::PreviewError::Unanswered(why)) => {
+                        Err(status_unknown(action, tab, &why))
+                    }
+                    Err(e) => Err(e.to_string()),
+                }
             }
-            (Kind::File { path } | Kind::Workspace { path }, "refresh") => {
+            Kind::File { path } | Kind::Workspace { path } => {
+                if action == "close" {
+                    // The path a tab shows never changes: its kind and ID are the tab.
+                    self.remove(tab);
+                    return Ok(requested("closed"));
+                }
+                if action != "reload" {
+                    return Err(format!(
+                        "{action} does not apply to a {} tab; it takes reload or close",
+                        if matches!(kind, Kind::File { .. }) {
+                            "file"
+                        } else {
+                            "workspace"
+                        }
+                    ));
+                }
+                // WEB-32: the authorization is checked again here, through the session's
+                // sandbox as it is now (none once the project is revoked).
                 let place = (matches!(kind, Kind::Workspace { .. }), path.clone());
                 let what = if place.0 { "folder" } else { "file" };
                 let checked =
@@ -964,47 +1039,64 @@ impl Tabs {
                         .flatten();
                 if checked.is_none() || checked != bound.place {
                     return Err(format!(
-                        "the {what} is no longer inside the authorized folder or has moved; list the tabs again"
+                        "refused: the {what} is no longer inside the authorized folder or has moved; nothing was reloaded. List the tabs again"
                     ));
                 }
+                // The same tab shows it read again (the UI reads it anew on this event); its
+                // content is not the model's.
                 self.changed(session);
-                Ok(requested("refresh_requested"))
+                Ok(json!({
+                    "status": "reload_requested",
+                    "tabId": tab,
+                    "note": format!("The {what} is read again into the same tab for the person; its content is not part of this result."),
+                }))
             }
-            (Kind::Web { native, .. }, "close") => {
-                let native = *native;
-                if native != bound.native {
-                    return Err("the tab changed since it was listed; list the tabs again".into());
-                }
-                if !self.confirm_close(session, tab, AGENT_CLOSE_NOTE).await {
-                    return Ok(
-                        json!({"status": "cancelled", "tabId": tab, "message": "The person kept the tab open."}),
-                    );
-                }
-                match self.close_web(tab, native).await? {
-                    CloseOutcome::Closed => Ok(requested("closed")),
-                    CloseOutcome::Kept => Ok(
-                        json!({"status": "cancelled", "tabId": tab, "message": "The page asked to stay open and the person kept it."}),
-                    ),
+            Kind::New => {
+                if action == "close" {
+                    self.remove(tab);
+                    Ok(requested("closed"))
+                } else {
+                    Err(format!(
+                        "{action} does not apply to a new tab; it takes close only"
+                    ))
                 }
             }
-            (Kind::File { .. } | Kind::Workspace { .. } | Kind::New, "close") => {
-                self.remove(tab);
-                Ok(requested("closed"))
-            }
-            (_, "reload" | "back" | "forward" | "refresh") => Err(format!(
-                "{action} does not apply to a {} tab",
-                match wire_kind(&kind) {
-                    p::TabKind::Web => "web",
-                    p::TabKind::File => "file",
-                    p::TabKind::New => "new",
-                    p::TabKind::Workspace => "workspace",
-                }
-            )),
-            _ => Err(format!(
-                "unknown action {action}; use reload, back, forward, refresh or close"
-            )),
         }
     }
+
+    /// Closes a listed web tab for the model: the person is asked first, then the page's own
+    /// `beforeunload` may keep it (WEB-36). A close sent whose end never came is "status
+    /// unknown" (WEB-38): the page may close yet, and it is not sent again.
+    async fn close_for_model(
+        &self,
+        session: &str,
+        tab: &str,
+        native: Option<TabHandle>,
+    ) -> Result<Value, String> {
+        if !self.confirm_close(session, tab, AGENT_CLOSE_NOTE).await {
+            return Ok(
+                json!({"status": "cancelled", "tabId": tab, "message": "The person kept the tab open."}),
+            );
+        }
+        match self.close_web(tab, native).await {
+            Ok(CloseOutcome::Closed) => Ok(json!({"status": "closed", "tabId": tab})),
+            Ok(CloseOutcome::Kept) => Ok(
+                json!({"status": "cancelled", "tabId": tab, "message": "The page asked to stay open and the person kept it."}),
+            ),
+            Err(wisp_preview::PreviewError::Unanswered(why)) => {
+                self.changed(session);
+                Err(status_unknown("close", tab, &why))
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// What the model is told of an action that was sent and whose answer was lost (WEB-38).
+fn status_unknown(action: &str, tab: &str, why: &str) -> String {
+    format!(
+        "status unknown: {action} was sent to tab {tab}, but the browser's answer was lost ({why}); it may have happened, and it is not retried. List the tabs to see the tab as it is now."
+    )
 }
 
 /// Carries the browser's tab events to the sessions: changes and closes to the tab lists,
@@ -1070,6 +1162,14 @@ mod tests {
             })
             .collect();
         format!("http://127.0.0.1:{}", raw_site(replies).await)
+    }
+
+    /// A whole HTTP answer with an HTML page.
+    fn html(body: &str) -> String {
+        format!(
+            "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
     }
 
     /// A loopback site answering each path with a whole HTTP response (a page, a redirect, a
@@ -1336,6 +1436,179 @@ mod tests {
 
         tabs.shutdown().await;
         assert!(tabs.running().await.is_none());
+    }
+
+    /// A loopback listener that accepts connections and never answers: a page with an image
+    /// from it keeps loading.
+    async fn silent_port() -> u16 {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((stream, _)) = listener.accept().await {
+                held.push(stream);
+            }
+        });
+        port
+    }
+
+    fn native_handle(tabs: &Tabs, id: &str) -> TabHandle {
+        match &lock(&tabs.shared.state).tabs[id].kind {
+            Kind::Web {
+                native: Some(h), ..
+            } => *h,
+            _ => panic!("not a native web tab"),
+        }
+    }
+
+    /// Stops (`STOP`) or continues (`CONT`) the browser's whole process group: a stopped
+    /// browser reads its pipe no more, so every answer it owes is lost.
+    fn signal_browser(browser: &Browser, signal: &str) {
+        let group = format!("-{}", browser.pid().unwrap());
+        let done = std::process::Command::new("kill")
+            .args(["-s", signal, "--", &group])
+            .status()
+            .unwrap();
+        assert!(done.success(), "kill -s {signal} {group}");
+    }
+
+    /// WEB-29, WEB-33, WEB-38 on the real browser: an action (close too) is refused when the
+    /// tab navigated since it was listed, while its page is loading and while the person is
+    /// asked about it; a reload or close the browser received but never answered is "status
+    /// unknown" and is not sent again, and a history move whose question went unanswered was
+    /// never sent (a plain error).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn actions_refuse_changed_or_busy_tabs_and_a_lost_answer_is_status_unknown() {
+        let hang = silent_port().await;
+        let port = raw_site(vec![
+            ("/a", html("<title>A</title><p>alpha</p>")),
+            ("/b", html("<title>B</title><p>beta</p>")),
+            (
+                "/slow",
+                html(&format!(
+                    "<title>Slow</title><p>slow</p><img src='http://127.0.0.1:{hang}/never.png'>"
+                )),
+            ),
+        ])
+        .await;
+        let base = format!("http://127.0.0.1:{port}");
+        let (events, mut live) = broadcast::channel(256);
+        let tabs = Tabs::new(events);
+        let profile = tempfile::tempdir().unwrap();
+        // A lost answer is one not given in 5 s here (30 s and 10 s in Wisp).
+        let wait = Duration::from_secs(5);
+        tabs.set_backend(PreviewBackend::Native(Arc::new(
+            Preview::new(wisp_preview::LaunchConfig {
+                binary: wisp_preview::find_browser().unwrap(),
+                profile_dir: profile.path().to_path_buf(),
+                display: wisp_preview::Display::Headless,
+                host_map: Vec::new(),
+            })
+            .with_answer_timeouts_for_tests(wait, wait),
+        )));
+        let a = tabs.open("s1", web(format!("{base}/a"))).await.unwrap();
+        let b = tabs.open("s1", web(format!("{base}/b"))).await.unwrap();
+        let c = tabs.open("s1", web(format!("{base}/b"))).await.unwrap();
+        let slow = tabs.open("s1", web(format!("{base}/slow"))).await.unwrap();
+        for t in [&a, &b, &c] {
+            settle(&tabs, t).await;
+        }
+        let browser = tabs.running().await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !browser
+            .tab_info(native_handle(&tabs, &slow))
+            .is_some_and(|i| i.url.ends_with("/slow") && i.load_state == LoadState::Loading)
+        {
+            assert!(Instant::now() < deadline, "the slow page did not commit");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // Bounded: an action that asked the person instead of refusing would wait minutes.
+        let act = |tab: String, action: &'static str| {
+            let tabs = tabs.clone();
+            async move {
+                tokio::time::timeout(
+                    Duration::from_secs(30),
+                    tabs.act_for_model("s1", &tab, action, None),
+                )
+                .await
+                .expect("refused at once, nobody asked")
+            }
+        };
+
+        // A page still loading: every action is refused, a close too (WEB-33).
+        tabs.list_for_model("s1", None).await.unwrap();
+        for action in ["reload", "close"] {
+            let e = act(slow.clone(), action).await.unwrap_err();
+            assert!(e.contains("still loading"), "{action}: {e}");
+        }
+
+        // A tab the person is asked about (their own close) is left to them (WEB-33).
+        assert_eq!(
+            tabs.close_by_person(&b).await.unwrap(),
+            p::CloseStatus::Closing
+        );
+        let asked = next_dialog(&mut live).await;
+        for action in ["reload", "close"] {
+            let e = act(b.clone(), action).await.unwrap_err();
+            assert!(
+                e.contains("waiting for the person's answer"),
+                "{action}: {e}"
+            );
+        }
+        tabs.answer(&asked.dialog_id, false).await.unwrap();
+
+        // The page navigated since the list: a close is refused like the other actions (WEB-29).
+        tabs.list_for_model("s1", None).await.unwrap();
+        browser
+            .navigate(native_handle(&tabs, &a), &format!("{base}/b"))
+            .await
+            .unwrap();
+        settle(&tabs, &a).await;
+        let e = act(a.clone(), "close").await.unwrap_err();
+        assert!(e.contains("navigated since it was listed"), "{e}");
+        assert!(tabs.session_of(&a).is_some());
+
+        // The browser stops answering (WEB-38).
+        tabs.list_for_model("s1", None).await.unwrap();
+        let before = browser
+            .tab_info(native_handle(&tabs, &c))
+            .unwrap()
+            .nav_version;
+        signal_browser(&browser, "STOP");
+        let e = act(c.clone(), "reload").await.unwrap_err();
+        assert!(
+            e.starts_with("status unknown: reload was sent to tab") && e.contains("not retried"),
+            "{e}"
+        );
+        // Sent once: a retry would have moved the version again.
+        let after = browser
+            .tab_info(native_handle(&tabs, &c))
+            .unwrap()
+            .nav_version;
+        assert_eq!(after, before + 1);
+        // Going back asks the page's history first: unanswered, nothing was sent.
+        let e = act(a.clone(), "back").await.unwrap_err();
+        assert!(
+            !e.contains("status unknown") && e.contains("did not answer"),
+            "{e}"
+        );
+        // A close the person agreed to, sent and never confirmed: not "closed", not "failed".
+        let closing = tokio::spawn(act(b.clone(), "close"));
+        let d = next_dialog(&mut live).await;
+        assert_eq!(
+            (d.kind, d.tab_id.as_str()),
+            (p::DialogKind::CloseConfirm, b.as_str())
+        );
+        tabs.answer(&d.dialog_id, true).await.unwrap();
+        let e = closing.await.unwrap().unwrap_err();
+        assert!(
+            e.starts_with("status unknown: close was sent to tab"),
+            "{e}"
+        );
+        assert!(tabs.session_of(&b).is_some(), "not claimed closed");
+
+        signal_browser(&browser, "CONT");
+        tabs.shutdown().await;
     }
 
     /// A headless browser backend with `binary` and a profile in `profile` (it starts at the

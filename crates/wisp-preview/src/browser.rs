@@ -21,8 +21,8 @@ use crate::PreviewError;
 use crate::cdp::{CdpError, Connection, Event};
 use crate::extract::{self, PageText, cut_chars};
 use crate::limits::{
-    CLOSE_TIMEOUT, DIALOG_TIMEOUT, EVENT_BUFFER, HISTORY_RETRY, HISTORY_TRIES, LAUNCH_TIMEOUT,
-    MAX_DOWNLOAD_NAME_CHARS, MAX_TITLE_CHARS, SCREEN_IDLE, SHUTDOWN_GRACE,
+    CLOSE_TIMEOUT, COMMAND_TIMEOUT, DIALOG_TIMEOUT, EVENT_BUFFER, HISTORY_RETRY, HISTORY_TRIES,
+    LAUNCH_TIMEOUT, MAX_DOWNLOAD_NAME_CHARS, MAX_TITLE_CHARS, SCREEN_IDLE, SHUTDOWN_GRACE,
 };
 use crate::process::{BrowserProcess, LaunchConfig};
 use crate::screen::{self, Screen};
@@ -185,6 +185,29 @@ pub(crate) struct Inner {
     pub(crate) frame_arrived: tokio::sync::Notify,
     /// How long an unwatched screencast runs on ([`SCREEN_IDLE`]; shorter in tests).
     pub(crate) screen_idle: Duration,
+    /// How long a close waits for its page to go ([`CLOSE_TIMEOUT`]; shorter in tests).
+    close_timeout: Duration,
+}
+
+/// How long the browser is waited for: the limits of `limits.rs`, shorter in tests.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Waits {
+    /// How long an unwatched screencast runs on.
+    pub(crate) screen_idle: Duration,
+    /// How long a command waits for its answer.
+    pub(crate) command: Duration,
+    /// How long a close waits for its page to go (no dialog open).
+    pub(crate) close: Duration,
+}
+
+impl Default for Waits {
+    fn default() -> Self {
+        Self {
+            screen_idle: SCREEN_IDLE,
+            command: COMMAND_TIMEOUT,
+            close: CLOSE_TIMEOUT,
+        }
+    }
 }
 
 /// A running browser. Cheap to clone; dropping the last clone kills its process group.
@@ -197,23 +220,29 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// A command's failure; one that was sent and never answered stays distinguishable
+/// ([`PreviewError::Unanswered`]).
 pub(crate) fn browser_err(e: CdpError) -> PreviewError {
-    PreviewError::Browser(e.to_string())
+    if e.answer_lost() {
+        PreviewError::Unanswered(e.to_string())
+    } else {
+        PreviewError::Browser(e.to_string())
+    }
 }
 
 impl Browser {
     /// Starts the browser and waits until it answers.
     pub async fn launch(config: &LaunchConfig) -> Result<Self, PreviewError> {
-        Self::launch_with(config, SCREEN_IDLE).await
+        Self::launch_with(config, Waits::default()).await
     }
 
-    /// [`Browser::launch`] with the time an unwatched screencast runs on.
+    /// [`Browser::launch`] with other waits than the limits.
     pub(crate) async fn launch_with(
         config: &LaunchConfig,
-        screen_idle: Duration,
+        waits: Waits,
     ) -> Result<Self, PreviewError> {
         let (process, to_browser, from_browser) = BrowserProcess::spawn(config)?;
-        let conn = Connection::start(to_browser, from_browser);
+        let conn = Connection::start(to_browser, from_browser, waits.command);
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let pid = process.pid();
         let inner = Arc::new(Inner {
@@ -224,7 +253,8 @@ impl Browser {
             events,
             next_tab: AtomicU64::new(1),
             frame_arrived: tokio::sync::Notify::new(),
-            screen_idle,
+            screen_idle: waits.screen_idle,
+            close_timeout: waits.close,
         });
         tokio::spawn(monitor(Arc::downgrade(&inner), conn.subscribe()));
         let ready = tokio::time::timeout(
@@ -415,12 +445,13 @@ impl Browser {
 
     async fn go(&self, tab: TabHandle, delta: i64) -> Result<u64, PreviewError> {
         let session = self.session(tab)?;
+        // Only a question: without its answer nothing was asked of the page yet.
         let history = self
             .inner
             .conn
             .call("Page.getNavigationHistory", json!({}), Some(&session))
             .await
-            .map_err(browser_err)?;
+            .map_err(|e| PreviewError::Browser(e.to_string()))?;
         let current = history
             .get("currentIndex")
             .and_then(Value::as_i64)
@@ -569,7 +600,7 @@ impl Browser {
                 .call("Page.close", json!({}), Some(&close_session))
                 .await;
         });
-        let mut deadline = tokio::time::Instant::now() + CLOSE_TIMEOUT;
+        let mut deadline = tokio::time::Instant::now() + self.inner.close_timeout;
         let mut dialog_open = false;
         loop {
             let event = match tokio::time::timeout_at(deadline, events.recv()).await {
@@ -581,8 +612,9 @@ impl Browser {
                     let _ = self.answer_dialog(tab, false).await;
                     return Ok(CloseOutcome::Kept);
                 }
+                // `Page.close` went out: the page may close yet, or may have closed unseen.
                 Err(_) => {
-                    return Err(PreviewError::Browser(
+                    return Err(PreviewError::Unanswered(
                         "the page did not close in time".into(),
                     ));
                 }
@@ -606,7 +638,7 @@ impl Browser {
                     if event.params.get("result").and_then(Value::as_bool) != Some(true) {
                         return Ok(CloseOutcome::Kept);
                     }
-                    deadline = tokio::time::Instant::now() + CLOSE_TIMEOUT;
+                    deadline = tokio::time::Instant::now() + self.inner.close_timeout;
                 }
                 _ => {}
             }
@@ -778,7 +810,7 @@ async fn confirm_opened(
                 history = Some(h);
                 break;
             }
-            Err(CdpError::Closed) => return,
+            Err(CdpError::Closed | CdpError::Unanswered(_)) => return,
             Err(_) => tokio::time::sleep(HISTORY_RETRY).await,
         }
     }

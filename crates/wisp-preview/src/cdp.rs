@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use crate::limits::{COMMAND_TIMEOUT, EVENT_BUFFER, MAX_MESSAGE_BYTES};
+use crate::limits::{EVENT_BUFFER, MAX_MESSAGE_BYTES};
 
 /// A failed DevTools command.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -19,9 +20,12 @@ pub enum CdpError {
     /// The browser's pipe closed (it exited or crashed).
     #[error("the browser is gone")]
     Closed,
-    /// No answer within the command timeout.
+    /// Sent, but no answer within the command timeout: it may have been carried out.
     #[error("the browser did not answer {0} in time")]
     Timeout(String),
+    /// Sent, but the pipe closed before the answer came: it may have been carried out.
+    #[error("the browser's answer to {0} was lost (its pipe closed)")]
+    Unanswered(String),
     /// The browser answered with an error.
     #[error("the browser refused {method}: {message}")]
     Protocol {
@@ -30,6 +34,14 @@ pub enum CdpError {
         /// The browser's message.
         message: String,
     },
+}
+
+impl CdpError {
+    /// Whether the command reached the browser's pipe and its answer never came: what it asks
+    /// may have happened, so the caller must neither report it as failed nor send it again.
+    pub fn answer_lost(&self) -> bool {
+        matches!(self, Self::Timeout(_) | Self::Unanswered(_))
+    }
 }
 
 /// An event from the browser; `session` is set for events of an attached page.
@@ -49,11 +61,17 @@ pub(crate) struct Connection {
     outgoing: mpsc::UnboundedSender<Vec<u8>>,
     events: broadcast::Sender<Event>,
     closed: Arc<AtomicBool>,
+    /// How long a command waits for its answer (`COMMAND_TIMEOUT`; shorter in tests).
+    timeout: Duration,
 }
 
 impl Connection {
     /// Starts the reader and writer tasks over the two pipe ends.
-    pub(crate) fn start(to_browser: pipe::Sender, from_browser: pipe::Receiver) -> Arc<Self> {
+    pub(crate) fn start(
+        to_browser: pipe::Sender,
+        from_browser: pipe::Receiver,
+        timeout: Duration,
+    ) -> Arc<Self> {
         let (outgoing, rx) = mpsc::unbounded_channel();
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let pending: Arc<Pending> = Arc::default();
@@ -71,6 +89,7 @@ impl Connection {
             outgoing,
             events,
             closed,
+            timeout,
         })
     }
 
@@ -84,7 +103,9 @@ impl Connection {
         self.closed.load(Ordering::SeqCst)
     }
 
-    /// Sends one command and waits for its answer (at most [`COMMAND_TIMEOUT`]).
+    /// Sends one command and waits for its answer (at most the connection's timeout,
+    /// `COMMAND_TIMEOUT`). `Closed` means it was never sent; `Timeout` and `Unanswered` that it
+    /// was sent and its answer never came ([`CdpError::answer_lost`]).
     pub(crate) async fn call(
         &self,
         method: &str,
@@ -106,15 +127,17 @@ impl Connection {
             lock(&self.pending).remove(&id);
             return Err(CdpError::Closed);
         }
-        match tokio::time::timeout(COMMAND_TIMEOUT, rx).await {
+        match tokio::time::timeout(self.timeout, rx).await {
             Ok(Ok(answer)) => answer.map_err(|e| match e {
                 CdpError::Protocol { message, .. } => CdpError::Protocol {
                     method: method.to_owned(),
                     message,
                 },
-                other => other,
+                // The pipe closed after the command was queued for it: whether the browser
+                // read it is unknown.
+                _ => CdpError::Unanswered(method.to_owned()),
             }),
-            Ok(Err(_)) => Err(CdpError::Closed),
+            Ok(Err(_)) => Err(CdpError::Unanswered(method.to_owned())),
             Err(_) => {
                 lock(&self.pending).remove(&id);
                 Err(CdpError::Timeout(method.to_owned()))

@@ -67,6 +67,10 @@ pub enum PreviewError {
     /// It failed a command.
     #[error("{0}")]
     Browser(String),
+    /// A command that changes a tab was sent but its answer never came (no answer in time, or
+    /// the pipe closed): it may have been carried out. Never send it again on this error.
+    #[error("sent, but the browser's answer was lost: {0}")]
+    Unanswered(String),
     /// It went away.
     #[error("the browser is gone")]
     Gone,
@@ -81,6 +85,7 @@ pub enum PreviewError {
 /// The browser started on first use, and started again if it went away.
 pub struct Preview {
     config: LaunchConfig,
+    waits: browser::Waits,
     browser: tokio::sync::Mutex<Option<Browser>>,
 }
 
@@ -89,8 +94,24 @@ impl Preview {
     pub fn new(config: LaunchConfig) -> Self {
         Self {
             config,
+            waits: browser::Waits::default(),
             browser: tokio::sync::Mutex::new(None),
         }
+    }
+
+    /// For other crates' tests (feature `test-support`): how long a command waits for the
+    /// browser's answer and a close for its page to go, so a test can make an answer be lost
+    /// (a stopped browser answers nothing) without waiting the real limits out.
+    #[cfg(feature = "test-support")]
+    #[must_use]
+    pub fn with_answer_timeouts_for_tests(
+        mut self,
+        command: std::time::Duration,
+        close: std::time::Duration,
+    ) -> Self {
+        self.waits.command = command;
+        self.waits.close = close;
+        self
     }
 
     /// The running browser, started now if need be.
@@ -102,7 +123,7 @@ impl Preview {
         if let Some(dead) = slot.take() {
             dead.shutdown().await;
         }
-        let browser = Browser::launch(&self.config).await?;
+        let browser = Browser::launch_with(&self.config, self.waits).await?;
         *slot = Some(browser.clone());
         Ok(browser)
     }

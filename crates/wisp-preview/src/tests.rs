@@ -746,9 +746,15 @@ async fn live_view_frames_are_per_tab_jpegs_throttled_and_stop_unwatched() {
     .await;
     let profile = tempfile::tempdir().unwrap();
     let idle = Duration::from_secs(2);
-    let browser = Browser::launch_with(&config(profile.path()), idle)
-        .await
-        .unwrap();
+    let browser = Browser::launch_with(
+        &config(profile.path()),
+        crate::browser::Waits {
+            screen_idle: idle,
+            ..crate::browser::Waits::default()
+        },
+    )
+    .await
+    .unwrap();
 
     // Both opened before either loads: Chromium paints only the front tab of a window, so
     // had they shared one, the first would never send a frame.

@@ -3,7 +3,8 @@
 //! APPR-09). What they do is the Host's tab state (`tabs.rs`, its tickets in `tabs/tickets.rs`);
 //! here are their schemas, their typed arguments and the hand-off to it. None of them
 //! automates a page: the model can ask to show a URL, list, read a page the person opened with
-//! the one fixed extraction, and ask for reload, back, forward, refresh or close.
+//! the one fixed extraction, and ask for reload, back, forward or close (WEB-28: exactly these
+//! four; a file or folder tab's reload reads it again into the same tab).
 
 use std::sync::Arc;
 
@@ -166,7 +167,6 @@ enum Action {
     Reload,
     Back,
     Forward,
-    Refresh,
     Close,
 }
 
@@ -176,7 +176,6 @@ impl Action {
             Self::Reload => "reload",
             Self::Back => "back",
             Self::Forward => "forward",
-            Self::Refresh => "refresh",
             Self::Close => "close",
         }
     }
@@ -186,12 +185,12 @@ impl Tool for TabAction {
     fn info(&self) -> ToolInfo {
         ToolInfo {
             name: "preview_tab_action".into(),
-            description: "Act on one tab from the latest list_preview_tabs answer: reload, back or forward (web tabs, through the page's own history), refresh (file tabs) or close (the person is asked before a web tab closes). Refused if the tab changed since it was listed; reload, back and forward also while its page has moved itself somewhere more private than the address opened in it. navigation_requested means only that the request was sent.".into(),
+            description: "Act on one tab from the latest list_preview_tabs answer: reload (a web page, or a file or folder tab read again from the project into the same tab; its content is not returned), back or forward (web tabs, through the page's own history) or close (the person is asked before a web tab closes). Refused if the tab changed since it was listed (list again), while it is loading or waiting for the person, and for reload, back and forward while its page has moved itself somewhere more private than the address opened in it. navigation_requested means only that the request was sent; status unknown means it was sent but the browser's answer was lost: it may have happened and is not retried.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
                     "tabId": tab_id_schema(),
-                    "action": {"type": "string", "enum": ["reload", "back", "forward", "refresh", "close"]}
+                    "action": {"type": "string", "enum": ["reload", "back", "forward", "close"]}
                 },
                 "required": ["tabId", "action"],
                 "additionalProperties": false
@@ -301,5 +300,35 @@ mod tests {
             Prepared::Done(Err(_))
         ));
         assert!(OpenPage.info().requires_approval);
+    }
+
+    /// WEB-28: exactly reload, back, forward and close; "refresh" is no action of the tool.
+    #[test]
+    fn tab_actions_are_exactly_reload_back_forward_and_close() {
+        let schema = TabAction.info().input_schema;
+        assert_eq!(
+            schema["properties"]["action"]["enum"],
+            json!(["reload", "back", "forward", "close"])
+        );
+        assert!(!TabAction.info().requires_approval);
+        for action in ["reload", "back", "forward", "close"] {
+            assert!(
+                parse_args::<ActionArgs>(
+                    "preview_tab_action",
+                    &json!({"tabId": "t", "action": action})
+                )
+                .is_ok(),
+                "{action}"
+            );
+        }
+        for action in ["refresh", "open", ""] {
+            let e = parse_args::<ActionArgs>(
+                "preview_tab_action",
+                &json!({"tabId": "t", "action": action}),
+            )
+            .err()
+            .unwrap();
+            assert!(e.contains("preview_tab_action"), "{e}");
+        }
     }
 }

@@ -185,7 +185,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
 }
 
 /** A workspace tab: one folder of the project as `GET …/folder` gives it; a file opens in a file
- * tab, a subfolder in a workspace tab of its own. Read again when the tabs change (a refresh). */
+ * tab, a subfolder in a workspace tab of its own. Read again when the tabs change (a reload). */
 function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sessionId: string; tab: PreviewTab; version: number; ctl: SessionTabs }) {
   const t = useT();
   const path = tab.path ?? ".";

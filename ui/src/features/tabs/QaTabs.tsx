@@ -170,16 +170,17 @@ export function ReadPageSample() {
   );
 }
 
-type ActionName = "reload" | "back" | "forward" | "refresh" | "close";
+// WEB-28: exactly the Host's four actions; a file or folder tab's refresh is its reload.
+type ActionName = "reload" | "back" | "forward" | "close";
 
-/** UI-15: tab actions on the in-memory tabs, no approval: file refresh fills marked in-memory
+/** UI-15: tab actions on the in-memory tabs, no approval: file reload fills marked in-memory
  * text, close goes through the tab reducer, web navigation is unsupported (nothing faked). */
 export function TabActionsSample() {
   const t = useT();
   const ctl = useMemoryTabs();
   const [list, setList] = useState<Listed[] | null>(null);
   const [target, setTarget] = useState("");
-  const [action, setAction] = useState<ActionName>("refresh");
+  const [action, setAction] = useState<ActionName>("reload");
   const [result, setResult] = useState<string | null>(null);
   const refreshes = useRef(0);
   const run = () => {
@@ -194,10 +195,10 @@ export function TabActionsSample() {
     }
     if (now.kind === "new") return answer({ error: t("qa_newOnlyClose") });
     if (now.kind === "web") return answer({ status: "unsupported", message: t("qa_noWebNavigation", { action }) });
-    if (action !== "refresh") return answer({ error: t("qa_fileOnlyRefresh") });
+    if (action !== "reload") return answer({ error: t("qa_fileOnlyReload") });
     refreshes.current += 1;
     if (now.path) ctl.setText(now.path, `[${t("qa_memoryText")} #${refreshes.current}] ${now.path}`);
-    return answer({ status: "refresh_requested", note: t("qa_memoryText") });
+    return answer({ status: "reload_requested", note: t("qa_memoryText") });
   };
   return (
     <section data-sample="tab-actions">
@@ -225,7 +226,7 @@ export function TabActionsSample() {
             ))}
           </select>
           <select aria-label={t("qa_action")} value={action} onChange={(e) => setAction(e.target.value as ActionName)}>
-            {(["refresh", "reload", "back", "forward", "close"] as const).map((a) => (
+            {(["reload", "back", "forward", "close"] as const).map((a) => (
               <option key={a} value={a}>
                 {a}
               </option>

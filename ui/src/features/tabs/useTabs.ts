@@ -156,7 +156,7 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
 
   const onLive = useCallback(
     (name: string, data: unknown) => {
-      // Any change may be a refresh the agent asked for (preview_tab_action): the file shown
+      // Any change may be a reload the agent asked for (preview_tab_action): the file shown
       // is read again too.
       if (name === "tabs") {
         refresh();
