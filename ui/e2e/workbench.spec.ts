@@ -29,6 +29,9 @@ test("an approved write lands on disk and its preview opens", async ({ page }) =
   await expect(card.getByText("wisp-demo.txt", { exact: true })).toBeVisible();
   await expect(card.getByText("New file")).toBeVisible();
   await expect(page.getByText("SIMULATION")).toBeVisible();
+  // APPR-07: told where the change is authorized, and where the folder is.
+  await expect(card.getByText(/^Approve only if no untrusted program can change this folder at the same time/)).toBeVisible();
+  await expect(page.getByText("Only folders no untrusted program changes at the same time.")).toBeVisible();
   await page.screenshot({ path: join(SCREENS, "approval-card.png") });
   await card.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByText("wisp-demo.txt was written").first()).toBeVisible();
@@ -108,6 +111,7 @@ test("the language can be switched to Chinese", async ({ page }) => {
   await expect(page.getByText("这是 Wisp 模拟器的回答").first()).toBeVisible();
   await expect(page.getByText("已取消")).toHaveCount(0);
   await expect(page.getByText("模拟模式")).toBeVisible();
+  await expect(page.getByText("只授权没有不可信程序同时修改的文件夹。")).toBeVisible();
   await page.screenshot({ path: join(SCREENS, "zh.png") });
 });
 
