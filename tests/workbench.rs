@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wisp_protocol as p;
 
-use crate::e2e::{Wisp, calls};
+use crate::e2e::{Wisp, calls, sse_events};
 
 /// Waits until the run has streamed some answer text to live subscribers.
 async fn until_text_streamed(live: &mut tokio::sync::broadcast::Receiver<p::Live>, run: &str) {
@@ -277,4 +277,72 @@ async fn a_folder_path_may_start_with_the_home_folder() {
         .call("POST", "/api/projects", Some(json!({"path": "relative/x"})))
         .await;
     assert_eq!(status, 400);
+}
+
+/// UI-04 at the Host: a stored run comes back with the rounds its store recorded, under their own
+/// indexes; a run stored with no rounds (an older row) comes back with none and nothing made up
+/// in their place; and no round's reasoning reaches the API. The UI labels the second kind a
+/// historical tool process (ui/src/ui.test.tsx, with this answer's shape).
+#[tokio::test]
+async fn a_run_stored_without_rounds_comes_back_with_none_and_no_thinking_is_ever_returned() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let recorded = w.run(&s, "[demo:multi] look around").await;
+    assert_eq!(w.finished(&recorded).await["status"], "completed");
+
+    // The same database the Host writes, through a second connection (WAL allows it).
+    let store = wisp_store::Store::open(&w.project.parent().unwrap().join("wisp.db")).unwrap();
+    assert!(!store.continuations(&recorded).unwrap().is_empty());
+    let old = "run_0123456789abcdef0123456789abcdef";
+    store
+        .insert_run(old, &s, "list the files", p::Mode::Simulation, 1)
+        .unwrap();
+    store
+        .finish_run(
+            old,
+            p::RunStatus::Completed,
+            None,
+            None,
+            &p::Usage::default(),
+            2,
+        )
+        .unwrap();
+
+    let r = w.get_run(old).await;
+    assert_eq!(r["status"], "completed", "{r}");
+    assert_eq!(r["steps"], json!([]), "{r}");
+    assert_eq!(r["finalText"], Value::Null, "{r}");
+
+    let page = w.ok("GET", &format!("/api/sessions/{s}/runs"), None).await;
+    let runs = page["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "{page}");
+    // The recorded run's rounds are the ones its events announced, each call under the round
+    // whose event started it.
+    let shown = runs.iter().find(|x| x["id"] == recorded.as_str()).unwrap();
+    let events: Vec<Value> = sse_events(&w.event_stream_text(&s).await)
+        .into_iter()
+        .map(|(_, e)| e)
+        .filter(|e| e["runId"] == recorded.as_str())
+        .collect();
+    let announced: Vec<u64> = events
+        .iter()
+        .filter(|e| e["type"] == "step_started")
+        .map(|e| e["step"].as_u64().unwrap())
+        .collect();
+    let steps = shown["steps"].as_array().unwrap();
+    let indexes: Vec<u64> = steps.iter().map(|x| x["index"].as_u64().unwrap()).collect();
+    assert!(indexes.len() >= 2, "{shown}");
+    assert_eq!(indexes, announced, "{shown}");
+    for step in steps {
+        for call in step["toolCalls"].as_array().unwrap() {
+            let started = events
+                .iter()
+                .find(|e| e["type"] == "tool_call_started" && e["callId"] == call["callId"])
+                .unwrap_or_else(|| panic!("no event started {call}"));
+            assert_eq!(started["step"], step["index"], "{call}");
+        }
+    }
+    let text = page.to_string();
+    assert!(!text.contains(wisp_sim::REASONING_CANARY), "{text}");
+    assert!(!text.contains("\"reasoning\""), "{text}");
 }

@@ -59,24 +59,61 @@ test("the install card shows what npm will do; approved, a separate activation c
   await expect(page.getByText(/send one with \[demo:mcp\]/).first()).toBeVisible({ timeout: 30_000 });
 });
 
-test("the QA install sample walks install → disabled config → activation in memory only", async ({ page }) => {
-  const apiCalls: string[] = [];
+test("the QA install sample walks install → disabled config in Settings → activation in memory only (UI-17)", async ({ page }) => {
+  const asked: string[] = [];
   page.on("request", (r) => {
-    if (r.url().includes("/api/")) apiCalls.push(r.url());
+    if (r.url().includes("/api/") || !r.url().startsWith(host.base)) asked.push(r.url());
   });
   await page.goto(host.base + "/qa.html");
   const sample = page.locator('[data-sample="install"]');
-  await sample.getByRole("button", { name: /Run sample/ }).click();
-  const card = sample.getByRole("group", { name: "Approve mcp_install_npm?" });
-  await expect(card.getByText("wisp-demo-mcp@1.0.0", { exact: true })).toBeVisible();
-  await card.getByRole("button", { name: "Approve" }).click();
-  await expect(sample.getByText(/a disabled QA config was saved/)).toBeVisible();
-  const activate = sample.getByRole("group", { name: "Approve mcp_activate_service?" });
-  await activate.getByRole("button", { name: "Reject" }).click();
+  await expect(sample.getByRole("heading", { name: "Conversation install → activate MCP (memory only) / 对话安装 → 激活 MCP（仅内存）" })).toBeVisible();
+  const config = sample.getByRole("listitem", { name: "wisp-demo-mcp 1.0.0 (QA sample)" });
+  const installCard = sample.getByRole("group", { name: "Approve mcp_install_npm?" });
+  const activateCard = sample.getByRole("group", { name: "Approve mcp_activate_service?" });
+  const install = async () => {
+    await sample.getByRole("button", { name: /Run sample/ }).click();
+    await expect(installCard.getByText("wisp-demo-mcp@1.0.0", { exact: true })).toBeVisible();
+    // Nothing is saved before the install is approved.
+    await expect(config).toHaveCount(0);
+    await installCard.getByRole("button", { name: "Approve" }).click();
+    await expect(sample.getByText(/a disabled QA config was saved/)).toBeVisible();
+    // Settings → Local MCP shows the config, disabled, with no tools; activation is asked
+    // separately.
+    await expect(config.getByTestId("mcp-status")).toHaveText("Disabled");
+    await expect(config.getByRole("list", { name: /^Tools of/ })).toHaveCount(0);
+    await expect(config.getByTestId("mcp-call-limit")).toHaveText("Longest call: 300 s while it reports progress");
+    await expect(activateCard).toBeVisible();
+  };
+  // Rejected: the config stays disabled, no tool list.
+  await install();
+  await sample.screenshot({ path: join(SCREENS, "qa-install-disabled.png") });
+  await activateCard.getByRole("button", { name: "Reject" }).click();
   await expect(sample.getByText(/the QA config stays disabled/)).toBeVisible();
+  await expect(config.getByTestId("mcp-status")).toHaveText("Disabled");
+  await expect(config.getByRole("list", { name: /^Tools of/ })).toHaveCount(0);
+  // Again, approved: active, with the simulated tool list.
+  await install();
+  await activateCard.getByRole("button", { name: "Approve" }).click();
+  await expect(sample.getByText(/the QA config is active with a sample tool list/)).toBeVisible();
+  await expect(config.getByTestId("mcp-status")).toHaveText("Active · 2 tools");
+  const tools = config.getByRole("list", { name: "Tools of wisp-demo-mcp 1.0.0 (QA sample)" });
+  await expect(tools.getByRole("listitem")).toHaveCount(2);
+  await expect(tools).toContainText("echo");
+  await expect(tools).toContainText("Sample tool (in memory)");
+  await sample.screenshot({ path: join(SCREENS, "qa-install-active.png") });
+  // Register existing MCP: says it installs nothing, and after approval claims no install.
   const register = page.locator('[data-sample="register"]');
+  await expect(register.getByText(/nothing is installed, downloaded or started/)).toBeVisible();
   await register.getByRole("button", { name: /Run sample/ }).click();
-  await expect(register.getByText(/Nothing is installed, downloaded or started/).first()).toBeVisible();
-  expect(apiCalls).toEqual([]);
+  const registerCard = register.getByRole("group", { name: "Approve mcp_register?" });
+  await expect(registerCard).toBeVisible();
+  await expect(registerCard).toContainText("Nothing is installed, downloaded or started.");
+  await expect(registerCard).not.toContainText(/npm|registry/i);
+  await registerCard.getByRole("button", { name: "Approve" }).click();
+  await expect(register.getByText("memory state: registered a disabled QA config; nothing was installed or run")).toBeVisible();
+  await expect(register.getByRole("listitem", { name: "weather-server" }).getByTestId("mcp-status")).toHaveText("Disabled");
+  await expect(register.getByText(/install approved|installed \(/)).toHaveCount(0);
+  // Nothing left the page: no API call, no registry, no install directory.
+  expect(asked).toEqual([]);
   expect(existsSync(join(host.dataDir, "mcp-installs"))).toBe(false);
 });

@@ -336,36 +336,57 @@ test("QA samples of the tabs work in memory only (UI-11, UI-12, UI-14, UI-15)", 
   await expect(read.getByLabel("Read result")).toContainText('"source": "untrusted_webpage"');
   await expect(read.getByLabel("Read result")).toContainText("fixed test material");
   await expect(read.getByRole("group")).toHaveCount(0);
-  // UI-15: file reload fills marked in-memory text; web navigation is unsupported; close goes
-  // through the reducer (the active tab's neighbour is selected).
+  // UI-15: the sample's own buttons open file, folder and new tabs; the actions are exactly
+  // preview_tab_action's (WEB-28) and run with no card. A file reload fills marked in-memory
+  // text; web navigation is unsupported and fakes neither history nor a load; closing a web tab
+  // simulates no native confirmation; close goes through the reducer (the active tab's
+  // neighbour is selected).
   const acts = page.locator('[data-sample="tab-actions"]');
   await acts.getByRole("button", { name: "Open a file tab" }).click();
   await acts.getByRole("button", { name: "Open a folder tab" }).click();
+  await acts.getByRole("button", { name: "Open a new tab" }).click();
   await acts.getByRole("button", { name: "Get current tab list (in-memory test)" }).click();
   const target = acts.getByRole("combobox", { name: "Target tab" });
   const action = acts.getByRole("combobox", { name: "Action" });
-  await target.selectOption({ label: "file: notes.md" });
-  // WEB-28: the four actions of the tool, no "refresh" among them.
-  await expect(action.locator("option")).toHaveText(["reload", "back", "forward", "close"]);
-  await action.selectOption("reload");
-  await acts.getByRole("button", { name: "Run action" }).click();
-  await expect(acts.getByLabel("Action result")).toContainText('"status": "reload_requested"');
+  await expect(action.getByRole("option")).toHaveText(["reload", "back", "forward", "close"]);
+  await expect(target.getByRole("option")).toHaveText(["web: https://example.com/", "new: New tab", "file: notes.md", "workspace: docs", "new: New tab"]);
+  const result = acts.getByLabel("Action result");
+  const runAction = async (tab: string | { index: number }, act: string) => {
+    await target.selectOption(typeof tab === "string" ? { label: tab } : tab);
+    await action.selectOption(act);
+    await acts.getByRole("button", { name: "Run action" }).click();
+  };
+  await runAction("file: notes.md", "reload");
+  await expect(result).toContainText('"status": "reload_requested"');
+  await expect(acts.getByRole("group")).toHaveCount(0);
   await panel.getByRole("tab", { name: "notes.md" }).click();
   await expect(panel.getByRole("tabpanel")).toContainText("[in-memory QA text, not read from any file #1] docs/notes.md");
-  await target.selectOption({ label: "web: https://example.com/" });
-  await action.selectOption("back");
-  await acts.getByRole("button", { name: "Run action" }).click();
-  await expect(acts.getByLabel("Action result")).toContainText('"status": "unsupported"');
-  await target.selectOption({ label: "file: notes.md" });
-  await action.selectOption("close");
-  await acts.getByRole("button", { name: "Run action" }).click();
-  await expect(acts.getByLabel("Action result")).toContainText('"status": "closed"');
-  await expect(panel.getByRole("tab")).toHaveCount(3);
+  await runAction("file: notes.md", "back");
+  await expect(result).toContainText("file and folder tabs support only reload and close");
+  await runAction("web: https://example.com/", "back");
+  await expect(result).toContainText('"status": "unsupported"');
+  await expect(result).not.toContainText("navigation_requested");
+  await runAction("web: https://example.com/", "reload");
+  await expect(result).toContainText("nothing was navigated");
+  await runAction("web: https://example.com/", "close");
+  await expect(result).toContainText('"status": "unsupported"');
+  await expect(result).toContainText("that confirmation is not simulated here");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await expect(panel.getByRole("tab", { name: "https://example.com/" })).toHaveCount(1);
+  await runAction({ index: 4 }, "reload");
+  await expect(result).toContainText("a blank new tab supports only close");
+  await expect(acts.getByRole("group")).toHaveCount(0);
+  await acts.screenshot({ path: join(SCREENS, "qa-tab-actions-en.png") });
+  await runAction("file: notes.md", "close");
+  await expect(result).toContainText('"status": "closed"');
+  await expect(panel.getByRole("tab")).toHaveCount(4);
   await expect(panel.getByRole("tab", { name: "docs" })).toHaveAttribute("aria-selected", "true");
   // Chinese words of the samples.
   await page.getByRole("combobox", { name: "Language" }).selectOption("zh");
   await expect(page.getByRole("heading", { name: "读取网页正文" })).toBeVisible();
   await expect(page.getByRole("heading", { name: "标签操作（内存模拟）" })).toBeVisible();
+  await expect(acts.getByText(/文件或文件夹的 reload（刷新）回填明确标注的内存文本/)).toBeVisible();
+  await acts.screenshot({ path: join(SCREENS, "qa-tab-actions-zh.png") });
   await expect(read.getByRole("button", { name: "获取当前标签列表（内存测试）" })).toBeVisible();
   await expect(openWeb.getByRole("button", { name: "切换打开网页工具样例" })).toBeVisible();
   await page.locator('[data-sample="panel"]').screenshot({ path: join(SCREENS, "qa-tabs-panel-zh.png") });

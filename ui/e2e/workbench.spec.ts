@@ -3,7 +3,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SCREENS, TOKEN, startHost, stopHost, type Host } from "./host";
+import { SCREENS, TOKEN, startHost, stopHost, trashOf, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -29,6 +29,9 @@ test("an approved write lands on disk and its preview opens", async ({ page }) =
   await expect(card.getByText("wisp-demo.txt", { exact: true })).toBeVisible();
   await expect(card.getByText("New file")).toBeVisible();
   await expect(page.getByText("SIMULATION")).toBeVisible();
+  // APPR-07: told where the change is authorized, and where the folder is.
+  await expect(card.getByText(/^Approve only if no untrusted program can change this folder at the same time/)).toBeVisible();
+  await expect(page.getByText("Only folders no untrusted program changes at the same time.")).toBeVisible();
   await page.screenshot({ path: join(SCREENS, "approval-card.png") });
   await card.getByRole("button", { name: "Approve" }).click();
   await expect(page.getByText("wisp-demo.txt was written").first()).toBeVisible();
@@ -108,6 +111,7 @@ test("the language can be switched to Chinese", async ({ page }) => {
   await expect(page.getByText("这是 Wisp 模拟器的回答").first()).toBeVisible();
   await expect(page.getByText("已取消")).toHaveCount(0);
   await expect(page.getByText("模拟模式")).toBeVisible();
+  await expect(page.getByText("只授权没有不可信程序同时修改的文件夹。")).toBeVisible();
   await page.screenshot({ path: join(SCREENS, "zh.png") });
 });
 
@@ -127,20 +131,36 @@ test("without its token, or with a stale one, the page explains how to open it",
 test("the QA workbench works in memory only", async ({ page }) => {
   const apiCalls: string[] = [];
   page.on("request", (r) => {
-    if (r.url().includes("/api/")) apiCalls.push(r.url());
+    if (r.url().includes("/api/") || !r.url().startsWith(host.base)) apiCalls.push(r.url());
   });
   await page.goto(host.base + "/qa.html");
   await expect(page.getByRole("note")).toContainText("in-memory state only");
-  const sample = page.locator('[data-sample="replace"]');
-  await sample.getByRole("button", { name: /Run sample/ }).click();
-  await expect(sample.getByRole("group")).toBeVisible({ timeout: 5000 });
-  await sample.getByRole("button", { name: "Approve" }).click();
-  await expect(sample.getByText("memory state: approved")).toBeVisible();
-  const move = page.locator('[data-sample="move"]');
-  await move.getByRole("button", { name: /Run sample/ }).click();
-  await expect(move.getByText(/^Moves 3 files and 2 folders/)).toBeVisible({ timeout: 5000 });
-  await move.getByRole("button", { name: "Reject" }).click();
-  await expect(move.getByText("memory state: rejected")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Tool interaction samples / 工具交互样例" })).toBeVisible();
+  // UI-12: replace, mkdir, move and trash ask (after their preparation) and are approved or
+  // rejected in memory; each card says what APPR-07 asks.
+  for (const [id, decision, check] of [
+    ["replace", "Approve", "+ const retries = 5;"],
+    ["mkdir", "Approve", "docs/guides"],
+    ["move", "Reject", "Moves 3 files and 2 folders"],
+    ["trash", "Reject", "3 files and 1 folder"],
+  ] as const) {
+    const sample = page.locator(`[data-sample="${id}"]`);
+    await sample.getByRole("button", { name: /Run sample/ }).click();
+    const card = sample.getByRole("group");
+    await expect(card).toBeVisible({ timeout: 5000 });
+    await expect(card).toContainText(check);
+    await expect(card.getByText(/^Approve only if no untrusted program can change this folder/)).toBeVisible();
+    await card.getByRole("button", { name: decision }).click();
+    await expect(sample.getByText(`memory state: ${decision === "Approve" ? "approved" : "rejected"}`)).toBeVisible();
+  }
+  // Page-text reading is read-only: it runs at once, with no card.
+  const read = page.locator('[data-sample="read-page"]');
+  await page.locator('[data-sample="open-webpage"]').getByRole("button", { name: "Toggle open-webpage tool sample" }).click();
+  await page.locator('[data-sample="open-webpage"]').getByRole("button", { name: "Approve" }).click();
+  await read.getByRole("button", { name: "Get current tab list (in-memory test)" }).click();
+  await read.getByRole("button", { name: "Read page text (simulated)" }).click();
+  await expect(read.getByLabel("Read result")).toContainText("fixed test material");
+  await expect(read.getByRole("group")).toHaveCount(0);
   await page.locator('[data-sample="search"]').getByRole("button", { name: /src\/main.rs/ }).click();
   await expect(page.getByRole("tabpanel", { name: /in-memory preview/ })).toContainText("fn main()");
   // Settings → Local MCP in memory (UI-16): the command `fail` shows a failed start.
@@ -153,6 +173,20 @@ test("the QA workbench works in memory only", async ({ page }) => {
   await mcp.getByRole("button", { name: "Trust and activate", exact: true }).click();
   await expect(mcp.getByTestId("mcp-status")).toHaveText(/^Failed: simulated start failure/);
   await page.screenshot({ path: join(SCREENS, "qa.png"), fullPage: true });
+  // A pending file-change card of the QA page in both languages and both themes.
+  const mkdir = page.locator('[data-sample="mkdir"]');
+  await mkdir.getByRole("button", { name: /Run sample/ }).click();
+  await expect(mkdir.getByRole("button", { name: "Approve" })).toBeVisible({ timeout: 5000 });
+  for (const lang of ["en", "zh"] as const) {
+    await page.getByRole("combobox", { name: "Language" }).selectOption(lang);
+    if (lang === "zh") await expect(mkdir.getByText(/^仅在没有不可信程序会同时修改此文件夹时批准/)).toBeVisible();
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await mkdir.screenshot({ path: join(SCREENS, `qa-mkdir-card-${lang}-${scheme}.png`) });
+    }
+  }
+  // The system's trash was not used either.
+  expect(existsSync(trashOf(host))).toBe(false);
   expect(apiCalls).toEqual([]);
 });
 

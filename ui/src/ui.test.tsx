@@ -122,6 +122,37 @@ describe("ApprovalCard", () => {
     expect(screen.queryByLabelText("diff")).toBeNull();
   });
 
+  // APPR-07: where a file change is authorized, the person is told not to approve it in a folder
+  // a hostile program changes at the same time; other cards do not say so, nor a decided one.
+  it("tells the person on every pending file-change card not to approve in a folder another program changes meanwhile", () => {
+    const args: Record<string, Record<string, unknown>> = {
+      files_write: write.arguments,
+      files_replace: { path: "a.txt", oldText: "one", newText: "1", sha256: bound, line: 1 },
+      files_mkdir: { path: "docs/new" },
+      files_move: { source: "drafts", target: "docs/drafts", files: 1, folders: 0, fingerprint: "f".repeat(64) },
+      files_trash: { path: "old", files: 1, dirs: 0 },
+    };
+    for (const [lang, words] of [["en", /^Approve only if no untrusted program can change this folder at the same time/], ["zh", /^仅在没有不可信程序会同时修改此文件夹时批准/]] as const) {
+      for (const [tool, a] of Object.entries(args)) {
+        const { unmount } = render(withT(<ApprovalCard request={asked({ ...write, tool, arguments: a })} onDecide={async () => "approved"} />, lang));
+        expect(screen.getByText(words), `${tool} ${lang}`).toBeTruthy();
+        unmount();
+      }
+    }
+    const others: [string, Record<string, unknown>][] = [
+      ["files_read", { path: ".env", size: 10, sensitive: "env_file", reason: "r" }],
+      ["open_webpage", { url: "https://example.com/" }],
+      ["weather__forecast", { city: "Hangzhou" }],
+    ];
+    for (const [tool, a] of others) {
+      const { unmount } = render(withT(<ApprovalCard request={asked({ ...write, tool, arguments: a })} onDecide={async () => "approved"} />));
+      expect(screen.queryByText(/untrusted program/), tool).toBeNull();
+      unmount();
+    }
+    render(withT(<ApprovalCard request={asked({ ...write, state: "approved" })} onDecide={async () => "approved"} />));
+    expect(screen.queryByText(/untrusted program/)).toBeNull();
+  });
+
   it("says a write creates a new file when there is none", () => {
     const creating = { ...write, arguments: { path: "a.txt", content: "one\nthree\n", creates: true } };
     render(withT(<ApprovalCard request={asked(creating)} onDecide={async () => "approved"} />));
@@ -260,6 +291,33 @@ describe("RunView", () => {
     fireEvent.click(toggle);
     expect(screen.getByText("files_list")).toBeTruthy();
     expect(screen.getByText("c2")).toBeTruthy();
+  });
+
+  // UI-04: a stored run is shown by the rounds the Host recorded, under their own numbers; one
+  // stored with no rounds (as `GET /api/runs/{id}` returns such a row: `steps: []`, no answer) is
+  // labelled a historical tool process; no thinking is shown for either, though the model spent
+  // reasoning tokens on them.
+  it("shows a stored run by its recorded rounds and one without round records as a historical tool process, inventing no thinking", () => {
+    const usage = { ...baseRun.usage, reasoningTokens: 120 };
+    const old: Run = { ...baseRun, id: "r-old", text: "list the files", steps: [], finalText: null, usage };
+    for (const [lang, label, thinking] of [["en", "Historical tool process (no round records)", /Thinking/], ["zh", "历史工具过程（无轮次记录）", /思考/]] as const) {
+      const { container, unmount } = render(withT(<RunView run={old} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />, lang));
+      expect(screen.getByText(label)).toBeTruthy();
+      expect(screen.queryByRole("button", { name: /Tool process|工具过程/ })).toBeNull();
+      expect(container.querySelector(".steps, .step, .live, .thinking")).toBeNull();
+      expect(screen.queryByText(thinking)).toBeNull();
+      unmount();
+    }
+    // Rounds 0 and 2 recorded (round 1 made no call): the numbers are the records', not a count.
+    const call = (id: string) => ({ callId: id, tool: "files_list", arguments: { path: "." }, argumentsText: '{"path":"."}', status: "succeeded" as const, result: "[]", approval: null });
+    const recorded: Run = { ...baseRun, usage, steps: [{ index: 0, text: "", toolCalls: [call("c1")] }, { index: 1, text: "Hm.", toolCalls: [] }, { index: 2, text: "Again.", toolCalls: [call("c2")] }] };
+    const { container } = runView(recorded);
+    fireEvent.click(screen.getByRole("button", { name: /Tool process/ }));
+    expect([...container.querySelectorAll(".step-label")].map((e) => e.textContent)).toEqual(["Step 1", "Step 3"]);
+    // The first round said nothing: nothing is put in its place.
+    expect(container.querySelectorAll(".step")[0]!.querySelector(".markdown, p")).toBeNull();
+    expect(screen.queryByText(/Historical tool process/)).toBeNull();
+    expect(screen.queryByText(/Thinking/)).toBeNull();
   });
 
   it("lists search results whose paths open in the preview and says what was skipped", () => {

@@ -48,6 +48,10 @@ const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : 
 /** Arguments shown as multi-line content: newlines and tabs there are layout. */
 const CONTENT_KEYS = ["content", "oldText", "newText", "impact"];
 
+/** Tools that change files in the project: their cards say that a hostile process racing inside
+ * the folder can still change which file is affected (APPR-07). */
+export const FILE_CHANGE_TOOLS = ["files_write", "files_replace", "files_mkdir", "files_move", "files_trash"];
+
 /** Tools whose card shows friendly fields beside the exact text. */
 const FRIENDLY = ["files_read", "files_write", "files_replace", "files_mkdir", "files_move", "files_trash", "open_webpage", ...INSTALL_TOOLS];
 
@@ -151,6 +155,7 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
       ) : null}
       <Details tool={request.tool} args={args} currentFile={currentFile} />
       <ExactArguments canonical={request.canonical} compact={FRIENDLY.includes(request.tool)} />
+      {open && FILE_CHANGE_TOOLS.includes(request.tool) ? <p className="race-note muted small">{t("raceNote")}</p> : null}
       <div className="approval-foot">
         <span className="muted mono" title={request.digest}>
           {t("digest")} {request.digest.slice(0, 16)}…

@@ -3,6 +3,7 @@
 // shows a start failure, any other command a made-up tool list. Nothing here is the Host.
 import { ApiError } from "../../api";
 import type { McpApi } from "./McpSettings";
+import { DEFAULT_CALL_LIMIT_SECS } from "./ServerForm";
 import type { ImportRequest, McpServer, ServerBody } from "./types";
 
 export class MemoryMcp implements McpApi {
@@ -16,7 +17,8 @@ export class MemoryMcp implements McpApi {
   }
   private take(s: McpServer, b: ServerBody) {
     if (b.cwd && !b.cwd.startsWith("/")) throw new ApiError(400, "invalid_request", "cwd: an absolute path (starting with /) without NUL (in memory)");
-    Object.assign(s, { name: b.name, command: b.command, args: [...b.args], cwd: b.cwd ?? null, enabled: false, status: "disabled", error: null, tools: [] });
+    // Every field the Host's answer has: Settings shows them all (the call limit among them).
+    Object.assign(s, { name: b.name, command: b.command, args: [...b.args], cwd: b.cwd ?? null, enabled: false, status: "disabled", error: null, tools: [], unsupportedTools: [], protocolVersion: null, callLimitSecs: b.callLimitSecs ?? DEFAULT_CALL_LIMIT_SECS });
     // Names only: the values are dropped here, as they would leave the page for the Host.
     if (b.env) s.env = b.env.map(({ name, storage }) => ({ name, storage }));
   }

@@ -170,11 +170,12 @@ export function ReadPageSample() {
   );
 }
 
-// WEB-28: exactly the Host's four actions; a file or folder tab's refresh is its reload.
-type ActionName = "reload" | "back" | "forward" | "close";
+/** preview_tab_action's actions, exactly (WEB-28): a file or folder tab's refresh is `reload`. */
+const ACTIONS = ["reload", "back", "forward", "close"] as const;
+type ActionName = (typeof ACTIONS)[number];
 
-/** UI-15: tab actions on the in-memory tabs, no approval: file reload fills marked in-memory
- * text, close goes through the tab reducer, web navigation is unsupported (nothing faked). */
+/** UI-15: tab actions on the in-memory tabs, no approval: a file or folder reload fills marked
+ * in-memory text, close goes through the tab reducer, web navigation is unsupported (nothing faked). */
 export function TabActionsSample() {
   const t = useT();
   const ctl = useMemoryTabs();
@@ -182,7 +183,7 @@ export function TabActionsSample() {
   const [target, setTarget] = useState("");
   const [action, setAction] = useState<ActionName>("reload");
   const [result, setResult] = useState<string | null>(null);
-  const refreshes = useRef(0);
+  const reloads = useRef(0);
   const run = () => {
     const listed = list?.find((x) => x.tabId === target);
     const now = ctl.tabs.find((x) => x.tabId === target);
@@ -196,8 +197,8 @@ export function TabActionsSample() {
     if (now.kind === "new") return answer({ error: t("qa_newOnlyClose") });
     if (now.kind === "web") return answer({ status: "unsupported", message: t("qa_noWebNavigation", { action }) });
     if (action !== "reload") return answer({ error: t("qa_fileOnlyReload") });
-    refreshes.current += 1;
-    if (now.path) ctl.setText(now.path, `[${t("qa_memoryText")} #${refreshes.current}] ${now.path}`);
+    reloads.current += 1;
+    if (now.path) ctl.setText(now.path, `[${t("qa_memoryText")} #${reloads.current}] ${now.path}`);
     return answer({ status: "reload_requested", note: t("qa_memoryText") });
   };
   return (
@@ -226,7 +227,7 @@ export function TabActionsSample() {
             ))}
           </select>
           <select aria-label={t("qa_action")} value={action} onChange={(e) => setAction(e.target.value as ActionName)}>
-            {(["reload", "back", "forward", "close"] as const).map((a) => (
+            {ACTIONS.map((a) => (
               <option key={a} value={a}>
                 {a}
               </option>
