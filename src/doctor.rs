@@ -368,7 +368,7 @@ async fn check_npm_registry(
                 ID,
                 format!("{e}"),
                 format!(
-                    "unset {} or give it an https URL",
+                    "unset {} (a testing aid for a registry on loopback only) to use the public npm registry",
                     wisp_install::REGISTRY_ENV
                 ),
             );

@@ -24,6 +24,10 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     {
         bail!("{} is not a directory", dir.display());
     }
+    // A WISP_NPM_REGISTRY that is not loopback is refused here, before the data dir exists
+    // (INST-13); install_registry reads it again for the Host.
+    wisp_install::Registry::from_env()
+        .map_err(|e| anyhow!("{}: {e}", wisp_install::REGISTRY_ENV))?;
     let data_dir = match args.data_dir {
         Some(d) => d,
         None => default_data_dir()?,
