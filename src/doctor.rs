@@ -368,7 +368,7 @@ async fn check_npm_registry(
                 ID,
                 format!("{e}"),
                 format!(
-                    "unset {} or give it an https URL",
+                    "unset {} (a testing aid for a registry on loopback only) to use the public npm registry",
                     wisp_install::REGISTRY_ENV
                 ),
             );
@@ -513,10 +513,18 @@ async fn check_secret_store() -> Check {
             "WISP_SECRET_STORE=mock: keyring-core's in-memory store (for tests; nothing is kept)",
         );
     }
-    let secrets = crate::serve::open_secrets().await;
-    match secrets.keyring_problem() {
-        None => Check::ok(ID, "the OS secret store answers"),
-        Some(e) => Check::warn(
+    // Doctor is asked to look: it opens the store (off the async threads, D-Bus blocks).
+    let secrets = crate::serve::open_secrets();
+    let opened = tokio::task::spawn_blocking(move || secrets.open_keyring())
+        .await
+        .unwrap_or_else(|_| {
+            Err(wisp_secrets::SecretError::Unavailable(
+                "the connection attempt stopped".into(),
+            ))
+        });
+    match opened {
+        Ok(()) => Check::ok(ID, "the OS secret store answers"),
+        Err(e) => Check::warn(
             ID,
             format!(
                 "no OS secret store: {e}; keys and MCP secrets can be kept for one session only"

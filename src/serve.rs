@@ -24,6 +24,10 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     {
         bail!("{} is not a directory", dir.display());
     }
+    // A WISP_NPM_REGISTRY that is not loopback is refused here, before the data dir exists
+    // (INST-13); install_registry reads it again for the Host.
+    wisp_install::Registry::from_env()
+        .map_err(|e| anyhow!("{}: {e}", wisp_install::REGISTRY_ENV))?;
     let data_dir = match args.data_dir {
         Some(d) => d,
         None => default_data_dir()?,
@@ -62,7 +66,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     })
     .await
     .context("cannot start the simulator")?;
-    let secrets = std::sync::Arc::new(open_secrets().await);
+    let secrets = std::sync::Arc::new(open_secrets());
     let setup = wisp_core::ModelSetup {
         simulator: Some(wisp_core::SimEndpoint {
             base_url: sim.base_url(),
@@ -212,8 +216,8 @@ async fn install_registry(
     Ok((registry, Some(demo)))
 }
 
-/// Longest wait for the OS secret store to answer at start; past it the key can still be
-/// kept for this session.
+/// Longest wait for the OS secret store to answer when it is first needed; past it values can
+/// still be kept for this session.
 const SECRET_STORE_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What shows web tabs: the browser found on this machine (started on first use, its own
@@ -266,7 +270,7 @@ pub(crate) async fn model_probe(data_dir: &Path) -> anyhow::Result<LoadedProbe> 
         }),
         pinned_simulation: false,
         env: wisp_core::EnvModel::from_vars(|name| std::env::var(name).ok()),
-        secrets: std::sync::Arc::new(open_secrets().await),
+        secrets: std::sync::Arc::new(open_secrets()),
     };
     let probe =
         tokio::task::spawn_blocking(move || wisp_core::ModelProbe::load(setup, store.as_ref()))
@@ -309,27 +313,41 @@ pub(crate) async fn models(data_dir: Option<PathBuf>) -> anyhow::Result<()> {
     }
 }
 
-/// The OS secret store, or why there is none. `WISP_SECRET_STORE=mock` uses keyring-core's
-/// in-memory mock store instead: for tests and the API fuzzing run, which must never write to
-/// the person's real keyring.
-pub(crate) async fn open_secrets() -> wisp_secrets::Secrets {
+/// The secret store: the OS one, opened only when a value must be read from or kept in it
+/// (MCP-18: with nothing stored there it is never contacted), or why there is none.
+/// `WISP_SECRET_STORE=mock` uses keyring-core's in-memory mock store instead: for tests and
+/// the API fuzzing run, which must never write to the person's real keyring.
+pub(crate) fn open_secrets() -> wisp_secrets::Secrets {
     if mock_secret_store() {
-        return wisp_secrets::Secrets::new(Ok(wisp_secrets::Keyring::mock()));
+        return wisp_secrets::Secrets::lazy(|| Ok(wisp_secrets::Keyring::mock()));
     }
-    let connect = tokio::task::spawn_blocking(wisp_secrets::Keyring::platform);
-    let keyring = match tokio::time::timeout(SECRET_STORE_CONNECT_TIMEOUT, connect).await {
-        Ok(Ok(k)) => k,
-        Ok(Err(_)) => Err(wisp_secrets::SecretError::Unavailable(
-            "the connection attempt stopped".into(),
-        )),
-        Err(_) => Err(wisp_secrets::SecretError::Unavailable(
-            "it did not answer in time".into(),
-        )),
-    };
-    if let Err(e) = &keyring {
-        tracing::info!(error = %e, "no OS secret store; keys can be kept for this session only");
+    wisp_secrets::Secrets::lazy(connect_keyring)
+}
+
+/// Connects to the OS secret store within [`SECRET_STORE_CONNECT_TIMEOUT`] (blocking; called
+/// from the blocking tasks that need a value). A connection that does not answer in time is
+/// left to its thread.
+fn connect_keyring() -> Result<wisp_secrets::Keyring, wisp_secrets::SecretError> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("wisp-keyring-connect".into())
+        .spawn(move || {
+            let _ = tx.send(wisp_secrets::Keyring::platform());
+        });
+    if spawned.is_err() {
+        return Err(wisp_secrets::SecretError::Unavailable(
+            "the connection attempt could not start".into(),
+        ));
     }
-    wisp_secrets::Secrets::new(keyring)
+    match rx.recv_timeout(SECRET_STORE_CONNECT_TIMEOUT) {
+        Ok(keyring) => keyring,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(
+            wisp_secrets::SecretError::Unavailable("it did not answer in time".into()),
+        ),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(
+            wisp_secrets::SecretError::Unavailable("the connection attempt stopped".into()),
+        ),
+    }
 }
 
 /// Whether `WISP_SECRET_STORE=mock` asks for keyring-core's in-memory store.

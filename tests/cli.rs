@@ -564,6 +564,45 @@ fn bad_start_conditions_are_one_clear_line_and_a_failure() {
     assert!(e.contains("WISP_TOKEN"), "{e}");
 }
 
+/// INST-13: `WISP_NPM_REGISTRY` is a testing aid for a loopback registry; `wisp serve` refuses
+/// any other value at start, in one line naming the variable and the way out, before the data
+/// dir is created.
+#[test]
+fn inst_13_a_registry_override_off_loopback_stops_the_start() {
+    let (_tmp, data, project) = dirs();
+    let data = data.join("not-yet");
+    for value in [
+        "https://registry.example.com/",
+        "https://registry.npmjs.org/",
+    ] {
+        let mut c = wisp();
+        c.args([
+            "serve",
+            "--no-open",
+            "--simulate",
+            "--port",
+            "0",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .arg(&project)
+        .env("WISP_TOKEN", TOKEN)
+        .env("WISP_SECRET_STORE", "mock")
+        .env("WISP_NPM_REGISTRY", value);
+        let out = output_within_deadline(c);
+        let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+        assert!(!out.status.success(), "{value} started: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one clear line: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "WISP_NPM_REGISTRY=\"{value}\" is not a loopback address"
+            )) && stderr.contains("Unset it"),
+            "{stderr}"
+        );
+        assert!(!data.exists(), "the data dir was created for {value}");
+    }
+}
+
 /// A kill -9 in the middle of busy writing leaves a database that opens, passes SQLite's
 /// integrity check, and shows the run interrupted.
 #[tokio::test]

@@ -844,3 +844,290 @@ async fn inst_npm_steps_and_output_stream_live_to_the_installing_session_only() 
         "another session's stream got: {theirs_seen:?}"
     );
 }
+
+/// A loopback registry that answers `routes` (404 otherwise) and keeps every request head it
+/// received and how many connections it accepted.
+struct RecordingRegistry {
+    url: String,
+    port: u16,
+    heads: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl RecordingRegistry {
+    /// `routes` gets the registry's URL (its documents name their own tarball URLs).
+    async fn start(
+        routes: impl FnOnce(&str) -> std::collections::HashMap<String, Vec<u8>>,
+    ) -> Self {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}/");
+        let routes = std::sync::Arc::new(routes(&url));
+        let heads = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (kept, counted) = (heads.clone(), connections.clone());
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let (routes, kept) = (routes.clone(), kept.clone());
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    loop {
+                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+                            buf.drain(..end + 4);
+                            let path = head
+                                .split_whitespace()
+                                .nth(1)
+                                .unwrap_or("/")
+                                .replace("%2f", "/")
+                                .replace("%2F", "/");
+                            kept.lock().unwrap().push(head);
+                            let (status, body) = match routes.get(&path) {
+                                Some(body) => ("200 OK", body.clone()),
+                                None => ("404 Not Found", b"{}".to_vec()),
+                            };
+                            let reply = format!(
+                                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                                body.len()
+                            );
+                            if socket.write_all(reply.as_bytes()).await.is_err()
+                                || socket.write_all(&body).await.is_err()
+                            {
+                                return;
+                            }
+                        }
+                        match socket.read(&mut chunk).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                });
+            }
+        });
+        Self {
+            url,
+            port,
+            heads,
+            connections,
+        }
+    }
+
+    fn heads(&self) -> Vec<String> {
+        self.heads.lock().unwrap().clone()
+    }
+
+    fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// The demo package with a `postinstall` that writes `marker`, packed by the real `npm pack`,
+/// as routes of a registry at `url`.
+fn demo_routes_with_postinstall(
+    url: &str,
+    marker: &Path,
+) -> std::collections::HashMap<String, Vec<u8>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/wisp-install/demo-package");
+    let work = tempfile::tempdir().unwrap();
+    let pkg = work.path().join("pkg");
+    std::fs::create_dir(&pkg).unwrap();
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("package.json")).unwrap()).unwrap();
+    manifest["scripts"] = json!({"postinstall": format!(
+        "node -e \"require('fs').writeFileSync('{}', 'ran')\"",
+        marker.display()
+    )});
+    std::fs::write(pkg.join("package.json"), manifest.to_string()).unwrap();
+    std::fs::copy(src.join("server.js"), pkg.join("server.js")).unwrap();
+    let npm = wisp_install::find_tool("npm").expect("npm in the fixed directories");
+    let out = std::process::Command::new(npm)
+        .args(["pack", "--json", "--ignore-scripts", "--pack-destination"])
+        .arg(work.path())
+        .current_dir(&pkg)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", work.path())
+        .env("npm_config_cache", work.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tarball = std::fs::read(work.path().join(report[0]["filename"].as_str().unwrap())).unwrap();
+    let mut version = manifest;
+    version["dist"] = json!({
+        "tarball": format!("{url}wisp-demo-mcp/-/wisp-demo-mcp-1.0.0.tgz"),
+        "integrity": report[0]["integrity"],
+    });
+    let packument = json!({
+        "name": "wisp-demo-mcp",
+        "dist-tags": {"latest": "1.0.0"},
+        "versions": {"1.0.0": version},
+        "time": {"1.0.0": "2026-09-01T00:00:00.000Z"},
+    });
+    std::collections::HashMap::from([
+        (
+            "/wisp-demo-mcp".to_owned(),
+            packument.to_string().into_bytes(),
+        ),
+        (
+            "/wisp-demo-mcp/1.0.0".to_owned(),
+            version.to_string().into_bytes(),
+        ),
+        (
+            "/wisp-demo-mcp/-/wisp-demo-mcp-1.0.0.tgz".to_owned(),
+            tarball,
+        ),
+    ])
+}
+
+/// INST-12: the person's npm configuration never reaches npm. The Host runs with a hostile
+/// `~/.npmrc` (its HOME), `NPM_CONFIG_*` and `npm_config_*` variables, a user config named by
+/// `NPM_CONFIG_USERCONFIG`, a global npmrc (named by `NPM_CONFIG_GLOBALCONFIG`, and
+/// `etc/npmrc` under `NPM_CONFIG_PREFIX`) and a `NODE_OPTIONS` preload: each points the
+/// registry at its own loopback port, turns scripts on and carries an auth token for the
+/// allowed registry. The install still reaches only the allowed registry, no script runs, and
+/// no request carries a token.
+#[tokio::test]
+async fn inst_12_the_person_s_npm_configuration_never_reaches_npm() {
+    let (_tmp, data, project) = dirs();
+    let hostile = tempfile::tempdir().unwrap();
+    let h = hostile.path();
+    let marks = h.join("marks");
+    std::fs::create_dir(&marks).unwrap();
+    let postinstall = marks.join("postinstall");
+    let allowed =
+        RecordingRegistry::start(|url| demo_routes_with_postinstall(url, &postinstall)).await;
+    let mut decoys = Vec::new();
+    for _ in 0..6 {
+        decoys.push(RecordingRegistry::start(|_| std::collections::HashMap::new()).await);
+    }
+    let token = |n: usize| format!("npm_HOSTILETOKEN{n}x9Qz");
+    // One npmrc per place npm could read one from, each with its own registry and token.
+    let npmrc = |n: usize| {
+        format!(
+            "registry={}\nignore-scripts=false\n//127.0.0.1:{}/:_authToken={}\n\
+             //127.0.0.1:{}/:_authToken={}\n_authToken={}\n_auth=dXNlcjpwYXNz\n\
+             always-auth=true\nnode-options=--require {}\n",
+            decoys[n].url,
+            allowed.port,
+            token(n),
+            decoys[n].port,
+            token(n),
+            token(n),
+            h.join("preload.js").display(),
+        )
+    };
+    let home = h.join("home");
+    std::fs::create_dir(&home).unwrap();
+    std::fs::write(home.join(".npmrc"), npmrc(0)).unwrap();
+    std::fs::write(h.join("userconfig"), npmrc(1)).unwrap();
+    std::fs::write(h.join("globalconfig"), npmrc(2)).unwrap();
+    let prefix = h.join("prefix");
+    std::fs::create_dir_all(prefix.join("etc")).unwrap();
+    std::fs::write(prefix.join("etc/npmrc"), npmrc(3)).unwrap();
+    // Run by node for npm itself if NODE_OPTIONS (or npmrc's node-options) ever reached it.
+    std::fs::write(
+        h.join("preload.js"),
+        format!(
+            "require('fs').writeFileSync({:?}, 'ran');\n",
+            marks.join("preload").display().to_string()
+        ),
+    )
+    .unwrap();
+
+    let mut c = wisp();
+    c.args([
+        "serve",
+        "--simulate",
+        "--no-open",
+        "--port",
+        "0",
+        "--data-dir",
+    ])
+    .arg(&data)
+    .arg(&project)
+    .env("WISP_TOKEN", TOKEN)
+    .env("WISP_SECRET_STORE", "mock")
+    .env("WISP_NPM_REGISTRY", &allowed.url)
+    .env("HOME", &home)
+    .env("NPM_CONFIG_USERCONFIG", h.join("userconfig"))
+    .env("NPM_CONFIG_GLOBALCONFIG", h.join("globalconfig"))
+    .env("NPM_CONFIG_PREFIX", &prefix)
+    .env("NPM_CONFIG_REGISTRY", &decoys[4].url)
+    .env("npm_config_registry", &decoys[5].url)
+    .env("NPM_CONFIG_IGNORE_SCRIPTS", "false")
+    .env("npm_config_ignore_scripts", "false")
+    .env("NPM_CONFIG__AUTHTOKEN", token(4))
+    .env("npm_config__auth", "dXNlcjpwYXNz")
+    .env("NPM_TOKEN", token(5))
+    .env("NODE_AUTH_TOKEN", token(5))
+    .env(
+        "NODE_OPTIONS",
+        format!("--require {}", h.join("preload.js").display()),
+    );
+    let served = Served::spawn(c);
+    let run = served.start_run("[demo:install] please").await;
+    let approval = approval_of(&served, &run, "mcp_install_npm").await;
+    assert_eq!(approval["arguments"]["registry"], allowed.url.as_str());
+    approve(&served, &approval).await;
+    // The install finished (the run goes on to ask for the activation).
+    approval_of(&served, &run, "mcp_activate_service").await;
+    let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+    let installed = calls(&r)
+        .into_iter()
+        .find(|c| c["tool"] == "mcp_install_npm")
+        .unwrap();
+    assert_eq!(installed["status"], "succeeded", "{installed}");
+    let install_dir = approval["arguments"]["installDir"].as_str().unwrap();
+    assert!(
+        Path::new(install_dir)
+            .join("node_modules/wisp-demo-mcp/server.js")
+            .is_file()
+    );
+
+    // Only the allowed registry was asked, by npm too (not only Wisp's own look-ups).
+    for (n, decoy) in decoys.iter().enumerate() {
+        assert_eq!(decoy.connections(), 0, "hostile registry {n} was reached");
+    }
+    let heads = allowed.heads();
+    let by_npm: Vec<&String> = heads
+        .iter()
+        .filter(|h| h.to_ascii_lowercase().contains("\r\nuser-agent: npm/"))
+        .collect();
+    assert!(
+        by_npm.iter().any(|h| h.contains("wisp-demo-mcp-1.0.0.tgz")),
+        "npm never fetched the tarball from the allowed registry: {heads:#?}"
+    );
+    // No request carried credentials of any kind.
+    for head in &heads {
+        let lower = head.to_ascii_lowercase();
+        assert!(!lower.contains("\r\nauthorization:"), "{head}");
+        assert!(
+            !head.contains("HOSTILETOKEN") && !head.contains("dXNlcjpwYXNz"),
+            "{head}"
+        );
+    }
+    // No script ran: not the package's postinstall, not a preload.
+    let ran: Vec<_> = std::fs::read_dir(&marks)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(ran.is_empty(), "scripts ran: {ran:?}");
+    // The person's files are as they were (npm wrote nothing into them).
+    assert_eq!(
+        std::fs::read_to_string(home.join(".npmrc")).unwrap(),
+        npmrc(0)
+    );
+    assert_eq!(
+        std::fs::read_dir(&home).unwrap().count(),
+        1,
+        "npm wrote into the person's HOME"
+    );
+}

@@ -745,3 +745,116 @@ async fn an_untrusted_certificate_is_a_tls_failure_with_host_and_port() {
     assert!(message.contains(&format!("127.0.0.1:{port}")), "{message}");
     server.abort();
 }
+
+/// MCP-18 through the real binary and the real OS-store client: `wisp serve` (no mock store)
+/// talks to a "session bus" that is a socket of this test, which counts the connections made
+/// to it and drops each one (the client then finds no secret store). With nothing stored, the
+/// start, health, the settings, the MCP server list, and adding and editing servers whose
+/// variables are kept for the session never contact it; the first save that keeps a value in
+/// the OS store does, and is refused saying the store cannot be reached.
+#[tokio::test]
+async fn mcp_18_the_os_secret_store_is_contacted_only_by_a_save_that_needs_it() {
+    use std::os::unix::net::UnixListener;
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, project) = (tmp.path().join("data"), tmp.path().join("project"));
+    std::fs::create_dir(&project).unwrap();
+    let bus = tmp.path().join("bus");
+    let listener = UnixListener::bind(&bus).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    // Every connection made so far: connect() completes into the backlog, so one made before
+    // an answer the Host gave is counted here after it.
+    let mut connections = 0usize;
+    let drain = |connections: &mut usize| {
+        while let Ok((socket, _)) = listener.accept() {
+            *connections += 1;
+            drop(socket);
+        }
+    };
+    let mut c = crate::cli::wisp();
+    for var in [
+        "DEEPSEEK_BASE_URL",
+        "DEEPSEEK_MODEL",
+        "DEEPSEEK_API_KEY",
+        "WISP_SECRET_STORE",
+    ] {
+        c.env_remove(var);
+    }
+    c.args([
+        "serve",
+        "--no-open",
+        "--web-only",
+        "--port",
+        "0",
+        "--data-dir",
+    ])
+    .arg(&data)
+    .arg(&project)
+    .env("WISP_TOKEN", crate::cli::TOKEN)
+    .env(
+        "DBUS_SESSION_BUS_ADDRESS",
+        format!("unix:path={}", bus.display()),
+    );
+    let served = crate::cli::Served::spawn(c);
+    let ok = async |method: &str, path: &str, body: Option<Value>| {
+        let (status, r) = served.call(method, path, body).await;
+        assert!(
+            (200..300).contains(&status),
+            "{method} {path}: {status} {r}"
+        );
+        r
+    };
+    ok("GET", "/api/health", None).await;
+    let settings = ok("GET", "/api/settings", None).await;
+    assert_eq!(settings["apiKey"]["set"], false);
+    assert!(settings["keyringProblem"].is_null(), "{settings}");
+    assert_eq!(ok("GET", "/api/mcp/servers", None).await, json!([]));
+    let server =
+        |env: Value| json!({"name": "plain", "command": "/usr/bin/true", "args": [], "env": env});
+    let added = ok("POST", "/api/mcp/servers", Some(server(json!([])))).await;
+    let id = added["id"].as_str().unwrap().to_owned();
+    let session = json!([{"name": "TOKEN", "value": "v-session-1", "storage": "session"}]);
+    ok(
+        "PUT",
+        &format!("/api/mcp/servers/{id}"),
+        Some(server(session)),
+    )
+    .await;
+    ok("GET", "/api/mcp/servers", None).await;
+    ok("DELETE", &format!("/api/mcp/servers/{id}"), None).await;
+    // A key kept for this session needs no OS store either.
+    let key = json!({"value": "sk-session-only-7f3a9c", "storage": "process"});
+    ok("PUT", "/api/settings/api-key", Some(key)).await;
+    ok("DELETE", "/api/settings/api-key", None).await;
+    drain(&mut connections);
+    assert_eq!(
+        connections, 0,
+        "the OS secret store was contacted with nothing stored"
+    );
+
+    // The first save into the OS store contacts it (drained while the save waits on it).
+    let save = served.call(
+        "PUT",
+        "/api/settings/api-key",
+        Some(json!({"value": "sk-keyring-7f3a9c", "storage": "keyring"})),
+    );
+    let mut save = std::pin::pin!(save);
+    let (status, e) = loop {
+        tokio::select! {
+            answer = &mut save => break answer,
+            () = tokio::time::sleep(Duration::from_millis(20)) => drain(&mut connections),
+        }
+    };
+    drain(&mut connections);
+    assert_eq!(status, 409, "{e}");
+    assert_eq!(e["error"], "secret_store_unavailable", "{e}");
+    assert!(
+        connections >= 1,
+        "the save never contacted the OS secret store"
+    );
+    let settings = ok("GET", "/api/settings", None).await;
+    assert_eq!(
+        settings["keyringProblem"]["kind"], "secret_store_unavailable",
+        "{settings}"
+    );
+    assert_eq!(settings["apiKey"]["set"], false);
+}

@@ -269,10 +269,7 @@ fn store_values(
 ) -> Result<(), CoreError> {
     let digest = binding_digest(config);
     for (name, value, storage) in values {
-        let storage = match storage {
-            ConfigStorage::Keyring => SecretStorage::Keyring,
-            ConfigStorage::Session => SecretStorage::Process,
-        };
+        let storage = secret_storage(*storage);
         secrets
             .set(
                 &secret_name(&config.id, name),
@@ -284,9 +281,20 @@ fn store_values(
     Ok(())
 }
 
+/// Where a variable's value lives, as the secret store names it.
+fn secret_storage(storage: ConfigStorage) -> SecretStorage {
+    match storage {
+        ConfigStorage::Keyring => SecretStorage::Keyring,
+        ConfigStorage::Session => SecretStorage::Process,
+    }
+}
+
+/// Removes the variables' values from where each was kept: a session value without opening
+/// the OS secret store (MCP-18).
 fn delete_values(secrets: &Secrets, server_id: &str, vars: &[EnvVar]) {
     for var in vars {
-        if let Err(e) = secrets.delete(&secret_name(server_id, &var.name)) {
+        let name = secret_name(server_id, &var.name);
+        if let Err(e) = secrets.delete_in(&name, secret_storage(var.storage)) {
             tracing::warn!(server = %server_id, var = %var.name, error = %e, "a stored MCP secret was not removed");
         }
     }
@@ -297,11 +305,14 @@ fn load_values(secrets: &Secrets, config: &ServerConfig) -> Result<Vec<(String, 
     let digest = binding_digest(config);
     let mut out = Vec::new();
     for var in &config.env {
+        // Looked for only where it was kept: a session value never opens the OS store.
         let stored = secrets
-            .get(&secret_name(&config.id, &var.name))
+            .get_in(
+                &secret_name(&config.id, &var.name),
+                secret_storage(var.storage),
+            )
             .map_err(|e| e.to_string())?;
-        let value =
-            stored.and_then(|(v, _)| v.strip_prefix(&format!("{digest}:")).map(str::to_owned));
+        let value = stored.and_then(|v| v.strip_prefix(&format!("{digest}:")).map(str::to_owned));
         match value {
             Some(v) => out.push((var.name.clone(), v)),
             None => {
@@ -365,14 +376,14 @@ fn split(draft: p::McpServerDraft) -> Split {
     )
 }
 
-fn needs_keyring(
-    secrets: &Secrets,
+/// Before values are kept in the OS secret store, and before anything else changes: opens it
+/// (the first save that needs it does, MCP-18) and refuses when it cannot be used.
+async fn needs_keyring(
+    secrets: &Arc<Secrets>,
     values: &[(String, String, ConfigStorage)],
 ) -> Result<(), CoreError> {
-    if values.iter().any(|(_, _, s)| *s == ConfigStorage::Keyring)
-        && let Some(problem) = secrets.keyring_problem()
-    {
-        return Err(secret_error(problem.clone()));
+    if values.iter().any(|(_, _, s)| *s == ConfigStorage::Keyring) {
+        with_secrets(secrets.clone(), |s| s.open_keyring().map_err(secret_error)).await?;
     }
     Ok(())
 }
@@ -456,7 +467,7 @@ impl Host {
             ));
         }
         let values = values.unwrap_or_default();
-        needs_keyring(&setup.secrets, &values)?;
+        needs_keyring(&setup.secrets, &values).await?;
         {
             let config = config.clone();
             with_secrets(setup.secrets.clone(), move |s| {
@@ -551,7 +562,7 @@ impl Host {
             config.env.clear();
         }
         if let Some(values) = &values {
-            needs_keyring(&setup.secrets, values)?;
+            needs_keyring(&setup.secrets, values).await?;
         }
         self.stop_server(id).await;
         {
@@ -954,6 +965,43 @@ mod tests {
                     .collect()
             }),
         }
+    }
+
+    /// MCP-18: with no variable kept in the OS secret store, nothing opens it — adding,
+    /// listing, editing, activating and deleting servers without variables or with session
+    /// ones; the first variable kept there does.
+    #[tokio::test]
+    async fn mcp_18_the_os_store_is_opened_only_for_a_variable_kept_there() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
+        let host = Host::start(store, None, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+        let secrets = Arc::new(Secrets::lazy(|| Ok(wisp_secrets::Keyring::mock())));
+        host.configure_mcp(tmp.path(), secrets.clone()).unwrap();
+        let session = |v| Some(vec![("K", v, p::McpStorageChoice::Session)]);
+        let plain = host.mcp_add(draft("/bin/true", None)).await.unwrap();
+        let with = host
+            .mcp_add(draft("/bin/true", session("v1")))
+            .await
+            .unwrap();
+        assert_eq!(host.mcp_servers().len(), 2);
+        host.mcp_edit(&with.id, draft("/bin/true", session("v2")))
+            .await
+            .unwrap();
+        // It exits at once, so discovery fails; its value came from this process.
+        let _ = host.mcp_activate(&with.id).await;
+        host.mcp_edit(&with.id, draft("/bin/false", None))
+            .await
+            .unwrap();
+        host.mcp_delete(&plain.id).await.unwrap();
+        host.mcp_delete(&with.id).await.unwrap();
+        assert_eq!(secrets.keyring_accesses(), 0, "the OS store was opened");
+        host.mcp_add(draft(
+            "/bin/true",
+            Some(vec![("K", "v", p::McpStorageChoice::Keyring)]),
+        ))
+        .await
+        .unwrap();
+        assert!(secrets.keyring_accesses() >= 2, "opened and the value kept");
     }
 
     #[tokio::test]

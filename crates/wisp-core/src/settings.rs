@@ -23,6 +23,14 @@ use crate::{CoreError, CoreErrorKind, Host, fail, lock};
 
 /// The settings' name in the store.
 const STORED_NAME: &str = "model";
+/// Where the model key was kept (not the key): [`KEY_IN_KEYRING`] when the OS secret store
+/// holds it. Only then is the store opened at start (MCP-18: a Host with no key stored there
+/// never touches it).
+const KEY_PLACE_NAME: &str = "model-api-key-place";
+/// [`KEY_PLACE_NAME`]'s value (JSON text) when the key is in the OS secret store.
+const KEY_IN_KEYRING: &str = "\"keyring\"";
+/// [`KEY_PLACE_NAME`]'s value when it is not (kept for this process, or none).
+const KEY_NOT_IN_KEYRING: &str = "null";
 
 /// The built-in simulator's address and key, when the binary started one.
 #[derive(Clone)]
@@ -593,12 +601,22 @@ fn load_state(
             .ok(),
         None => None,
     };
-    let key = match setup.secrets.get(MODEL_API_KEY) {
-        Ok(k) => k,
-        Err(e) => {
-            tracing::warn!(error = %e, "the stored API key cannot be read");
-            None
+    // A key kept for a process is gone with it; the OS store is asked only when a key was
+    // kept there.
+    let in_keyring = match store {
+        Some(s) => s.setting(KEY_PLACE_NAME)?.as_deref() == Some(KEY_IN_KEYRING),
+        None => false,
+    };
+    let key = if in_keyring {
+        match setup.secrets.get_in(MODEL_API_KEY, Storage::Keyring) {
+            Ok(k) => k.map(|k| (k, Storage::Keyring)),
+            Err(e) => {
+                tracing::warn!(error = %e, "the stored API key cannot be read");
+                None
+            }
         }
+    } else {
+        None
     };
     Ok(SettingsState { setup, stored, key })
 }
@@ -721,6 +739,11 @@ impl Host {
                 .secrets
                 .set(MODEL_API_KEY, &value, storage)
                 .map_err(secret_error)?;
+            let place = match storage {
+                Storage::Keyring => KEY_IN_KEYRING,
+                Storage::Process => KEY_NOT_IN_KEYRING,
+            };
+            self.inner.store.put_setting(KEY_PLACE_NAME, place)?;
             state.key = Some((value, storage));
         }
         tracing::info!(?storage, "API key replaced");
@@ -732,11 +755,21 @@ impl Host {
         {
             let mut state = lock(&self.inner.settings);
             let state = state.as_mut().ok_or_else(Self::not_configured)?;
-            state
-                .setup
-                .secrets
-                .delete(MODEL_API_KEY)
-                .map_err(secret_error)?;
+            // A key kept for this process is removed without opening the OS store.
+            let secrets = &state.setup.secrets;
+            let in_keyring =
+                self.inner.store.setting(KEY_PLACE_NAME)?.as_deref() == Some(KEY_IN_KEYRING);
+            match state.key.as_ref().map(|k| k.1) {
+                Some(Storage::Process) if !in_keyring => {
+                    secrets.delete_in(MODEL_API_KEY, Storage::Process)
+                }
+                None if !in_keyring => Ok(()),
+                _ => secrets.delete(MODEL_API_KEY),
+            }
+            .map_err(secret_error)?;
+            self.inner
+                .store
+                .put_setting(KEY_PLACE_NAME, KEY_NOT_IN_KEYRING)?;
             state.key = None;
         }
         tracing::info!("API key removed");
@@ -796,6 +829,84 @@ mod tests {
             stored,
             key: None,
         }
+    }
+
+    /// A Host on the database at `db` whose model is under Settings, its OS secret store
+    /// `keyring`, opened only when needed.
+    fn host_on(db: &std::path::Path, keyring: wisp_secrets::Keyring) -> (Host, Arc<Secrets>) {
+        let store = wisp_store::Store::open(db).unwrap();
+        let host = Host::start(
+            store,
+            None,
+            None,
+            crate::HostConfig::new(p::Mode::Simulation),
+        )
+        .unwrap();
+        let secrets = Arc::new(Secrets::lazy(move || Ok(keyring.clone())));
+        let setup = ModelSetup {
+            simulator: None,
+            pinned_simulation: false,
+            // Nothing answers there: the background check fails at once, offline.
+            env: EnvModel {
+                base_url: Some("http://127.0.0.1:9".into()),
+                ..EnvModel::default()
+            },
+            secrets: secrets.clone(),
+        };
+        host.configure_model(setup).unwrap();
+        (host, secrets)
+    }
+
+    /// MCP-18 for the model key: a Host with no key kept in the OS secret store never opens
+    /// it (start, settings, a key kept for the session, removing it); keeping the key there
+    /// does, and records only where it is, so the next start reads it from there.
+    #[tokio::test]
+    async fn mcp_18_the_os_store_is_opened_for_the_key_only_when_it_is_kept_there() {
+        use wisp_secrets::SecretStore;
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("wisp.db");
+        let keyring = wisp_secrets::Keyring::mock();
+        let key = |storage| p::SetApiKey {
+            value: "sk-test-0123456789abcdef".into(),
+            storage,
+        };
+        let (host, secrets) = host_on(&db, keyring.clone());
+        assert!(!host.settings().unwrap().api_key.set);
+        host.set_api_key(&key(p::KeyChoice::Process)).unwrap();
+        assert!(host.settings().unwrap().api_key.set);
+        host.delete_api_key().unwrap();
+        host.set_api_key(&key(p::KeyChoice::Process)).unwrap();
+        assert_eq!(
+            secrets.keyring_accesses(),
+            0,
+            "opened with nothing kept there"
+        );
+        drop(host);
+
+        // A key kept for a session is gone after a restart, and nothing was asked for it.
+        let (host, secrets) = host_on(&db, keyring.clone());
+        assert!(!host.settings().unwrap().api_key.set);
+        assert_eq!(secrets.keyring_accesses(), 0);
+        host.set_api_key(&key(p::KeyChoice::Keyring)).unwrap();
+        assert!(
+            secrets.keyring_accesses() >= 1,
+            "the save did not reach the OS store"
+        );
+        drop(host);
+
+        // Kept in the OS store: the next start reads it from there.
+        let (host, secrets) = host_on(&db, keyring.clone());
+        assert!(secrets.keyring_accesses() >= 1);
+        let view = host.settings().unwrap();
+        assert!(view.api_key.set);
+        assert_eq!(view.api_key.storage, Some(p::KeyStorage::Keyring));
+        // Removed, it is gone from the OS store and the next start asks nothing.
+        host.delete_api_key().unwrap();
+        assert!(keyring.get(MODEL_API_KEY).unwrap().is_none());
+        drop(host);
+        let (host, secrets) = host_on(&db, keyring);
+        assert!(!host.settings().unwrap().api_key.set);
+        assert_eq!(secrets.keyring_accesses(), 0);
     }
 
     fn stored(provider: p::Provider, base: Option<&str>, model: &str) -> p::UpdateSettings {

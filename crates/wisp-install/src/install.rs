@@ -618,6 +618,19 @@ fn read_capped(path: &Path, cap: u64) -> Result<String, InstallError> {
 mod tests {
     use super::*;
 
+    /// INST-16: one whole install has at most 180 s, and that is the limit every install
+    /// gets unless a test sets a smaller one.
+    #[test]
+    fn inst_16_an_install_has_180_seconds() {
+        assert_eq!(INSTALL_TIMEOUT, Duration::from_secs(180));
+        let config = InstallConfig::new(Registry::public().unwrap());
+        assert_eq!(config.timeout, INSTALL_TIMEOUT);
+        assert_eq!(
+            InstallError::TimedOut(config.timeout).to_string(),
+            "the install took longer than 180s and was stopped; nothing was installed"
+        );
+    }
+
     #[test]
     fn inst_09_tools_only_from_the_given_dirs() {
         let dir = tempfile::tempdir().unwrap();

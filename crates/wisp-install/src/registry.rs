@@ -1,7 +1,8 @@
 //! The one registry an install may use (INST-13): `https://registry.npmjs.org/` unless
-//! `WISP_NPM_REGISTRY` names another — a testing aid for a registry on loopback (the test
-//! suite's, the simulator's), where `http://` is accepted; anywhere else only `https://`.
-//! URLs are compared parsed (scheme, host, port, path), never by string prefix.
+//! `WISP_NPM_REGISTRY` names another — a testing aid for a registry on loopback only (the test
+//! suite's, the simulator's), `http://` or `https://`; any other value is refused, in every
+//! build, so the variable can never send installs to a registry elsewhere. URLs are compared
+//! parsed (scheme, host, port, path), never by string prefix.
 
 use url::{Host, Url};
 
@@ -9,7 +10,8 @@ use crate::InstallError;
 
 /// The public npm registry, the default and the only one outside tests.
 pub const DEFAULT_REGISTRY: &str = "https://registry.npmjs.org/";
-/// The variable that overrides the registry, for tests and the simulator only.
+/// The variable that overrides the registry, for tests and the simulator only: a loopback
+/// address, nothing else.
 pub const REGISTRY_ENV: &str = "WISP_NPM_REGISTRY";
 
 /// An allowed registry: https, or http on a loopback host; no credentials, query or fragment;
@@ -55,17 +57,29 @@ impl Registry {
         Self::parse(DEFAULT_REGISTRY)
     }
 
-    /// [`REGISTRY_ENV`] when set (checked like any registry), else the public registry.
+    /// [`REGISTRY_ENV`] when set (a loopback registry, checked like any registry), else the
+    /// public registry.
     pub fn from_env() -> Result<Self, InstallError> {
         Self::from_override(std::env::var(REGISTRY_ENV).ok().as_deref())
     }
 
-    /// The override's value when set and not empty, else the public registry.
+    /// The override's value when set and not empty, else the public registry. The override
+    /// is a testing aid: a registry on this machine's loopback, never one elsewhere (INST-13
+    /// allows only the public registry for real installs).
     fn from_override(value: Option<&str>) -> Result<Self, InstallError> {
-        match value {
-            Some(value) if !value.is_empty() => Self::parse(value),
-            _ => Self::public(),
+        let value = match value {
+            Some(value) if !value.is_empty() => value,
+            _ => return Self::public(),
+        };
+        let registry = Self::parse(value)?;
+        if !is_loopback(&registry.url) {
+            return Err(InstallError::Registry(format!(
+                "{REGISTRY_ENV}={value:?} is not a loopback address; {REGISTRY_ENV} is a testing \
+                 aid for a registry on this machine (127.0.0.1, [::1] or localhost) only. Unset \
+                 it to install from the public npm registry ({DEFAULT_REGISTRY})"
+            )));
         }
+        Ok(registry)
     }
 
     /// The URL as npm gets it (`--registry`).
@@ -266,6 +280,48 @@ mod tests {
         assert_eq!(local.as_str(), "http://127.0.0.1:9/");
         assert!(!local.is_public());
         assert!(Registry::from_override(Some("http://example.com/")).is_err());
+    }
+
+    /// INST-13: `WISP_NPM_REGISTRY` takes loopback registries (http or https, the test
+    /// suite's private-CA ones too) and refuses every other value with a message naming the
+    /// variable, the rule and the way out — https registries elsewhere, the public one
+    /// included, as much as plain http.
+    #[test]
+    fn inst_13_the_override_is_a_loopback_testing_aid_only() {
+        for ok in [
+            "http://127.0.0.1:4873/",
+            "https://127.0.0.1:4873/",
+            "https://[::1]:8443/npm/",
+            "https://localhost:1/",
+            "http://127.8.9.10/",
+        ] {
+            let r = Registry::from_override(Some(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
+            assert!(!r.is_public(), "{ok}");
+        }
+        for bad in [
+            "https://registry.npmjs.org/",
+            "https://registry.example.com/",
+            "https://10.0.0.1:4873/",
+            "https://192.168.1.2/",
+            "https://127.0.0.1.nip.io/",
+            "https://localhost.example.com/",
+            "https://[::ffff:10.0.0.1]/",
+            "https://0.0.0.0/",
+        ] {
+            let err = Registry::from_override(Some(bad)).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!(
+                    "WISP_NPM_REGISTRY={bad:?} is not a loopback address"
+                )) && err.contains("testing aid")
+                    && err.contains("Unset it to install from the public npm registry"),
+                "{bad}: {err}"
+            );
+        }
+        // What `parse` refuses is still refused first, with its own reason.
+        let err = Registry::from_override(Some("http://10.0.0.1/"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not loopback; only https"), "{err}");
     }
 
     #[test]

@@ -527,7 +527,12 @@ async fn inst_16_a_registry_that_never_answers_times_out_and_installs_run_one_at
     };
     let (first, (second, second_plan)) = tokio::join!(first, second);
     let err = first.unwrap_err();
-    assert!(matches!(err, InstallError::TimedOut(_)), "{err}");
+    // Ended by the limit it was given, and saying so.
+    assert!(
+        matches!(err, InstallError::TimedOut(limit) if limit == config.timeout),
+        "{err}"
+    );
+    assert!(err.to_string().contains("took longer than 10s"), "{err}");
     assert!(group_is_gone(events.npm_pids()[0]));
     assert_nothing_installed(&demo_plan().install_dir(&data, &config.registry));
     let busy = second.unwrap_err();
@@ -539,6 +544,50 @@ async fn inst_16_a_registry_that_never_answers_times_out_and_installs_run_one_at
             .install_dir(&other_data, &config.registry)
             .exists()
     );
+}
+
+/// INST-16: the limit is the whole install's, not the first step's: the lockfile step
+/// finishes, `npm ci` waits on a tarball that never comes, and the same deadline ends it.
+#[tokio::test]
+async fn inst_16_the_limit_covers_npm_ci_too() {
+    let registry = TestRegistry::start(false).await;
+    let packed = pack(
+        &hostile("slow-tarball", json!({})),
+        &[("server.js", &server_js())],
+    );
+    registry.publish(&packed, None);
+    // The documents answer (step 1 passes); the tarball, fetched only by `npm ci`, never does.
+    registry.stall_under("/slow-tarball/-/");
+    let plan = InstallPlan::new("slow-tarball", "1.0.0", "slow-tarball", vec![]).unwrap();
+    let (_keep, data) = data_dir();
+    let events = Events::default();
+    let mut config = config(&registry);
+    // Generous: step 1 must finish well inside it (the machine may be busy).
+    config.timeout = Duration::from_secs(30);
+    let (result, _) =
+        install_watching_group(&config, &data, &plan, &events, std::future::pending()).await;
+    let err = result.unwrap_err();
+    assert!(
+        matches!(err, InstallError::TimedOut(limit) if limit == config.timeout),
+        "{err}"
+    );
+    assert!(err.to_string().contains("took longer than 30s"), "{err}");
+    let all = events.all();
+    assert!(
+        all.contains(&Progress::Verified { packages: 1 }),
+        "step 1 did not pass: {all:?}"
+    );
+    let pids = events.npm_pids();
+    assert_eq!(pids.len(), 2, "npm ci never started: {all:?}");
+    assert!(
+        group_is_gone(pids[1]),
+        "npm ci's process group is still running"
+    );
+    // The attempt stays marked unfinished, with nothing of the package in place.
+    let dir = plan.install_dir(&data, &config.registry);
+    assert!(dir.join(MARKER_FILE).exists());
+    assert!(!dir.join(MANIFEST_FILE).exists());
+    assert!(!dir.join("node_modules/slow-tarball/server.js").exists());
 }
 
 #[tokio::test]

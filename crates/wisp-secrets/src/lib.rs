@@ -7,7 +7,10 @@
 //!   entry's name as account: `model-api-key`, `mcp/<server-id>/<VAR>`.
 //! - [`ProcessOnly`] keeps entries in this process's memory: gone when the Host stops. It is the
 //!   person's choice when there is no reachable OS store (no D-Bus session, a locked keychain).
-//! - [`Secrets`] puts both behind one name lookup and says where a value came from.
+//! - [`Secrets`] puts both behind one name lookup and says where a value came from. Made with
+//!   [`Secrets::lazy`], it opens the OS store only when a value must be read from or kept in
+//!   it (MCP-18): a Host with nothing stored there never touches it, and
+//!   [`Secrets::keyring_accesses`] counts every time it did.
 //!
 //! A secret is never written to a file by this crate, never logged, and never part of an
 //! error message.
@@ -21,7 +24,8 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The keyring service every Wisp entry is filed under.
 pub const SERVICE: &str = "wisp";
@@ -230,59 +234,130 @@ impl SecretStore for ProcessOnly {
     }
 }
 
+/// How the OS store is reached: run once, the first time it is needed.
+type Connect = Box<dyn Fn() -> Result<Keyring, SecretError> + Send + Sync>;
+
 /// The OS store when there is one, and this process's memory, behind one lookup. A value kept
 /// for this process wins over one in the OS store (it is the newer choice).
 pub struct Secrets {
-    keyring: Result<Keyring, SecretError>,
+    connect: Connect,
+    keyring: OnceLock<Result<Keyring, SecretError>>,
     process: ProcessOnly,
+    /// Opening the OS store, and every get, set and delete that reached it.
+    accesses: AtomicUsize,
 }
 
 impl fmt::Debug for Secrets {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let keyring = match self.keyring.get() {
+            None => "not opened",
+            Some(Ok(_)) => "open",
+            Some(Err(_)) => "unavailable",
+        };
         f.debug_struct("Secrets")
-            .field("keyring", &self.keyring.is_ok())
+            .field("keyring", &keyring)
             .finish()
     }
 }
 
 impl Secrets {
-    /// Both stores; `keyring` is the outcome of connecting to the OS store.
+    /// Both stores; `keyring` is the outcome of connecting to the OS store, already made.
     pub fn new(keyring: Result<Keyring, SecretError>) -> Self {
         Self {
-            keyring,
+            connect: Box::new(|| Err(SecretError::Unavailable("not connected".into()))),
+            keyring: OnceLock::from(keyring),
             process: ProcessOnly::default(),
+            accesses: AtomicUsize::new(0),
         }
     }
 
-    /// Why the OS store cannot be used, when it cannot.
-    pub fn keyring_problem(&self) -> Option<&SecretError> {
-        self.keyring.as_ref().err()
+    /// Both stores, the OS one opened by `connect` only when a value must be read from or
+    /// kept in it, at most once (MCP-18: nothing stored, nothing opened). `connect` may block
+    /// (D-Bus); so may every method that reaches the OS store.
+    pub fn lazy(
+        connect: impl Fn() -> Result<Keyring, SecretError> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            connect: Box::new(connect),
+            keyring: OnceLock::new(),
+            process: ProcessOnly::default(),
+            accesses: AtomicUsize::new(0),
+        }
     }
 
-    /// The value of `name` and where it lives. An unreachable OS store reads as "not there".
+    /// The OS store, opened now if it was not yet.
+    fn keyring(&self) -> &Result<Keyring, SecretError> {
+        self.keyring.get_or_init(|| {
+            self.accesses.fetch_add(1, Ordering::SeqCst);
+            let opened = (self.connect)();
+            if let Err(e) = &opened {
+                tracing::info!(error = %e, "no OS secret store; values can be kept for this session only");
+            }
+            opened
+        })
+    }
+
+    /// The OS store for one operation, counted.
+    fn use_keyring(&self) -> Result<&Keyring, SecretError> {
+        let k = self.keyring().as_ref().map_err(Clone::clone)?;
+        self.accesses.fetch_add(1, Ordering::SeqCst);
+        Ok(k)
+    }
+
+    /// How many times the OS store was opened or asked (get, set, delete) by this value.
+    pub fn keyring_accesses(&self) -> usize {
+        self.accesses.load(Ordering::SeqCst)
+    }
+
+    /// Why the OS store cannot be used, once that is known: after it was opened (a lazy store
+    /// not needed yet has no problem to tell).
+    pub fn keyring_problem(&self) -> Option<&SecretError> {
+        self.keyring.get().and_then(|k| k.as_ref().err())
+    }
+
+    /// Opens the OS store if it is not open, and says whether it can be used: for a caller
+    /// about to keep values there, which must refuse before it changes anything else.
+    pub fn open_keyring(&self) -> Result<(), SecretError> {
+        self.keyring().as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+
+    /// The value of `name` and where it lives: this process first, then the OS store (opened
+    /// for it). An unreachable OS store reads as "not there".
     pub fn get(&self, name: &str) -> Result<Option<(String, Storage)>, SecretError> {
         if let Some(v) = self.process.get(name)? {
             return Ok(Some((v, Storage::Process)));
         }
-        match &self.keyring {
-            Ok(k) => Ok(k.get(name)?.map(|v| (v, Storage::Keyring))),
-            Err(_) => Ok(None),
+        self.get_in(name, Storage::Keyring)
+            .map(|v| v.map(|v| (v, Storage::Keyring)))
+    }
+
+    /// The value of `name` in `storage` only: a value recorded as kept for this process is
+    /// never looked for in the OS store. An unreachable OS store reads as "not there".
+    pub fn get_in(&self, name: &str, storage: Storage) -> Result<Option<String>, SecretError> {
+        match storage {
+            Storage::Process => self.process.get(name),
+            Storage::Keyring => match self.use_keyring() {
+                Ok(k) => k.get(name),
+                Err(_) => Ok(None),
+            },
         }
     }
 
     /// Keeps `value` in `storage`, and removes `name` from the other place so exactly one
     /// value is live. Refused, changing nothing, when the OS store is asked for and unreachable.
+    /// Kept for this process, an older copy in the OS store is removed when the store is open
+    /// (every caller opens it when it records a value there, by reading it at start or keeping
+    /// it); a store not opened yet is not opened for that.
     pub fn set(&self, name: &str, value: &str, storage: Storage) -> Result<(), SecretError> {
         match storage {
             Storage::Keyring => {
-                let k = self.keyring.as_ref().map_err(Clone::clone)?;
-                k.set(name, value)?;
+                self.use_keyring()?.set(name, value)?;
                 self.process.delete(name)
             }
             Storage::Process => {
                 self.process.set(name, value)?;
-                if let Ok(k) = &self.keyring
-                    && let Err(e) = k.delete(name)
+                if let Some(Ok(_)) = self.keyring.get()
+                    && let Err(e) = self.delete_in(name, Storage::Keyring)
                 {
                     tracing::warn!(error = %e, "an older keyring value stays in the OS store");
                 }
@@ -294,9 +369,18 @@ impl Secrets {
     /// Removes `name` from both places.
     pub fn delete(&self, name: &str) -> Result<(), SecretError> {
         self.process.delete(name)?;
-        match &self.keyring {
-            Ok(k) => k.delete(name),
-            Err(_) => Ok(()),
+        self.delete_in(name, Storage::Keyring)
+    }
+
+    /// Removes `name` from `storage` only: a value recorded as kept for this process is
+    /// removed without opening the OS store. An unreachable OS store has nothing to remove.
+    pub fn delete_in(&self, name: &str, storage: Storage) -> Result<(), SecretError> {
+        match storage {
+            Storage::Process => self.process.delete(name),
+            Storage::Keyring => match self.use_keyring() {
+                Ok(k) => k.delete(name),
+                Err(_) => Ok(()),
+            },
         }
     }
 }
@@ -394,12 +478,17 @@ mod tests {
         p.set(MODEL_API_KEY, "sk-secret-3").unwrap();
         assert_eq!(format!("{p:?}"), "ProcessOnly(<redacted>)");
         let with = Secrets::new(Ok(k));
-        assert_eq!(format!("{with:?}"), "Secrets { keyring: true }");
+        assert_eq!(format!("{with:?}"), r#"Secrets { keyring: "open" }"#);
         let without = Secrets::new(Err(SecretError::Unavailable("no bus".into())));
         without
             .set(MODEL_API_KEY, "sk-secret-3", Storage::Process)
             .unwrap();
-        assert_eq!(format!("{without:?}"), "Secrets { keyring: false }");
+        assert_eq!(
+            format!("{without:?}"),
+            r#"Secrets { keyring: "unavailable" }"#
+        );
+        let lazy = Secrets::lazy(|| Ok(Keyring::mock()));
+        assert_eq!(format!("{lazy:?}"), r#"Secrets { keyring: "not opened" }"#);
     }
 
     /// The reason the OS store cannot be used is kept for the settings page; none when it can.
@@ -413,6 +502,90 @@ mod tests {
         let s = Secrets::new(Err(SecretError::Unavailable("no session bus".into())));
         let problem = s.keyring_problem().unwrap();
         assert!(matches!(problem, SecretError::Unavailable(m) if m == "no session bus"));
+    }
+
+    /// A lazy store and how often `connect` ran.
+    fn counted(
+        connect: impl Fn() -> Result<Keyring, SecretError> + Send + Sync + 'static,
+    ) -> (Secrets, Arc<AtomicUsize>) {
+        let opened = Arc::new(AtomicUsize::new(0));
+        let count = opened.clone();
+        let s = Secrets::lazy(move || {
+            count.fetch_add(1, Ordering::SeqCst);
+            connect()
+        });
+        (s, opened)
+    }
+
+    /// MCP-18: the OS store is opened only by what needs a value there, once; values kept
+    /// for this process are kept, read and removed without it.
+    #[test]
+    fn mcp_18_the_os_store_is_opened_only_when_a_value_needs_it() {
+        let (s, opened) = counted(|| Ok(Keyring::mock()));
+        assert!(s.keyring_problem().is_none());
+        s.set("mcp/a/TOKEN", "v1", Storage::Process).unwrap();
+        assert_eq!(
+            s.get_in("mcp/a/TOKEN", Storage::Process)
+                .unwrap()
+                .as_deref(),
+            Some("v1")
+        );
+        assert_eq!(
+            s.get("mcp/a/TOKEN").unwrap(),
+            Some(("v1".into(), Storage::Process))
+        );
+        s.delete_in("mcp/a/TOKEN", Storage::Process).unwrap();
+        assert!(s.get_in("mcp/a/TOKEN", Storage::Process).unwrap().is_none());
+        assert_eq!(
+            (opened.load(Ordering::SeqCst), s.keyring_accesses()),
+            (0, 0)
+        );
+
+        // Keeping a value there opens it: one open, one set.
+        s.set(MODEL_API_KEY, "sk-one", Storage::Keyring).unwrap();
+        assert_eq!(
+            (opened.load(Ordering::SeqCst), s.keyring_accesses()),
+            (1, 2)
+        );
+        assert_eq!(
+            s.get_in(MODEL_API_KEY, Storage::Keyring)
+                .unwrap()
+                .as_deref(),
+            Some("sk-one")
+        );
+        // Once open, a value moved to this process leaves the OS store.
+        s.set(MODEL_API_KEY, "sk-two", Storage::Process).unwrap();
+        assert!(s.get_in(MODEL_API_KEY, Storage::Keyring).unwrap().is_none());
+        assert_eq!(opened.load(Ordering::SeqCst), 1, "opened once only");
+        assert_eq!(s.keyring_accesses(), 5);
+
+        // Reading a value recorded in the OS store opens it too.
+        let (s, opened) = counted(|| Ok(Keyring::mock()));
+        assert!(s.get_in(MODEL_API_KEY, Storage::Keyring).unwrap().is_none());
+        assert_eq!(
+            (opened.load(Ordering::SeqCst), s.keyring_accesses()),
+            (1, 2)
+        );
+    }
+
+    /// An OS store that cannot be opened is found out when first needed: keeping a value
+    /// there is refused with the reason (never put in plain text or memory instead), reading
+    /// finds nothing, and the problem is known from then on; it is not asked again.
+    #[test]
+    fn mcp_18_an_unreachable_store_is_told_when_first_needed() {
+        let (s, opened) = counted(|| Err(SecretError::Unavailable("no session bus".into())));
+        assert!(s.keyring_problem().is_none(), "told before it was needed");
+        let e = s
+            .set("mcp/a/TOKEN", "sk-secret-5", Storage::Keyring)
+            .unwrap_err();
+        assert!(matches!(e, SecretError::Unavailable(_)), "{e}");
+        assert!(!e.to_string().contains("sk-secret"));
+        assert!(s.get("mcp/a/TOKEN").unwrap().is_none());
+        assert!(matches!(s.open_keyring(), Err(SecretError::Unavailable(_))));
+        assert!(s.keyring_problem().is_some());
+        s.delete("mcp/a/TOKEN").unwrap();
+        assert_eq!(opened.load(Ordering::SeqCst), 1);
+        assert_eq!(s.keyring_accesses(), 1, "only the open attempt");
     }
 
     /// The stand-in store refuses every entry (a Keyring built on it reads, keeps and removes

@@ -740,3 +740,119 @@ fn a_move_that_would_hide_credentials_from_the_check_is_refused() {
     f.sandbox.move_entry(&plan).unwrap();
     assert_eq!(read(&f, ".env.old"), "KEY=sk-live\n");
 }
+
+/// A tmpfs mounted on a folder of the test's project, unmounted when dropped: a real second
+/// file system inside the sandbox's root.
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    /// `None` (the test is skipped, saying why) only when this process may not mount, i.e.
+    /// it does not run as root; as root, a failed mount fails the test.
+    fn mount(at: &Path) -> Option<Self> {
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=1m,mode=0755", "wisp-file-25"])
+            .arg(at)
+            .output()
+            .unwrap();
+        if out.status.success() {
+            return Some(Self(at.to_owned()));
+        }
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !rustix::process::geteuid().is_root(),
+            "mount failed as root: {stderr}"
+        );
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: not root, cannot mount a tmpfs ({})",
+            stderr.trim()
+        );
+        None
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+fn dev(f: &Fixture, rel: &str) -> u64 {
+    std::fs::symlink_metadata(f.root.join(rel)).unwrap().dev()
+}
+
+/// FILE-25, the target side: a target folder on another device than the source is refused
+/// before approval — a tree, an empty folder and a file alike, into the mount or a folder
+/// nested in it, and out of it — with nothing changed.
+#[test]
+fn file_25_a_target_folder_on_another_device_is_refused() {
+    let f = fixture();
+    tree(&f);
+    let Some(_mount) = Tmpfs::mount(&f.root.join("dest")) else {
+        return;
+    };
+    std::fs::create_dir(f.root.join("dest/inner")).unwrap();
+    write(&f, "dest/inner/x.txt", b"x");
+    assert_ne!(
+        dev(&f, "dest"),
+        dev(&f, "src"),
+        "the mount is no other device"
+    );
+    let before = snapshot(&f);
+    for (source, target, folder) in [
+        ("src", "dest/moved", "dest"),
+        ("src/empty", "dest/empty", "dest"),
+        ("src/a.txt", "dest/a.txt", "dest"),
+        ("src/empty", "dest/inner/empty", "dest/inner"),
+        ("dest/inner/x.txt", "x.txt", "."),
+        ("dest/inner", "src/inner", "src"),
+    ] {
+        let e = f.sandbox.prepare_move(source, target).unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::CrossDevice, "{source} → {target}: {e}");
+        assert!(
+            e.message.starts_with(&format!(
+                "{target}: the target folder {folder} is on another device than {source}"
+            )),
+            "{source} → {target}: {e}"
+        );
+        assert!(e.message.contains("never copies"), "{e}");
+    }
+    assert_eq!(snapshot(&f), before);
+}
+
+/// FILE-25, the source side on a real mount: a tree with a mount point inside it is refused
+/// (an empty one too), while the same move without the mount is allowed.
+#[test]
+fn file_25_a_source_tree_crossing_a_nested_mount_is_refused() {
+    let f = fixture();
+    tree(&f);
+    std::fs::create_dir(f.root.join("src/sub/mnt")).unwrap();
+    assert!(f.sandbox.prepare_move("src", "dest/moved").is_ok());
+    {
+        let Some(_mount) = Tmpfs::mount(&f.root.join("src/sub/mnt")) else {
+            return;
+        };
+        let before = snapshot(&f);
+        for source in ["src", "src/sub"] {
+            let e = f.sandbox.prepare_move(source, "dest/moved").unwrap_err();
+            assert_eq!(e.kind, FsErrorKind::CrossDevice, "{source}: {e}");
+            assert!(
+                e.message.contains("src/sub/mnt: is on another device"),
+                "{source}: {e}"
+            );
+        }
+        // The empty mount point itself, moved within the project: its target folder is on
+        // the project's device, its entry on the mount's.
+        let e = f
+            .sandbox
+            .prepare_move("src/sub/mnt", "dest/mnt")
+            .unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::CrossDevice, "{e}");
+        assert_eq!(snapshot(&f), before);
+    }
+    assert!(f.sandbox.prepare_move("src", "dest/moved").is_ok());
+}

@@ -184,7 +184,15 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
                   setReplacing(false);
                   changed(next);
                 })
-                .catch(fail);
+                .catch((e) => {
+                  fail(e);
+                  // The Host opens the OS store only when a key goes there (MCP-18): once it
+                  // is found unreachable, the page learns why and offers this session instead.
+                  if ((e as { code?: string }).code === "secret_store_unavailable") {
+                    setStorage("process");
+                    api.settings().then(setS).catch(() => {});
+                  }
+                });
             }}
           >
             <input aria-label={t("newKey")} type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} maxLength={512} required />

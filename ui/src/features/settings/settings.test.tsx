@@ -94,6 +94,24 @@ describe("Settings → Model", () => {
     expect(screen.getByText(/cannot be reached/)).toBeTruthy();
   });
 
+  it("learns that the secret store is unreachable from the first refused save, then offers this session", async () => {
+    // The Host opens the OS store only when a key goes there (MCP-18): before that it has no
+    // problem to tell.
+    const host = new FakeHost();
+    host.setApiKey = async () => {
+      host.state.keyringProblem = { kind: "secret_store_unavailable", message: "x", params: {} };
+      throw Object.assign(new Error("refused"), { code: "secret_store_unavailable" });
+    };
+    await page(host);
+    await click("Replace");
+    fireEvent.change(screen.getByLabelText("New API key"), { target: { value: "sk-typed-secret" } });
+    await click("Keep key");
+    expect(screen.getByRole("alert").textContent).toContain("cannot be reached");
+    const keyring = screen.getByRole("option", { name: "system keyring" }) as HTMLOptionElement;
+    expect(keyring.disabled).toBe(true);
+    expect((screen.getByLabelText("Keep it in") as HTMLSelectElement).value).toBe("process");
+  });
+
   it("badges values from the environment and saves the edited settings", async () => {
     const host = new FakeHost();
     await page(host);
