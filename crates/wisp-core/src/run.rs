@@ -406,7 +406,7 @@ fn budget_exhausted(budget: u32) -> p::RunError {
     p::RunError::new(
         p::RunErrorKind::BudgetExhausted,
         format!(
-            "The run used all {budget} steps without a final answer. Look at what it did, then send a new message to continue."
+            "Stopped after {budget} steps, the step budget of one request, without a final answer. What it did is kept; Continue lets it go on."
         ),
     )
     .with("steps", budget.to_string())
