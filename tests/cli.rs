@@ -328,10 +328,9 @@ async fn a_kill_during_an_approval_wait_replays_nothing_after_restart() {
     assert_eq!(r["status"], "interrupted", "{r}");
     assert_eq!(r["error"]["kind"], "unfinished_at_start", "{r}");
     assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("stopped before this run finished (found at start)"),
+        r["error"]["message"].as_str().unwrap().contains(
+            "stopped before this run finished (it crashed or was killed; found at start)"
+        ),
         "{r}"
     );
     assert_eq!(old(&r)["status"], "cancelled", "{r}");

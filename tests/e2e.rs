@@ -658,7 +658,16 @@ async fn the_step_budget_stops_a_run_that_never_finishes() {
     assert_eq!(r["status"], "budget_exhausted");
     assert_eq!(r["steps"].as_array().unwrap().len(), 3);
     assert_eq!(w.sim.chat_requests().len(), 3);
-    assert!(r["error"]["message"].as_str().unwrap().contains("3 steps"));
+    // Its own error, which the UI words in the person's language: what happened (the steps
+    // of the budget) and what they can do.
+    assert_eq!(r["error"]["kind"], "budget_exhausted", "{r}");
+    assert_eq!(r["error"]["params"]["steps"], "3", "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Stopped after 3 steps, the step budget of one request"),
+        "{message}"
+    );
+    assert!(message.contains("Continue lets it go on"), "{message}");
 }
 
 #[tokio::test]

@@ -701,18 +701,21 @@ async fn an_import_of_a_device_or_a_fifo_is_refused_and_the_host_keeps_answering
 }
 
 /// MCP-12: cancelling a run while its approved MCP call runs ends the run as cancelled at once
-/// (the server is notified and the connection closed; nothing is retried).
+/// (the server is notified and the connection closed; nothing is retried). The call had
+/// reached the server, so its record says so: cancelled, with the server told to stop and
+/// what it had done not known — never an empty "cancelled" that denies the call was made.
 #[tokio::test]
 async fn cancelling_a_run_during_an_mcp_call_closes_the_connection() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
-    let (_tmp, data, project) = dirs();
+    let (tmp, data, project) = dirs();
     let served = serve(&sim, &data, &project);
     let mut seen = Seen::default();
+    let record = tmp.path().join("server-stdin.jsonl");
     let id = add_server(
         &served,
         &mut seen,
         json!({"name": "slow", "command": test_server().display().to_string(),
-               "args": ["--echo-delay-ms", "60000"]}),
+               "args": ["--echo-delay-ms", "60000", "--record-input", record.to_str().unwrap()]}),
     )
     .await;
     assert_eq!(activate(&served, &mut seen, &id).await["status"], "active");
@@ -724,16 +727,33 @@ async fn cancelling_a_run_during_an_mcp_call_closes_the_connection() {
             .await,
         204
     );
-    served.wait(&run, "running").await;
+    // The call is at the server (it answers after a minute) before the cancel is sent.
+    until_recorded(&record, "\"tools/call\"").await;
     let (status, _) = served
         .call("POST", &format!("/api/runs/{run}/cancel"), None)
         .await;
     assert_eq!(status, 202);
     let done = served.wait(&run, "cancelled").await;
-    assert_eq!(
-        done["steps"][0]["toolCalls"][0]["status"], "cancelled",
-        "{done}"
+    let call = &done["steps"][0]["toolCalls"][0];
+    assert_eq!(call["status"], "cancelled", "{done}");
+    let result: Value = serde_json::from_str(
+        call["result"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a call that reached its server has a record: {done}")),
+    )
+    .unwrap();
+    let error = result["error"].as_str().unwrap();
+    assert!(
+        error.contains("to stop (notifications/cancelled)"),
+        "{result}"
     );
+    assert!(
+        error.contains("whether the tool had already done something is not known"),
+        "{result}"
+    );
+    assert!(result["cancelNote"].is_string(), "{result}");
+    // The server was told.
+    until_recorded(&record, "notifications/cancelled").await;
     let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
     assert_eq!(
         list[0]["status"], "failed",
@@ -742,6 +762,18 @@ async fn cancelling_a_run_during_an_mcp_call_closes_the_connection() {
     assert_eq!(list[0]["tools"], json!([]), "{list}");
     // One request for the call's round, none after: nothing was retried or continued.
     assert_eq!(sim.chat_requests().len(), 1);
+}
+
+/// Waits (generously) until the test server's `--record-input` file holds `needle`: what the
+/// Host sent it.
+async fn until_recorded(record: &Path, needle: &str) {
+    for _ in 0..1000 {
+        if std::fs::read_to_string(record).is_ok_and(|t| t.contains(needle)) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the server never received {needle}");
 }
 
 /// Adds our test server with `args` (and `env`) and activates it; returns its ID.

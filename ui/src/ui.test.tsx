@@ -396,7 +396,7 @@ describe("RunView", () => {
     expect(screen.getByRole("status").textContent).toContain("overloaded");
   });
 
-  it("keeps a cut-off answer and offers Retry; Continue only when out of steps (issue 12 §2)", () => {
+  it("keeps a cut-off answer and offers Retry; Continue only when out of steps or interrupted (issue 12 §2)", () => {
     const send = vi.fn();
     const edit = vi.fn();
     const run: Run = { ...baseRun, status: "cancelled", finalText: null, steps: [{ index: 0, text: "Half an ans", partial: true, toolCalls: [] }] };
@@ -430,6 +430,70 @@ describe("RunView", () => {
   it("explains a failure in the model's words", () => {
     runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402)." } });
     expect(screen.getByRole("alert").textContent).toContain("out of balance");
+  });
+
+  it("says why a run stopped at its step budget or was interrupted, in its own words and both languages", () => {
+    const statusLine = () => document.querySelector(".status-line")?.textContent ?? "";
+    const budget: Run = { ...baseRun, status: "budget_exhausted", finalText: null, steps: [],
+      error: { kind: "budget_exhausted", message: "Stopped after 8 steps, the step budget of one request, without a final answer. What it did is kept; Continue lets it go on.", params: { steps: "8" } } };
+    const closed: Run = { ...budget, status: "interrupted",
+      error: { kind: "interrupted", message: "Interrupted: Wisp was closed while this run was going. What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again." } };
+    const crashed: Run = { ...closed,
+      error: { kind: "unfinished_at_start", message: "Interrupted: Wisp stopped before this run finished (it crashed or was killed; found at start). What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again." } };
+    const shown = (run: Run, lang: "en" | "zh") => {
+      const { unmount } = render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} actions={{ send: () => {}, edit: () => {} }} />, lang));
+      const text = statusLine();
+      const buttons = screen.queryAllByRole("button").map((b) => b.textContent?.trim());
+      unmount();
+      return { text, buttons };
+    };
+    const en = translator("en");
+    const zh = translator("zh");
+    let r = shown(budget, "en");
+    expect(r.text).toContain("Stopped after 8 steps, the step budget of one request");
+    expect(r.text).not.toContain(en("budgetHelp"));
+    expect(r.buttons).toContain("Continue");
+    r = shown(budget, "zh");
+    expect(r.text).toContain("已在 8 个轮次后停止");
+    expect(r.text).not.toContain(zh("budgetHelp"));
+    r = shown(closed, "en");
+    expect(r.text).toContain("Interrupted: Wisp was closed while this run was going");
+    expect(r.text).not.toContain(en("interruptedHelp"));
+    expect(r.buttons).toEqual(expect.arrayContaining(["Continue", "Retry"]));
+    r = shown(closed, "zh");
+    expect(r.text).toContain("已中断：本次运行进行中时 Wisp 被关闭了");
+    r = shown(crashed, "en");
+    expect(r.text).toContain("it crashed or was killed");
+    r = shown(crashed, "zh");
+    expect(r.text).toContain("崩溃或被强制结束");
+    expect(r.buttons).toEqual(expect.arrayContaining(["继续", "重试"]));
+    // A run stored without an error (an older Host) still gets the general help.
+    r = shown({ ...budget, error: null }, "en");
+    expect(r.text).toContain(en("budgetHelp"));
+  });
+
+  it("shows a call that finished as the cancel arrived as what it returned, and one the cancel stopped as stopped", () => {
+    const note = (text: string) => JSON.stringify({ status: "registered", id: "srv_1", cancelNote: text });
+    const stopped = JSON.stringify({ error: "cancelled while the tool was running: whether the tool had already done something is not known", cancelNote: "stopped" });
+    const run: Run = { ...baseRun, status: "cancelled", finalText: null, steps: [{ index: 0, text: "", toolCalls: [
+      { callId: "r1-s0-c0", tool: "mcp_register", arguments: {}, argumentsText: "{}", status: "succeeded", result: note("finished"), approval: null },
+      { callId: "r1-s0-c1", tool: "echo", arguments: {}, argumentsText: "{}", status: "cancelled", result: stopped, approval: null },
+      { callId: "r1-s0-c2", tool: "files_list", arguments: {}, argumentsText: "{}", status: "cancelled", result: null, approval: null },
+    ] }] };
+    for (const lang of ["en", "zh"] as const) {
+      const t = translator(lang);
+      const { unmount } = render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />, lang));
+      const finished = document.querySelector('[data-call-id="r1-s0-c0"] [data-cancel-note]');
+      expect(finished?.getAttribute("data-cancel-note")).toBe("finished");
+      expect(finished?.textContent).toBe(t("callFinishedDespiteCancel"));
+      expect(document.querySelector('[data-call-id="r1-s0-c0"] .badge')?.textContent).toBe(t("call_succeeded"));
+      const cut = document.querySelector('[data-call-id="r1-s0-c1"] [data-cancel-note]');
+      expect(cut?.getAttribute("data-cancel-note")).toBe("stopped");
+      expect(cut?.textContent).toContain(t("callStoppedByCancel"));
+      expect(cut?.textContent).toContain("is not known");
+      expect(document.querySelector('[data-call-id="r1-s0-c2"] [data-cancel-note]')).toBeNull();
+      unmount();
+    }
   });
 });
 

@@ -1081,7 +1081,7 @@ fn unavailable(message: String) -> p::Problem {
 pub(crate) fn interrupted_error() -> p::RunError {
     p::RunError::new(
         p::RunErrorKind::Interrupted,
-        "Wisp stopped while this run was unfinished. Nothing was replayed; send a new message to continue.",
+        "Interrupted: Wisp was closed while this run was going. What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again.",
     )
 }
 
@@ -1090,7 +1090,7 @@ pub(crate) fn interrupted_error() -> p::RunError {
 pub(crate) fn found_unfinished_error() -> p::RunError {
     p::RunError::new(
         p::RunErrorKind::UnfinishedAtStart,
-        "The Host stopped before this run finished (found at start). Nothing was replayed; send a new message to continue.",
+        "Interrupted: Wisp stopped before this run finished (it crashed or was killed; found at start). What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again.",
     )
 }
 

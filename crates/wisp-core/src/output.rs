@@ -44,6 +44,11 @@ struct State {
     finished: bool,
     /// What the result has for the person alone (kept with the call, never sent to the model).
     shown: Option<String>,
+    /// The run's cancel reached the call's work while it ran (its cancel future resolved).
+    cancel_reached: bool,
+    /// The work said it ended on its own although the cancel reached it (an MCP server's
+    /// answer that came in as the cancel was passed on).
+    ended_on_its_own: bool,
 }
 
 impl OutputSink {
@@ -102,6 +107,24 @@ impl OutputSink {
     /// Takes what [`OutputSink::shown`] left.
     pub(crate) fn take_shown(&self) -> Option<String> {
         self.lock().shown.take()
+    }
+
+    /// The run loop: the run's cancel reached the call's work while it ran.
+    pub(crate) fn cancel_reached(&self) {
+        self.lock().cancel_reached = true;
+    }
+
+    /// The work: it ended on its own (its answer or its own failure), not because the cancel
+    /// reached it — said when the cancel reached it as it was ending.
+    pub(crate) fn ended_on_its_own(&self) {
+        self.lock().ended_on_its_own = true;
+    }
+
+    /// Whether the cancel stopped the work: it reached the work, and the work did not say it
+    /// ended on its own.
+    pub(crate) fn stopped_by_cancel(&self) -> bool {
+        let st = self.lock();
+        st.cancel_reached && !st.ended_on_its_own
     }
 
     /// The call ended: says how many lines were held back, and sends nothing after.

@@ -64,8 +64,19 @@ pub(crate) enum CallOutcome {
         status: p::ToolCallStatus,
         result: String,
     },
+    /// Cancelled before it did anything.
     Cancelled,
+    /// Stopped by the cancel while it ran: recorded `cancelled`, with `result` saying what is
+    /// known of what it had done by then (a request sent, a change under way).
+    Stopped { result: String },
 }
+
+/// Beside the result of a call that finished although the run's cancel had arrived: the call
+/// is recorded as what it returned, never as cancelled, and the run ends after it.
+const FINISHED_DESPITE_CANCEL: &str = "A cancel arrived as this call was finishing. It had already completed, so this is what it returned; the run stopped after it.";
+
+/// Beside what a call stopped by the cancel says of itself.
+const STOPPED_BY_CANCEL: &str = "The run was cancelled while this call was running, and the call was stopped; the error says what is known of what it had done by then. Nothing was undone.";
 
 const SYSTEM_PROMPT: &str = "You are Wisp, an agent that works on the person's project folder with the tools you are given. \
 Paths are relative to the project folder. Tools that change files wait for the person's approval of the exact arguments; \
@@ -352,16 +363,19 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
                         content: result,
                     });
                 }
+                CallOutcome::Stopped { result } => {
+                    ctx.set_call(&call.id, p::ToolCallStatus::Cancelled, Some(&result));
+                    ctx.emit(p::EventKind::ToolCallFinished {
+                        call_id: call.id.clone(),
+                        status: p::ToolCallStatus::Cancelled,
+                        result,
+                        shown: None,
+                    });
+                    cancel_rest(ctx, &round[i + 1..]);
+                    return cancelled();
+                }
                 CallOutcome::Cancelled => {
-                    for rest in &round[i..] {
-                        ctx.set_call(&rest.id, p::ToolCallStatus::Cancelled, None);
-                        ctx.emit(p::EventKind::ToolCallFinished {
-                            call_id: rest.id.clone(),
-                            status: p::ToolCallStatus::Cancelled,
-                            result: String::new(),
-                            shown: None,
-                        });
-                    }
+                    cancel_rest(ctx, &round[i..]);
                     return cancelled();
                 }
             }
@@ -370,16 +384,32 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
     End {
         status: p::RunStatus::BudgetExhausted,
         final_text: None,
-        error: Some(
-            p::RunError::new(
-                p::RunErrorKind::BudgetExhausted,
-                format!(
-                    "The run used all {budget} steps without a final answer. Look at what it did, then send a new message to continue."
-                ),
-            )
-            .with("steps", budget.to_string()),
-        ),
+        error: Some(budget_exhausted(budget)),
     }
+}
+
+/// Calls of a cancelled round that never ran: `cancelled`, no result.
+fn cancel_rest(ctx: &RunCtx, rest: &[RoundCall]) {
+    for rest in rest {
+        ctx.set_call(&rest.id, p::ToolCallStatus::Cancelled, None);
+        ctx.emit(p::EventKind::ToolCallFinished {
+            call_id: rest.id.clone(),
+            status: p::ToolCallStatus::Cancelled,
+            result: String::new(),
+            shown: None,
+        });
+    }
+}
+
+/// Why a run that used its whole step budget stopped, and what the person can do.
+fn budget_exhausted(budget: u32) -> p::RunError {
+    p::RunError::new(
+        p::RunErrorKind::BudgetExhausted,
+        format!(
+            "Stopped after {budget} steps, the step budget of one request, without a final answer. What it did is kept; Continue lets it go on."
+        ),
+    )
+    .with("steps", budget.to_string())
 }
 
 fn cancelled() -> End {
@@ -548,6 +578,29 @@ fn succeeded(result: Value) -> CallOutcome {
     }
 }
 
+/// What a call returned although the run's cancel had arrived: its own status and result,
+/// with [`FINISHED_DESPITE_CANCEL`] beside it.
+fn finished_despite_cancel(done: Result<Value, String>) -> CallOutcome {
+    match done {
+        Ok(Value::Object(mut result)) => {
+            result.insert("cancelNote".into(), FINISHED_DESPITE_CANCEL.into());
+            succeeded(Value::Object(result))
+        }
+        Ok(other) => succeeded(json!({"result": other, "cancelNote": FINISHED_DESPITE_CANCEL})),
+        Err(e) => CallOutcome::Done {
+            status: p::ToolCallStatus::Failed,
+            result: json!({"error": e, "cancelNote": FINISHED_DESPITE_CANCEL}).to_string(),
+        },
+    }
+}
+
+/// A call the cancel stopped while it ran, with what it says of itself.
+fn stopped(message: &str) -> CallOutcome {
+    CallOutcome::Stopped {
+        result: json!({"error": message, "cancelNote": STOPPED_BY_CANCEL}).to_string(),
+    }
+}
+
 /// One call, with its live output: whatever the tool shows while it runs goes to the
 /// session's streams, and nothing after the call has ended. Also what the result had for the
 /// person alone, which the tool left in the sink.
@@ -605,7 +658,9 @@ async fn execute_call(ctx: &RunCtx, round_call: &RoundCall, output: &OutputSink)
         Prepared::Done(Ok(v)) => return succeeded(v),
         Prepared::Done(Err(e)) => return failed(e),
         Prepared::Files(work) => work,
-        Prepared::Approval(subject) => return with_approval(ctx, round_call, subject).await,
+        Prepared::Approval(subject) => {
+            return with_approval(ctx, round_call, subject, output).await;
+        }
         Prepared::LookUp(work) => {
             let found = tokio::select! {
                 biased;
@@ -613,26 +668,16 @@ async fn execute_call(ctx: &RunCtx, round_call: &RoundCall, output: &OutputSink)
                 found = work => found,
             };
             return match found {
-                Ok(subject) => with_approval(ctx, round_call, subject).await,
+                Ok(subject) => with_approval(ctx, round_call, subject, output).await,
                 Err(e) => failed(e),
             };
         }
-        Prepared::Wait(work) => {
-            return tokio::select! {
-                biased;
-                // A cancel discards what the work found (WEB-18).
-                _ = ctx.wait_cancel() => CallOutcome::Cancelled,
-                done = work => match done {
-                    Ok(v) => succeeded(v),
-                    Err(e) => failed(e),
-                },
-            };
-        }
+        Prepared::Wait(work) => return wait_work(ctx, work).await,
     };
     match file_work(ctx, work, "the file operation stopped unexpectedly").await {
         Err(outcome) => outcome,
         Ok(Checked::Result(v)) => succeeded(v),
-        Ok(Checked::Approval(subject)) => with_approval(ctx, round_call, subject).await,
+        Ok(Checked::Approval(subject)) => with_approval(ctx, round_call, subject, output).await,
     }
 }
 
@@ -682,7 +727,12 @@ where
 
 /// Ask, wait, then execute: file work through the Host's serial change queue, async work (an
 /// MCP call) on its own; each execution re-checks its bindings first.
-async fn with_approval(ctx: &RunCtx, call: &RoundCall, subject: Subject) -> CallOutcome {
+async fn with_approval(
+    ctx: &RunCtx,
+    call: &RoundCall,
+    subject: Subject,
+    output: &OutputSink,
+) -> CallOutcome {
     let Subject {
         arguments: canonical_args,
         execute,
@@ -800,7 +850,7 @@ async fn with_approval(ctx: &RunCtx, call: &RoundCall, subject: Subject) -> Call
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);
     let (work, sandbox) = match work {
         Work::Files(work, sandbox) => (work, sandbox),
-        Work::Async(run) => return external_work(ctx, run).await,
+        Work::Async(run) => return external_work(ctx, run, output).await,
     };
     // Cancel while waiting for the queue: approved, never executed.
     let queue = tokio::select! {
@@ -825,10 +875,10 @@ async fn with_approval(ctx: &RunCtx, call: &RoundCall, subject: Subject) -> Call
             Err(_) => failed("the change stopped unexpectedly; check the files"),
         },
         // The write is under way and may still land: say so instead of claiming nothing
-        // happened. The run still ends cancelled (the next check of the cancel sees it).
+        // happened.
         _ = ctx.wait_cancel() => {
             tracing::warn!("cancelled while a change was running; it is abandoned");
-            failed("cancelled while the change was running; it may still complete, so check the files")
+            stopped("cancelled while the change was running; it may still complete, so check the files")
         }
     }
 }
@@ -849,20 +899,62 @@ enum Work {
     Async(crate::tool::AsyncWork),
 }
 
-/// An approved call outside the Host: it handles the cancel itself (for MCP: the server is
-/// notified and the connection closed), so the run waits for it to end.
-async fn external_work(ctx: &RunCtx, run: crate::tool::AsyncWork) -> CallOutcome {
-    let mut cancel = ctx.cancel.clone();
-    let cancelled = Box::pin(async move {
-        let _ = cancel.wait_for(|c| *c).await;
-    });
-    let outcome = run(cancelled).await;
-    if ctx.cancelled() {
-        return CallOutcome::Cancelled;
-    }
-    match outcome {
-        Ok(v) => succeeded(v),
-        // The work's own message says whether anything happened.
-        Err(e) => failed(e),
+/// Work that needs no approval but waits (the preview browser), raced against cancel. A
+/// cancel discards what the work found (WEB-18); if the work had started, the record says
+/// that what it had already asked for is not undone, since a tab action may have been sent.
+async fn wait_work(ctx: &RunCtx, work: crate::tool::WaitWork) -> CallOutcome {
+    let started = std::sync::atomic::AtomicBool::new(false);
+    let work = async {
+        started.store(true, std::sync::atomic::Ordering::Relaxed);
+        work.await
+    };
+    tokio::select! {
+        biased;
+        _ = ctx.wait_cancel() => {
+            if started.load(std::sync::atomic::Ordering::Relaxed) {
+                stopped("cancelled while it ran; what it found was discarded, and anything it had already asked of the preview (a navigation, a close) is not undone")
+            } else {
+                CallOutcome::Cancelled
+            }
+        }
+        done = work => match done {
+            Ok(v) => succeeded(v),
+            Err(e) => failed(e),
+        },
     }
 }
+
+/// An approved call outside the Host: it handles the cancel itself (an MCP call notifies the
+/// server and closes the connection, an install ends npm's group), so the run waits for it to
+/// end and records what it did. A call that finished although the cancel had arrived — it
+/// never saw the cancel, or its answer came in as the cancel was passed on — keeps its status
+/// and result, with a note; one the cancel stopped is `cancelled`, with what it says of what
+/// it had done. Either way the run then ends cancelled, the model not asked again.
+async fn external_work(
+    ctx: &RunCtx,
+    run: crate::tool::AsyncWork,
+    output: &OutputSink,
+) -> CallOutcome {
+    let mut cancel = ctx.cancel.clone();
+    let reached = output.clone();
+    let cancelled = Box::pin(async move {
+        if cancel.wait_for(|c| *c).await.is_ok() {
+            reached.cancel_reached();
+        }
+    });
+    let outcome = run(cancelled).await;
+    if !ctx.cancelled() {
+        return match outcome {
+            Ok(v) => succeeded(v),
+            // The work's own message says whether anything happened.
+            Err(e) => failed(e),
+        };
+    }
+    match outcome {
+        Err(e) if output.stopped_by_cancel() => stopped(&e),
+        done => finished_despite_cancel(done),
+    }
+}
+
+#[cfg(test)]
+mod tests;

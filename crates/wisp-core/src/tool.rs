@@ -40,8 +40,9 @@ pub(crate) struct ToolCtx<'a> {
 
 /// Work of a tool that needs no approval but waits on something other than files (the preview
 /// browser, the person's answer to a dialog): the run loop awaits it raced against cancel, and
-/// a cancel discards its result. (Not the approved async execution of MCP calls: that one is
-/// an approval subject's.)
+/// a cancel discards its result (WEB-18); once it had started, the call's record says that
+/// what it had already asked of the preview is not undone. (Not the approved async execution
+/// of MCP calls: that one is an approval subject's.)
 pub(crate) type WaitWork =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, String>> + Send + 'static>>;
 
@@ -55,6 +56,13 @@ pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>
 /// Async work of a tool once approved: it gets a future that resolves when the run is
 /// cancelled, and must end soon after it (an MCP call sends `notifications/cancelled` and
 /// closes its connection). The error is the message for the model.
+///
+/// What it returns is recorded even when the run's cancel came meanwhile: a result, or an
+/// error while its cancel future never resolved, is what the call did (its status, with a
+/// note that a cancel arrived); an error after the future resolved is the call stopped by the
+/// cancel (`cancelled`, the error saying what is known of what it had done) — unless the work
+/// says through `OutputSink::ended_on_its_own` that the error is its own (an answer that came
+/// in as the cancel was passed on).
 pub(crate) type AsyncWork =
     Box<dyn FnOnce(BoxFuture<()>) -> BoxFuture<Result<Value, String>> + Send + 'static>;
 

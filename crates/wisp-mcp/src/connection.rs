@@ -509,7 +509,10 @@ impl Connection {
             .await
         });
         tokio::pin!(cancel);
+        // An answer already there wins over a cancel arriving with it: the call completed, and
+        // its caller records what it returned.
         let joined = tokio::select! {
+            biased;
             joined = &mut call => joined,
             () = &mut cancel => {
                 let _ = cancel_tx.send(());
@@ -621,17 +624,17 @@ async fn call_here(
     let limit = started + inner.call_limit;
     let mut idle = started + inner.timeout;
     let outcome = loop {
+        // The answer first: one that came in with a cancel, a timeout or the connection's
+        // close is the call's result, not lost to them. The deadline before progress, so a
+        // server flooding progress reports cannot hold off its call limit.
         tokio::select! {
+            biased;
             response = &mut handle.rx => break Some(response),
             asked = &mut cancel => match asked {
                 Ok(()) => break None,
                 // The caller is gone: nobody reads this answer.
                 Err(_) => return Err(McpError::Cancelled),
             },
-            Some(progress) = progress_rx.recv() => {
-                idle = tokio::time::Instant::now() + inner.timeout;
-                on_progress(redacted(inner, progress));
-            }
             () = tokio::time::sleep_until(idle.min(limit)) => {
                 let over_limit = tokio::time::Instant::now() >= limit;
                 let error = if over_limit {
@@ -643,6 +646,10 @@ async fn call_here(
                 let _ = handle.cancel(Some("timeout".into())).await;
                 stop(inner).await;
                 return Err(error);
+            }
+            Some(progress) = progress_rx.recv() => {
+                idle = tokio::time::Instant::now() + inner.timeout;
+                on_progress(redacted(inner, progress));
             }
             () = &mut closing => break Some(Ok(Err(rmcp::ServiceError::TransportClosed))),
         }

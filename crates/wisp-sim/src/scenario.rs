@@ -1138,7 +1138,8 @@ fn demo_readpage(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
 }
 
 /// SIM-08: ask to show a page of the simulator's test site; after the result, say what it
-/// means (accepted for display, never "loaded") or that it was not opened.
+/// means (accepted for display, never "loaded"), that its status is unknown (it may be open),
+/// or that it was not opened.
 fn demo_openweb(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     if turn.step == 0 {
         let url = turn
@@ -1160,12 +1161,20 @@ fn demo_openweb(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             vec![turn.call(0, "open_webpage", json!({"url": url}).to_string())],
         );
     }
-    let accepted = turn.results.first().is_some_and(|r| {
-        serde_json::from_str::<Value>(r.content)
-            .is_ok_and(|v| v["status"] == "open_request_accepted")
-    });
-    let said = if accepted {
+    let result = turn
+        .results
+        .first()
+        .and_then(|r| serde_json::from_str::<Value>(r.content).ok())
+        .unwrap_or(Value::Null);
+    // The Host's "status unknown" (WEB-38): the preview was asked and may have navigated, but
+    // its receipt never came, so "not opened" would deny what may have happened.
+    let unknown = result["error"]
+        .as_str()
+        .is_some_and(|e| e.starts_with("status unknown"));
+    let said = if result["status"] == "open_request_accepted" {
         "The preview accepted the page; whether it loaded shows in the tab 预览已接受打开请求："
+    } else if unknown {
+        "Status unknown: the preview was asked to show the page but did not confirm, so it may be open in the tab; nothing was retried 状态未知：网页可能已在标签页中打开，未重试："
     } else {
         "The page was not opened 网页未打开："
     };
@@ -1431,7 +1440,7 @@ mod tests {
     }
 
     /// SIM-08: open_webpage of the simulator's site (or url=), then an answer that tells an
-    /// accepted request from one not opened.
+    /// accepted request from one whose status is unknown and one not opened.
     #[test]
     fn openweb_opens_the_test_site_then_reports_acceptance() {
         let mut h = vec![json!({"role": "user", "content": "[demo:openweb]"})];
@@ -1465,6 +1474,14 @@ mod tests {
                 .content
                 .starts_with("The page was not opened")
         );
+        // WEB-38: the preview was asked and never confirmed; the tab may have navigated, so
+        // the answer says what is known instead of "not opened".
+        h.pop();
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": r#"{"error":"status unknown: the preview was asked to show the page in tab tab_1 but did not confirm within 10 s; nothing is retried"}"#}));
+        let unknown = reply(&h, false).content;
+        assert!(unknown.starts_with("Status unknown"), "{unknown}");
+        assert!(unknown.contains("may be open"), "{unknown}");
+        assert!(!unknown.contains("not opened"), "{unknown}");
     }
 
     #[test]

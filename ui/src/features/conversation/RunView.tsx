@@ -83,6 +83,9 @@ function CopyButton({ text, label }: { text: string; label: string }) {
 }
 
 const RETRYABLE: Run["status"][] = ["failed", "cancelled", "budget_exhausted", "interrupted"];
+/** Runs that stopped part-way through on their own (the step budget, Wisp closing or
+ * crashing): what they did is kept, so the person may let them go on. */
+const CONTINUABLE: Run["status"][] = ["budget_exhausted", "interrupted"];
 
 export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, actions }: Props) {
   const t = useT();
@@ -194,7 +197,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
                 <RotateCcw size={13} aria-hidden /> {t("retry")}
               </button>
             )}
-            {actions && run.status === "budget_exhausted" && (
+            {actions && CONTINUABLE.includes(run.status) && (
               <button className="link small" onClick={() => actions.send(t("continueMessage"))}>
                 <Play size={13} aria-hidden /> {t("continue")}
               </button>
@@ -220,7 +223,9 @@ function RunStatusLine({ run }: { run: Run }) {
   return (
     <div className={`status-line status-${run.status}`} role={run.status === "failed" ? "alert" : undefined}>
       <strong>{t(`status_${run.status}` as Key)}</strong>
-      {run.status === "failed" && run.error ? <span> {runErrorText(t, run.error)}</span> : h ? <span> {t(h)}</span> : null}
+      {/* A run's own error says what happened (the steps of its budget, whether Wisp was
+          closed or crashed); the general help only for a run stored without one. */}
+      {run.error ? <span> {runErrorText(t, run.error)}</span> : h ? <span> {t(h)}</span> : null}
       {run.usage.promptTokens > 0 && <Usage run={run} />}
     </div>
   );
@@ -295,6 +300,7 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           </button>
         )}
       </div>
+      <CancelNote call={call} />
       {call.tool === "files_search" && call.status === "succeeded" && call.result !== null && <SearchResults result={call.result} onPreview={onPreview} />}
       <CallOutput callId={call.callId} />
       {call.shown && <ShownToYou text={call.shown} />}
@@ -316,6 +322,32 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           )}
         </div>
       )}
+    </div>
+  );
+}
+
+/** What a cancel did to a call, from its stored result: a call that finished as the cancel
+ * arrived keeps its own status and says so; one the cancel stopped says what it had done. */
+function CancelNote({ call }: { call: ToolCall }) {
+  const t = useT();
+  if (call.result === null || !call.result.includes("cancelNote")) return null;
+  let out: { cancelNote?: unknown; error?: unknown };
+  try {
+    out = JSON.parse(call.result) as typeof out;
+  } catch {
+    return null;
+  }
+  if (typeof out.cancelNote !== "string") return null;
+  if (call.status === "cancelled") {
+    return (
+      <div className="cancel-note muted small" data-cancel-note="stopped">
+        {t("callStoppedByCancel")} {typeof out.error === "string" ? <Reveal text={out.error} mode="text" /> : null}
+      </div>
+    );
+  }
+  return (
+    <div className="cancel-note muted small" data-cancel-note="finished">
+      {t("callFinishedDespiteCancel")}
     </div>
   );
 }
