@@ -152,21 +152,25 @@ impl Tabs {
         };
         self.announce(session, &id, url);
         let mut cancelled = cancelled;
+        // Biased towards what the preview did: a claim or acknowledgement that arrived together
+        // with a cancel or the deadline happened, and the record must say so.
         let claimed = tokio::select! {
+            biased;
+            p = seen.wait_for(|p| !matches!(p, Phase::Pending)) => p.map(|p| p.clone()),
             _ = &mut cancelled => return Err("cancelled before the preview claimed the request; nothing was opened".into()),
             _ = tokio::time::sleep(TICKET_CLAIM_TIMEOUT) => return Err(format!(
                 "not opened: no Wisp window showing this session claimed the request within {} s; nothing was opened (ask the person to open the page, or call open_webpage again)",
                 TICKET_CLAIM_TIMEOUT.as_secs()
             )),
-            p = seen.wait_for(|p| !matches!(p, Phase::Pending)) => p.map(|p| p.clone()),
         };
         if let Ok(Phase::Void(reason)) = claimed {
             return Err(reason);
         }
         let acked = tokio::select! {
+            biased;
+            p = seen.wait_for(|p| matches!(p, Phase::Accepted(_) | Phase::Void(_))) => p.ok().map(|p| p.clone()),
             _ = &mut cancelled => return Err("cancelled after the preview was asked to show the page; it may show it, and nothing is undone".into()),
             _ = tokio::time::sleep(TICKET_ACK_TIMEOUT) => None,
-            p = seen.wait_for(|p| matches!(p, Phase::Accepted(_) | Phase::Void(_))) => p.ok().map(|p| p.clone()),
         };
         match acked {
             Some(Phase::Accepted(tab)) => Ok(json!({
@@ -502,6 +506,38 @@ mod tests {
             tabs.ack_ticket(&ticket.ticket_id).unwrap_err().kind,
             CoreErrorKind::NotFound
         );
+    }
+
+    /// A claim and acknowledgement that are already in when the cancel arrives happened: the
+    /// call says the request was accepted, never that it was cancelled before anything opened.
+    /// Every round makes both ready before the call is polled again; an unbiased wait would
+    /// pick the cancel in about half of them.
+    #[tokio::test]
+    async fn an_acknowledgement_in_with_a_cancel_is_reported_as_accepted() {
+        for round in 0..32 {
+            let (tabs, mut live) = web_only();
+            let (cancel, cancelled) = tokio::sync::oneshot::channel::<()>();
+            let call = tokio::spawn({
+                let tabs = tabs.clone();
+                async move {
+                    let cancelled: BoxFuture<()> = Box::pin(async move {
+                        let _ = cancelled.await;
+                    });
+                    tabs.open_for_model("s1", "https://example.com/", cancelled)
+                        .await
+                }
+            });
+            let (_, ticket) = announced(&mut live).await;
+            tabs.claim_ticket(&ticket.ticket_id, "s1").await.unwrap();
+            cancel.send(()).unwrap();
+            tabs.ack_ticket(&ticket.ticket_id).unwrap();
+            let result = call.await.unwrap();
+            assert_eq!(
+                result.as_ref().map(|r| r["status"].clone()),
+                Ok(json!("open_request_accepted")),
+                "round {round}: {result:?}"
+            );
+        }
     }
 
     /// WEB-06: a claim from another session voids the ticket; nothing opens in either session.
