@@ -857,7 +857,7 @@ impl Host {
         let _slot = self.file_task()?;
         let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
             fail(
-                CoreErrorKind::Invalid,
+                CoreErrorKind::Conflict,
                 "this session has no authorized project folder",
             )
         })?;
@@ -882,7 +882,7 @@ impl Host {
         let _slot = self.file_task()?;
         let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
             fail(
-                CoreErrorKind::Invalid,
+                CoreErrorKind::Conflict,
                 "this session has no authorized project folder",
             )
         })?;
@@ -991,7 +991,7 @@ impl Host {
             p::OpenTab::File { path } => {
                 let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
                     fail(
-                        CoreErrorKind::Invalid,
+                        CoreErrorKind::Conflict,
                         "this session has no authorized project folder",
                     )
                 })?;
@@ -1009,7 +1009,7 @@ impl Host {
             p::OpenTab::Workspace { path } => {
                 let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
                     fail(
-                        CoreErrorKind::Invalid,
+                        CoreErrorKind::Conflict,
                         "this session has no authorized project folder",
                     )
                 })?;

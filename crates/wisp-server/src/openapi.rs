@@ -320,14 +320,14 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![session()]);
     let preview = Op::new(
         "previewFile",
-        "The text of a file inside the session's authorized folder, with the same sandbox and size cap as files_read; binary files and paths leading outside are refused (400), a missing file is 404; `sha256` is the digest of the whole file's bytes as read (null when partial), which an approval card compares with the digest its change is bound to",
+        "The text of a file inside the session's authorized folder, with the same sandbox and size cap as files_read; binary files and paths leading outside are refused (400), a missing file is 404, a session without an authorized folder (none, or revoked) 409; `sha256` is the digest of the whole file's bytes as read (null when partial), which an approval card compares with the digest its change is bound to",
         s.answer::<p::Preview>("200", "OK"),
     )
     .params(vec![session()])
     .params(s.query::<PreviewQuery>());
     let folder = Op::new(
         "viewFolder",
-        "One folder inside the session's authorized folder for a workspace tab (its root without `path`), with the same sandbox and entry cap as files_list; links are listed, never followed; paths leading outside or naming a file are refused (400), a missing folder is 404",
+        "One folder inside the session's authorized folder for a workspace tab (its root without `path`), with the same sandbox and entry cap as files_list; links are listed, never followed; paths leading outside or naming a file are refused (400), a missing folder is 404, a session without an authorized folder (none, or revoked) 409",
         s.answer::<p::FolderView>("200", "OK"),
     )
     .params(vec![session()])
