@@ -22,6 +22,7 @@ import { TabDialog } from "./features/tabs/TabDialog";
 import { useSessionTabs } from "./features/tabs/useTabs";
 import { useOpenTickets } from "./features/tabs/tickets";
 import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
+import { folderLine, folderName, RevokeProject } from "./features/projects/RevokeProject";
 
 /** How often the session list is re-read for approvals waiting in other sessions. */
 const SESSION_POLL_MS = 3000;
@@ -447,6 +448,17 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   }, [runs, mcpLabels, api]);
 
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
+  const revokeProject = async (id: string) => {
+    try {
+      await api.revokeProject(id);
+      const list = await api.projects();
+      setProjects(list);
+      setSelectedProject(list[0]?.id ?? null);
+      await loadSessions();
+    } catch (e) {
+      report(e);
+    }
+  };
 
   return (
     <div className={previewOpen ? "app preview-open" : "app"}>
@@ -473,10 +485,15 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             <h2>{t("projects")}</h2>
             <ul className="list">
               {projects.map((p) => (
-                <li key={p.id}>
+                <li key={p.id} className="session-row">
                   <button className={p.id === selectedProject ? "item selected" : "item"} onClick={() => setSelectedProject(p.id)} title={p.root}>
-                    {p.root.split("/").filter(Boolean).pop() ?? p.root}
+                    {folderName(p.root)}
                   </button>
+                  {p.id === selectedProject && (
+                    <span className="row-actions">
+                      <RevokeProject project={p} onRevoke={revokeProject} />
+                    </span>
+                  )}
                 </li>
               ))}
             </ul>
@@ -556,9 +573,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   </span>
                 )}
                 <span className="muted small root" title={projectRoot ?? undefined}>
-                  {projectRoot ? `${t("inProject")}: ${projectRoot}` : t("noProject")}
+                  {folderLine(t, current)}
                 </span>
-                {!projectRoot && projects.length > 0 && (
+                {/* A session's folder never changes: one whose folder was revoked attaches none. */}
+                {!projectRoot && !current.projectId && projects.length > 0 && (
                   <form
                     className="attach"
                     onSubmit={(e) => {

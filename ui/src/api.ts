@@ -41,6 +41,8 @@ export class Api {
   health = () => this.call<Health>("GET", "/api/health");
   projects = () => this.call<Project[]>("GET", "/api/projects");
   addProject = (path: string) => this.call<Project>("POST", "/api/projects", { path });
+  /** Revokes a project's authorization (DEC-03): its sessions keep their history, lose the file tools. */
+  revokeProject = (id: string) => this.call<void>("DELETE", `/api/projects/${encodeURIComponent(id)}`);
   sessions = () => this.call<Session[]>("GET", "/api/sessions");
   createSession = (projectId?: string) => this.call<Session>("POST", "/api/sessions", projectId ? { projectId } : {});
   renameSession = (id: string, title: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { title });

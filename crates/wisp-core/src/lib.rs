@@ -143,7 +143,13 @@ pub(crate) struct Inner {
     pub(crate) config: HostConfig,
     active: Mutex<HashMap<String, ActiveRun>>,
     pub(crate) approvals: Mutex<HashMap<String, PendingApproval>>,
+    /// The folder handle of each authorized project. A handle is authorized exactly while this
+    /// map holds it ([`Host::authorized_sandbox`]): revoking removes it, and an entry is never
+    /// replaced while present, so a run's handle from before a revoke stays refused.
     sandboxes: Mutex<HashMap<String, Arc<Sandbox>>>,
+    /// Bumped by every revoke, to wake what waits on a handle's authorization (a pending file
+    /// approval).
+    revocations: watch::Sender<u64>,
     pub(crate) events: broadcast::Sender<p::Live>,
     /// Every file-changing execution of the Host holds this (APPR-05), until the write has
     /// really ended, also when its run stopped waiting for it.
@@ -170,6 +176,10 @@ pub(crate) struct PendingApproval {
     pub(crate) digest: String,
     pub(crate) decide: oneshot::Sender<p::Decision>,
 }
+
+/// Why file work of a revoked project is refused.
+const REVOKED: &str =
+    "the project folder's authorization was revoked; the file tools no longer reach it";
 
 /// Title of a session nobody named; its first message replaces it.
 const DEFAULT_TITLE: &str = "New session";
@@ -228,6 +238,7 @@ impl Host {
                 active: Mutex::new(HashMap::new()),
                 approvals: Mutex::new(HashMap::new()),
                 sandboxes: Mutex::new(HashMap::new()),
+                revocations: watch::channel(0).0,
                 events: events.clone(),
                 change_queue: Arc::new(tokio::sync::Mutex::new(())),
                 file_tasks: Arc::default(),
@@ -354,8 +365,84 @@ impl Host {
             .inner
             .store
             .upsert_project(&new_id("p"), &root, now_ms())?;
-        lock(&self.inner.sandboxes).insert(project.id.clone(), Arc::new(sandbox));
+        // An authorized project keeps its handle: runs holding it stay authorized.
+        lock(&self.inner.sandboxes)
+            .entry(project.id.clone())
+            .or_insert_with(|| Arc::new(sandbox));
         Ok(project)
+    }
+
+    /// `DELETE /api/projects/{id}`: revokes a project's authorization (DEC-03). Its sessions
+    /// keep their history and lose their file tools from their next run; nothing in the folder
+    /// is touched. A run in flight keeps its tool snapshot (INTRO-07), but from now on the Host
+    /// refuses its file work (INTRO-10: the snapshot grants no permission): a file approval
+    /// waiting for the person becomes void at once, no change starts, no file is read. (A
+    /// change already executing when the revoke arrives finishes.) Stored, so it holds after
+    /// a restart; authorizing the same folder again gives its sessions their folder back.
+    pub fn revoke_project(&self, id: &str) -> Result<(), CoreError> {
+        let no_such = || {
+            fail(
+                CoreErrorKind::NotFound,
+                format!("no authorized project {id}"),
+            )
+        };
+        {
+            // Under the map's lock, so `sandbox_for` cannot put a handle back meanwhile.
+            let mut sandboxes = lock(&self.inner.sandboxes);
+            if !self.inner.store.revoke_project(id, now_ms())? {
+                return Err(no_such());
+            }
+            sandboxes.remove(id);
+        }
+        {
+            let mut default = lock(&self.inner.default_project);
+            if default.as_deref() == Some(id) {
+                *default = None;
+            }
+        }
+        self.inner
+            .revocations
+            .send_modify(|n| *n = n.wrapping_add(1));
+        tracing::info!(project = %id, "project authorization revoked");
+        Ok(())
+    }
+
+    /// `sandbox` (a run's project folder), while its project is still authorized; else why
+    /// the file work is refused.
+    pub(crate) fn authorized_sandbox(
+        &self,
+        sandbox: Option<&Arc<Sandbox>>,
+    ) -> Result<Arc<Sandbox>, String> {
+        let Some(sandbox) = sandbox else {
+            return Err("this session has no authorized project folder".into());
+        };
+        if lock(&self.inner.sandboxes)
+            .values()
+            .any(|s| Arc::ptr_eq(s, sandbox))
+        {
+            Ok(sandbox.clone())
+        } else {
+            Err(REVOKED.into())
+        }
+    }
+
+    /// Resolves, with the reason, once `sandbox` is no longer authorized (a revoke): a file
+    /// approval waiting on it is then void.
+    pub(crate) fn sandbox_revoked(&self, sandbox: &Arc<Sandbox>) -> tool::BoxFuture<String> {
+        let host = self.clone();
+        let sandbox = sandbox.clone();
+        let mut revocations = self.inner.revocations.subscribe();
+        Box::pin(async move {
+            loop {
+                if let Err(reason) = host.authorized_sandbox(Some(&sandbox)) {
+                    return reason;
+                }
+                if revocations.changed().await.is_err() {
+                    // The Host is gone: nothing can revoke any more.
+                    std::future::pending::<()>().await;
+                }
+            }
+        })
     }
 
     /// Makes `project_id` the project of sessions created without one (`wisp serve DIR`).
@@ -444,8 +531,14 @@ impl Host {
                 format!("the project folder cannot be opened: {e}"),
             )
         })?);
-        lock(&self.inner.sandboxes).insert(pid.clone(), sandbox.clone());
-        Ok(Some(sandbox))
+        let mut sandboxes = lock(&self.inner.sandboxes);
+        // A revoke may have come since the session was read: then there is no folder.
+        if self.inner.store.project(pid)?.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(
+            sandboxes.entry(pid.clone()).or_insert(sandbox).clone(),
+        ))
     }
 
     /// Starts a run with the user's message. One active run per session: a second is a
@@ -764,7 +857,7 @@ impl Host {
         let _slot = self.file_task()?;
         let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
             fail(
-                CoreErrorKind::Invalid,
+                CoreErrorKind::Conflict,
                 "this session has no authorized project folder",
             )
         })?;
@@ -789,7 +882,7 @@ impl Host {
         let _slot = self.file_task()?;
         let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
             fail(
-                CoreErrorKind::Invalid,
+                CoreErrorKind::Conflict,
                 "this session has no authorized project folder",
             )
         })?;
@@ -898,7 +991,7 @@ impl Host {
             p::OpenTab::File { path } => {
                 let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
                     fail(
-                        CoreErrorKind::Invalid,
+                        CoreErrorKind::Conflict,
                         "this session has no authorized project folder",
                     )
                 })?;
@@ -916,7 +1009,7 @@ impl Host {
             p::OpenTab::Workspace { path } => {
                 let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
                     fail(
-                        CoreErrorKind::Invalid,
+                        CoreErrorKind::Conflict,
                         "this session has no authorized project folder",
                     )
                 })?;

@@ -642,13 +642,15 @@ async fn execute_call(ctx: &RunCtx, round_call: &RoundCall, output: &OutputSink)
         }
     };
     ctx.set_call(&round_call.id, p::ToolCallStatus::Running, None);
+    // A revoked project's folder reaches no tool, though the run's snapshot stays (DEC-03).
+    let sandbox = ctx.host.authorized_sandbox(ctx.sandbox.as_ref()).ok();
     let prepared = tool.prepare(
         args,
         &ToolCtx {
             tools: &ctx.tools,
             trash: &ctx.host.inner.config.trash,
             session_id: &ctx.session_id,
-            sandbox: ctx.sandbox.as_ref(),
+            sandbox: sandbox.as_ref(),
             tabs: &ctx.host.inner.tabs,
             host: &ctx.host,
             output,
@@ -688,9 +690,10 @@ async fn file_work<T: Send + 'static>(
     work: FileWork<T>,
     stopped: &str,
 ) -> Result<T, CallOutcome> {
-    let Some(sandbox) = ctx.sandbox.clone() else {
-        return Err(failed("this session has no authorized project folder"));
-    };
+    let sandbox = ctx
+        .host
+        .authorized_sandbox(ctx.sandbox.as_ref())
+        .map_err(failed)?;
     let task = match ctx.host.spawn_file_task(move || work(&sandbox)) {
         Ok(t) => t,
         Err(e) => return Err(failed(e.message)),
@@ -740,9 +743,13 @@ async fn with_approval(
     } = subject;
     // Only file work needs the project folder; an MCP call does not.
     let (work, voided, connection) = match execute {
-        Execute::Files(work) => match ctx.sandbox.clone() {
-            Some(sandbox) => (Work::Files(work, sandbox), None, None),
-            None => return failed("this session has no authorized project folder"),
+        // A revoke voids the approval while it waits (DEC-03).
+        Execute::Files(work) => match ctx.host.authorized_sandbox(ctx.sandbox.as_ref()) {
+            Ok(sandbox) => {
+                let revoked = ctx.host.sandbox_revoked(&sandbox);
+                (Work::Files(work, sandbox), Some(revoked), None)
+            }
+            Err(e) => return failed(with_unchanged(e, unchanged)),
         },
         Execute::Async(External {
             run,
@@ -857,6 +864,9 @@ async fn with_approval(
         q = ctx.host.inner.change_queue.clone().lock_owned() => q,
         _ = ctx.wait_cancel() => return CallOutcome::Cancelled,
     };
+    if let Err(e) = ctx.host.authorized_sandbox(Some(&sandbox)) {
+        return failed(with_unchanged(e, unchanged));
+    }
     // The queue is held by the work itself, so a write the run stopped waiting for still
     // keeps the next one out until it has really ended (APPR-05).
     let task = match ctx.host.spawn_file_task(move || {

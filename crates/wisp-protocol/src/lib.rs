@@ -385,7 +385,8 @@ pub struct ToolInfo {
     /// Whether each call waits for the person's approval.
     pub requires_approval: bool,
     /// For a tool of a local MCP server: the server and the tool's original name. Absent for
-    /// built-in tools.
+    /// built-in tools. For the person only: `tool_introspect` answers the model with the four
+    /// fields above (INTRO-02).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpToolOrigin>,
 }

@@ -67,6 +67,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/health", get(health))
         .route("/api/openapi.json", get(openapi))
         .route("/api/projects", get(list_projects).post(create_project))
+        .route("/api/projects/{id}", axum::routing::delete(revoke_project))
         .route("/api/sessions", get(list_sessions).post(create_session))
         .route(
             "/api/sessions/{id}",
@@ -395,6 +396,11 @@ async fn create_project(
     let host = s.host.clone();
     let project = blocking(move || host.add_project(&body.path)).await?;
     Ok((StatusCode::CREATED, Json(project)))
+}
+
+async fn revoke_project(State(s): State<AppState>, Id(id): Id) -> Result<StatusCode, ApiError> {
+    s.host.revoke_project(&id)?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn list_sessions(State(s): State<AppState>) -> ApiResult<Vec<p::Session>> {

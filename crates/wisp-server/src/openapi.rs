@@ -273,10 +273,19 @@ fn build_paths(s: &mut Schemas) -> Value {
         s.answer::<p::Project>("201", "authorized"),
     )
     .body(s.body::<p::CreateProject>())
-    .links(json!({"CreateSessionInProject": {
-        "operationId": "createSession",
-        "requestBody": {"projectId": "$response.body#/id"},
-    }}));
+    .links(json!({
+        "CreateSessionInProject": {
+            "operationId": "createSession",
+            "requestBody": {"projectId": "$response.body#/id"},
+        },
+        "RevokeProject": link("revokeProject", "$response.body#/id"),
+    }));
+    let revoke_project = Op::new(
+        "revokeProject",
+        "Revoke a project's authorization; stored, so it holds after a restart. Its sessions keep their history and lose the file tools from their next run; a run in flight keeps its tool list but every file call of it is refused from now on, and its file approval waiting for the person becomes void. Nothing in the folder is touched. 404 when no authorized project has this ID; authorizing the same folder again (POST /api/projects) gives its sessions their folder back",
+        no_content("204", "revoked"),
+    )
+    .params(vec![id_param(p::PROJECT_ID, "a project ID")]);
     let list_sessions = Op::new(
         "listSessions",
         "Sessions, newest first",
@@ -311,14 +320,14 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![session()]);
     let preview = Op::new(
         "previewFile",
-        "The text of a file inside the session's authorized folder, with the same sandbox and size cap as files_read; binary files and paths leading outside are refused (400), a missing file is 404; `sha256` is the digest of the whole file's bytes as read (null when partial), which an approval card compares with the digest its change is bound to",
+        "The text of a file inside the session's authorized folder, with the same sandbox and size cap as files_read; binary files and paths leading outside are refused (400), a missing file is 404, a session without an authorized folder (none, or revoked) 409; `sha256` is the digest of the whole file's bytes as read (null when partial), which an approval card compares with the digest its change is bound to",
         s.answer::<p::Preview>("200", "OK"),
     )
     .params(vec![session()])
     .params(s.query::<PreviewQuery>());
     let folder = Op::new(
         "viewFolder",
-        "One folder inside the session's authorized folder for a workspace tab (its root without `path`), with the same sandbox and entry cap as files_list; links are listed, never followed; paths leading outside or naming a file are refused (400), a missing folder is 404",
+        "One folder inside the session's authorized folder for a workspace tab (its root without `path`), with the same sandbox and entry cap as files_list; links are listed, never followed; paths leading outside or naming a file are refused (400), a missing folder is 404, a session without an authorized folder (none, or revoked) 409",
         s.answer::<p::FolderView>("200", "OK"),
     )
     .params(vec![session()])
@@ -582,6 +591,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/health": {"get": health.into_json()},
         "/api/openapi.json": {"get": openapi.into_json()},
         "/api/projects": {"get": list_projects.into_json(), "post": create_project.into_json()},
+        "/api/projects/{id}": {"delete": revoke_project.into_json()},
         "/api/sessions": {"get": list_sessions.into_json(), "post": create_session.into_json()},
         "/api/sessions/{id}": {
             "get": get_session.into_json(),

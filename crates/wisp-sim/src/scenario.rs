@@ -120,6 +120,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_introspect,
     },
     Scenario {
+        marker: "[demo:snapshot]",
+        summary: "tool_introspect, then (when files_write is offered) a files_write of wisp-snapshot.txt (or of the path after file=) that waits for approval, then tool_introspect again, then an answer naming the tools the last tool_introspect listed: a run whose tool list must stay the same across rounds while the registry changes",
+        script: demo_snapshot,
+    },
+    Scenario {
         marker: "[demo:markdown]",
         summary: "an answer in GitHub-flavoured markdown: a table, a task list, a quote, code blocks, a link and a very long word",
         script: demo_markdown,
@@ -609,6 +614,51 @@ fn demo_introspect(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
         format!("These are my tools 我的工具：{}", report(turn)),
         Vec::new(),
     )
+}
+
+fn demo_snapshot(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let offered = |name: &str| {
+        turn.tools
+            .iter()
+            .any(|t| t["function"]["name"].as_str() == Some(name))
+    };
+    match turn.step {
+        0 | 2 => (
+            "Ask the host which tools this run has.".to_owned(),
+            "Checking which tools I have.".to_owned(),
+            vec![turn.call(0, "tool_introspect", "{}".to_owned())],
+        ),
+        1 if offered("files_write") => {
+            let path = named_file(turn.user_text, "wisp-snapshot.txt");
+            let args = json!({"path": path, "content": DEMO_WRITE_CONTENT}).to_string();
+            (
+                "Write a file, which waits for the person's approval.".to_owned(),
+                format!("I will write {path}."),
+                vec![turn.call(0, "files_write", args)],
+            )
+        }
+        _ => {
+            let listed: Vec<String> = turn
+                .results
+                .iter()
+                .filter(|r| r.tool == "tool_introspect")
+                .filter_map(|r| serde_json::from_str::<Value>(r.content).ok())
+                .filter_map(|v| v.as_array().cloned())
+                .flatten()
+                .filter_map(|t| t["name"].as_str().map(str::to_owned))
+                .collect();
+            (
+                "Name the tools the host listed.".to_owned(),
+                format!(
+                    "tool_introspect listed {} tools 工具：{}{}",
+                    listed.len(),
+                    listed.join(", "),
+                    report(turn)
+                ),
+                Vec::new(),
+            )
+        }
+    }
 }
 
 fn demo_read(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
@@ -1577,6 +1627,41 @@ mod tests {
             "{}",
             r.content
         );
+    }
+
+    #[test]
+    fn snapshot_introspects_writes_introspects_then_names_the_tools() {
+        let tools = vec![
+            json!({"type": "function", "function": {"name": "tool_introspect"}}),
+            json!({"type": "function", "function": {"name": "files_write"}}),
+        ];
+        let mut h = vec![json!({"role": "user", "content": "[demo:snapshot]"})];
+        let mut names = Vec::new();
+        for _ in 0..3 {
+            let r = reply_with_tools(&h, &tools, false);
+            names.push(r.tool_calls[0].name.clone());
+            h.push(assistant_with_calls(&r));
+            let listed = json!([{"name": "tool_introspect"}, {"name": "files_write"}]).to_string();
+            h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": listed}));
+        }
+        assert_eq!(names, ["tool_introspect", "files_write", "tool_introspect"]);
+        let last = reply_with_tools(&h, &tools, false);
+        assert!(last.tool_calls.is_empty());
+        assert!(
+            last.content
+                .contains("listed 2 tools 工具：tool_introspect, files_write"),
+            "{}",
+            last.content
+        );
+        // Without files_write (no project folder) it answers after the first introspection.
+        let h = vec![json!({"role": "user", "content": "[demo:snapshot]"})];
+        let r = reply_with_tools(&h, &tools[..1], false);
+        let mut h = h;
+        h.push(assistant_with_calls(&r));
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": "[{\"name\": \"tool_introspect\"}]"}));
+        let last = reply_with_tools(&h, &tools[..1], false);
+        assert!(last.tool_calls.is_empty());
+        assert!(last.content.contains("listed 1 tools"), "{}", last.content);
     }
 
     #[test]

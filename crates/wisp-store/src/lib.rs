@@ -249,6 +249,17 @@ impl Store {
             .optional()?)
     }
 
+    /// Revokes a project's authorization (DEC-03): it leaves `projects`, its sessions keep
+    /// their link to it but no root. False when there was no such authorized project (nothing
+    /// changes then). Authorizing the same folder again clears the mark (`upsert_project`).
+    pub fn revoke_project(&self, id: &str, at: i64) -> Result<bool> {
+        let n = self.conn().execute(
+            "UPDATE projects SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+            params![id, at],
+        )?;
+        Ok(n == 1)
+    }
+
     // ---- sessions ------------------------------------------------------------------------
 
     /// Adds a session.

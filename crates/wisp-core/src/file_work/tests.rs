@@ -18,6 +18,8 @@ struct Fixture {
     _tmp: tempfile::TempDir,
     host: Host,
     project: PathBuf,
+    /// The project's ID: the Host authorizes it, as file work needs.
+    project_id: String,
 }
 
 fn fixture() -> Fixture {
@@ -26,10 +28,12 @@ fn fixture() -> Fixture {
     std::fs::create_dir(&project).unwrap();
     let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
     let host = Host::start(store, None, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+    let project_id = host.add_project(&project.display().to_string()).unwrap().id;
     Fixture {
         _tmp: tmp,
         host,
         project,
+        project_id,
     }
 }
 
@@ -65,7 +69,9 @@ fn ctx(f: &Fixture) -> (RunCtx, watch::Sender<bool>) {
         text: String::new(),
         tools: Vec::new(),
         snapshot: crate::tools::run_snapshot(false, Vec::new()),
-        sandbox: Some(Arc::new(wisp_fs::Sandbox::open(&f.project).unwrap())),
+        sandbox: crate::lock(&f.host.inner.sandboxes)
+            .get(&f.project_id)
+            .cloned(),
         cancel: cancel_rx,
         model: Arc::new(crate::settings::ActiveModel::fixed(
             None,
