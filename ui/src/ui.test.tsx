@@ -396,7 +396,7 @@ describe("RunView", () => {
     expect(screen.getByRole("status").textContent).toContain("overloaded");
   });
 
-  it("keeps a cut-off answer and offers Retry; Continue only when out of steps or interrupted (issue 12 §2)", () => {
+  it("keeps a cut-off answer and offers Retry; Continue only when out of steps or interrupted", () => {
     const send = vi.fn();
     const edit = vi.fn();
     const run: Run = { ...baseRun, status: "cancelled", finalText: null, steps: [{ index: 0, text: "Half an ans", partial: true, toolCalls: [] }] };

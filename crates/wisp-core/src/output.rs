@@ -44,7 +44,8 @@ struct State {
     finished: bool,
     /// What the result has for the person alone (kept with the call, never sent to the model).
     shown: Option<String>,
-    /// The run's cancel reached the call's work while it ran (its cancel future resolved).
+    /// The run's cancel reached the call's work while it ran (its cancel future resolved), or
+    /// Wisp's own stop of what the work used ended it (an MCP server disabled mid-call).
     cancel_reached: bool,
     /// The work said it ended on its own although the cancel reached it (an MCP server's
     /// answer that came in as the cancel was passed on).

@@ -380,6 +380,11 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
                 }
             }
         }
+        // A last call that finished as the cancel arrived is recorded as done, and the run
+        // still ends cancelled — also when this was the budget's last step.
+        if ctx.cancelled() {
+            return cancelled();
+        }
     }
     End {
         status: p::RunStatus::BudgetExhausted,

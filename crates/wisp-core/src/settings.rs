@@ -31,6 +31,9 @@ const KEY_PLACE_NAME: &str = "model-api-key-place";
 const KEY_IN_KEYRING: &str = "\"keyring\"";
 /// [`KEY_PLACE_NAME`]'s value when it is not (kept for this process, or none).
 const KEY_NOT_IN_KEYRING: &str = "null";
+/// [`KEY_PLACE_NAME`]'s value in a database an earlier build used, before the place was
+/// recorded (store migration 8): the OS store is asked once, and what it says is recorded.
+const KEY_PLACE_UNKNOWN: &str = "\"unknown\"";
 
 /// The built-in simulator's address and key, when the binary started one.
 #[derive(Clone)]
@@ -603,13 +606,25 @@ fn load_state(
     };
     // A key kept for a process is gone with it; the OS store is asked only when a key was
     // kept there.
-    let in_keyring = match store {
-        Some(s) => s.setting(KEY_PLACE_NAME)?.as_deref() == Some(KEY_IN_KEYRING),
-        None => false,
+    let place = match store {
+        Some(s) => s.setting(KEY_PLACE_NAME)?,
+        None => None,
     };
-    let key = if in_keyring {
+    let unknown = place.as_deref() == Some(KEY_PLACE_UNKNOWN);
+    let key = if unknown || place.as_deref() == Some(KEY_IN_KEYRING) {
         match setup.secrets.get_in(MODEL_API_KEY, Storage::Keyring) {
-            Ok(k) => k.map(|k| (k, Storage::Keyring)),
+            Ok(k) => {
+                if unknown && let Some(s) = store {
+                    let found = if k.is_some() {
+                        KEY_IN_KEYRING
+                    } else {
+                        KEY_NOT_IN_KEYRING
+                    };
+                    s.put_setting(KEY_PLACE_NAME, found)?;
+                }
+                k.map(|k| (k, Storage::Keyring))
+            }
+            // Unknown stays unknown: the next start asks again.
             Err(e) => {
                 tracing::warn!(error = %e, "the stored API key cannot be read");
                 None
@@ -757,8 +772,10 @@ impl Host {
             let state = state.as_mut().ok_or_else(Self::not_configured)?;
             // A key kept for this process is removed without opening the OS store.
             let secrets = &state.setup.secrets;
-            let in_keyring =
-                self.inner.store.setting(KEY_PLACE_NAME)?.as_deref() == Some(KEY_IN_KEYRING);
+            let in_keyring = matches!(
+                self.inner.store.setting(KEY_PLACE_NAME)?.as_deref(),
+                Some(KEY_IN_KEYRING | KEY_PLACE_UNKNOWN)
+            );
             match state.key.as_ref().map(|k| k.1) {
                 Some(Storage::Process) if !in_keyring => {
                     secrets.delete_in(MODEL_API_KEY, Storage::Process)
@@ -905,6 +922,47 @@ mod tests {
         assert!(keyring.get(MODEL_API_KEY).unwrap().is_none());
         drop(host);
         let (host, secrets) = host_on(&db, keyring);
+        assert!(!host.settings().unwrap().api_key.set);
+        assert_eq!(secrets.keyring_accesses(), 0);
+    }
+
+    /// A key an earlier build kept in the OS store, before its place was recorded (the store
+    /// marks such a database "unknown"): the first start finds it and records the place; with
+    /// none there, it records that, and later starts ask nothing.
+    #[tokio::test]
+    async fn a_key_kept_before_its_place_was_recorded_is_found_once_and_recorded() {
+        use wisp_secrets::SecretStore;
+        let tmp = tempfile::tempdir().unwrap();
+        let db = tmp.path().join("wisp.db");
+        let keyring = wisp_secrets::Keyring::mock();
+        keyring
+            .set(MODEL_API_KEY, "sk-earlier-0123456789abcdef")
+            .unwrap();
+        wisp_store::Store::open(&db)
+            .unwrap()
+            .put_setting(KEY_PLACE_NAME, KEY_PLACE_UNKNOWN)
+            .unwrap();
+        let (host, _) = host_on(&db, keyring.clone());
+        let view = host.settings().unwrap();
+        assert!(view.api_key.set, "the earlier key was not found");
+        assert_eq!(view.api_key.storage, Some(p::KeyStorage::Keyring));
+        drop(host);
+        let store = wisp_store::Store::open(&db).unwrap();
+        assert_eq!(
+            store.setting(KEY_PLACE_NAME).unwrap().as_deref(),
+            Some(KEY_IN_KEYRING)
+        );
+
+        // Nothing there: recorded as such, and the next start does not open the store.
+        store
+            .put_setting(KEY_PLACE_NAME, KEY_PLACE_UNKNOWN)
+            .unwrap();
+        drop(store);
+        let empty = wisp_secrets::Keyring::mock();
+        let (host, _) = host_on(&db, empty.clone());
+        assert!(!host.settings().unwrap().api_key.set);
+        drop(host);
+        let (host, secrets) = host_on(&db, empty);
         assert!(!host.settings().unwrap().api_key.set);
         assert_eq!(secrets.keyring_accesses(), 0);
     }

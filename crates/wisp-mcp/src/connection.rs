@@ -443,7 +443,7 @@ impl Connection {
             .runtime
             .spawn(async move { refresh(&inner).await })
             .await
-            .unwrap_or_else(|_| Err(McpError::Closed("the connection was stopped".into())))
+            .unwrap_or_else(|_| Err(McpError::Closed(crate::STOPPED_BY_WISP.into())))
     }
 
     /// Validates arguments for a tool (by model name or original name) before the Host shows
@@ -587,7 +587,7 @@ impl Inner {
         } else if let Some(why) = why {
             McpError::Closed(why)
         } else if self.closed.load(Ordering::Relaxed) {
-            McpError::Closed("the connection was stopped".into())
+            McpError::Closed(crate::STOPPED_BY_WISP.into())
         } else {
             McpError::Closed("the server closed the connection (it may have exited)".into())
         }
@@ -1139,7 +1139,7 @@ fn same_tools(a: &[McpTool], b: &[McpTool]) -> bool {
 async fn refresh(inner: &Inner) -> Result<ToolList, McpError> {
     let _one_at_a_time = inner.refresh.lock().await;
     if inner.closed.load(Ordering::Relaxed) {
-        return Err(McpError::Closed("the connection was stopped".into()));
+        return Err(McpError::Closed(crate::STOPPED_BY_WISP.into()));
     }
     inner.refreshes.fetch_add(1, Ordering::Relaxed);
     let found = tokio::time::timeout(

@@ -119,6 +119,17 @@ pub enum McpError {
     Storage(String),
 }
 
+/// Why a connection is closed when Wisp itself stopped it (disable, delete, refresh, shutdown).
+pub(crate) const STOPPED_BY_WISP: &str = "the connection was stopped";
+
+impl McpError {
+    /// The connection was closed by Wisp's own stop, not by the server or a limit: a call
+    /// that ends so was stopped, it did not fail on its own.
+    pub fn stopped_by_wisp(&self) -> bool {
+        matches!(self, McpError::Closed(why) if why == STOPPED_BY_WISP)
+    }
+}
+
 /// "1 line", "3 lines".
 fn lines(n: u64) -> String {
     if n == 1 {

@@ -115,4 +115,15 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE tool_calls ADD COLUMN shown TEXT;
     "#,
+    // 8: where the model key is kept became a setting (`model-api-key-place`), so a start
+    // with no key in the OS secret store never opens it. A database an earlier build used
+    // (anything in it) may have its key there without that record: "unknown" makes the next
+    // start look once and record what it found. A new database gets no record.
+    r#"
+    INSERT OR IGNORE INTO settings (name, value)
+    SELECT 'model-api-key-place', '"unknown"'
+    WHERE EXISTS (SELECT 1 FROM settings)
+       OR EXISTS (SELECT 1 FROM sessions)
+       OR EXISTS (SELECT 1 FROM projects);
+    "#,
 ];

@@ -64,6 +64,35 @@ fn a_run_error_stored_before_params_reads_back_without_them() {
     assert!(error.params.is_empty());
 }
 
+/// A database an earlier build used (here: one session) may hold a model key in the OS store
+/// with no record of where: it is marked "unknown", so the next start looks once. A new
+/// database, and an old one nobody used, get no mark (nothing to look for).
+#[test]
+fn a_used_database_from_before_the_key_place_record_marks_the_place_unknown() {
+    let dir = tempfile::tempdir().unwrap();
+    let used = dir.path().join("used.db");
+    wisp_store::create_at_version(&used, 7).unwrap();
+    let conn = rusqlite::Connection::open(&used).unwrap();
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at) VALUES ('s', 't', 1)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let old = Store::open(&used).unwrap();
+    assert_eq!(
+        old.setting("model-api-key-place").unwrap().as_deref(),
+        Some("\"unknown\"")
+    );
+
+    let unused = dir.path().join("unused.db");
+    wisp_store::create_at_version(&unused, 7).unwrap();
+    let nobody = Store::open(&unused).unwrap();
+    assert_eq!(nobody.setting("model-api-key-place").unwrap(), None);
+    let (_d, fresh) = store();
+    assert_eq!(fresh.setting("model-api-key-place").unwrap(), None);
+}
+
 #[test]
 fn events_get_a_per_session_sequence_and_replay_after_any_point() {
     let (_d, s) = store();

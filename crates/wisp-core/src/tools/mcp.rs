@@ -104,10 +104,13 @@ impl Tool for McpToolRef {
                 {
                     output.shown(shown.clone());
                 }
-                // Anything but a cancelled call is the server's answer or a failure of its
-                // own, also when the run's cancel was passed on as the answer came in.
-                if !matches!(called, Err(wisp_mcp::McpError::Cancelled)) {
-                    output.ended_on_its_own();
+                // Anything but a cancelled or stopped call is the server's answer or a failure
+                // of its own, also when the run's cancel was passed on as the answer came in.
+                // A stop of Wisp's own (a disable, which also cancels the run) stopped the call.
+                match &called {
+                    Err(wisp_mcp::McpError::Cancelled) => {}
+                    Err(e) if e.stopped_by_wisp() => output.cancel_reached(),
+                    _ => output.ended_on_its_own(),
                 }
                 match called {
                     Ok(out) if out.is_error => Err(format!(
@@ -122,6 +125,9 @@ impl Tool for McpToolRef {
                     })),
                     Err(wisp_mcp::McpError::Cancelled) => Err(format!(
                         "cancelled while the tool was running: Wisp told {source} to stop (notifications/cancelled) and closed its connection; whether the tool had already done something is not known"
+                    )),
+                    Err(e) if e.stopped_by_wisp() => Err(format!(
+                        "stopped while the tool was running: Wisp stopped {source} (disabled, removed or refreshed) and closed its connection; whether the tool had already done something is not known"
                     )),
                     Err(e) => Err(format!("the MCP call failed: {e}")),
                 }
