@@ -704,7 +704,6 @@ impl Tabs {
         session: &str,
         sandbox: Option<Arc<Sandbox>>,
     ) -> Result<Value, String> {
-        let browser = self.running().await;
         let tabs: Vec<(String, Kind, bool)> = {
             let state = lock(&self.shared.state);
             let active = state.active.get(session);
@@ -742,6 +741,9 @@ impl Tabs {
         })
         .await
         .map_err(|_| "the tab list could not be made".to_owned())?;
+        // Only after the folder was read: starting the browser can take seconds, and the
+        // authorization checked before this call must not be relied on across that wait.
+        let browser = self.running().await;
         let mut listed = Vec::new();
         let mut entries = HashMap::new();
         for (id, kind, active) in tabs {
