@@ -355,7 +355,6 @@ struct GatedRegistry {
 impl GatedRegistry {
     async fn start(scripts: Value) -> Self {
         use std::sync::atomic::Ordering;
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/", listener.local_addr().unwrap());
         let (tarball, integrity) = packed_demo();
@@ -398,46 +397,15 @@ impl GatedRegistry {
         let open = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let gate = open.clone();
         tokio::spawn(async move {
-            while let Ok((mut socket, _)) = listener.accept().await {
+            while let Ok((socket, _)) = listener.accept().await {
                 let (routes, tx, gate) = (routes.clone(), tx.clone(), gate.clone());
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    loop {
-                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
-                            buf.drain(..end + 4);
-                            if !head.contains("\r\nuser-agent: wisp/") {
-                                tx.send_modify(|n| *n += 1);
-                                if !gate.load(Ordering::SeqCst) {
-                                    std::future::pending::<()>().await;
-                                }
-                            }
-                            let path = head
-                                .split_whitespace()
-                                .nth(1)
-                                .unwrap_or("/")
-                                .replace("%2f", "/");
-                            let (status, body) = match routes.get(&path) {
-                                Some(body) => ("200 OK", body.clone()),
-                                None => ("404 Not Found", b"{}".to_vec()),
-                            };
-                            let reply = format!(
-                                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
-                                body.len()
-                            );
-                            if socket.write_all(reply.as_bytes()).await.is_err()
-                                || socket.write_all(&body).await.is_err()
-                            {
-                                return;
-                            }
-                        }
-                        match socket.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
+                tokio::spawn(answer_from(socket, routes, move |head| {
+                    if head.to_ascii_lowercase().contains("\r\nuser-agent: wisp/") {
+                        return false;
                     }
-                });
+                    tx.send_modify(|n| *n += 1);
+                    !gate.load(Ordering::SeqCst)
+                }));
             }
         });
         Self {
@@ -449,6 +417,50 @@ impl GatedRegistry {
 
     fn open(&self) {
         self.open.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Answers the HTTP/1.1 requests of one keep-alive connection from `routes` (404 otherwise).
+/// `hold` sees each request head first; when it says so, that request is held unanswered.
+async fn answer_from(
+    mut socket: tokio::net::TcpStream,
+    routes: std::sync::Arc<std::collections::HashMap<String, Vec<u8>>>,
+    hold: impl Fn(&str) -> bool,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+            buf.drain(..end + 4);
+            if hold(&head) {
+                std::future::pending::<()>().await;
+            }
+            let path = head
+                .split_whitespace()
+                .nth(1)
+                .unwrap_or("/")
+                .replace("%2f", "/")
+                .replace("%2F", "/");
+            let (status, body) = match routes.get(&path) {
+                Some(body) => ("200 OK", body.clone()),
+                None => ("404 Not Found", b"{}".to_vec()),
+            };
+            let reply = format!(
+                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+                body.len()
+            );
+            if socket.write_all(reply.as_bytes()).await.is_err()
+                || socket.write_all(&body).await.is_err()
+            {
+                return;
+            }
+        }
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
     }
 }
 
@@ -859,7 +871,6 @@ impl RecordingRegistry {
     async fn start(
         routes: impl FnOnce(&str) -> std::collections::HashMap<String, Vec<u8>>,
     ) -> Self {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let url = format!("http://127.0.0.1:{port}/");
@@ -868,43 +879,13 @@ impl RecordingRegistry {
         let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (kept, counted) = (heads.clone(), connections.clone());
         tokio::spawn(async move {
-            while let Ok((mut socket, _)) = listener.accept().await {
+            while let Ok((socket, _)) = listener.accept().await {
                 counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let (routes, kept) = (routes.clone(), kept.clone());
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    loop {
-                        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-                            buf.drain(..end + 4);
-                            let path = head
-                                .split_whitespace()
-                                .nth(1)
-                                .unwrap_or("/")
-                                .replace("%2f", "/")
-                                .replace("%2F", "/");
-                            kept.lock().unwrap().push(head);
-                            let (status, body) = match routes.get(&path) {
-                                Some(body) => ("200 OK", body.clone()),
-                                None => ("404 Not Found", b"{}".to_vec()),
-                            };
-                            let reply = format!(
-                                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
-                                body.len()
-                            );
-                            if socket.write_all(reply.as_bytes()).await.is_err()
-                                || socket.write_all(&body).await.is_err()
-                            {
-                                return;
-                            }
-                        }
-                        match socket.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    }
-                });
+                tokio::spawn(answer_from(socket, routes, move |head| {
+                    kept.lock().unwrap().push(head.to_owned());
+                    false
+                }));
             }
         });
         Self {

@@ -34,24 +34,9 @@ fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
 
 /// The names of the tools of every chat request the simulator got for the user message `text`.
 fn tools_sent(sim: &SimServer, text: &str) -> Vec<Vec<String>> {
-    sim.chat_requests()
-        .into_iter()
-        .filter(|r| {
-            r.body["messages"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .rfind(|m| m["role"] == "user")
-                .is_some_and(|m| m["content"] == text)
-        })
-        .map(|r| {
-            r.body["tools"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
-                .collect()
-        })
+    crate::snapshot::tools_sent(sim, text)
+        .iter()
+        .map(crate::snapshot::names_of)
         .collect()
 }
 

@@ -39,7 +39,7 @@ fn model_names(server: &Value) -> Vec<String> {
 }
 
 /// The `tools` array of every chat request the simulator got for the user message `text`.
-fn tools_sent(sim: &SimServer, text: &str) -> Vec<Value> {
+pub(crate) fn tools_sent(sim: &SimServer, text: &str) -> Vec<Value> {
     sim.chat_requests()
         .into_iter()
         .filter(|r| {
@@ -54,7 +54,7 @@ fn tools_sent(sim: &SimServer, text: &str) -> Vec<Value> {
         .collect()
 }
 
-fn names_of(tools: &Value) -> Vec<String> {
+pub(crate) fn names_of(tools: &Value) -> Vec<String> {
     tools
         .as_array()
         .unwrap()
