@@ -4,7 +4,7 @@
 import { test, expect } from "@playwright/test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { AUTH, apiApprovals, startHost, stopHost, type Host } from "./host";
+import { AUTH, SCREENS, apiApprovals, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -28,6 +28,7 @@ test("revoking a project voids its waiting approval and the next run has no file
   const dialog = page.getByRole("dialog");
   await expect(dialog).toContainText("keep their history");
   await expect(dialog).toContainText("Nothing in the folder is changed or deleted");
+  await page.screenshot({ path: join(SCREENS, "revoke-confirm.png") });
   await dialog.getByRole("button", { name: "Revoke" }).click();
   await expect(dialog).toBeHidden();
 
@@ -39,6 +40,7 @@ test("revoking a project voids its waiting approval and the next run has no file
   expect(approvals.map((a) => a.state)).toEqual(["void"]);
   await expect(page.locator(".conv-head .root")).toContainText("no longer authorized");
   await expect(page.getByRole("button", { name: "Revoke access" })).toHaveCount(0);
+  await page.screenshot({ path: join(SCREENS, "revoked-session.png") });
   const projects = await (await request.get(`${host.base}/api/projects`, { headers: AUTH })).json();
   expect(projects).toEqual([]);
 
