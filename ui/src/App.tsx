@@ -485,7 +485,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             <h2>{t("projects")}</h2>
             <ul className="list">
               {projects.map((p) => (
-                <li key={p.id} className="session-row">
+                <li key={p.id} className="project-row">
                   <button className={p.id === selectedProject ? "item selected" : "item"} onClick={() => setSelectedProject(p.id)} title={p.root}>
                     {folderName(p.root)}
                   </button>
