@@ -40,8 +40,7 @@ mod imp {
     use std::time::{Duration, Instant};
 
     use rustix::process::{
-        Pid, Signal, WaitId, WaitIdOptions, getpgid, getpid, getsid, kill_process,
-        set_child_subreaper, waitid,
+        Pid, Signal, WaitId, WaitIdOptions, getpid, kill_process, set_child_subreaper, waitid,
     };
 
     /// How often the trees of running servers are recorded when no SIGCHLD comes.
@@ -157,13 +156,23 @@ mod imp {
         pgid: i32,
     }
 
+    /// Read from `/proc` as every other process is, not with `getsid`/`getpgid`: in a pid
+    /// namespace whose session leader is outside (a container, `unshare --pid`) the kernel
+    /// reports session and group 0, which rustix's `Pid` cannot hold (it asserts), and the
+    /// snapshot's processes show the same 0 for what they share with the Host.
     fn me() -> Me {
-        let raw = |p: Pid| p.as_raw_nonzero().get();
-        let pid = raw(getpid());
-        Me {
-            pid,
-            sid: getsid(None).map(raw).unwrap_or(pid),
-            pgid: getpgid(None).map(raw).unwrap_or(pid),
+        let pid = getpid().as_raw_nonzero().get();
+        match read_stat(pid) {
+            Some(s) => Me {
+                pid,
+                sid: s.sid,
+                pgid: s.pgid,
+            },
+            None => Me {
+                pid,
+                sid: pid,
+                pgid: pid,
+            },
         }
     }
 

@@ -37,6 +37,12 @@ async fn server_with_daemon(dir: &tempfile::TempDir) -> (Manager, String, u32) {
     let fields = stat_fields(daemon).unwrap();
     let me = std::process::id().to_string();
     let my_session = stat_fields(std::process::id()).unwrap()[3].clone();
+    if std::env::var_os(IN_NAMESPACE).is_some() {
+        assert_eq!(
+            my_session, "0",
+            "the session leader is outside the namespace"
+        );
+    }
     assert_eq!(fields[1], me, "the subreaper adopted the orphaned daemon");
     assert_ne!(
         fields[3], my_session,
@@ -104,4 +110,39 @@ async fn stopping_one_server_never_ends_another_running_server_s_daemon() {
     manager.deactivate(&first).await;
     assert!(reaped(first_daemon), "{:?}", stat_fields(first_daemon));
     assert!(reaped(second_daemon), "{:?}", stat_fields(second_daemon));
+}
+
+/// Set in the copy of this test binary that runs inside the pid namespace.
+const IN_NAMESPACE: &str = "WISP_TEST_IN_PID_NAMESPACE";
+
+/// In a container the Host's session leader is often outside its pid namespace, so the
+/// kernel reports its session and group as 0: the reaper still stops and reaps a daemon
+/// there. The stop test runs again in such a namespace (`unshare --pid`, a user namespace so
+/// no privilege is needed).
+#[test]
+fn the_reaper_works_where_the_host_s_session_leader_is_outside_its_pid_namespace() {
+    if std::env::var_os(IN_NAMESPACE).is_some() {
+        return;
+    }
+    let name = "daemons::a_detached_daemon_ends_and_is_reaped_when_its_server_is_stopped";
+    let out = std::process::Command::new("unshare")
+        .args([
+            "--user",
+            "--map-root-user",
+            "--pid",
+            "--fork",
+            "--mount-proc",
+        ])
+        .arg(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(IN_NAMESPACE, "1")
+        .output()
+        .expect("unshare (util-linux) runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "in a pid namespace: {}\n{stdout}\n{stderr}",
+        out.status
+    );
 }
