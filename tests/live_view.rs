@@ -7,42 +7,17 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::e2e::{TOKEN, Wisp};
+use wisp_test_support::{html, raw_site};
 
-/// A loopback site with fixed pages (HTTP/1.0, one answer per connection).
+/// A loopback site with fixed pages.
 async fn site(pages: Vec<(&'static str, String)>) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let pages = std::sync::Arc::new(pages);
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            let pages = pages.clone();
-            tokio::spawn(async move {
-                let mut request = Vec::new();
-                let mut buf = [0u8; 2048];
-                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match stream.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => request.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let head = String::from_utf8_lossy(&request);
-                let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                let body = pages
-                    .iter()
-                    .find(|(p, _)| *p == path)
-                    .map_or("<p>404</p>".to_owned(), |(_, b)| b.clone());
-                let answer = format!(
-                    "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(answer.as_bytes()).await;
-            });
-        }
-    });
-    base
+    let replies = pages
+        .into_iter()
+        .map(|(path, body)| (path, html(&body)))
+        .collect();
+    format!("http://127.0.0.1:{}", raw_site(replies).await)
 }
 
 fn solid(colour: &str) -> String {

@@ -7,60 +7,12 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use wisp_protocol as p;
 
 use crate::e2e::{TOKEN, Wisp, calls, statuses};
 
-/// A loopback site with fixed pages.
-async fn site(pages: &'static [(&'static str, &'static str)]) -> String {
-    let replies = pages
-        .iter()
-        .map(|(path, body)| (*path, html(body)))
-        .collect();
-    format!("http://127.0.0.1:{}", raw_site(replies).await)
-}
-
-/// A whole HTTP answer with an HTML page.
-fn html(body: &str) -> String {
-    format!(
-        "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-}
-
-/// A loopback site answering each path with a whole HTTP response (a page, a redirect, a
-/// download; any other path is a small "404" page); its port.
-async fn raw_site(replies: Vec<(&'static str, String)>) -> u16 {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let replies = std::sync::Arc::new(replies);
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            let replies = replies.clone();
-            tokio::spawn(async move {
-                let mut request = Vec::new();
-                let mut buf = [0u8; 2048];
-                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match stream.read(&mut buf).await {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => request.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let head = String::from_utf8_lossy(&request);
-                let path = head.split_whitespace().nth(1).unwrap_or("/");
-                let path = path.split('?').next().unwrap_or(path);
-                let answer = replies
-                    .iter()
-                    .find(|(p, _)| *p == path)
-                    .map_or_else(|| html("<p>404</p>"), |(_, r)| r.clone());
-                let _ = stream.write_all(answer.as_bytes()).await;
-            });
-        }
-    });
-    port
-}
+use wisp_test_support::{html, raw_site, site};
 
 async fn tabs(w: &Wisp, session: &str) -> Vec<Value> {
     w.ok("GET", &format!("/api/sessions/{session}/tabs"), None)

@@ -1,0 +1,106 @@
+//! What Wisp's tests share across crates, so a fixture is written once: a loopback web site
+//! with fixed answers, for the preview tabs' tests against real Chromium. A dev-dependency
+//! only; nothing shipped uses it.
+//!
+//! ```no_run
+//! # async fn demo() {
+//! let base = wisp_test_support::site(&[("/", "<p>hello</p>")]).await;
+//! assert!(base.starts_with("http://127.0.0.1:"));
+//! # }
+//! ```
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "test support: a loopback listener that cannot bind should stop the test at once"
+)]
+
+use std::sync::Arc;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A whole HTTP/1.0 answer with an HTML page.
+pub fn html(body: &str) -> String {
+    format!(
+        "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+/// A loopback site with fixed pages (any other path is a small "404" page); its base URL,
+/// `http://127.0.0.1:PORT`.
+pub async fn site(pages: &[(&'static str, &str)]) -> String {
+    let replies = pages
+        .iter()
+        .map(|(path, body)| (*path, html(body)))
+        .collect();
+    format!("http://127.0.0.1:{}", raw_site(replies).await)
+}
+
+/// A loopback site answering each path with a whole HTTP response (a page, a redirect, a
+/// download); any other path is a small "404" page (status 200, so the page loads). One
+/// answer per connection; the query is ignored. Its port.
+pub async fn raw_site(replies: Vec<(&'static str, String)>) -> u16 {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let replies = Arc::new(replies);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let replies = replies.clone();
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buf = [0u8; 2048];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&request);
+                let path = head.split_whitespace().nth(1).unwrap_or("/");
+                let path = path.split('?').next().unwrap_or(path);
+                let answer = replies
+                    .iter()
+                    .find(|(p, _)| *p == path)
+                    .map_or_else(|| html("<p>404</p>"), |(_, r)| r.clone());
+                let _ = stream.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    port
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn get(base: &str, path: &str) -> String {
+        let addr = base.trim_start_matches("http://");
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        answer
+    }
+
+    #[tokio::test]
+    async fn the_site_answers_its_pages_and_a_404_page_for_any_other_path() {
+        let base = site(&[("/a", "<p>page a</p>"), ("/b", "<p>b</p>")]).await;
+        let a = get(&base, "/a?x=1").await;
+        assert!(a.starts_with("HTTP/1.0 200 OK\r\n"), "{a}");
+        assert!(a.ends_with("\r\n\r\n<p>page a</p>"), "{a}");
+        assert!(a.contains("Content-Length: 13\r\n"), "{a}");
+        assert!(get(&base, "/b").await.ends_with("<p>b</p>"));
+        assert!(get(&base, "/elsewhere").await.ends_with("<p>404</p>"));
+    }
+
+    #[tokio::test]
+    async fn a_raw_answer_is_sent_as_it_is() {
+        let redirect = "HTTP/1.0 302 Found\r\nLocation: /a\r\n\r\n".to_owned();
+        let port = raw_site(vec![("/go", redirect.clone())]).await;
+        assert_eq!(
+            get(&format!("http://127.0.0.1:{port}"), "/go").await,
+            redirect
+        );
+    }
+}
