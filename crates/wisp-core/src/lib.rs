@@ -131,7 +131,7 @@ pub struct Host {
 
 pub(crate) struct Inner {
     pub(crate) store: Store,
-    /// The model in effect; a run takes it at its start (issue 11: switching needs no restart).
+    /// The model in effect; a run takes it at its start, so switching needs no restart.
     pub(crate) model: Mutex<Arc<settings::ActiveModel>>,
     /// Why the model cannot be used, from its configuration or the latest check.
     pub(crate) model_problem: Mutex<Option<p::Problem>>,
@@ -157,7 +157,7 @@ pub(crate) struct Inner {
     /// Blocking file tasks running now ([`file_work`]).
     file_tasks: Arc<std::sync::atomic::AtomicUsize>,
     pub(crate) shutting_down: watch::Sender<bool>,
-    /// Local MCP servers (issue 8).
+    /// Local MCP servers.
     pub(crate) mcp: Arc<mcp::McpHost>,
     /// Every session's preview tabs (in memory only).
     pub(crate) tabs: tabs::Tabs,
@@ -254,7 +254,7 @@ impl Host {
 
     /// Removes Wisp's own temp files that a crash (`kill -9` during a write) left in the
     /// authorized projects — only names of `wisp_fs::temp_file_name`'s pattern, older than this
-    /// start (issue 7). On a thread of its own holding one file-task slot, so a slow or hung
+    /// start. On a thread of its own holding one file-task slot, so a slow or hung
     /// project cannot delay the start, and the count shows it while it runs.
     fn remove_leftover_temp_files(&self) {
         let projects = match self.inner.store.projects() {
@@ -541,6 +541,35 @@ impl Host {
         ))
     }
 
+    /// The rows of a run that starts: the run, its model, and the title of an unnamed session.
+    fn record_run_start(
+        &self,
+        session: &p::Session,
+        run_id: &str,
+        text: &str,
+        model: &settings::ActiveModel,
+    ) -> Result<(), CoreError> {
+        self.inner
+            .store
+            .insert_run(run_id, &session.id, text, model.mode, now_ms())?;
+        self.inner.store.set_run_model(run_id, &model.run_model)?;
+        if session.title == DEFAULT_TITLE {
+            // An unnamed session is named after its first message, so the list says what
+            // each one is about.
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or(text)
+                .trim();
+            let mut title: String = line.chars().take(AUTO_TITLE_CHARS).collect();
+            if line.chars().count() > AUTO_TITLE_CHARS {
+                title.push('…');
+            }
+            self.inner.store.rename_session(&session.id, &title)?;
+        }
+        Ok(())
+    }
+
     /// Starts a run with the user's message. One active run per session: a second is a
     /// conflict.
     pub fn start_run(&self, session_id: &str, text: &str) -> Result<String, CoreError> {
@@ -566,6 +595,8 @@ impl Host {
         let (cancel, cancel_rx) = watch::channel(false);
         let (done_tx, done) = watch::channel(false);
         {
+            // The session's one slot is taken under the lock; the run's rows are written after
+            // it is released, so no database write waits on (or holds up) other sessions.
             let mut active = lock(&self.inner.active);
             if let Some(a) = active.get(session_id) {
                 return Err(fail(
@@ -576,24 +607,6 @@ impl Host {
                     ),
                 ));
             }
-            self.inner
-                .store
-                .insert_run(&run_id, session_id, text, model.mode, now_ms())?;
-            self.inner.store.set_run_model(&run_id, &model.run_model)?;
-            if session.title == DEFAULT_TITLE {
-                // An unnamed session is named after its first message, so the list says
-                // what each one is about.
-                let line = text
-                    .lines()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or(text)
-                    .trim();
-                let mut title: String = line.chars().take(AUTO_TITLE_CHARS).collect();
-                if line.chars().count() > AUTO_TITLE_CHARS {
-                    title.push('…');
-                }
-                self.inner.store.rename_session(session_id, &title)?;
-            }
             active.insert(
                 session_id.to_owned(),
                 ActiveRun {
@@ -602,6 +615,15 @@ impl Host {
                     done,
                 },
             );
+        }
+        if let Err(e) = self.record_run_start(&session, &run_id, text, &model) {
+            let mut active = lock(&self.inner.active);
+            if active.get(session_id).is_some_and(|a| a.run_id == run_id) {
+                active.remove(session_id);
+            }
+            drop(active);
+            let _ = done_tx.send(true);
+            return Err(e);
         }
         self.inner.emit(
             session_id,
@@ -622,6 +644,7 @@ impl Host {
             sandbox,
             cancel: cancel_rx,
             model,
+            caps: tools::Capabilities::of(self),
         };
         let host = self.clone();
         let span = tracing::info_span!("run", session = %session_id, run = %run_id);
@@ -773,7 +796,7 @@ impl Host {
     }
 
     /// `PATCH /api/sessions/{id}`: a new title and/or a project folder for a session that has
-    /// none (issue 12 §5). Everything is checked before anything changes.
+    /// none. Everything is checked before anything changes.
     pub fn update_session(
         &self,
         id: &str,
@@ -1129,7 +1152,7 @@ impl Inner {
     }
 }
 
-/// `~` and `~/…` name the person's home folder, as in a shell (issue 12 §5); other paths are
+/// `~` and `~/…` name the person's home folder, as in a shell; other paths are
 /// taken as they are. Only the home of the user the Host runs as (`HOME`), never `~other`.
 fn expand_home(path: &str) -> Result<std::path::PathBuf, CoreError> {
     let rest = match path.strip_prefix('~') {

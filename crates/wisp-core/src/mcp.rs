@@ -1,4 +1,4 @@
-//! Local MCP servers in the Host (issue 8): the configured servers of `mcp-servers.json`, their
+//! Local MCP servers in the Host: the configured servers of `mcp-servers.json`, their
 //! secrets in `wisp-secrets`, activation through `wisp-mcp`'s [`wisp_mcp::Manager`], and the
 //! bindings an MCP approval holds.
 //!
@@ -112,16 +112,64 @@ impl McpHost {
 
 /// Marks a run as using a server while an MCP call of it waits or runs.
 pub(crate) struct InUse {
-    host: Host,
+    mcp: Arc<McpHost>,
     entry: (String, String),
 }
 
 impl Drop for InUse {
     fn drop(&mut self) {
-        let mut in_use = lock(&self.host.inner.mcp.in_use);
+        let mut in_use = lock(&self.mcp.in_use);
         if let Some(i) = in_use.iter().position(|e| *e == self.entry) {
             in_use.remove(i);
         }
+    }
+}
+
+impl McpHost {
+    /// Marks `run_id` as using `server_id` until the guard is dropped: stopping the server
+    /// cancels the run meanwhile (MCP-12).
+    pub(crate) fn using(self: &Arc<Self>, run_id: &str, server_id: &str) -> InUse {
+        let entry = (run_id.to_owned(), server_id.to_owned());
+        lock(&self.in_use).push(entry.clone());
+        InUse {
+            mcp: self.clone(),
+            entry,
+        }
+    }
+}
+
+/// What the install tools may do with local MCP configs: list, add a disabled one, activate
+/// and disable — the same paths as Settings → Local MCP, and nothing else of the Host.
+#[derive(Clone)]
+pub(crate) struct McpConfigs {
+    host: Host,
+}
+
+impl McpConfigs {
+    pub(crate) fn new(host: &Host) -> Self {
+        Self { host: host.clone() }
+    }
+
+    /// The data dir MCP was configured with (installs go under it, INST-11); an error when
+    /// this Host has no local MCP.
+    pub(crate) fn data_dir(&self) -> Result<PathBuf, CoreError> {
+        self.host.mcp_data_dir()
+    }
+
+    pub(crate) fn servers(&self) -> Vec<p::McpServer> {
+        self.host.mcp_servers()
+    }
+
+    pub(crate) async fn add(&self, draft: p::McpServerDraft) -> Result<p::McpServer, CoreError> {
+        self.host.mcp_add(draft).await
+    }
+
+    pub(crate) async fn activate(&self, id: &str) -> Result<p::McpServer, CoreError> {
+        self.host.mcp_activate(id).await
+    }
+
+    pub(crate) async fn disable(&self, id: &str) -> Result<p::McpServer, CoreError> {
+        self.host.mcp_disable(id).await
     }
 }
 
@@ -762,16 +810,6 @@ impl Host {
             }
         }
         out
-    }
-
-    /// Marks `run_id` as using `server_id` until the guard is dropped.
-    pub(crate) fn using_connection(&self, run_id: &str, server_id: String) -> InUse {
-        let entry = (run_id.to_owned(), server_id);
-        lock(&self.inner.mcp.in_use).push(entry.clone());
-        InUse {
-            host: self.clone(),
-            entry,
-        }
     }
 
     /// Stops every MCP server (shutdown, MCP-14).

@@ -15,7 +15,7 @@ use wisp_model::{
 use wisp_protocol as p;
 
 use crate::output::OutputSink;
-use crate::tool::{ChangeError, Checked, Execute, External, FileWork, Prepared, Subject, ToolCtx};
+use crate::tool::{Binding, ChangeError, Checked, Execute, FileWork, Prepared, Subject, ToolCtx};
 use crate::tools;
 use crate::{Host, PendingApproval, lock, new_id, now_ms};
 
@@ -29,8 +29,11 @@ pub(crate) struct RunCtx {
     pub(crate) snapshot: tools::Snapshot,
     pub(crate) sandbox: Option<Arc<Sandbox>>,
     pub(crate) cancel: watch::Receiver<bool>,
-    /// The model in effect when the run started: the whole run uses it (issue 11).
+    /// The model in effect when the run started: the whole run uses it, whatever Settings
+    /// changes meanwhile.
     pub(crate) model: Arc<crate::settings::ActiveModel>,
+    /// What the tool families reach of the Host; passed to them, never read here.
+    pub(crate) caps: tools::Capabilities,
 }
 
 /// How a run ended.
@@ -425,7 +428,8 @@ fn cancelled() -> End {
     }
 }
 
-/// Stores the text a cut-off round had streamed, marked partial (issue 12 §2).
+/// Stores the text a cut-off round had streamed, marked partial: what the person saw stream
+/// is kept, and the next request tells the model it was cut off.
 fn keep_partial(ctx: &RunCtx, step: u32, partial: &str) {
     if partial.is_empty() {
         return;
@@ -653,12 +657,11 @@ async fn execute_call(ctx: &RunCtx, round_call: &RoundCall, output: &OutputSink)
         args,
         &ToolCtx {
             tools: &ctx.tools,
-            trash: &ctx.host.inner.config.trash,
             session_id: &ctx.session_id,
+            run_id: &ctx.run_id,
             sandbox: sandbox.as_ref(),
-            tabs: &ctx.host.inner.tabs,
-            host: &ctx.host,
             output,
+            caps: &ctx.caps,
         },
     );
     let work = match prepared {
@@ -733,8 +736,8 @@ where
     }
 }
 
-/// Ask, wait, then execute: file work through the Host's serial change queue, async work (an
-/// MCP call) on its own; each execution re-checks its bindings first.
+/// Ask, wait, then execute: file work through the Host's serial change queue, async work on
+/// its own; each execution re-checks its bindings first.
 async fn with_approval(
     ctx: &RunCtx,
     call: &RoundCall,
@@ -744,25 +747,26 @@ async fn with_approval(
     let Subject {
         arguments: canonical_args,
         execute,
+        binding,
         unchanged,
     } = subject;
-    // Only file work needs the project folder; an MCP call does not.
-    let (work, voided, connection) = match execute {
+    // Until this call has ended: what the binding holds (a server's in-use mark).
+    let (bound, _held) = match binding {
+        Some(Binding { voided, held }) => (Some(voided), held),
+        None => (None, None),
+    };
+    // Only file work needs the project folder.
+    let (work, revoked) = match execute {
         // A revoke voids the approval while it waits (DEC-03).
         Execute::Files(work) => match ctx.host.authorized_sandbox(ctx.sandbox.as_ref()) {
             Ok(sandbox) => {
                 let revoked = ctx.host.sandbox_revoked(&sandbox);
-                (Work::Files(work, sandbox), Some(revoked), None)
+                (Work::Files(work, sandbox), Some(revoked))
             }
             Err(e) => return failed(with_unchanged(e, unchanged)),
         },
-        Execute::Async(External {
-            run,
-            voided,
-            connection,
-        }) => (Work::Async(run), Some(voided), Some(connection)),
+        Execute::Async(run) => (Work::Async(run), None),
     };
-    let _in_use = connection.map(|c| ctx.host.using_connection(&ctx.run_id, c));
     let canonical = tools::canonical(&canonical_args);
     let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
     let approval_id = new_id("ap");
@@ -791,11 +795,6 @@ async fn with_approval(
         },
     );
     ctx.set_call(&call.id, p::ToolCallStatus::AwaitingApproval, None);
-    let mcp = ctx
-        .tools
-        .iter()
-        .find(|t| t.name == call.wire.name)
-        .and_then(|t| t.mcp.clone());
     ctx.emit(p::EventKind::ApprovalRequested {
         call_id: call.id.clone(),
         approval_id: approval_id.clone(),
@@ -803,17 +802,29 @@ async fn with_approval(
         arguments: canonical_args,
         canonical,
         digest,
-        mcp,
+        mcp: ctx.snapshot.origin(&call.wire.name),
     });
     ctx.set_status(p::RunStatus::AwaitingApproval);
     let voided = async move {
-        match voided {
-            Some(v) => v.await,
-            None => std::future::pending().await,
+        let revoked = async move {
+            match revoked {
+                Some(v) => v.await,
+                None => std::future::pending().await,
+            }
+        };
+        let bound = async move {
+            match bound {
+                Some(v) => v.await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            reason = revoked => reason,
+            reason = bound => reason,
         }
     };
-    // No timeout: a pending approval waits for the person, for cancel, or (for a binding
-    // outside the Host) until what it binds no longer holds (GAP-10 decision, MCP-11).
+    // No timeout: a pending approval waits for the person, for cancel, or until what it binds
+    // no longer holds (GAP-10 decision, MCP-11).
     let decision = tokio::select! {
         d = rx => Ok(d.ok()),
         _ = ctx.wait_cancel() => Ok(None),
@@ -939,9 +950,8 @@ async fn wait_work(ctx: &RunCtx, work: crate::tool::WaitWork) -> CallOutcome {
     }
 }
 
-/// An approved call outside the Host: it handles the cancel itself (an MCP call notifies the
-/// server and closes the connection, an install ends npm's group), so the run waits for it to
-/// end and records what it did. A call that finished although the cancel had arrived — it
+/// An approved async call: it handles the cancel itself (telling what it talks to, ending
+/// what it started), so the run waits for it to end and records what it did. A call that finished although the cancel had arrived — it
 /// never saw the cancel, or its answer came in as the cancel was passed on — keeps its status
 /// and result, with a note; one the cancel stopped is `cancelled`, with what it says of what
 /// it had done. Either way the run then ends cancelled, the model not asked again.

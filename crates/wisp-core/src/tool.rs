@@ -3,7 +3,8 @@
 //! that yields a result, an approval subject with the execution to run once approved, or a
 //! look-up (the npm registry's document of a version) that yields such a subject. An
 //! execution is file work (blocking, on the sandbox, under the serial change queue) or async
-//! work (an MCP call: no project folder, no change queue, raced against cancel).
+//! work (no project folder, no change queue, given a cancel signal); apart from it, a subject
+//! may carry a binding that voids its approval once what it binds no longer holds.
 //!
 //! This module sits below both the run loop (`run.rs`) and the tool families (`tools/`), so
 //! neither imports the other's internals: a family implements [`Tool`], the run loop drives
@@ -19,30 +20,29 @@ use serde_json::Value;
 use wisp_fs::Sandbox;
 use wisp_protocol as p;
 
-/// What a call's preparation sees of its run.
+/// What a call's preparation sees: its run, and the capabilities of the Host that tool
+/// families use. A family reads only its own capability; none gets the Host.
 pub(crate) struct ToolCtx<'a> {
     /// The run's tool snapshot (for `tool_introspect`).
     pub(crate) tools: &'a [p::ToolInfo],
-    /// Where `files_trash` puts things (the Host's configuration).
-    pub(crate) trash: &'a wisp_fs::TrashConfig,
     /// The run's session (the preview tabs are per session).
     pub(crate) session_id: &'a str,
-    /// The session's project, if it has one.
+    /// The run (what a binding marks as in use).
+    pub(crate) run_id: &'a str,
+    /// The session's project, if it has one and it is still authorized.
     pub(crate) sandbox: Option<&'a Arc<Sandbox>>,
-    /// The Host's preview tabs.
-    pub(crate) tabs: &'a crate::tabs::Tabs,
-    /// The Host, for the install tools (MCP configs, activation, the npm install settings).
-    pub(crate) host: &'a crate::Host,
     /// Where the call shows its output live while it runs (the npm install's steps and
     /// lines); clone it into the work that produces them.
     pub(crate) output: &'a crate::output::OutputSink,
+    /// The Host's parts the families use.
+    pub(crate) caps: &'a crate::tools::Capabilities,
 }
 
 /// Work of a tool that needs no approval but waits on something other than files (the preview
 /// browser, the person's answer to a dialog): the run loop awaits it raced against cancel, and
 /// a cancel discards its result (WEB-18); once it had started, the call's record says that
-/// what it had already asked of the preview is not undone. (Not the approved async execution
-/// of MCP calls: that one is an approval subject's.)
+/// what it had already asked of the preview is not undone. (Not an approved async execution:
+/// that one is an approval subject's, and sees the cancel itself.)
 pub(crate) type WaitWork =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<Value, String>> + Send + 'static>>;
 
@@ -54,8 +54,8 @@ pub(crate) type FileWork<T> = Box<dyn FnOnce(&Sandbox) -> Result<T, String> + Se
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// Async work of a tool once approved: it gets a future that resolves when the run is
-/// cancelled, and must end soon after it (an MCP call sends `notifications/cancelled` and
-/// closes its connection). The error is the message for the model.
+/// cancelled, and must end soon after it (an MCP call, say, tells its server and closes the
+/// connection). The error is the message for the model.
 ///
 /// What it returns is recorded even when the run's cancel came meanwhile: a result, or an
 /// error while its cancel future never resolved, is what the call did (its status, with a
@@ -73,7 +73,7 @@ pub(crate) enum Prepared {
     /// Needs the project: the run loop runs this file work (counted, cancellable), and it says
     /// what follows — a result or an approval subject.
     Files(FileWork<Checked>),
-    /// Needs no project, but the person's approval (an MCP call).
+    /// Needs no project, but the person's approval.
     Approval(Subject),
     /// Needs no approval but waits (the preview browser, the person's answer to a dialog):
     /// the run loop awaits this, raced against cancel.
@@ -101,8 +101,30 @@ pub(crate) struct Subject {
     /// What runs once approved; it re-checks the bindings captured at prepare before it
     /// changes anything, and refuses as stale when they no longer hold.
     pub(crate) execute: Execute,
+    /// What outside the arguments the approval is bound to, if anything: while the person
+    /// decides, it can void the approval.
+    pub(crate) binding: Option<Binding>,
     /// Said after a refusal or failure before the change, e.g. "nothing was written".
     pub(crate) unchanged: &'static str,
+}
+
+/// What an approval is bound to beyond its arguments (an MCP server's connection and tool
+/// list, a config's digest). A file change needs none: the run loop binds it to the project's
+/// authorization itself.
+pub(crate) struct Binding {
+    /// Resolves, with the reason, once what the approval binds no longer holds: a pending
+    /// approval is then void and nothing runs.
+    pub(crate) voided: BoxFuture<String>,
+    /// Kept alive from the card until the call has ended, then dropped (an MCP server's mark
+    /// that the run uses it, so disabling the server cancels the run).
+    pub(crate) held: Option<Box<dyn Send>>,
+}
+
+impl Binding {
+    /// A binding that voids the approval once `voided` resolves, holding nothing.
+    pub(crate) fn voided_by(voided: BoxFuture<String>) -> Self {
+        Self { voided, held: None }
+    }
 }
 
 /// The execution of an approved change.
@@ -132,25 +154,13 @@ impl From<wisp_fs::FsError> for ChangeError {
 
 /// How an approved call executes.
 pub(crate) enum Execute {
-    /// Under the Host's serial change queue, on the blocking pool, through the sandbox (file
-    /// identity, content digest and tree fingerprint are re-checked there).
+    /// Blocking work on the project: under the Host's serial change queue, on the blocking
+    /// pool, through the sandbox (file identity, content digest and tree fingerprint are
+    /// re-checked there).
     Files(Execution),
-    /// Outside the change queue, without a project folder (APPR-05 covers file changes only;
-    /// the run still makes its calls one at a time, RUN-04).
-    Async(External),
-}
-
-/// An approved call to something outside the Host (a local MCP server).
-pub(crate) struct External {
-    /// The call itself.
-    pub(crate) run: AsyncWork,
-    /// Resolves, with the reason, once what the approval binds no longer holds (MCP-11: the
-    /// tool list changed, the server disconnected or was disabled): a pending approval is then
-    /// void and nothing runs.
-    pub(crate) voided: BoxFuture<String>,
-    /// The connection the call uses (an MCP server's id): disabling it cancels the run while
-    /// the call waits for approval or runs (MCP-12).
-    pub(crate) connection: String,
+    /// Async work with a cancel signal, outside the change queue and without a project folder
+    /// (APPR-05 covers file changes only; the run still makes its calls one at a time, RUN-04).
+    Async(AsyncWork),
 }
 
 /// One tool: its description for the model and the person, and how a call is prepared.

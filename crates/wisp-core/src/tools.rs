@@ -21,6 +21,32 @@ use crate::tool::ToolRef;
 #[cfg(test)]
 pub(crate) use files::{ListArgs, WriteArgs};
 
+/// The Host's parts that tool families use, one field per capability. The run loop passes it
+/// through without reading it; a family that needs a new part of the Host adds its field
+/// here and in [`Capabilities::of`].
+pub(crate) struct Capabilities {
+    /// Files: where `files_trash` puts things.
+    pub(crate) trash: wisp_fs::TrashConfig,
+    /// Web: every session's preview tabs.
+    pub(crate) tabs: crate::tabs::Tabs,
+    /// Install: the local MCP configs.
+    pub(crate) mcp_configs: crate::mcp::McpConfigs,
+    /// Install: how npm installs run; `None` when installs are turned off in this Host.
+    pub(crate) npm: Option<wisp_install::InstallConfig>,
+}
+
+impl Capabilities {
+    /// The families' parts of `host`, made once per run.
+    pub(crate) fn of(host: &crate::Host) -> Self {
+        Self {
+            trash: host.inner.config.trash.clone(),
+            tabs: host.inner.tabs.clone(),
+            mcp_configs: crate::mcp::McpConfigs::new(host),
+            npm: host.inner.config.npm.clone(),
+        }
+    }
+}
+
 /// Every built-in tool, in the order runs list them, with whether it needs an authorized root.
 fn registry() -> &'static [(ToolRef, bool)] {
     static REGISTRY: OnceLock<Vec<(ToolRef, bool)>> = OnceLock::new();
@@ -29,7 +55,7 @@ fn registry() -> &'static [(ToolRef, bool)] {
         all.extend(files::tools().into_iter().map(|t| (t, true)));
         // The preview tabs are the session's, with or without a project.
         all.extend(web::tools().into_iter().map(|t| (t, false)));
-        // Installing and registering MCP servers needs no project (issue 10).
+        // Installing and registering MCP servers is the person's machine's, not a project's.
         all.extend(install::tools().into_iter().map(|t| (t, false)));
         all
     })
@@ -37,6 +63,7 @@ fn registry() -> &'static [(ToolRef, bool)] {
 
 /// The tools a session gets: `tool_introspect` always, the file tools only with an authorized
 /// root (FILE-02, INTRO-08). The result is a deep copy: a run keeps it unchanged to its end.
+/// The one list of the built-in tools: tests read it here rather than writing it again.
 pub fn snapshot(has_root: bool) -> Vec<ToolInfo> {
     registry()
         .iter()
@@ -62,6 +89,15 @@ impl Snapshot {
             .iter()
             .position(|t| t.name == name)
             .and_then(|i| self.refs.get(i).cloned())
+    }
+
+    /// Where the snapshot's tool `name` comes from, when it is not built in (the MCP server
+    /// it belongs to): the approval card names it.
+    pub(crate) fn origin(&self, name: &str) -> Option<wisp_protocol::McpToolOrigin> {
+        self.infos
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.mcp.clone())
     }
 }
 
@@ -159,6 +195,40 @@ mod tests {
                 .iter()
                 .all(|t| t.requires_approval == changes.contains(&t.name.as_str()))
         );
+    }
+
+    /// The run loop drives what `prepare` returns and knows no tool by name: a new family is
+    /// its file under `tools/` and a registry line, never a change to the loop.
+    #[test]
+    fn the_run_loop_names_no_tool_and_no_family() {
+        let run = include_str!("run.rs");
+        let code: String = run
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for tool in snapshot(true) {
+            assert!(
+                !run.contains(&tool.name),
+                "run.rs names the tool {}",
+                tool.name
+            );
+        }
+        let families = [
+            "files::",
+            "web::",
+            "install::",
+            "mcp::",
+            "introspect::",
+            "tabs",
+            "Mcp",
+            "wisp_mcp",
+            "wisp_install",
+            "connection",
+        ];
+        for family in families {
+            assert!(!code.contains(family), "run.rs's code names {family}");
+        }
     }
 
     #[test]

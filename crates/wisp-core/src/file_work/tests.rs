@@ -77,6 +77,7 @@ fn ctx(f: &Fixture) -> (RunCtx, watch::Sender<bool>) {
             None,
             wisp_protocol::Mode::Simulation,
         )),
+        caps: crate::tools::Capabilities::of(&f.host),
     };
     (ctx, cancel)
 }

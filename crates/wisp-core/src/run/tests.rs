@@ -41,6 +41,7 @@ fn ctx(f: &Fixture) -> (RunCtx, Arc<watch::Sender<bool>>) {
             None,
             p::Mode::Simulation,
         )),
+        caps: crate::tools::Capabilities::of(&f.host),
     };
     (ctx, Arc::new(cancel))
 }

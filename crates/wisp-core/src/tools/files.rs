@@ -143,6 +143,7 @@ fn sensitive_read(plan: wisp_fs::SensitiveRead) -> Subject {
             ));
             Ok(v)
         })),
+        binding: None,
         unchanged: "nothing of the file was sent",
     }
 }
@@ -188,6 +189,7 @@ impl Tool for Write {
             Ok(Checked::Approval(Subject {
                 arguments,
                 execute: Execute::Files(Box::new(move |s| Ok(json!(s.write(&plan)?)))),
+                binding: None,
                 unchanged: "nothing was written",
             }))
         }))
@@ -250,6 +252,7 @@ impl Tool for Replace {
                         json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}),
                     )
                 })),
+                binding: None,
                 unchanged: "nothing was written",
             }))
         }))
@@ -282,6 +285,7 @@ impl Tool for Mkdir {
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path}),
                 execute: Execute::Files(Box::new(move |s| Ok(json!(s.mkdir(&plan)?)))),
+                binding: None,
                 unchanged: "nothing was created",
             }))
         }))
@@ -324,6 +328,7 @@ impl Tool for Move {
             Ok(Checked::Approval(Subject {
                 arguments: json!({"source": plan.source, "target": plan.target, "files": fp.files, "folders": fp.dirs, "fingerprint": fp.digest}),
                 execute: Execute::Files(Box::new(move |s| Ok(json!(s.move_entry(&plan)?)))),
+                binding: None,
                 unchanged: "nothing was moved",
             }))
         }))
@@ -412,7 +417,7 @@ impl Tool for Trash {
 
     fn prepare(&self, args: Value, ctx: &ToolCtx<'_>) -> Prepared {
         let a: TrashArgs = typed!("files_trash", args);
-        let trash = ctx.trash.clone();
+        let trash = ctx.caps.trash.clone();
         Prepared::Files(Box::new(move |s| {
             let plan = s.prepare_trash(&a.path).map_err(|e| e.message)?;
             // The card shows what the fingerprint binds: the path and how many files and folders
@@ -423,6 +428,7 @@ impl Tool for Trash {
                 execute: Execute::Files(Box::new(move |s| {
                     s.trash(&plan, &trash).map(|t| json!(t)).map_err(Into::into)
                 })),
+                binding: None,
                 unchanged: "nothing was trashed",
             }))
         }))

@@ -1,4 +1,4 @@
-//! The install tools (issue 10, INST-01..21): `mcp_list_services`, `mcp_register`,
+//! The install tools (INST-01..21): `mcp_list_services`, `mcp_register`,
 //! `mcp_install_npm` and `mcp_activate_service`. Every step that changes something is its own
 //! approval: registering saves a disabled config, installing runs the pinned npm procedure of
 //! `wisp-install` and then saves a disabled config, and activating starts the program through
@@ -22,8 +22,8 @@ use sha2::{Digest, Sha256};
 use wisp_protocol as p;
 
 use super::parse_args;
-use crate::Host;
-use crate::tool::{BoxFuture, Execute, External, Prepared, Subject, Tool, ToolCtx, ToolRef};
+use crate::mcp::McpConfigs;
+use crate::tool::{Binding, BoxFuture, Execute, Prepared, Subject, Tool, ToolCtx, ToolRef};
 
 pub(super) fn tools() -> Vec<ToolRef> {
     vec![
@@ -41,10 +41,6 @@ struct Activate;
 
 /// What every result says about secrets (INST-07).
 const SECRETS_NOTE: &str = "If the server needs secrets (API keys, tokens), the person enters them in Settings → Local MCP → Edit → Environment variables. Never ask for them in the chat, in arguments or in install notes.";
-
-/// An install or register execution uses no MCP connection; the run-loop's "in use" mark gets
-/// a name no server id has (ids are UUIDs), so disabling a server never cancels it.
-const NO_CONNECTION: &str = "";
 
 /// Characters of a derived config name.
 const MAX_DERIVED_NAME_CHARS: usize = 60;
@@ -72,8 +68,8 @@ fn config_digest(s: &p::McpServer) -> String {
     hex::encode(Sha256::digest(super::canonical(&bound).as_bytes()))
 }
 
-fn find_server(host: &Host, id: &str) -> Option<p::McpServer> {
-    host.mcp_servers().into_iter().find(|s| s.id == id)
+fn find_server(configs: &McpConfigs, id: &str) -> Option<p::McpServer> {
+    configs.servers().into_iter().find(|s| s.id == id)
 }
 
 fn variable_names(s: &p::McpServer) -> Vec<String> {
@@ -82,25 +78,26 @@ fn variable_names(s: &p::McpServer) -> Vec<String> {
 
 /// A config that already runs exactly this program.
 fn same_program(
-    host: &Host,
+    configs: &McpConfigs,
     command: &str,
     args: &[String],
     cwd: Option<&str>,
 ) -> Option<p::McpServer> {
-    host.mcp_servers()
+    configs
+        .servers()
         .into_iter()
         .find(|s| s.command == command && s.args == args && s.cwd.as_deref() == cwd)
 }
 
 /// Saves a disabled config for an approved register or install (never started here).
 async fn save_disabled(
-    host: &Host,
+    configs: &McpConfigs,
     name: String,
     command: String,
     args: Vec<String>,
     cwd: Option<String>,
 ) -> Result<(p::McpServer, bool), String> {
-    if let Some(existing) = same_program(host, &command, &args, cwd.as_deref()) {
+    if let Some(existing) = same_program(configs, &command, &args, cwd.as_deref()) {
         return Ok((existing, false));
     }
     let draft = p::McpServerDraft {
@@ -111,7 +108,8 @@ async fn save_disabled(
         env: None,
         call_limit_secs: None,
     };
-    host.mcp_add(draft)
+    configs
+        .add(draft)
         .await
         .map(|s| (s, true))
         .map_err(|e| format!("the config could not be saved: {e}"))
@@ -162,12 +160,12 @@ impl Tool for ListServices {
         if args != json!({}) {
             return Prepared::Done(Err("mcp_list_services takes exactly {}".into()));
         }
-        if let Err(e) = ctx.host.mcp_data_dir() {
+        let configs = &ctx.caps.mcp_configs;
+        if let Err(e) = configs.data_dir() {
             return Prepared::Done(Err(not_available(e)));
         }
-        let services: Vec<Value> = ctx
-            .host
-            .mcp_servers()
+        let services: Vec<Value> = configs
+            .servers()
             .iter()
             .map(|s| {
                 json!({
@@ -201,7 +199,7 @@ impl Tool for Register {
     fn info(&self) -> p::ToolInfo {
         p::ToolInfo {
             name: "mcp_register".into(),
-            description: "Register an MCP server program that is ALREADY installed on this machine, as a disabled local MCP config (INST-04). command: the absolute path of the program (not a shell, not a package runner such as npx or uvx); args: the argument array (no secrets); cwd: an optional absolute working directory. Waits for the person's approval; approving only saves a disabled config — nothing is installed or started. Activate it afterwards with mcp_activate_service.".into(),
+            description: "Register an MCP server program that is ALREADY installed on this machine, as a disabled local MCP config. command: the absolute path of the program (not a shell, not a package runner such as npx or uvx); args: the argument array (no secrets); cwd: an optional absolute working directory. Waits for the person's approval; approving only saves a disabled config — nothing is installed or started. Activate it afterwards with mcp_activate_service.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -222,7 +220,8 @@ impl Tool for Register {
             Ok(a) => a,
             Err(e) => return Prepared::Done(Err(e)),
         };
-        if let Err(e) = ctx.host.mcp_data_dir() {
+        let configs = &ctx.caps.mcp_configs;
+        if let Err(e) = configs.data_dir() {
             return Prepared::Done(Err(not_available(e)));
         }
         let checked = match wisp_install::check_register(&a.command, a.args, a.cwd.as_deref()) {
@@ -232,7 +231,7 @@ impl Tool for Register {
         let command = checked.command.to_string_lossy().into_owned();
         let cwd = checked.cwd.map(|c| c.to_string_lossy().into_owned());
         let args = checked.args;
-        if let Some(existing) = same_program(ctx.host, &command, &args, cwd.as_deref()) {
+        if let Some(existing) = same_program(configs, &command, &args, cwd.as_deref()) {
             return Prepared::Done(Err(format!(
                 "this program is already registered as \"{}\" (id {}, {:?}); nothing was registered. Use mcp_activate_service with that id to start it",
                 existing.name, existing.id, existing.status
@@ -246,10 +245,10 @@ impl Tool for Register {
             "cwd": cwd,
             "impact": "Saves a DISABLED local MCP config that would run this program with these arguments. Nothing is installed, downloaded or started now; starting it is a separate approval (mcp_activate_service).",
         });
-        let host = ctx.host.clone();
+        let configs = configs.clone();
         let run = Box::new(move |_cancel: BoxFuture<()>| {
             Box::pin(async move {
-                let (server, added) = save_disabled(&host, name, command, args, cwd).await?;
+                let (server, added) = save_disabled(&configs, name, command, args, cwd).await?;
                 Ok(json!({
                     "status": if added { "registered" } else { "already_registered" },
                     "id": server.id,
@@ -261,11 +260,8 @@ impl Tool for Register {
         });
         Prepared::Approval(Subject {
             arguments: shown,
-            execute: Execute::Async(External {
-                run,
-                voided: Box::pin(std::future::pending()),
-                connection: NO_CONNECTION.into(),
-            }),
+            execute: Execute::Async(run),
+            binding: None,
             unchanged: "nothing was registered",
         })
     }
@@ -288,7 +284,7 @@ impl Tool for InstallNpm {
     fn info(&self) -> p::ToolInfo {
         p::ToolInfo {
             name: "mcp_install_npm".into(),
-            description: "Install an MCP server published on the public npm registry, pinned, into Wisp's own directory, and register it as a disabled local MCP config (INST-05). package: the full package name (e.g. @scope/server); version: one exact version such as 1.2.3 (no ranges, no tags like latest); bin: the JavaScript bin of the package to run; args: non-secret startup arguments. Waits for the person's approval, which shows the source, the directory and the impact. npm runs with install scripts disabled and its own empty config; every locked package must come from the registry with sha512 integrity. Installs run one at a time, at most 180 s. Before the card, Wisp reads the registry's document of that exact version: a bin the package does not have is refused, listing its bins. Activate the result with mcp_activate_service (its own approval). Take package, version and bin from what the person gave you, never guess them. cleanUp: true only after an earlier attempt of the same install did not finish and its result said so: the approval then also deletes that unfinished install directory first; nothing is ever retried without it.".into(),
+            description: "Install an MCP server published on the public npm registry, pinned, into Wisp's own directory, and register it as a disabled local MCP config. package: the full package name (e.g. @scope/server); version: one exact version such as 1.2.3 (no ranges, no tags like latest); bin: the JavaScript bin of the package to run; args: non-secret startup arguments. Waits for the person's approval, which shows the source, the directory and the impact. npm runs with install scripts disabled and its own empty config; every locked package must come from the registry with sha512 integrity. Installs run one at a time, at most 180 s. Before the card, Wisp reads the registry's document of that exact version: a bin the package does not have is refused, listing its bins. Activate the result with mcp_activate_service (its own approval). Take package, version and bin from what the person gave you, never guess them. cleanUp: true only after an earlier attempt of the same install did not finish and its result said so: the approval then also deletes that unfinished install directory first; nothing is ever retried without it.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -311,11 +307,11 @@ impl Tool for InstallNpm {
             Ok(a) => a,
             Err(e) => return Prepared::Done(Err(e)),
         };
-        let data_dir = match ctx.host.mcp_data_dir() {
+        let data_dir = match ctx.caps.mcp_configs.data_dir() {
             Ok(d) => d,
             Err(e) => return Prepared::Done(Err(not_available(e))),
         };
-        let Some(config) = ctx.host.inner.config.npm.clone() else {
+        let Some(config) = ctx.caps.npm.clone() else {
             return Prepared::Done(Err(
                 "installs are turned off in this Host; install the server by hand and register it with mcp_register".into(),
             ));
@@ -422,13 +418,13 @@ impl Tool for InstallNpm {
             "node": node.to_string_lossy(),
             "npm": npm.to_string_lossy(),
             "impact": impact,
-            "disclosure": "The npm registry does not certify that software is trustworthy: confirm that this is the package you mean and that you trust its publisher (INST-10).",
+            "disclosure": "The npm registry does not certify that software is trustworthy: confirm that this is the package you mean and that you trust its publisher.",
         });
-        let host = ctx.host.clone();
+        let configs = ctx.caps.mcp_configs.clone();
         let output = ctx.output.clone();
         if already {
             return Prepared::Approval(install_subject(
-                shown, host, output, config, data_dir, plan,
+                shown, configs, output, config, data_dir, plan,
             ));
         }
         // The registry's document of this version, before any card (a wrong bin is said now,
@@ -440,7 +436,9 @@ impl Tool for InstallNpm {
             if let Value::Object(card) = &mut shown {
                 card.extend(facts_card(&facts));
             }
-            Ok(install_subject(shown, host, output, config, data_dir, plan))
+            Ok(install_subject(
+                shown, configs, output, config, data_dir, plan,
+            ))
         }))
     }
 }
@@ -487,7 +485,7 @@ fn unfinished_message(dir: &Path) -> String {
 /// The approval of an install: what the person sees, and the install that runs once approved.
 fn install_subject(
     shown: Value,
-    host: crate::Host,
+    configs: McpConfigs,
     output: crate::output::OutputSink,
     config: wisp_install::InstallConfig,
     data_dir: std::path::PathBuf,
@@ -537,15 +535,16 @@ fn install_subject(
                 };
             let command = installed.command.to_string_lossy().into_owned();
             let name = format!("{} {}", plan.package(), plan.version());
-            let (server, added) = save_disabled(&host, name, command, installed.args.clone(), None)
-                .await
-                .map_err(|e| {
-                    format!(
-                        "{} was installed in {}, but {e}",
-                        plan.spec(),
-                        installed.dir.display()
-                    )
-                })?;
+            let (server, added) =
+                save_disabled(&configs, name, command, installed.args.clone(), None)
+                    .await
+                    .map_err(|e| {
+                        format!(
+                            "{} was installed in {}, but {e}",
+                            plan.spec(),
+                            installed.dir.display()
+                        )
+                    })?;
             Ok(json!({
                 "status": if installed.reused { "already_installed" } else { "installed" },
                 "package": plan.spec(),
@@ -561,11 +560,8 @@ fn install_subject(
     });
     Subject {
         arguments: shown,
-        execute: Execute::Async(External {
-            run,
-            voided: Box::pin(std::future::pending()),
-            connection: NO_CONNECTION.into(),
-        }),
+        execute: Execute::Async(run),
+        binding: None,
         unchanged: "nothing was installed",
     }
 }
@@ -617,7 +613,7 @@ impl Tool for Activate {
     fn info(&self) -> p::ToolInfo {
         p::ToolInfo {
             name: "mcp_activate_service".into(),
-            description: "Start a saved local MCP config by its id (from mcp_list_services, mcp_register or mcp_install_npm): spawns the program, checks the MCP protocol and discovers its tools (INST-08). Waits for the person's own approval of exactly this config; a config changed since the approval was asked is refused as stale. The new tools can be used from the person's NEXT message, not in this run, and every call of them asks for approval.".into(),
+            description: "Start a saved local MCP config by its id (from mcp_list_services, mcp_register or mcp_install_npm): spawns the program, checks the MCP protocol and discovers its tools. Waits for the person's own approval of exactly this config; a config changed since the approval was asked is refused as stale. The new tools can be used from the person's NEXT message, not in this run, and every call of them asks for approval.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {"id": {"type": "string", "description": "The config id."}},
@@ -634,10 +630,11 @@ impl Tool for Activate {
             Ok(a) => a,
             Err(e) => return Prepared::Done(Err(e)),
         };
-        if let Err(e) = ctx.host.mcp_data_dir() {
+        let configs = &ctx.caps.mcp_configs;
+        if let Err(e) = configs.data_dir() {
             return Prepared::Done(Err(not_available(e)));
         }
-        let Some(server) = find_server(ctx.host, &a.id) else {
+        let Some(server) = find_server(configs, &a.id) else {
             return Prepared::Done(Err(format!(
                 "no local MCP config has the id {:?}; mcp_list_services lists them",
                 a.id
@@ -662,20 +659,20 @@ impl Tool for Activate {
             "configDigest": digest,
             "impact": "Starts this program as a local MCP server (it runs with your user's rights until it is disabled), checks the MCP protocol and lists its tools. Its tools count from your next message; every call still asks for approval.",
         });
-        let host = ctx.host.clone();
+        let mcp = configs.clone();
         let id = server.id.clone();
         let run = Box::new(move |mut cancel: BoxFuture<()>| {
             Box::pin(async move {
                 // The approval binds the config as saved (INST-21).
-                match find_server(&host, &id) {
+                match find_server(&mcp, &id) {
                     Some(now) if config_digest(&now) == digest => {}
                     Some(_) => return Err(stale(&id)),
                     None => {
                         return Err(format!("the config {id} was deleted; nothing was started"));
                     }
                 }
-                let server = host
-                    .mcp_activate(&id)
+                let server = mcp
+                    .activate(&id)
                     .await
                     .map_err(|e| format!("the server was not started: {e}"))?;
                 let cancelled = tokio::select! {
@@ -685,7 +682,7 @@ impl Tool for Activate {
                 };
                 if cancelled {
                     // The run ended meanwhile: what it started does not stay running.
-                    let _ = host.mcp_disable(&id).await;
+                    let _ = mcp.disable(&id).await;
                     return Err("cancelled; the server was stopped again".into());
                 }
                 if server.status != p::McpStatus::Active {
@@ -711,7 +708,7 @@ impl Tool for Activate {
                 }))
             }) as BoxFuture<Result<Value, String>>
         });
-        let watcher = ctx.host.clone();
+        let watcher = configs.clone();
         let watched = server.id.clone();
         let bound = config_digest(&server);
         let voided = Box::pin(async move {
@@ -726,11 +723,9 @@ impl Tool for Activate {
         });
         Prepared::Approval(Subject {
             arguments: shown,
-            execute: Execute::Async(External {
-                run,
-                voided,
-                connection: NO_CONNECTION.into(),
-            }),
+            execute: Execute::Async(run),
+            // Void once the config is changed or deleted (INST-21).
+            binding: Some(Binding::voided_by(voided)),
             unchanged: "nothing was started",
         })
     }

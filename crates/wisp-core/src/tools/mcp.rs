@@ -1,4 +1,4 @@
-//! The tools of local MCP servers (issue 8): the same shape as every tool, with the names
+//! The tools of local MCP servers: the same shape as every tool, with the names
 //! `wisp-mcp` derives (MCP-25). Each call is validated against the tool's schema first
 //! (MCP-27), then waits for an approval bound to its arguments, the server's connection and
 //! the tool-list version (MCP-10, MCP-11); the call itself runs outside the change queue and
@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use wisp_protocol as p;
 
 use crate::mcp::{Binding, McpHost};
-use crate::tool::{Execute, External, Prepared, Subject, Tool, ToolCtx, ToolRef};
+use crate::tool::{Binding as ApprovalBinding, Execute, Prepared, Subject, Tool, ToolCtx, ToolRef};
 
 /// One tool of an active server, as a run's snapshot holds it.
 pub(crate) struct McpToolRef {
@@ -138,10 +138,14 @@ impl Tool for McpToolRef {
         let voided = Box::pin(async move { watcher.voided(&watched).await });
         Prepared::Approval(Subject {
             arguments: shown,
-            execute: Execute::Async(External {
-                run,
+            execute: Execute::Async(run),
+            // Void once the server's connection or tool list changes (MCP-11); while the call
+            // waits and runs, disabling the server cancels the run (MCP-12).
+            binding: Some(ApprovalBinding {
                 voided,
-                connection: self.binding.server_id.clone(),
+                held: Some(Box::new(
+                    self.host.using(ctx.run_id, &self.binding.server_id),
+                )),
             }),
             unchanged: "the tool was not called",
         })

@@ -1,4 +1,4 @@
-//! The preview-tab tools (issue 9, WEB-02..24): `open_webpage` (behind an approval, APPR-08),
+//! The preview-tab tools (WEB-02..24): `open_webpage` (behind an approval, APPR-08),
 //! `list_preview_tabs`, `read_webpage` and `preview_tab_action` (none behind an approval,
 //! APPR-09). What they do is the Host's tab state (`tabs.rs`, its tickets in `tabs/tickets.rs`);
 //! here are their schemas, their typed arguments and the hand-off to it. None of them
@@ -14,7 +14,7 @@ use wisp_protocol::ToolInfo;
 
 use super::parse_args;
 use crate::limits::MAX_URL_CHARS;
-use crate::tool::{Execute, External, Prepared, Subject, Tool, ToolCtx, ToolRef};
+use crate::tool::{Execute, Prepared, Subject, Tool, ToolCtx, ToolRef};
 
 pub(super) fn tools() -> Vec<ToolRef> {
     vec![
@@ -75,21 +75,17 @@ impl Tool for OpenPage {
         }
         let kind = crate::tabs::address_kind(&url);
         let url = url.to_string();
-        let tabs = ctx.tabs.clone();
+        let tabs = ctx.caps.tabs.clone();
         let session = ctx.session_id.to_owned();
         let opened = url.clone();
         Prepared::Approval(Subject {
             // The card shows the URL whole and names a loopback or private address (WEB-02).
             arguments: json!({"url": url, "addressKind": kind}),
-            execute: Execute::Async(External {
-                run: Box::new(move |cancelled| {
-                    Box::pin(async move { tabs.open_for_model(&session, &opened, cancelled).await })
-                }),
-                // Nothing outside the Host binds this approval.
-                voided: Box::pin(std::future::pending()),
-                // No MCP server has this ID, so disabling one never touches this call.
-                connection: "preview".into(),
-            }),
+            execute: Execute::Async(Box::new(move |cancelled| {
+                Box::pin(async move { tabs.open_for_model(&session, &opened, cancelled).await })
+            })),
+            // Nothing outside its arguments binds this approval.
+            binding: None,
             unchanged: "nothing was opened",
         })
     }
@@ -110,7 +106,7 @@ impl Tool for ListTabs {
         if args != json!({}) {
             return Prepared::Done(Err("list_preview_tabs takes exactly {}".into()));
         }
-        let tabs = ctx.tabs.clone();
+        let tabs = ctx.caps.tabs.clone();
         let session = ctx.session_id.to_owned();
         let sandbox = ctx.sandbox.cloned();
         Prepared::Wait(Box::pin(async move {
@@ -146,7 +142,7 @@ impl Tool for ReadPage {
             Ok(a) => a,
             Err(e) => return Prepared::Done(Err(e)),
         };
-        let tabs = ctx.tabs.clone();
+        let tabs = ctx.caps.tabs.clone();
         let session = ctx.session_id.to_owned();
         Prepared::Wait(Box::pin(async move {
             tabs.read_for_model(&session, &args.tab_id).await
@@ -205,7 +201,7 @@ impl Tool for TabAction {
             Ok(a) => a,
             Err(e) => return Prepared::Done(Err(e)),
         };
-        let tabs = ctx.tabs.clone();
+        let tabs = ctx.caps.tabs.clone();
         let session = ctx.session_id.to_owned();
         let sandbox = ctx.sandbox.cloned();
         Prepared::Wait(Box::pin(async move {
@@ -231,16 +227,15 @@ mod tests {
     fn with_ctx<T>(f: impl FnOnce(&ToolCtx<'_>) -> T) -> T {
         let (_tmp, host) = host();
         let (events, _) = tokio::sync::broadcast::channel(4);
-        let tabs = crate::tabs::Tabs::new(events.clone());
         let output = crate::output::OutputSink::new(events, "s1", "r1", "c1");
+        let caps = crate::tools::Capabilities::of(&host);
         let ctx = ToolCtx {
             tools: &[],
-            trash: &wisp_fs::TrashConfig::none(),
             session_id: "s1",
+            run_id: "r1",
             sandbox: None,
-            tabs: &tabs,
-            host: &host,
             output: &output,
+            caps: &caps,
         };
         f(&ctx)
     }
