@@ -212,6 +212,30 @@ impl Served {
         }
     }
 
+    /// Sends SIGTERM and waits at most `within` for the process to exit; its exit status. A
+    /// Host still running by then fails the test (and is killed on drop).
+    pub(crate) async fn terminate(&mut self, within: Duration) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        assert!(
+            Command::new("kill")
+                .args(["-TERM", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "wisp serve did not stop within {within:?} after SIGTERM"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// Kills the process and returns what it wrote to stderr.
     pub(crate) fn kill_and_stderr(mut self) -> String {
         let _ = self.child.kill();
@@ -401,26 +425,8 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
         .await
         .unwrap();
     assert_eq!(stream.status(), 200);
-    let pid = served.child.id().to_string();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
     // Bounded: a Host that does not stop within 15 s fails the test (and is killed on drop).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    let status = loop {
-        if let Some(s) = served.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "wisp serve did not stop after SIGTERM"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    };
+    let status = served.terminate(Duration::from_secs(15)).await;
     assert!(status.success(), "{status:?}");
     drop(stream);
     let store = wisp_store::Store::open(&data.join("wisp.db")).unwrap();

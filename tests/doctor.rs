@@ -409,36 +409,10 @@ async fn starting_again_opens_the_running_host() {
 /// A loopback https "registry" whose certificate comes from a CA of the test's own (as a
 /// TLS-inspecting proxy's would); it answers every request `200 {}`. Returns its URL and the
 /// CA's PEM file.
-async fn intercepted_registry() -> (String, tempfile::TempDir, std::path::PathBuf) {
-    use std::sync::Arc;
+async fn intercepted_registry() -> (String, wisp_test_support::tls::TestCa, std::path::PathBuf) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tokio_rustls::rustls;
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, "Test interception CA");
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = rcgen::Issuer::new(ca_params, ca_key);
-    let leaf_key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
-        .unwrap()
-        .signed_by(&leaf_key, &issuer)
-        .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let bundle = dir.path().join("bundle.pem");
-    std::fs::write(&bundle, ca_cert.pem()).unwrap();
-    let key = rustls::pki_types::PrivateKeyDer::try_from(leaf_key.serialize_der()).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::aws_lc_rs::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(vec![leaf.der().clone(), ca_cert.der().clone()], key)
-    .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let ca = wisp_test_support::tls::TestCa::new();
+    let acceptor = ca.acceptor.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     tokio::spawn(async move {
@@ -459,7 +433,8 @@ async fn intercepted_registry() -> (String, tempfile::TempDir, std::path::PathBu
             });
         }
     });
-    (format!("https://127.0.0.1:{port}/"), dir, bundle)
+    let bundle = ca.bundle.clone();
+    (format!("https://127.0.0.1:{port}/"), ca, bundle)
 }
 
 #[tokio::test]

@@ -153,26 +153,8 @@ async fn sigterm_after_fifo_previews_and_reads_stops_the_process_within_the_dead
     let run = served.start_run("[demo:read] file=fifo").await;
     let r = served.wait(&run, "completed").await;
     assert_eq!(calls(&r)[0]["status"], "failed", "{r}");
-    let pid = served.child.id().to_string();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
     // The binary's bounds add up to about 12 s in the worst case (server drain, run grace,
     // runtime); nothing here is stuck, so it stops well within that.
-    let deadline = std::time::Instant::now() + Duration::from_secs(15);
-    let status = loop {
-        if let Some(s) = served.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "wisp serve did not stop after SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let status = served.terminate(Duration::from_secs(15)).await;
     assert!(status.success(), "{status:?}");
 }

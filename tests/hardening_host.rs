@@ -64,26 +64,8 @@ fn serve_refused(args: &[&str]) -> String {
 
 /// Sends SIGTERM and waits (bounded) for a clean exit, so the store is checkpointed.
 async fn stop(mut served: Served) {
-    let pid = served.child.id().to_string();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
-    loop {
-        if let Some(s) = served.child.try_wait().unwrap() {
-            assert!(s.success(), "{s:?}");
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no exit after SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let status = served.terminate(Duration::from_secs(15)).await;
+    assert!(status.success(), "{status:?}");
 }
 
 /// Issue 13 §2: a second `wisp serve` on a data dir in use — on a free port and on the first

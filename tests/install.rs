@@ -11,6 +11,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::cli::{Served, TOKEN, dirs, wisp};
+use crate::support::events_until;
+
+/// How long an install's event stream may take: npm runs.
+const NPM_RUNS: Duration = Duration::from_secs(120);
 
 /// `wisp serve --simulate` with the mock secret store; `registry` overrides the npm registry.
 fn serve(data: &Path, project: &Path, registry: Option<&str>) -> Served {
@@ -316,29 +320,8 @@ async fn inst_21_a_config_changed_before_activation_is_refused_as_stale() {
 /// The demo package, packed by the real `npm pack`: (tarball, its sha512 integrity).
 fn packed_demo() -> (Vec<u8>, String) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/wisp-install/demo-package");
-    let work = tempfile::tempdir().unwrap();
     let npm = wisp_install::find_tool("npm").expect("npm in the fixed directories");
-    let out = std::process::Command::new(npm)
-        .args(["pack", "--json", "--ignore-scripts", "--pack-destination"])
-        .arg(work.path())
-        .current_dir(&src)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", work.path())
-        .env("npm_config_cache", work.path().join("cache"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let file = work.path().join(report[0]["filename"].as_str().unwrap());
-    (
-        std::fs::read(file).unwrap(),
-        report[0]["integrity"].as_str().unwrap().to_owned(),
-    )
+    wisp_test_support::npm_pack(&npm, &src)
 }
 
 /// A loopback registry holding the demo package whose answers to npm wait behind a gate:
@@ -715,37 +698,6 @@ async fn event_stream(served: &Served, session: &str) -> reqwest::Response {
     r
 }
 
-/// Reads `stream`'s complete SSE events — (name, data) — until `done` holds for one of them
-/// (generously bounded: npm runs).
-async fn events_until(
-    stream: &mut reqwest::Response,
-    done: impl Fn(Option<&str>, &Value) -> bool,
-) -> Vec<(Option<String>, Value)> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
-    let mut text = String::new();
-    let mut seen = Vec::new();
-    loop {
-        while let Some(end) = text.find("\n\n") {
-            let block: String = text.drain(..end + 2).collect();
-            let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) else {
-                continue; // a keep-alive comment
-            };
-            let name = block.lines().find_map(|l| l.strip_prefix("event: "));
-            let data: Value = serde_json::from_str(data).unwrap();
-            let finished = done(name, &data);
-            seen.push((name.map(str::to_owned), data));
-            if finished {
-                return seen;
-            }
-        }
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        match tokio::time::timeout(left, stream.chunk()).await {
-            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
-            other => panic!("the stream ended or stalled ({other:?}): {seen:?}"),
-        }
-    }
-}
-
 /// Issue 10 ("npm's output is shown to the person (capped), progress included"): while the
 /// approved install runs, the session's stream carries live `tool_output` events of that call —
 /// each step as it begins and npm's own output lines — and another session's stream gets none.
@@ -771,7 +723,7 @@ async fn inst_npm_steps_and_output_stream_live_to_the_installing_session_only() 
     approve(&served, &approval).await;
 
     // Everything the stream said until the install call ended (stored events included).
-    let seen = events_until(&mut mine, |name, e| {
+    let seen = events_until(&mut mine, NPM_RUNS, |name, e| {
         name.is_none() && e["type"] == "tool_call_finished" && e["callId"] == call_id.as_str()
     })
     .await;
@@ -845,7 +797,7 @@ async fn inst_npm_steps_and_output_stream_live_to_the_installing_session_only() 
     // but nothing of the install (the broadcast is one ordered channel, so every line of the
     // install went past it before this run's first event).
     let own = served.start_run_in(&other, "hello").await;
-    let theirs_seen = events_until(&mut theirs, |name, e| {
+    let theirs_seen = events_until(&mut theirs, NPM_RUNS, |name, e| {
         name.is_none() && e["type"] == "run_started" && e["runId"] == own.as_str()
     })
     .await;

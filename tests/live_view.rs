@@ -327,22 +327,7 @@ async fn serve_leaves_no_browser_process_behind_after_sigterm() {
     let (mut served, members) = serve_with_a_page(&data, &project).await;
     let profile = data.join("browser-profile");
     assert!(profile.read_dir().unwrap().next().is_some(), "{profile:?}");
-    let pid = served.child.id().to_string();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while served.child.try_wait().unwrap().is_none() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no exit after SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    served.terminate(Duration::from_secs(20)).await;
     assert_eq!(all_gone(&members).await, Vec::<u32>::new(), "left behind");
 }
 

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use wisp_sim::{SimConfig, SimServer};
 
 use crate::cli::{Served, TOKEN, dirs, wisp};
+use crate::support::events_until;
 
 /// Canary values: none may appear anywhere but in the server's own process.
 const CANARY_KEYRING: &str = "sk-canary-keyring-5b1d93e07a";
@@ -1113,25 +1114,7 @@ async fn no_daemon_of_a_server_outlives_the_host_s_sigterm() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
     let (tmp, data, _project) = dirs();
     let (mut served, _id, daemon) = host_with_daemon(&sim, tmp.path(), &data).await;
-    let pid = served.child.id().to_string();
-    assert!(
-        std::process::Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
-    let status = loop {
-        if let Some(s) = served.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "no exit after SIGTERM"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let status = served.terminate(Duration::from_secs(15)).await;
     assert!(status.success(), "{status:?}");
     // Gone, or at most a zombie waiting for whoever inherited it from the exited Host.
     let left = daemon_state(&daemon);
@@ -1542,36 +1525,6 @@ async fn the_card_text_is_byte_for_byte_what_the_mcp_server_receives() {
     );
 }
 
-/// Reads `stream`'s complete SSE events — (name, data) — until `done` holds for one of them.
-async fn events_until(
-    stream: &mut reqwest::Response,
-    done: impl Fn(Option<&str>, &Value) -> bool,
-) -> Vec<(Option<String>, Value)> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    let mut text = String::new();
-    let mut seen = Vec::new();
-    loop {
-        while let Some(end) = text.find("\n\n") {
-            let block: String = text.drain(..end + 2).collect();
-            let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) else {
-                continue; // a keep-alive comment
-            };
-            let name = block.lines().find_map(|l| l.strip_prefix("event: "));
-            let data: Value = serde_json::from_str(data).unwrap();
-            let finished = done(name, &data);
-            seen.push((name.map(str::to_owned), data));
-            if finished {
-                return seen;
-            }
-        }
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        match tokio::time::timeout(left, stream.chunk()).await {
-            Ok(Ok(Some(c))) => text.push_str(&String::from_utf8_lossy(&c)),
-            other => panic!("the stream ended or stalled ({other:?}): {seen:?}"),
-        }
-    }
-}
-
 /// What the reference servers send, through the Host: the model gets the JSON text, the
 /// structured content's `data:` URL and base64 image as markers, and nothing of the content
 /// annotated for the user alone — which the person gets under the call, in the stored run and
@@ -1682,7 +1635,7 @@ async fn progress_reports_stream_live_under_the_call() {
             .await,
         204
     );
-    let events = events_until(&mut stream, |name, e| {
+    let events = events_until(&mut stream, Duration::from_secs(60), |name, e| {
         name.is_none() && e["type"] == "tool_call_finished" && e["callId"] == call_id.as_str()
     })
     .await;

@@ -23,6 +23,7 @@ mod models_cli;
 mod revoke;
 mod settings;
 mod snapshot;
+mod support;
 mod tidy;
 mod trash;
 mod trash_race;

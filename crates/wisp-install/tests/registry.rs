@@ -23,9 +23,7 @@ pub struct Packed {
 pub fn pack(manifest: &Value, files: &[(&str, &str)]) -> Packed {
     let work = tempfile::tempdir().unwrap();
     let src = work.path().join("src");
-    let out = work.path().join("out");
     std::fs::create_dir_all(&src).unwrap();
-    std::fs::create_dir_all(&out).unwrap();
     std::fs::write(src.join("package.json"), manifest.to_string()).unwrap();
     for (name, text) in files {
         let p = src.join(name);
@@ -33,28 +31,10 @@ pub fn pack(manifest: &Value, files: &[(&str, &str)]) -> Packed {
         std::fs::write(p, text).unwrap();
     }
     let npm = wisp_install::find_tool("npm").expect("npm in the fixed directories");
-    let output = std::process::Command::new(npm)
-        .args(["pack", "--json", "--ignore-scripts", "--pack-destination"])
-        .arg(&out)
-        .current_dir(&src)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", work.path())
-        .env("npm_config_cache", work.path().join("cache"))
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "npm pack: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let filename = report[0]["filename"].as_str().unwrap();
-    let integrity = report[0]["integrity"].as_str().unwrap().to_owned();
-    assert!(integrity.starts_with("sha512-"));
+    let (tarball, integrity) = wisp_test_support::npm_pack(&npm, &src);
     Packed {
         manifest: manifest.clone(),
-        tarball: std::fs::read(out.join(filename)).unwrap(),
+        tarball,
         integrity,
     }
 }

@@ -1,62 +1,11 @@
-//! A test CA whose certificate only a test-written "system bundle" holds, a loopback server
-//! certificate signed by it, and a test upstream proxy (the person's `HTTPS_PROXY`) that
+//! The test CA (from `wisp-test-support`), and a test upstream proxy (the person's `HTTPS_PROXY`) that
 //! counts and tunnels `CONNECT`s.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio_rustls::rustls;
-
-/// The CA, its bundle file, and an acceptor for 127.0.0.1 / localhost signed by it.
-pub struct TestCa {
-    pub bundle: PathBuf,
-    pub acceptor: tokio_rustls::TlsAcceptor,
-    _dir: tempfile::TempDir,
-}
-
-impl TestCa {
-    pub fn new() -> Self {
-        let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca_params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "Wisp test interception CA");
-        ca_params.key_usages = vec![
-            rcgen::KeyUsagePurpose::KeyCertSign,
-            rcgen::KeyUsagePurpose::CrlSign,
-        ];
-        let ca =
-            rcgen::CertifiedIssuer::self_signed(ca_params, rcgen::KeyPair::generate().unwrap())
-                .unwrap();
-        let leaf_key = rcgen::KeyPair::generate().unwrap();
-        let mut leaf_params =
-            rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-                .unwrap();
-        leaf_params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "127.0.0.1");
-        let leaf = leaf_params.signed_by(&leaf_key, &ca).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let bundle = dir.path().join("system-bundle.pem");
-        std::fs::write(&bundle, ca.pem()).unwrap();
-        let key = rustls::pki_types::PrivateKeyDer::try_from(leaf_key.serialize_der()).unwrap();
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::aws_lc_rs::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(vec![leaf.der().clone(), ca.der().clone()], key)
-        .unwrap();
-        Self {
-            bundle,
-            acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
-            _dir: dir,
-        }
-    }
-}
+pub use wisp_test_support::tls::TestCa;
 
 /// The person's proxy: records every `CONNECT` target and tunnels it.
 pub struct UpstreamProxy {

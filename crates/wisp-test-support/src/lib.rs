@@ -1,6 +1,8 @@
 //! What Wisp's tests share across crates, so a fixture is written once: a loopback web site
-//! with fixed answers, for the preview tabs' tests against real Chromium. A dev-dependency
-//! only; nothing shipped uses it.
+//! with fixed answers (the preview tabs' tests against real Chromium), a package packed by the
+//! real `npm pack` ([`npm_pack`]), and with the `tls`
+//! feature a test CA for TLS-inspection cases ([`tls::TestCa`]). A dev-dependency only;
+//! nothing shipped uses it.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -11,10 +13,13 @@
 
 #![expect(
     clippy::unwrap_used,
-    reason = "test support: a loopback listener that cannot bind should stop the test at once"
+    reason = "test support: a fixture that cannot be set up should stop the test at once"
 )]
 
 use std::sync::Arc;
+
+#[cfg(feature = "tls")]
+pub mod tls;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -67,6 +72,35 @@ pub async fn raw_site(replies: Vec<(&'static str, String)>) -> u16 {
         }
     });
     port
+}
+
+/// Packs the npm package in `dir` with the real `npm pack` (scripts off, an environment built
+/// from nothing, its own cache): the tarball's bytes and the sha512 integrity npm computed.
+pub fn npm_pack(npm: &std::path::Path, dir: &std::path::Path) -> (Vec<u8>, String) {
+    let work = tempfile::tempdir().unwrap();
+    let output = std::process::Command::new(npm)
+        .args(["pack", "--json", "--ignore-scripts", "--pack-destination"])
+        .arg(work.path())
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
+        .env("HOME", work.path())
+        .env("npm_config_cache", work.path().join("cache"))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "npm pack: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let filename = report[0]["filename"].as_str().unwrap();
+    let integrity = report[0]["integrity"].as_str().unwrap().to_owned();
+    assert!(integrity.starts_with("sha512-"), "{integrity}");
+    (
+        std::fs::read(work.path().join(filename)).unwrap(),
+        integrity,
+    )
 }
 
 #[cfg(test)]
