@@ -876,27 +876,11 @@ fn demo_routes_with_postinstall(
     std::fs::write(pkg.join("package.json"), manifest.to_string()).unwrap();
     std::fs::copy(src.join("server.js"), pkg.join("server.js")).unwrap();
     let npm = wisp_install::find_tool("npm").expect("npm in the fixed directories");
-    let out = std::process::Command::new(npm)
-        .args(["pack", "--json", "--ignore-scripts", "--pack-destination"])
-        .arg(work.path())
-        .current_dir(&pkg)
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", work.path())
-        .env("npm_config_cache", work.path().join("cache"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let tarball = std::fs::read(work.path().join(report[0]["filename"].as_str().unwrap())).unwrap();
+    let (tarball, integrity) = wisp_test_support::npm_pack(&npm, &pkg);
     let mut version = manifest;
     version["dist"] = json!({
         "tarball": format!("{url}wisp-demo-mcp/-/wisp-demo-mcp-1.0.0.tgz"),
-        "integrity": report[0]["integrity"],
+        "integrity": integrity,
     });
     let packument = json!({
         "name": "wisp-demo-mcp",
