@@ -179,7 +179,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         stopping.begin_shutdown();
     };
     // Graceful shutdown waits for requests in flight; one stuck in file work would hold it
-    // forever, so the server gets a deadline once the Host is stopping (issue 13 §1).
+    // forever, so the server gets a deadline once the Host is stopping.
     let mut stopped = host.stopping();
     let drain_deadline = async move {
         let _ = stopped.wait_for(|s| *s).await;

@@ -1,4 +1,4 @@
-//! Settings → Model (issue 11): which provider, endpoint, model, thinking mode, key and prices
+//! Settings → Model: which provider, endpoint, model, thinking mode, key and prices
 //! the next run uses; where each value comes from; the connection check and its problems.
 //!
 //! - Precedence per field: a flag (`--simulate` pins the simulator) or an environment variable
@@ -235,7 +235,7 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
 }
 
 /// A failed model request of a run, as a stable kind with what its sentence names, so a UI
-/// can word it in the person's language (issue 11).
+/// can word it in the person's language.
 pub(crate) fn run_error_of(e: &ModelError, active: &ActiveModel) -> p::RunError {
     use p::RunErrorKind as K;
     let kind = match e.kind() {

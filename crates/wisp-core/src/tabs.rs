@@ -1,4 +1,4 @@
-//! The preview tabs of every session (issue 9, WEB-*, UI-07), owned by the Host: order, the
+//! The preview tabs of every session (WEB-*, UI-07), owned by the Host: order, the
 //! active tab, opaque IDs stable for the Host's lifetime, the lists the model was given, and
 //! the dialogs waiting for the person. Web tabs are pages of the preview browser
 //! (`wisp-preview`) when there is one; without it (no browser found, `--web-only`) they are
