@@ -10,6 +10,11 @@
 //!   memory once, and never leaves the Host but in the `Authorization` header of the endpoint.
 //! - The same check ("Test connection": `GET /models` and "is the model offered") runs at
 //!   start, after every change and on request; its outcome is the Host's model problem.
+//! - A problem, and a failed run's `RunError` ([`run_error_of`]), is a stable kind with the
+//!   parameters its sentence names (host, port, source, status), so the UI words it in the
+//!   person's language. `RunErrorKind` is an enum, so the OpenAPI document lists every kind;
+//!   the UI's list (`ui/src/features/settings/runErrorKinds.ts`) is checked against that enum
+//!   by `tests/settings.rs`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
