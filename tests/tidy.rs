@@ -167,18 +167,6 @@ fn every_path_the_architecture_map_names_exists() {
     );
 }
 
-/// Files that still cite an issue number because the lead is rewriting them; each leaves this
-/// list with its last citation, and the list then goes.
-const ISSUE_CITATIONS_NOT_YET_REMOVED: &[&str] = &[
-    "crates/wisp-core/src/lib.rs",
-    "crates/wisp-core/src/mcp.rs",
-    "crates/wisp-core/src/run.rs",
-    "crates/wisp-core/src/tools.rs",
-    "crates/wisp-core/src/tools/install.rs",
-    "crates/wisp-core/src/tools/mcp.rs",
-    "crates/wisp-core/src/tools/web.rs",
-];
-
 /// Where in `line` an issue number is cited: "issue" or "issues" in any case, then a number,
 /// with at most a space, `_` or `-` and a `#` between; the byte offset of the word.
 fn issue_citation(line: &str) -> Option<usize> {
@@ -266,26 +254,18 @@ fn no_source_file_cites_an_issue_number() {
     files.push(root.join("Cargo.toml"));
     assert!(files.len() > 100, "found only {} files", files.len());
     let mut found = Vec::new();
-    let mut still_allowed = Vec::new();
     for f in &files {
-        let name = f.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+        let name = f.strip_prefix(root).unwrap().display().to_string();
         // Extensionless files (scripts) may be binary; only text is read.
         let Ok(text) = std::fs::read_to_string(f) else {
             continue;
         };
-        let cites: Vec<String> = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| issue_citation(l).is_some())
-            .map(|(n, l)| format!("{name}:{}: {}", n + 1, l.trim()))
-            .collect();
-        if ISSUE_CITATIONS_NOT_YET_REMOVED.contains(&name.as_str()) {
-            if !cites.is_empty() {
-                still_allowed.push(name);
-            }
-        } else {
-            found.extend(cites);
-        }
+        found.extend(
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| issue_citation(l).is_some())
+                .map(|(n, l)| format!("{name}:{}: {}", n + 1, l.trim())),
+        );
     }
     assert!(
         found.is_empty(),
@@ -293,15 +273,6 @@ fn no_source_file_cites_an_issue_number() {
          what the test proves in its name, a requirement ID such as MCP-11 may stay), or \
          delete it when it only tells history:\n{}",
         found.join("\n")
-    );
-    let stale: Vec<&&str> = ISSUE_CITATIONS_NOT_YET_REMOVED
-        .iter()
-        .filter(|f| !still_allowed.iter().any(|a| a == *f))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "these files cite no issue number any more; remove them from \
-         ISSUE_CITATIONS_NOT_YET_REMOVED in tests/tidy.rs: {stale:?}"
     );
 }
 
