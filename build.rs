@@ -1,5 +1,5 @@
 //! Build script of the `wisp` binary: records the commit it was built from, for
-//! `wisp --version` (issue 15). `WISP_COMMIT` overrides it (a package built from a source
+//! `wisp --version`. `WISP_COMMIT` overrides it (a package built from a source
 //! tarball has no Git history); without Git the commit is "unknown".
 
 use std::process::Command;

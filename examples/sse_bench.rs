@@ -57,7 +57,7 @@ fn run() -> Result<(), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     // Caps sized to the file: the benchmark measures parsing, not the refusal of big input.
     // The event cap is the tightest the file allows, so every run also checks that the cap
-    // counts each event on its own (issue 14: `id:` lines once added up across events).
+    // counts each event on its own (`id:` lines once added up across events).
     let limits = StreamLimits {
         max_response_bytes: bytes.len(),
         max_event_bytes: largest_event(&bytes),

@@ -1,5 +1,5 @@
 //! `wisp doctor`: checks what Wisp needs from this machine and says, for each problem, what to
-//! do (issue 15). It reads and probes; the only thing it writes is a probe file in the data
+//! do. It reads and probes; the only thing it writes is a probe file in the data
 //! dir (created exclusively and removed at once) to prove the dir is writable. It never takes
 //! the data dir's lock for longer than one non-blocking attempt, so a running Host is
 //! reported, not disturbed.
@@ -294,7 +294,7 @@ fn describe_browser(
     }
 }
 
-/// The directories MCP installs take Node.js and npm from (issue 10): fixed, never PATH, so
+/// The directories MCP installs take Node.js and npm from: fixed, never PATH, so
 /// a project's own `node` cannot stand in.
 fn node_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = ["/usr/local/bin", "/usr/bin", "/bin"]

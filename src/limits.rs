@@ -8,7 +8,7 @@ pub(crate) const MIN_TOKEN_CHARS: usize = 32;
 /// its 16; the chance that it uses fewer than 8 is below one in a million.
 pub(crate) const MIN_TOKEN_DISTINCT_CHARS: usize = 8;
 
-/// Bytes of `wisp.log` before it is rotated to `wisp.log.1` (issue 15). At the Host's `info`
+/// Bytes of `wisp.log` before it is rotated to `wisp.log.1`. At the Host's `info`
 /// level a busy day writes well under 1 MB, so this holds weeks of history.
 pub(crate) const LOG_MAX_BYTES: u64 = 8 * 1024 * 1024;
 

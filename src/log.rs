@@ -1,5 +1,5 @@
 //! `wisp.log`: the Host's log in the data dir, capped in size and rotated, so a Host that runs
-//! for months never fills the disk (issue 15). `wisp.log` is the current file; when the next
+//! for months never fills the disk. `wisp.log` is the current file; when the next
 //! line would take it past [`LOG_MAX_BYTES`], it becomes `wisp.log.1`, the older ones move up
 //! one number, and the oldest past [`LOG_KEEP`] is removed. A line is never split between two
 //! files. What goes in is decided elsewhere: nothing in the code logs secrets, file contents

@@ -156,7 +156,7 @@ fn main() -> ExitCode {
         }
     });
     // Dropping the runtime would wait for every blocking thread, and one stuck on a hung file
-    // system never returns: bounded, then the process exits without it (issue 13 §1).
+    // system never returns: bounded, then the process exits without it.
     runtime.shutdown_timeout(RUNTIME_SHUTDOWN_DEADLINE);
     match result {
         Ok(()) => ExitCode::SUCCESS,

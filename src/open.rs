@@ -1,4 +1,4 @@
-//! Opening the Wisp UI when `wisp serve` starts (issue 9): as an app window of the
+//! Opening the Wisp UI when `wisp serve` starts: as an app window of the
 //! Chromium-family browser found on this machine when there is a display, so Wisp looks like
 //! one desktop app, else with the desktop's default opener (`xdg-open`). "A display" is what
 //! the preview browser goes by (`DISPLAY` or `WAYLAND_DISPLAY`, unless `WISP_PREVIEW_HEADLESS=1`).

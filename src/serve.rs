@@ -1,5 +1,29 @@
 //! `wisp serve`: wires the store, the model (real or simulated), the runtime and the local
 //! API together, then serves until Ctrl-C or SIGTERM.
+//!
+//! Start-up, in this order, so that bad input or a second instance changes nothing:
+//! 1. the token (`token.rs`), the project dir and `WISP_NPM_REGISTRY` are checked before the
+//!    data dir exists;
+//! 2. the data dir is taken (`datadir.rs`): the exclusive lock on `wisp.lock` before anything
+//!    else in it is touched; a second instance names the first and exits (started without
+//!    `--no-open`, it first opens the running Host's `open.html`, so the menu entry brings the
+//!    running Wisp up); a `wisp.db` that lost its history is refused;
+//! 3. `wisp.log` (`log.rs`), the soft open-file limit raised to the hard one, and the MCP
+//!    reaper (`wisp_mcp::reaper`) before any child is started;
+//! 4. the simulator, always (Settings can switch to it without a restart; `--simulate` pins
+//!    it), the store (0600; a damaged one named with what to do, and left as it was),
+//!    `Host::start` (leftover runs marked interrupted), the model resolved and checked by
+//!    `Host::configure_model` (a dead address, a refused key, an empty balance or a model not
+//!    offered becomes the health's model problem), the MCP configs (every server disabled)
+//!    and the project folder, authorized;
+//! 5. the API on 127.0.0.1, then the UI opened on `open.html` (`open.rs`): the token is on no
+//!    command line.
+//!
+//! Shutdown: `Host::begin_shutdown` ends every event stream (a connected UI would otherwise
+//! hold the server open) and stops the runs (they end `interrupted`); the server closes,
+//! at most `SHUTDOWN_GRACE` after that (a request stuck in file work must not hold it); then
+//! `Host::shutdown` waits for the runs and checkpoints the store, and `main` ends the runtime
+//! with a deadline, abandoning a blocking thread stuck on a hung file system.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -179,7 +203,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         stopping.begin_shutdown();
     };
     // Graceful shutdown waits for requests in flight; one stuck in file work would hold it
-    // forever, so the server gets a deadline once the Host is stopping (issue 13 §1).
+    // forever, so the server gets a deadline once the Host is stopping.
     let mut stopped = host.stopping();
     let drain_deadline = async move {
         let _ = stopped.wait_for(|s| *s).await;

@@ -1,7 +1,6 @@
-//! The local API keeps its own promise (issue 16; issue 13 §3 and §6; issue 14's guard and
-//! event-stream claims): one JSON error shape for every refusal, the document generated from
-//! the handlers' types, the guard's edges, the security headers, resumable event streams, and
-//! connections that cannot be hoarded.
+//! The local API keeps its own promise: one JSON error shape for every refusal, the document
+//! generated from the handlers' types, the guard's edges, the security headers, resumable event
+//! streams, and connections that cannot be hoarded.
 
 use std::io::{Read, Write};
 use std::time::Duration;
@@ -120,7 +119,7 @@ async fn every_refusal_is_the_json_error_shape_with_a_stable_kind() {
     );
 }
 
-/// Issue 13 §6: an oversized body is 413, announced or streamed.
+/// An oversized body is 413, announced or streamed.
 #[tokio::test]
 async fn a_body_past_the_limit_is_413_and_at_the_limit_is_read() {
     let w = Wisp::start().await;
@@ -169,7 +168,7 @@ async fn a_body_past_the_limit_is_413_and_at_the_limit_is_read() {
     );
 }
 
-/// Issue 16: what the schema allows is accepted, what it forbids refused — at the edges.
+/// What the schema allows is accepted, what it forbids refused — at the edges.
 #[tokio::test]
 async fn bodies_and_queries_hold_exactly_to_the_documented_rules() {
     let w = Wisp::start().await;
@@ -277,7 +276,7 @@ async fn bodies_and_queries_hold_exactly_to_the_documented_rules() {
     assert_error(got, &v, 400, "invalid_body");
 }
 
-/// Issue 13 §6: `after` beyond what the store can hold, or a bad `Last-Event-ID`, is 400 — it
+/// `after` beyond what the store can hold, or a bad `Last-Event-ID`, is 400 — it
 /// used to wrap around and replay everything, or silently replay from 0.
 #[tokio::test]
 async fn event_stream_positions_are_checked_and_resumed() {
@@ -381,7 +380,7 @@ async fn no_event_is_lost_or_doubled_at_the_replay_to_live_hand_over() {
     }
 }
 
-/// Issue 13 §6: the auth scheme name is case-insensitive (RFC 9110 §11.1); the token is not.
+/// The auth scheme name is case-insensitive (RFC 9110 §11.1); the token is not.
 #[tokio::test]
 async fn the_bearer_scheme_is_case_insensitive_and_the_token_exact() {
     let w = Wisp::start().await;
@@ -411,7 +410,7 @@ async fn the_bearer_scheme_is_case_insensitive_and_the_token_exact() {
     }
 }
 
-/// Issue 14: the guard's edges. A refused write changes nothing.
+/// The guard's edges. A refused write changes nothing.
 #[tokio::test]
 async fn the_guard_refuses_foreign_origins_null_origins_and_missing_hosts() {
     let w = Wisp::start().await;
@@ -466,7 +465,7 @@ async fn the_guard_refuses_foreign_origins_null_origins_and_missing_hosts() {
     }
 }
 
-/// Issue 14: UI pages carry the strict CSP, and every answer nosniff and no-referrer.
+/// UI pages carry the strict CSP, and every answer nosniff and no-referrer.
 #[tokio::test]
 async fn pages_and_api_answers_carry_the_security_headers() {
     let w = Wisp::start().await;
@@ -515,7 +514,7 @@ async fn pages_and_api_answers_carry_the_security_headers() {
     }
 }
 
-/// Issue 16: the document is 3.1, covers every route, and is generated from the handlers'
+/// The document is 3.1, covers every route, and is generated from the handlers'
 /// types: what an answer holds is what its schema names.
 #[tokio::test]
 async fn the_document_describes_what_the_api_does() {
@@ -617,7 +616,7 @@ async fn the_document_describes_what_the_api_does() {
     }
 }
 
-/// Issue 16: every event the stream sends — stored ones of each type a write run produces, and
+/// Every event the stream sends — stored ones of each type a write run produces, and
 /// live deltas — has exactly the fields its documented branch names.
 #[tokio::test]
 async fn every_streamed_event_matches_its_documented_schema() {
@@ -688,7 +687,7 @@ async fn every_streamed_event_matches_its_documented_schema() {
     }
 }
 
-// ---- bounded connections (issue 13 §3) ------------------------------------------------------
+// ---- bounded connections --------------------------------------------------------------------
 
 /// A Host without a model behind the API, served with `config`; ends when `stop` is sent.
 async fn bounded(

@@ -31,8 +31,8 @@ fn help_lists_the_commands() {
     assert!(text.contains("sim") && text.contains("models"), "{text}");
 }
 
-/// The README's command table covers every command `wisp --help` lists (issue 15: the help
-/// text and the README agree).
+/// The README's command table covers every command `wisp --help` lists, so the help
+/// text and the README agree.
 #[test]
 fn the_readme_documents_every_command_of_the_help() {
     let mut c = wisp();

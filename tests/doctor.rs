@@ -1,5 +1,5 @@
 //! `wisp doctor` against a healthy and a broken setup, as a person (or a script) runs it: each
-//! check's message and the exit code (issue 15).
+//! check's message and the exit code.
 
 use std::process::Command;
 

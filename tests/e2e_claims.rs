@@ -1,4 +1,4 @@
-//! End to end, the claims no other test exercised (issue 14): cancel at every point of a run
+//! End to end, the claims no other test exercises: cancel at every point of a run
 //! and the history after it (RUN-06), retries and their caps (RUN-10, GAP-09), the approval
 //! digest (APPR-01/02), live events per session (APPR-10), one change at a time per Host
 //! (APPR-05), and caps at and past their limits. Same harness as `e2e.rs`: real Host, real
@@ -123,8 +123,8 @@ async fn cancel_during_a_retry_backoff_ends_the_run_without_retrying() {
 /// RUN-06, RUN-04: a cancel between the calls of one step ends the run: the earlier call's
 /// result stands, the later one is recorded cancelled and never executes, and the model is not
 /// asked again. (A cancel while a tool's file work is stuck is tested where work can still be
-/// made to block, in `crates/wisp-core/src/file_work/tests.rs`: since issue 13 §1 nothing in a
-/// project can hold a tool end to end.)
+/// made to block, in `crates/wisp-core/src/file_work/tests.rs`: the sandbox refuses FIFOs and
+/// sockets, so nothing in a project can hold a tool end to end.)
 #[tokio::test]
 async fn cancel_between_the_calls_of_a_step_runs_nothing_more() {
     let w = Wisp::start().await;

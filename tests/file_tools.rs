@@ -1,4 +1,4 @@
-//! The file tools of issue 7 end to end over the real API: each `[demo:*]` scenario in a real
+//! The file tools end to end over the real API: each `[demo:*]` scenario in a real
 //! temp project, approvals bound to the file as it was, stale approvals refused (FILE-12..19,
 //! SIM-10, SIM-11).
 
@@ -51,7 +51,7 @@ async fn demo_replace_edits_one_line_keeping_bom_endings_and_mode() {
 }
 
 /// The file edited between the card and the click: the approval is refused as stale and
-/// nothing is written (FILE-16, issue 7 hostile tests).
+/// nothing is written (FILE-16).
 #[tokio::test]
 async fn a_replace_approved_after_the_file_changed_is_refused_and_writes_nothing() {
     let w = Wisp::start().await;
@@ -76,7 +76,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(<sha2::Sha256 as sha2::Digest>::digest(bytes))
 }
 
-/// The card diffs only against the file it is bound to (issue 7, UI: "diff with the file as it
+/// The card diffs only against the file it is bound to ("diff with the file as it
 /// is at approval"): a replace's and an overwriting write's arguments carry the digest of the
 /// content they were prepared on, and the preview says the digest of the bytes it shows, so
 /// the UI can tell whether its preview is that file. An edit after the card changes the
@@ -308,7 +308,7 @@ async fn the_search_answer_the_model_gets_is_at_most_24000_characters_at_and_pas
 }
 
 /// A crash leaves Wisp's temp file next to a target; the next start removes it and nothing
-/// else (issue 7, shared rules).
+/// else.
 #[tokio::test]
 async fn the_next_start_removes_temp_files_a_crash_left_and_only_those() {
     let tmp = tempfile::tempdir().unwrap();
@@ -417,7 +417,7 @@ async fn demo_move_moves_a_file_or_a_folder_only_when_approved() {
 }
 
 /// The source tree changed between the card and the click: refused as stale, nothing moved
-/// (FILE-21, issue 7 hostile tests: stale approval).
+/// (FILE-21).
 #[tokio::test]
 async fn a_move_approved_after_the_tree_changed_is_refused_and_moves_nothing() {
     let w = Wisp::start().await;

@@ -1,6 +1,6 @@
-//! Issue 13 §1 over the real API and the real binary: nothing in a project (a FIFO, a socket)
-//! can freeze the Host. A preview or a `files_read` of one answers at once with a clear error,
-//! the Host keeps serving, and `wisp serve` still stops on SIGTERM.
+//! Files that would block, over the real API and the real binary: nothing in a project (a FIFO,
+//! a socket) can freeze the Host. A preview or a `files_read` of one answers at once with a clear
+//! error, the Host keeps serving, and `wisp serve` still stops on SIGTERM.
 //!
 //! "At once" is checked with generous deadlines (a few seconds on a busy machine): on the old
 //! code these calls never answered at all.

@@ -1,4 +1,4 @@
-//! The `wisp serve` process against a hostile or damaged start (issue 13 §2, §3, §5, §6): one
+//! The `wisp serve` process against a hostile or damaged start: one
 //! Host per data dir, a damaged store named instead of replaced, the open-file limit, the data
 //! dir's mode, guessable tokens.
 
@@ -68,7 +68,7 @@ async fn stop(mut served: Served) {
     assert!(status.success(), "{status:?}");
 }
 
-/// Issue 13 §2: a second `wisp serve` on a data dir in use — on a free port and on the first
+/// A second `wisp serve` on a data dir in use — on a free port and on the first
 /// Host's own (busy) port — says who owns it and exits without changing a byte; the first Host
 /// is unharmed: its pending approval still goes through and its session takes a new run.
 #[tokio::test]
@@ -169,7 +169,7 @@ fn damage_pages(db: &Path, seed: u64) {
     std::fs::write(db, bytes).unwrap();
 }
 
-/// Issue 13 §5: a store with overwritten pages is named at start, with what to do, and left
+/// A store with overwritten pages is named at start, with what to do, and left
 /// as it was; the Host does not start and answer 500 to everything.
 #[tokio::test]
 async fn a_damaged_store_is_named_and_left_as_it_was() {
@@ -202,7 +202,7 @@ async fn a_damaged_store_is_named_and_left_as_it_was() {
     );
 }
 
-/// Issue 13 §5: an empty `wisp.db` in a dir a Host used before is lost history, not a new
+/// An empty `wisp.db` in a dir a Host used before is lost history, not a new
 /// database: refused, and nothing in the dir changes. An empty file alone is a new database.
 #[tokio::test]
 async fn an_empty_store_in_a_used_data_dir_is_refused() {
@@ -251,7 +251,7 @@ fn open_file_limits(pid: u32) -> (u64, u64) {
     (numbers.next().unwrap(), numbers.next().unwrap())
 }
 
-/// Issue 13 §3: the Host raises its soft open-file limit to the hard limit at start.
+/// The Host raises its soft open-file limit to the hard limit at start.
 #[tokio::test]
 async fn the_open_file_soft_limit_is_raised_to_the_hard_limit() {
     let (_tmp, data, project) = dirs();
@@ -278,7 +278,7 @@ async fn the_open_file_soft_limit_is_raised_to_the_hard_limit() {
     assert_eq!(health["status"], "ok");
 }
 
-/// Issue 13 §6: an existing data dir keeps its mode; one that others can reach is warned about
+/// An existing data dir keeps its mode; one that others can reach is warned about
 /// on stderr and in the log. (A dir Wisp creates is 0700: the SIGTERM test in cli.rs.)
 #[tokio::test]
 async fn an_existing_data_dir_keeps_its_mode_and_a_shared_one_is_warned_about() {
@@ -305,7 +305,7 @@ async fn an_existing_data_dir_keeps_its_mode_and_a_shared_one_is_warned_about() 
     assert!(!err.contains("warning"), "{err}");
 }
 
-/// Issue 13 §6: a `WISP_TOKEN` that is long enough but easy to guess is refused with the
+/// A `WISP_TOKEN` that is long enough but easy to guess is refused with the
 /// reason, before anything is created.
 #[test]
 fn guessable_tokens_are_refused_with_the_reason() {

@@ -1,4 +1,4 @@
-//! Issue 7's hostile tests: the file tools against a project that fights back.
+//! Hostile tests: the file tools against a project that fights back.
 //!
 //! - A racing thread keeps swapping a folder of the project for a symlink to the outside while
 //!   search, replace and move run, at least [`RACE_ROUNDS`] rounds: nothing outside the root is
@@ -27,7 +27,8 @@ use wisp_fs::{Sandbox, SearchMode};
 
 use crate::cli::{Served, dirs};
 
-/// Rounds of the swap race (issue 7: at least 1,000).
+/// Rounds of the swap race: a window between check and use is a few instructions wide, so it
+/// takes many rounds to be sure none is left.
 const RACE_ROUNDS: usize = 1000;
 
 /// How far the race may go on for both of its sides to show in every tool.
@@ -322,7 +323,8 @@ impl Rng {
     }
 }
 
-/// Kill rounds: half replace, half move (issue 7 observed 1 temp file in 40 kill rounds).
+/// Kill rounds: half replace, half move. A leftover temp file was once seen about once in 40
+/// kill rounds, so 48 rounds would meet one.
 const KILL_ROUNDS: usize = 48;
 
 /// The latest moment of a kill after the click, in microseconds. The run cannot have completed

@@ -1,4 +1,4 @@
-//! Conversation-assisted MCP install end to end (issue 10, INST-*): the real `wisp serve
+//! Conversation-assisted MCP install end to end (INST-*): the real `wisp serve
 //! --simulate` binary (scripted model through the real adapter), its own loopback npm registry
 //! holding the demo MCP server package, the real npm, the real stdio server it installs.
 //! install approval → disabled config → separate activation approval → discovery → next
@@ -698,7 +698,7 @@ async fn event_stream(served: &Served, session: &str) -> reqwest::Response {
     r
 }
 
-/// Issue 10 ("npm's output is shown to the person (capped), progress included"): while the
+/// npm's output is shown to the person (capped), progress included: while the
 /// approved install runs, the session's stream carries live `tool_output` events of that call —
 /// each step as it begins and npm's own output lines — and another session's stream gets none.
 #[tokio::test]

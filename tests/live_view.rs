@@ -1,4 +1,4 @@
-//! The person's live view of a web tab and the real window (issue 9, UI-07) over the real API:
+//! The person's live view of a web tab and the real window (UI-07) over the real API:
 //! `GET /api/tabs/{id}/screen` is the latest JPEG frame of a page of real headless Chromium
 //! (and of no other tab), `POST /api/tabs/{id}/front` brings it to the front; tabs that are no
 //! such page, web-only ones included, are refused. And `wisp serve` leaves no browser process

@@ -1,4 +1,4 @@
-//! Local MCP servers end to end (issue 8): the real `wisp serve` binary in live mode against
+//! Local MCP servers end to end: the real `wisp serve` binary in live mode against
 //! the test's own simulator (whose request log is what "sent to the model" means), real stdio
 //! servers (wisp-mcp's rmcp test server and `@modelcontextprotocol/server-everything`), the
 //! mock secret store. Simulator → adapter → Host → approval → MCP call → the model's

@@ -1,4 +1,4 @@
-//! `wisp models` resolves the model as `wisp serve` does (issue 11): what Settings → Model
+//! `wisp models` resolves the model as `wisp serve` does: what Settings → Model
 //! stored in the data dir, with the environment's variables winning, checked like "Test
 //! connection", while a Host on the same data dir keeps running.
 

@@ -1,4 +1,4 @@
-//! Settings → Model end to end (issue 11): a key entered over the API reaches the endpoint and
+//! Settings → Model end to end: a key entered over the API reaches the endpoint and
 //! nothing else (canary), the provider switches between runs without a restart, each failure
 //! has its own actionable problem at start and on "Test connection", other OpenAI-compatible
 //! endpoints get only standard fields, and a fuzzed `--simulate` Host cannot be pointed away
@@ -592,7 +592,7 @@ async fn an_entered_key_reaches_the_endpoint_and_nowhere_else() {
 }
 
 /// A failed run says its kind with what its sentence names, so the UI can word it in the
-/// person's language (issue 11): the address and the variable it came from for a dead base
+/// person's language: the address and the variable it came from for a dead base
 /// URL, the key's source for a refused key.
 #[tokio::test]
 async fn a_failed_run_names_its_kind_and_parameters() {
@@ -711,7 +711,7 @@ async fn untrusted_https() -> (String, u16, tokio::task::JoinHandle<()>) {
 }
 
 /// An https endpoint whose certificate the Host does not trust is a TLS failure with host and
-/// port, on "Test connection" and in a run — not "cannot connect" (issue 11).
+/// port, on "Test connection" and in a run — not "cannot connect".
 #[tokio::test]
 async fn an_untrusted_certificate_is_a_tls_failure_with_host_and_port() {
     let (base, port, server) = untrusted_https().await;

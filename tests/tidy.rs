@@ -8,7 +8,10 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.is_dir() {
+        let skipped = path
+            .file_name()
+            .is_some_and(|n| n == "target" || n == "node_modules");
+        if path.is_dir() && !skipped {
             rust_files(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push(path);
@@ -16,29 +19,260 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// Every source file of every crate opens with a `//!` doc saying what it is for.
+/// Every Rust file of the repository (every crate's sources, tests and build scripts, the
+/// binary, its tests and examples) opens with a `//!` doc saying what it is for.
 #[test]
 fn every_module_says_what_it_is_for() {
-    let manifest = std::env::var("CARGO_MANIFEST_DIR")
-        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
-    let root = Path::new(&manifest);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
-    rust_files(&root.join("examples"), &mut files);
-    for krate in std::fs::read_dir(root.join("crates")).unwrap() {
-        let krate = krate.unwrap().path();
-        rust_files(&krate.join("src"), &mut files);
-        rust_files(&krate.join("tests"), &mut files);
+    for dir in ["crates", "src", "tests", "examples"] {
+        rust_files(&root.join(dir), &mut files);
     }
-    rust_files(&root.join("tests"), &mut files);
+    files.push(root.join("build.rs"));
     assert!(files.len() > 10, "found only {files:?}");
-    let undocumented: Vec<_> = files
+    let undocumented: Vec<String> = files
         .iter()
         .filter(|f| !std::fs::read_to_string(f).unwrap().starts_with("//!"))
+        .map(|f| format!("{}:1", f.strip_prefix(root).unwrap().display()))
         .collect();
     assert!(
         undocumented.is_empty(),
-        "files without a //! header: {undocumented:?}"
+        "these files do not start with a `//!` doc; open each with a few `//!` lines saying \
+         what the module is for and what it must never do:\n{}",
+        undocumented.join("\n")
+    );
+}
+
+/// The map of the code, kept short enough to read in one sitting: detail belongs in the `//!`
+/// docs of the modules it names.
+const ARCHITECTURE_MAX_LINES: usize = 260;
+
+/// `ARCHITECTURE.md` stays a map, not a manual.
+#[test]
+fn the_architecture_map_stays_short() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lines = std::fs::read_to_string(root.join("ARCHITECTURE.md"))
+        .unwrap()
+        .lines()
+        .count();
+    assert!(
+        lines <= ARCHITECTURE_MAX_LINES,
+        "ARCHITECTURE.md has {lines} lines, more than {ARCHITECTURE_MAX_LINES}: keep one short \
+         paragraph per crate or module and move the detail into the `//!` doc of the module it \
+         describes"
+    );
+}
+
+/// Whether a backticked span of the map is meant as a repository path: a plain relative path
+/// with a `/`, ending in a source file's extension or starting with a top-level entry of the
+/// repository (`tools/node`, `ui/src/features/`). `../shared/…`, API routes (`/api/…`), globs
+/// and words such as `application/json` are not.
+fn repository_path_in(span: &str, root: &Path) -> bool {
+    const EXTENSIONS: &[&str] = &[
+        "rs", "toml", "md", "ts", "tsx", "js", "mjs", "json", "css", "html", "py", "sh",
+    ];
+    let plain = span
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    if !plain || !span.contains('/') || span.starts_with('/') || span.starts_with("../") {
+        return false;
+    }
+    let first = span.split('/').next().unwrap_or_default();
+    let has_extension = span
+        .rsplit('/')
+        .next()
+        .and_then(|last| last.rsplit_once('.'))
+        .is_some_and(|(stem, ext)| !stem.is_empty() && EXTENSIONS.contains(&ext));
+    has_extension || root.join(first).exists()
+}
+
+/// The backticked spans of a Markdown text outside fenced code blocks, each with the line it
+/// starts on (from 1). A span may run over a line break, as Markdown allows.
+fn code_spans(text: &str) -> Vec<(usize, String)> {
+    let mut spans = Vec::new();
+    let mut open: Option<(usize, String)> = None;
+    let mut fenced = false;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        for (i, part) in line.split('`').enumerate() {
+            if i > 0 {
+                open = match open.take() {
+                    Some(span) => {
+                        spans.push(span);
+                        None
+                    }
+                    None => Some((n + 1, String::new())),
+                };
+            }
+            if let Some((_, span)) = &mut open {
+                span.push_str(part);
+            }
+        }
+        if let Some((_, span)) = &mut open {
+            span.push(' ');
+        }
+    }
+    spans
+}
+
+/// The path scan finds what it must and passes over what it may.
+#[test]
+fn the_map_path_scan_tells_paths_from_other_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = "`crates/wisp-fs/src/lib.rs` and `tools/node`, `crate/x.rs`,\n\
+                `application/json` `/api/health` `../shared/DESIGN.md` `ui/src/*.ts`\n\
+                ```\n`src/not-a-span.rs`\n```\n`wisp\nserve` `reload/back/forward`";
+    let spans = code_spans(text);
+    assert_eq!(spans.len(), 9, "{spans:?}");
+    assert_eq!(spans[7], (6, "wisp serve".to_owned()));
+    let paths: Vec<&str> = spans
+        .iter()
+        .map(|(_, s)| s.as_str())
+        .filter(|s| repository_path_in(s, root))
+        .collect();
+    assert_eq!(
+        paths,
+        ["crates/wisp-fs/src/lib.rs", "tools/node", "crate/x.rs"]
+    );
+}
+
+/// Every repository path `ARCHITECTURE.md` names in backticks exists, so the map cannot point
+/// at a file that was moved or removed.
+#[test]
+fn every_path_the_architecture_map_names_exists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let spans = code_spans(&text);
+    let paths: Vec<&(usize, String)> = spans
+        .iter()
+        .filter(|(_, s)| repository_path_in(s, root))
+        .collect();
+    assert!(paths.len() > 20, "found only {paths:?}");
+    let missing: Vec<String> = paths
+        .iter()
+        .filter(|(_, s)| !root.join(s).exists())
+        .map(|(line, s)| format!("ARCHITECTURE.md:{line}: `{s}`"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md names paths that do not exist; write the path as it is now, or drop \
+         the name if the thing is gone:\n{}",
+        missing.join("\n")
+    );
+}
+
+/// Where in `line` an issue number is cited: "issue" or "issues" in any case, then a number,
+/// with at most a space, `_` or `-` and a `#` between; the byte offset of the word.
+fn issue_citation(line: &str) -> Option<usize> {
+    let lower = line.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let word = "issue";
+    let mut from = 0;
+    while let Some(at) = lower[from..].find(word).map(|i| from + i) {
+        let mut i = at + word.len();
+        if bytes.get(i) == Some(&b's') {
+            i += 1;
+        }
+        if matches!(bytes.get(i), Some(b' ' | b'_' | b'-')) {
+            i += 1;
+        }
+        if bytes.get(i) == Some(&b'#') {
+            i += 1;
+        }
+        if bytes.get(i).is_some_and(u8::is_ascii_digit) {
+            return Some(at);
+        }
+        from = at + word.len();
+    }
+    None
+}
+
+/// The citation scan finds what it must and passes over what it may.
+#[test]
+fn the_issue_scan_tells_citations_from_other_words() {
+    // Built at run time, so this file holds no citation of its own.
+    let word = ["Iss", "ue"].concat();
+    for found in [
+        format!("// ({word} 8)"),
+        format!("/// {word} #12 §3: x"),
+        format!("fn {}_7_races() {{}}", word.to_lowercase()),
+        format!("# {}s 13 and 14", word.to_uppercase()),
+        format!("see {word}-9"),
+    ] {
+        assert!(issue_citation(&found).is_some(), "not found in {found}");
+    }
+    for passed in [
+        "struct Issued {",
+        "https://github.com/npm/wrappy/issues",
+        "rcgen::CertifiedIssuer::self_signed",
+        "an issue with 3 parts",
+    ] {
+        assert_eq!(issue_citation(passed), None, "found in {passed}");
+    }
+}
+
+/// Text files of a source tree, skipping installed packages and build output.
+fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    const TEXT: &[&str] = &[
+        "rs", "toml", "ts", "tsx", "js", "mjs", "css", "html", "py", "sh", "md",
+    ];
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap_or_default();
+        if path.is_dir() {
+            if name != "node_modules" && name != "target" && name != "dist" {
+                source_files(&path, out);
+            }
+        } else if path
+            .extension()
+            .is_none_or(|e| TEXT.iter().any(|t| e == *t))
+        {
+            out.push(path);
+        }
+    }
+}
+
+/// No code, comment, test name or script cites an issue number: history belongs in git, and a
+/// comment says why. A requirement ID (MCP-11) may name what a test proves.
+#[test]
+fn no_source_file_cites_an_issue_number() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["crates", "src", "tests", "scripts", "ui/src", "ui/e2e"] {
+        source_files(&root.join(dir), &mut files);
+    }
+    files.push(root.join("build.rs"));
+    files.push(root.join("Cargo.toml"));
+    assert!(files.len() > 100, "found only {} files", files.len());
+    let mut found = Vec::new();
+    for f in &files {
+        let name = f.strip_prefix(root).unwrap().display().to_string();
+        // Extensionless files (scripts) may be binary; only text is read.
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        found.extend(
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| issue_citation(l).is_some())
+                .map(|(n, l)| format!("{name}:{}: {}", n + 1, l.trim())),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "these lines cite an issue number; history belongs in git: say why in the comment (or \
+         what the test proves in its name, a requirement ID such as MCP-11 may stay), or \
+         delete it when it only tells history:\n{}",
+        found.join("\n")
     );
 }
 

@@ -1,4 +1,4 @@
-//! Hostile test of `files_trash` (issue 7): a thread keeps swapping a folder of the project for
+//! Hostile test of `files_trash`: a thread keeps swapping a folder of the project for
 //! a symlink to a folder outside it (`renameat2(RENAME_EXCHANGE)`, so the name is always one
 //! or the other) while items below that folder are prepared and trashed. Nothing outside the
 //! root may ever be trashed, in 1,000 iterations; what was trashed is what was inside.

@@ -1,4 +1,4 @@
-//! Preview tabs end to end (issue 9): the person's tabs over the real API, `[demo:readpage]`
+//! Preview tabs end to end: the person's tabs over the real API, `[demo:readpage]`
 //! through the real adapter and simulator reading a page of real headless Chromium served by a
 //! loopback site of the test, `[demo:openweb]` with its one-time tickets (claimed and
 //! acknowledged through the API as the UI would), and the web-only mode (SIM-08, SIM-14,
@@ -789,7 +789,7 @@ fn tab_ids(list: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// Issue 9 ("reorder"), WEB-09: the person moves tabs within their session's order; the active
+/// WEB-09: the person moves tabs within their session's order; the active
 /// tab stays, another session's tabs are untouched, list_preview_tabs follows the new order,
 /// and a bad index or tab changes nothing.
 #[tokio::test]
@@ -884,7 +884,7 @@ async fn the_person_moves_tabs_and_the_models_list_follows() {
     assert_eq!(active(listed), [n2.as_str()]);
 }
 
-/// Issue 9, WEB-36: a dialog still waiting for the person is announced again to every stream
+/// WEB-36: a dialog still waiting for the person is announced again to every stream
 /// of its session that connects (a UI that showed another session, or reloaded); once
 /// answered it is not.
 #[tokio::test]

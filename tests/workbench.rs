@@ -1,4 +1,4 @@
-//! The workbench's recovery paths end to end over the real API (issue 12 §2): what streamed
+//! The workbench's recovery paths end to end over the real API: what streamed
 //! before a stop or a failure is kept as a partial answer and reaches the next request only as
 //! the spec allows; Retry is the same message as a new run and never re-executes an old tool;
 //! a rate limit within the window is waited out, and the run loop and its message agree.

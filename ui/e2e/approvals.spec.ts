@@ -1,4 +1,4 @@
-// Approval safety in real Chromium against a real Host (issue 12 §1): a card appears without
+// Approval safety in real Chromium against a real Host: a card appears without
 // taking focus, so typing goes on into the message box and answers nothing; A/R answer only a
 // card the person moved to; Esc stops the run from anywhere, a focused card included.
 import { test, expect, type Page, type Request } from "@playwright/test";

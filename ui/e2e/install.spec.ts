@@ -1,4 +1,4 @@
-// Conversation-assisted MCP install as a person sees it (issue 10, UI-17): `[demo:install]` in
+// Conversation-assisted MCP install as a person sees it (UI-17): `[demo:install]` in
 // real Chromium against `wisp serve --simulate`, whose own loopback npm registry holds the demo
 // package; the real npm installs it. The install card shows source, directory, package and
 // impact; the activation is a separate card; the QA sample stays in memory.
@@ -40,7 +40,7 @@ test("the install card shows what npm will do; approved, a separate activation c
   await expect(activate.locator(".inst-impact").getByText(/from your next message/)).toBeVisible();
   await expect(page.getByRole("group", { name: /Approved: install wisp-demo-mcp@1\.0\.0/ })).toBeVisible();
   // npm's live output stays under the install call: each step and npm's own lines, in a log
-  // screen readers skip (issue 10).
+  // screen readers skip.
   const log = page.locator('[data-call-id]').filter({ hasText: "mcp_install_npm" }).getByRole("region", { name: "Live output" });
   await expect(log).toBeVisible();
   await expect(log).toHaveAttribute("aria-live", "off");

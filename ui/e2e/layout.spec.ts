@@ -1,4 +1,4 @@
-// A layout that fits the window (issue 12 §5), in real Chromium at 800 and 1,920 px: the
+// A layout that fits the window, in real Chromium at 800 and 1,920 px: the
 // preview collapses to a toggle on narrow windows, the approval card keeps its buttons in view,
 // long titles truncate with a tooltip, lines stay readable on wide screens, the sidebar keeps
 // its header while the list scrolls, older runs load as the person scrolls up without moving

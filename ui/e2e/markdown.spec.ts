@@ -1,4 +1,4 @@
-// Markdown like the tools people use (issue 12 §4), in real Chromium: GitHub-flavoured
+// Markdown like the tools people use, in real Chromium: GitHub-flavoured
 // constructs, highlighted and named code blocks with Copy, a highlight theme per colour scheme,
 // and a long word that wraps instead of overflowing, at 800 and 1,920 px.
 import { test, expect } from "@playwright/test";

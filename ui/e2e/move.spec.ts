@@ -1,4 +1,4 @@
-// The files_move card in real Chromium against a real Host (issue 7, FILE-21): source → target
+// The files_move card in real Chromium against a real Host (FILE-21): source → target
 // with the counts the Host's tree fingerprint binds; approving moves the folder on disk, and a
 // tree changed after the card is refused with nothing moved.
 import { test, expect, type Page } from "@playwright/test";

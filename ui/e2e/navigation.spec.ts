@@ -1,5 +1,5 @@
-// Keyboard navigation between sessions and what an open page does when the Host restarts
-// (issue 14, "in the UI"): the event stream reconnects from the last sequence number it saw and
+// Keyboard navigation between sessions and what an open page does when the Host restarts:
+// the event stream reconnects from the last sequence number it saw and
 // the page shows what the restarted Host holds, without a reload.
 import { test, expect } from "@playwright/test";
 import { AUTH, SCREENS, startHost, stopHost, type Host } from "./host";

@@ -1,4 +1,4 @@
-// open_webpage as a person uses it (issue 9, SIM-08, WEB-02..04, UI-07) in web-only mode:
+// open_webpage as a person uses it (SIM-08, WEB-02..04, UI-07) in web-only mode:
 // `[demo:openweb]` asks to show the simulator's own test site; the card shows the URL whole
 // and names it a loopback address; approved, this UI claims the ticket from its event stream,
 // the Host's web tab of the session shows the URL, and the UI's acknowledgement makes the

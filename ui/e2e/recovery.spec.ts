@@ -1,4 +1,4 @@
-// Recovery in one click (issue 12 §2) in real Chromium against a real Host: a stopped answer
+// Recovery in one click in real Chromium against a real Host: a stopped answer
 // keeps what streamed; Retry, Continue, Edit & resend and Copy do what they say, and the Host
 // agrees (checked over the API).
 import { test, expect, type Page } from "@playwright/test";

@@ -1,4 +1,4 @@
-// The files_replace card in real Chromium against a real Host (issue 7, FILE-16, "diff with the
+// The files_replace card in real Chromium against a real Host (FILE-16, "diff with the
 // file as it is at approval"): the diff is against the file the approval is bound to; when the
 // file is edited after the card appeared, the card says so as soon as the person looks, shows no
 // diff against the edited file, and approving is refused as stale with the edit kept.

@@ -121,7 +121,7 @@ test.describe("in Chinese", () => {
     return line;
   }
 
-  test("failed runs are worded in Chinese from their kind: a dead address and a refused key (issue 11)", async ({ page }) => {
+  test("failed runs are worded in Chinese from their kind: a dead address and a refused key", async ({ page }) => {
     const net = await import("node:net");
     const port = await new Promise<number>((res) => {
       const s = net.createServer().listen(0, "127.0.0.1", () => {

@@ -1,4 +1,4 @@
-// The right panel renders the Host's tabs (issue 9, UI-07, WEB-05, WEB-36), in real Chromium
+// The right panel renders the Host's tabs (UI-07, WEB-05, WEB-36), in real Chromium
 // against a real Host: on a web-only Host (`--web-only`) a web tab is a sandboxed iframe of a
 // loopback site of the test; tabs are opened, switched and closed through the Host (closing a
 // web page asks first: Keep keeps it, Close closes it), a reload shows the same tabs, a file an
@@ -222,7 +222,7 @@ test("web-only: a close question still waiting is shown again after a reload and
 test("native: a web tab is a page of the Host's headless Chromium, shown by title, URL, load state and live view", async ({ page }) => {
   host = await startHost();
   await page.setViewportSize({ width: 1280, height: 900 });
-  // The live view's two endpoints belong to the screencast (another part of issue 9): here the
+  // The live view's two endpoints belong to the screencast (tests/live_view.rs): here the
   // network answers for them — first no frame, then one — and records the clicks.
   let frames = 0;
   const fronts: string[] = [];

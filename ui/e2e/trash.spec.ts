@@ -1,4 +1,4 @@
-// files_trash as a person uses it (issue 7): the card of `[demo:trash]` in real Chromium against
+// files_trash as a person uses it: the card of `[demo:trash]` in real Chromium against
 // a real Host, the file moved into the Host's trash on approval — a trash in the test's temp
 // dir (XDG_DATA_HOME, see host.ts), never the machine's.
 import { test, expect } from "@playwright/test";

@@ -1,4 +1,4 @@
-// Waiting must look like waiting (issue 12 §3), in real Chromium against a real Host: elapsed
+// Waiting must look like waiting, in real Chromium against a real Host: elapsed
 // time while a model request is open, a retry notice that stays while the service makes Wisp
 // wait, and sessions that wait for an approval marked in the list and counted in the tab title.
 import { test, expect, type Page } from "@playwright/test";

@@ -1,4 +1,4 @@
-// Words (issue 12 §6) in real Chromium against a real Host: plurals, cards titled by their
+// Words in real Chromium against a real Host: plurals, cards titled by their
 // outcome, "not answered" in plain words, no diff when a write changes nothing, and a tool
 // list reported as the success it is.
 import { test, expect, type Page } from "@playwright/test";

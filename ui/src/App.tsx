@@ -63,7 +63,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
 
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
-  // The session's preview tabs, held by the Host (issue 9): kept per session there.
+  // The session's preview tabs, held by the Host: kept per session there.
   const tabs = useSessionTabs(api, currentId, report);
   const onTabsLive = useRef(tabs.onLive);
   onTabsLive.current = tabs.onLive;
@@ -92,7 +92,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     document.querySelector(`[data-session-id="${CSS.escape(currentId)}"]`)?.scrollIntoView?.({ block: "nearest" });
   }, [currentId]);
 
-  // Sessions waiting for the person's approval, also those not on screen (issue 12 §3): the
+  // Sessions waiting for the person's approval, also those not on screen: the
   // list is re-read every few seconds and each active run's status looked up.
   const [waitingPoll, setWaitingPoll] = useState<Set<string>>(new Set());
   useEffect(() => {

@@ -146,7 +146,7 @@ const en = {
   trashGoes: "What goes",
   trashCounts: "{files} {files:file|files} and {dirs} {dirs:folder|folders}",
   mkdirNote: "Creates exactly this one folder.",
-  // Conversation-assisted MCP install (issue 10, UI-17).
+  // Conversation-assisted MCP install (UI-17).
   instPackage: "Package",
   instBin: "Runs the bin",
   instArgs: "Startup arguments",
@@ -612,7 +612,7 @@ const zh: Dict = {
   trashGoes: "移走的内容",
   trashCounts: "{files} 个文件，{dirs} 个文件夹",
   mkdirNote: "只创建这一个文件夹。",
-  // 对话安装 MCP（issue 10, UI-17）。
+  // 对话安装 MCP（UI-17）。
   instPackage: "包",
   instBin: "运行的 bin",
   instArgs: "启动参数",

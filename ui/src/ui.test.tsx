@@ -34,7 +34,7 @@ describe("i18n", () => {
     expect(Object.keys(dictionaries.zh).sort()).toEqual(en);
     for (const lang of ["en", "zh"] as const) for (const v of Object.values(dictionaries[lang])) expect(v.trim()).not.toBe("");
   });
-  it("words every run error kind the Host can send in both languages, with its parameters (issue 11)", () => {
+  it("words every run error kind the Host can send in both languages, with its parameters", () => {
     const params = { host: "api.example.test", port: "8443", source: "DEEPSEEK_BASE_URL", status: "418", model: "m-1", steps: "7", asked: "90", limit: "60", waited: "45" };
     const zh = translator("zh");
     expect(RUN_ERROR_KINDS.length).toBeGreaterThan(20);
@@ -57,7 +57,7 @@ describe("i18n", () => {
     expect(runErrorText(zh, { kind: "new_kind", message: "HOST SENTENCE", params })).toBe("HOST SENTENCE");
     expect(runErrorText(zh, { kind: "connect", message: "HOST SENTENCE" })).toBe("HOST SENTENCE");
   });
-  it("says a session's cost is a lower bound when some runs had no estimate (issue 11)", () => {
+  it("says a session's cost is a lower bound when some runs had no estimate", () => {
     const base = { promptTokens: 1, completionTokens: 1, reasoningTokens: 0, cacheHitTokens: 0, cacheMissTokens: 1 };
     const en = translator("en");
     expect(sessionCostText(en, { ...base, estimatedCost: 0.5, runsWithoutEstimate: 0 })).toBe("This session: ≈ 0.500000 USD");
@@ -70,7 +70,7 @@ describe("i18n", () => {
   it("fills in variables", () => {
     expect(translator("zh")("steps", { n: 2, c: 3 })).toBe("2 轮，3 次工具调用");
   });
-  it("says 1 step, 1 tool call — plurals only where English has them (issue 12 §6)", () => {
+  it("says 1 step, 1 tool call — plurals only where English has them", () => {
     expect(translator("en")("steps", { n: 1, c: 1 })).toBe("1 step, 1 tool call");
     expect(translator("en")("steps", { n: 2, c: 1 })).toBe("2 steps, 1 tool call");
     expect(translator("en")("steps", { n: 1, c: 0 })).toBe("1 step, 0 tool calls");
@@ -179,7 +179,7 @@ describe("ApprovalCard", () => {
     expect(screen.getByRole("status").textContent).toContain("No longer pending");
   });
 
-  // Issue 12 §1: typing that happens to contain an "a" or "r" must never answer a card.
+  // Typing that happens to contain an "a" or "r" must never answer a card.
   it("never takes the focus when it appears: typing goes on in the box and decides nothing", async () => {
     const onDecide = vi.fn(async () => "approved" as const);
     const box = document.createElement("textarea");
@@ -419,7 +419,7 @@ describe("RunView", () => {
     expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
   });
 
-  it("shows how long the open model request has been waiting (issue 12 §3)", () => {
+  it("shows how long the open model request has been waiting", () => {
     render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
       live={{ step: 0, text: "", thinking: false, requestSince: Date.now() - 5_400 }}
       onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />, "zh"));
@@ -518,7 +518,7 @@ describe("decision keys", () => {
 });
 
 describe("Markdown", () => {
-  it("renders GitHub-flavoured markdown: tables, task lists, strikethrough, autolinks (issue 12 §4)", () => {
+  it("renders GitHub-flavoured markdown: tables, task lists, strikethrough, autolinks", () => {
     const { container } = render(withT(<Markdown text={"| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~old~~ see https://example.com\n\n> quoted"} />));
     expect(container.querySelectorAll("table td").length).toBe(2);
     const boxes = container.querySelectorAll<HTMLInputElement>("input[type=checkbox]");

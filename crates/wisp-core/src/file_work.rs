@@ -1,6 +1,6 @@
 //! Counted blocking file work: every file task of the Host (tool calls, previews, project
 //! checks) holds a slot while it runs, so `/api/health` can say when tasks pile up and new ones
-//! are refused before they could exhaust the blocking thread pool (issue 13 §1).
+//! are refused before they could exhaust the blocking thread pool.
 //!
 //! The sandbox never blocks on what a project holds (FIFOs, sockets and devices are refused
 //! without being opened), but a hung network or FUSE file system can still hold a thread in a

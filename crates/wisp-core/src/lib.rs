@@ -13,6 +13,17 @@
 //!   broadcast. Reasoning goes to the store's private table and back to the model, never into
 //!   events or answers.
 //!
+//! - A session inherits the default project given to `wisp serve`; an unnamed one is named
+//!   after its first message.
+//! - A folder is authorized only while the Host's project map holds its handle:
+//!   [`Host::revoke_project`] stores the revocation, removes the handle, clears the default
+//!   project and wakes waiting file approvals, which become void. A run in flight keeps its
+//!   tool list (INTRO-07), but its file work, and web tools' use of the folder, is refused
+//!   from then on (an approved change re-checks after it gets the change queue; one already
+//!   executing still finishes). Sessions keep their `projectId` and lose their root;
+//!   authorizing the folder again restores it.
+//! - `/api/health` says `degraded` when blocking file tasks pile up (`file_work.rs`).
+//!
 //! This crate never speaks HTTP and never writes SQL; it never prints.
 
 mod file_work;

@@ -28,13 +28,13 @@ pub use wisp_protocol::limits::{
 };
 
 /// Total time one model request waits out rate limits (429 with a `Retry-After` of at most
-/// [`MAX_RETRY_DELAY`]) before the run fails; these waits do not use up [`MODEL_ATTEMPTS`]
-/// (issue 12 §2).
+/// [`MAX_RETRY_DELAY`]) before the run fails; these waits do not use up [`MODEL_ATTEMPTS`],
+/// since the provider asked for them and said when to come back.
 pub const RATE_LIMIT_WINDOW: Duration = Duration::from_secs(60);
 
 /// Blocking file tasks (tool calls, previews) that may run at once; more are refused, so
 /// threads stuck on a hung file system cannot exhaust tokio's blocking pool (512 threads) that
-/// the rest of the Host needs (issue 13 §1).
+/// the rest of the Host needs.
 pub const MAX_FILE_TASKS: usize = 64;
 
 /// Blocking file tasks running at once from which `/api/health` says `degraded`: file work
@@ -67,6 +67,6 @@ pub const TICKET_CLAIM_TIMEOUT: Duration = Duration::from_secs(30);
 /// it the result is "status unknown" and nothing is retried (WEB-38).
 pub const TICKET_ACK_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Output lines one tool call sends live, and the length of one (issue 10: npm's output shown
-/// to the person, capped); defined with the wire type, which states them.
+/// Output lines one tool call sends live, and the length of one (npm's output shown to
+/// the person, capped); defined with the wire type, which states them.
 pub use wisp_protocol::limits::{MAX_TOOL_OUTPUT_LINE_BYTES, MAX_TOOL_OUTPUT_LINES};

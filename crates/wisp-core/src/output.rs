@@ -1,4 +1,4 @@
-//! The live output of a running tool call (issue 10: npm's output shown to the person,
+//! The live output of a running tool call (npm's output shown to the person,
 //! capped, progress included): `tool_output` events for the call's session, never stored.
 //!
 //! The run loop makes one [`OutputSink`] per call and hands it to the tool in its context; a
@@ -200,7 +200,7 @@ mod tests {
         out
     }
 
-    /// Issue 10: at most MAX_TOOL_OUTPUT_LINES output lines per call; the rest is counted and
+    /// At most MAX_TOOL_OUTPUT_LINES output lines per call; the rest is counted and
     /// said once per step and at the end; step lines always go through.
     #[test]
     fn output_lines_are_capped_per_call_and_the_rest_is_counted() {

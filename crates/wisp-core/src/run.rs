@@ -1,5 +1,21 @@
 //! The run loop (RUN-*): model rounds, serial tool execution in call order, approvals,
 //! cancel, bounded retries of the model request, the step budget.
+//!
+//! - A failed model request is retried with backoff up to `MODEL_ATTEMPTS`; tool results
+//!   already recorded are reused, never executed again. A 429 whose `Retry-After` is at most
+//!   `MAX_RETRY_DELAY` is waited out as asked without using up an attempt, within
+//!   `RATE_LIMIT_WINDOW` per request; one asking for longer fails at once, saying so (never a
+//!   retry earlier than asked).
+//! - A round cut off by a stop or a failure keeps the text that had streamed as a `partial`
+//!   step (no calls, no reasoning); the next request sends it back as the assistant's own
+//!   answer followed by a note that it was cut off there.
+//! - Each call of a round is a `RoundCall`: Wisp's own id (`RUN-sSTEP-cINDEX`), which the
+//!   store, events, approvals, the API and the UI use, and the provider's call, whose id is
+//!   used only on the wire.
+//! - Cancel ends the run at any point, also while a file task is stuck: the call ends
+//!   cancelled and the thread is abandoned (its file-task slot is freed only when it ends).
+//!
+//! The run loop names no tool: what a call does is its `Tool`'s business (`tool.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;

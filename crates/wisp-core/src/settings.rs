@@ -1,4 +1,4 @@
-//! Settings → Model (issue 11): which provider, endpoint, model, thinking mode, key and prices
+//! Settings → Model: which provider, endpoint, model, thinking mode, key and prices
 //! the next run uses; where each value comes from; the connection check and its problems.
 //!
 //! - Precedence per field: a flag (`--simulate` pins the simulator) or an environment variable
@@ -10,6 +10,11 @@
 //!   memory once, and never leaves the Host but in the `Authorization` header of the endpoint.
 //! - The same check ("Test connection": `GET /models` and "is the model offered") runs at
 //!   start, after every change and on request; its outcome is the Host's model problem.
+//! - A problem, and a failed run's `RunError` ([`run_error_of`]), is a stable kind with the
+//!   parameters its sentence names (host, port, source, status), so the UI words it in the
+//!   person's language. `RunErrorKind` is an enum, so the OpenAPI document lists every kind;
+//!   the UI's list (`ui/src/features/settings/runErrorKinds.ts`) is checked against that enum
+//!   by `tests/settings.rs`.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -235,7 +240,7 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
 }
 
 /// A failed model request of a run, as a stable kind with what its sentence names, so a UI
-/// can word it in the person's language (issue 11).
+/// can word it in the person's language.
 pub(crate) fn run_error_of(e: &ModelError, active: &ActiveModel) -> p::RunError {
     use p::RunErrorKind as K;
     let kind = match e.kind() {

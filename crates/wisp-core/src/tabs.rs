@@ -1,4 +1,4 @@
-//! The preview tabs of every session (issue 9, WEB-*, UI-07), owned by the Host: order, the
+//! The preview tabs of every session (WEB-*, UI-07), owned by the Host: order, the
 //! active tab, opaque IDs stable for the Host's lifetime, the lists the model was given, and
 //! the dialogs waiting for the person. Web tabs are pages of the preview browser
 //! (`wisp-preview`) when there is one; without it (no browser found, `--web-only`) they are
@@ -6,6 +6,22 @@
 //!
 //! Nothing here is stored: tabs, lists and dialogs live in memory only, so a restart opens and
 //! reads nothing (WEB-06, WEB-13).
+//!
+//! - A list given to the model is valid for [`TAB_LIST_VALIDITY`]; a read uses its entry once
+//!   and binds tab, page and navigation version.
+//! - Dialogs waiting for the person: `close_confirm` (asked whether the agent or the person
+//!   closes a web tab, default keep), then the page's `beforeunload`. A waiting one is
+//!   announced again to every stream of its session that connects, until answered or expired.
+//! - The person moves a tab (`POST /api/tabs/{id}/move`): past the end is the end; the active
+//!   tab and the model's list bindings stay, and `list_preview_tabs` follows the new order.
+//! - `preview_tab_action` takes exactly reload, back, forward and close, and re-checks kind,
+//!   URL or path and navigation version from the list; a tab that is loading or has a question
+//!   waiting refuses actions; an action the browser never answered is "status unknown", never
+//!   retried. A file or folder tab's reload re-checks the sandbox.
+//! - Workspace tabs are folder views of the project (`.` for its root), opened, listed and
+//!   refreshed only while the folder is still inside the authorization.
+//! - The person's live view (the latest JPEG frame) and bringing a tab to the front exist only
+//!   for pages of Wisp's own browser.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -152,7 +152,7 @@ fn io_err(path: &str, e: &std::io::Error) -> FsError {
 }
 
 /// Added to every open of a file: opening a FIFO without it waits for a peer forever, and the
-/// stat before the open cannot rule out a FIFO swapped in right after it (issue 13 §1).
+/// stat before the open cannot rule out a FIFO swapped in right after it.
 fn nonblocking() -> i32 {
     rustix::fs::OFlags::NONBLOCK.bits() as i32
 }

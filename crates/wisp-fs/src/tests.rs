@@ -156,8 +156,8 @@ fn read_returns_text_in_parts_with_the_cap_at_the_limit() {
     assert_eq!((rest.content.as_str(), rest.partial), ("b", false));
 }
 
-/// What a preview gets to tell whether it shows the content a change is bound to (issue 7, the
-/// replace card): the digest of exactly the bytes shown, and only when they are the whole file.
+/// What a preview gets to tell whether it shows the content a change is bound to (the replace
+/// card's diff): the digest of exactly the bytes shown, and only when they are the whole file.
 #[test]
 fn a_whole_read_has_the_digest_a_replace_binds_and_a_part_has_none() {
     let f = fixture();
@@ -350,7 +350,7 @@ fn a_symlink_swapped_in_after_approval_cannot_make_a_write_escape() {
     assert!(!f.outside.join("escape.txt").exists());
 }
 
-// ---- issue 13 §1: nothing in the project can make an open block -----------------------------
+// ---- nothing in the project can make an open block ------------------------------------------
 
 fn mkfifo(path: &Path) {
     let status = std::process::Command::new("mkfifo")
@@ -453,7 +453,7 @@ fn listing_a_folder_with_a_fifo_and_a_socket_never_opens_them() {
     assert_eq!(e.kind, FsErrorKind::NotADirectory, "{e}");
 }
 
-// ---- issue 13 §4: a write keeps the file's mode; hard links are not split ------------------
+// ---- a write keeps the file's mode; hard links are not split ---------------------------------
 
 fn mode_of(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
@@ -569,7 +569,7 @@ fn temp_files_have_a_recognisable_name() {
     assert_eq!(e.kind, FsErrorKind::InvalidPath);
 }
 
-// ---- issue 14 bug 2: the content digest is bound ---------------------------------------------
+// ---- the content digest is bound: same size and mtime are not the same content ---------------
 
 #[test]
 fn a_same_size_edit_in_place_after_prepare_is_refused() {
@@ -668,7 +668,7 @@ fn a_file_past_the_replace_limit_is_refused() {
     assert_eq!(e.kind, FsErrorKind::TooLarge, "{e}");
 }
 
-// ---- issue 13 §6: what total counts ----------------------------------------------------------
+// ---- what total counts ----------------------------------------------------------------------
 
 #[test]
 fn total_counts_listable_entries_not_skipped_ones() {

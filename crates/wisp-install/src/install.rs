@@ -589,7 +589,7 @@ pub(crate) fn resolve_bin(dir: &Path, plan: &InstallPlan) -> Result<String, Inst
     };
     if !is_js {
         return Err(bad(format!(
-            "the bin {relative:?} is not JavaScript; only JavaScript bins are installed (INST-15)"
+            "the bin {relative:?} is not JavaScript; only JavaScript bins are installed"
         )));
     }
     Ok(real.to_string_lossy().into_owned())

@@ -1,4 +1,4 @@
-//! Wisp's conversation-assisted MCP install, the core without the Host (issue 10, INST-*):
+//! Wisp's conversation-assisted MCP install, the core without the Host (INST-*):
 //! validated npm install plans, the pinned npm procedure that installs one into
 //! `<data dir>/mcp-installs/<plan digest>`, and the command check of "register an existing
 //! program". It knows nothing of runs, approvals or the Host; the Host's tools

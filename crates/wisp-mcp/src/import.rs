@@ -1,4 +1,4 @@
-//! Import proposals from other hosts' configs (issue 8, "Import"): Claude Desktop, Cursor and a
+//! Import proposals from other hosts' configs: Claude Desktop, Cursor and a
 //! project's VS Code `mcp.json`. A proposal is only a proposal: the Host shows it, the person
 //! picks, the server arrives disabled, and the `env` values come back separately so the Host
 //! can offer to put them in the secret store. Remote (`url`) entries are listed as not

@@ -1,4 +1,4 @@
-//! Wisp's client manager for local stdio MCP servers (issue 8, MCP-*): spawn a configured
+//! Wisp's client manager for local stdio MCP servers (MCP-*): spawn a configured
 //! program, speak the Model Context Protocol with it through the official Rust SDK (`rmcp`),
 //! discover and validate its tools, call them with a timeout, and stop it with its whole
 //! process group. Plus the non-secret config file and import proposals from other hosts.

@@ -1,4 +1,4 @@
-//! The hostile-server suite (issue 8, Tests): each case ends in a clear error, or in the
+//! The hostile-server suite: each case ends in a clear error, or in the
 //! client carrying on, and never in a hang.
 
 use std::time::Duration;

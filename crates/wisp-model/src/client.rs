@@ -1,6 +1,9 @@
 //! The HTTP side: one `reqwest` client, requests to `…/chat/completions` and `…/models`,
 //! status and transport errors mapped to [`ModelError`], the idle timeout, and cancellation by
 //! drop (dropping the future drops the response, which closes its connection at once).
+//!
+//! The idle timeout's deadline moves only when a *data* event arrives, never for a keep-alive
+//! comment: a server that only keeps the connection alive is still stalled.
 
 use std::time::Duration;
 

@@ -294,7 +294,7 @@ mod tests {
 
     #[test]
     fn the_cap_is_per_event_when_events_carry_id_and_event_lines() {
-        // Regression (issue 14, bug 1): the fast path dispatched without resetting the count,
+        // The fast path once dispatched without resetting the count,
         // so `id:` lines of earlier events added up until a valid stream was refused.
         let twice = b"id: 1\ndata: x\n\nid: 1\ndata: x\n\n";
         assert_eq!(

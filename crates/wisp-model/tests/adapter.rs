@@ -380,7 +380,8 @@ async fn keep_alives_do_not_reset_the_idle_timeout() {
     let client = DeepSeekClient::new(config).unwrap();
     let e = ask(&client, "hello [fault:stall]").await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::IdleTimeout, "{e}");
-    // A stall is called a stall, not a connection that closed early (issue 12 §3).
+    // A stall is called a stall, not a connection that closed early: the
+    // person waits differently for each.
     assert!(e.to_string().contains("stalled: no data for 0.6 s"), "{e}");
     assert!(e.retryable());
 }

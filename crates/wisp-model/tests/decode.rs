@@ -359,7 +359,7 @@ fn a_final_done_without_its_blank_line_still_completes() {
 
 #[test]
 fn id_and_event_lines_on_every_event_do_not_add_up_to_the_cap() {
-    // Issue 14, bug 1: several OpenAI-compatible servers put `id:` and `event: message` on
+    // Several OpenAI-compatible servers put `id:` and `event: message` on
     // every event; the per-event cap must not count them across events.
     let event = chunk(r#"{"content":"x"}"#);
     let cap = event.trim_end().len() + "id: 99999\nevent: message".len();

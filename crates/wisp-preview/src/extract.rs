@@ -2,6 +2,15 @@
 //! input from the model, run in an isolated world of the page. The page's own scripts cannot
 //! see it or change the built-ins it uses there; it reads only the DOM and the browser's
 //! rendering of it, and returns only text a person can see.
+//!
+//! "Can see" (WEB-23): `checkVisibility`, its own `visibility`, a font size after transforms
+//! and zoom of at least `MIN_FONT_PX`, no transparent mask or heavy blur, the text's rectangles
+//! inside every clipping ancestor and the page's scrollable area (text below the fold or inside
+//! a scroll box counts; negative offsets and fixed boxes out of view do not), and a contrast of
+//! at least `MIN_CONTRAST` against the resolved background (kept when an image makes it
+//! unknowable). One capped walk of the body; the root is the visible article with the most
+//! visible text, else such a main, else the body (WEB-21). The navigation version is checked
+//! before and after the read, and the read returns the document's own `location.href`.
 
 use serde::Deserialize;
 

@@ -52,7 +52,7 @@ pub struct Health {
     pub web_tabs: WebTabs,
 }
 
-/// How web tabs are shown (issue 9, WEB-05, WEB-14).
+/// How web tabs are shown (WEB-05, WEB-14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WebTabs {

@@ -47,7 +47,7 @@ pub const MAX_PRICE_NOTE_CHARS: usize = 300;
 /// Models one price table may price.
 pub const MAX_PRICED_MODELS: usize = 50;
 
-/// Characters of a local MCP server's name (issue 8).
+/// Characters of a local MCP server's name: it labels a settings row and prefixes its tools.
 pub const MAX_MCP_NAME_CHARS: usize = 64;
 
 /// Characters of an MCP server's command, of one argument and of its working directory.
@@ -81,7 +81,7 @@ pub const MAX_TAB_PATH_CHARS: usize = 4_096;
 
 /// Output lines (`tool_output` events of kind `output`) one tool call sends live; past it the
 /// lines are held back and counted (a `held_back` event says how many). Step lines are not
-/// counted: a tool has a few of them (issue 10: npm's output shown to the person, capped).
+/// counted: a tool has a few of them.
 pub const MAX_TOOL_OUTPUT_LINES: usize = 500;
 
 /// Bytes of one `tool_output` line: room for wisp-install's lines (npm's, cut at 4 KiB and

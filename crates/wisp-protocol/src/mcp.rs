@@ -1,4 +1,4 @@
-//! The wire types of local MCP servers (issue 8): `GET/POST /api/mcp/servers`,
+//! The wire types of local MCP servers: `GET/POST /api/mcp/servers`,
 //! `PUT/DELETE /api/mcp/servers/{id}`, `…/activate`, `…/disable`, `…/refresh` and
 //! `GET/POST /api/mcp/import`. No type here ever carries a secret value out: variables go in
 //! with their values and come back as names with a storage mode only.

@@ -1,4 +1,4 @@
-//! Wire types of the preview tabs (issue 9, WEB-*, UI-07): the right panel's tabs of a session,
+//! Wire types of the preview tabs (WEB-*, UI-07): the right panel's tabs of a session,
 //! what the person asks of them, the dialogs Wisp shows about them and the open tickets.
 
 use schemars::JsonSchema;

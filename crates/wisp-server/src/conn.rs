@@ -1,7 +1,7 @@
 //! Serving connections with bounds: at most [`ServeConfig::max_connections`] at once, a deadline
 //! for each request head, and a deadline for silence. Without them, sockets that send partial
 //! headers or nothing at all pile up until the process runs out of open files and the UI's own
-//! requests time out (issue 13 §3).
+//! requests time out.
 //!
 //! At the cap, a new connection takes the place of the oldest one that has not yet sent a
 //! complete request (a flood of silent sockets then cannot keep the UI out, even for the

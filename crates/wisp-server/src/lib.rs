@@ -10,6 +10,18 @@
 //! generated from the types the handlers take and return (`openapi.rs`); connections are
 //! bounded in number, header time and silence (`conn.rs`).
 //!
+//! The event stream (`GET /api/sessions/{id}/events`) subscribes before it replays from the
+//! store (in pages of [`limits::REPLAY_PAGE`]), then forwards live events with a higher `seq`;
+//! a lagging subscriber re-reads from the store. Before that it announces the session's
+//! `open_webpage` tickets still waiting for a claim. `after` and `Last-Event-ID` above
+//! `MAX_SEQ` (the store's integers) or not a number are 400, never a silent replay from 0.
+//!
+//! Every answer carries `X-Content-Type-Options: nosniff` and `Referrer-Policy: no-referrer`;
+//! API answers have `default-src 'none'` as their CSP. The UI (`ui/dist`, embedded by
+//! `build.rs`; `WISP_UI_PREBUILT=1` skips its build when it exists) is served with a strict
+//! CSP: `script-src 'self'`, nothing may frame the UI, and it may frame http(s) pages (which
+//! the UI sandboxes).
+//!
 //! It never prints, and it never logs tokens, bodies, file contents or reasoning.
 
 use std::convert::Infallible;

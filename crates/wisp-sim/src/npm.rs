@@ -1,4 +1,5 @@
-//! A tiny npm registry on loopback for simulation mode (issue 10): it holds one package, the
+//! A tiny npm registry on loopback for simulation mode, so an install runs the real npm
+//! procedure without the network: it holds one package, the
 //! demo MCP server of `crates/wisp-install/demo-package/` (plain JavaScript, no dependencies,
 //! one `echo` tool), packed at start into a real `.tgz` with a real sha512 integrity, and
 //! answers `GET /<name>` with its packument (with the version's `time`), `GET /<name>/<version>`

@@ -1029,7 +1029,7 @@ fn result_field(turn: &Turn<'_>, field: &str) -> Option<String> {
     v.get(field)?.as_str().map(str::to_owned)
 }
 
-/// Issue 10: list → install (approval) → list (the disabled config) → activate (approval).
+/// `[demo:install]`: list → install (approval) → list (the disabled config) → activate (approval).
 fn demo_install(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     let (package, version, bin) = DEMO_INSTALL_PACKAGE;
     let stop = |what: &str| {

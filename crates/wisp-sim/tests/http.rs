@@ -247,8 +247,9 @@ async fn models_are_listed_under_both_paths() {
     }
 }
 
-/// Issue 13 §6: the request log is a ring. Past `MAX_RECORDED_REQUESTS` the oldest leave, the
-/// `seq`s keep counting, and a stream that starts after the ring turned still gets its outcome.
+/// The request log is a ring, so a long simulated session cannot grow it without bound. Past
+/// `MAX_RECORDED_REQUESTS` the oldest leave, the `seq`s keep counting, and a stream that starts
+/// after the ring turned still gets its outcome.
 #[tokio::test]
 async fn the_request_log_keeps_only_the_newest_requests() {
     use wisp_sim::limits::MAX_RECORDED_REQUESTS;
@@ -285,7 +286,7 @@ async fn the_request_log_keeps_only_the_newest_requests() {
     );
 }
 
-/// Issue 13 §6: large bodies are dropped oldest first once the kept ones pass
+/// Large bodies are dropped oldest first once the kept ones pass
 /// `MAX_RECORDED_BODY_BYTES`; the newest request is always kept whole.
 #[tokio::test]
 async fn the_request_log_keeps_its_bodies_within_a_byte_budget() {

@@ -9,6 +9,13 @@
 //! WAL with `synchronous = NORMAL` survives the Host being killed at any point (a committed
 //! transaction is in the log; an uncommitted one is rolled back on open). This crate never
 //! prints and holds no async state: callers keep each call short.
+//!
+//! - [`Store::open`] runs `PRAGMA quick_check` before anything may write: a damaged file is
+//!   [`StoreError::Damaged`] and is left as it was. Migrations are numbered in `migrations.rs`.
+//! - A tool call's `call_id` is Wisp's own, unique in its run; `wire_id` is what
+//!   [`Store::model_history`] answers it by on the wire.
+//! - [`Store::interrupt_unfinished`] turns leftovers into `interrupted`, `cancelled` or `void`
+//!   in one transaction, with the caller's reason (at start, or at shutdown).
 
 mod migrations;
 mod settings;

@@ -82,12 +82,12 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE projects ADD COLUMN revoked_at INTEGER;
     CREATE INDEX approvals_by_run ON approvals(run_id);
     "#,
-    // 3: a round cut off by a stop or a failure keeps the text that streamed, marked partial
-    // (issue 12 §2).
+    // 3: a round cut off by a stop or a failure keeps the text that streamed, marked partial,
+    // so a reload still shows what the person saw stream before the round ended.
     r#"
     ALTER TABLE steps ADD COLUMN partial INTEGER NOT NULL DEFAULT 0;
     "#,
-    // 4: Settings → Model (issue 11): which provider and model answered each run, and the
+    // 4: Settings → Model: which provider and model answered each run, and the
     // non-secret settings (one JSON value per name; keys live in the OS secret store only).
     r#"
     ALTER TABLE runs ADD COLUMN provider TEXT;
@@ -98,7 +98,7 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     );
     "#,
     // 5: a run error's parameters (host, port, source, status, …) so a UI can word it in the
-    // person's language (issue 11); older rows have none.
+    // person's language; older rows have none.
     r#"
     ALTER TABLE runs ADD COLUMN error_params TEXT;
     "#,

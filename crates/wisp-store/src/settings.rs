@@ -1,4 +1,4 @@
-//! Settings → Model in the store (issue 11): the non-secret settings, one JSON value per name,
+//! Settings → Model in the store: the non-secret settings, one JSON value per name,
 //! which provider and model answered each run, and a session's usage totals. No secret is
 //! ever written here: API keys live in the OS secret store or in the Host's memory.
 

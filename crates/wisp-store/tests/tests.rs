@@ -38,7 +38,7 @@ fn an_old_database_is_migrated_with_its_data_kept() {
 }
 
 /// A run failed under schema 4 (no error parameters) reads back with its kind and message and
-/// no parameters, so the UI keeps the Host's sentence for it (issue 11).
+/// no parameters, so the UI keeps the Host's sentence for it.
 #[test]
 fn a_run_error_stored_before_params_reads_back_without_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -357,7 +357,7 @@ fn calls_stored_before_wire_ids_answer_by_their_old_id() {
     );
 }
 
-// ---- a damaged file is named, never silently replaced (issue 13 §5) ------------------------
+// ---- a damaged file is named, never silently replaced ----------------------------------------
 
 /// A store with a few sessions, runs and events in it, checkpointed into the main file the way
 /// a clean shutdown leaves it.
@@ -450,7 +450,7 @@ fn a_file_that_is_not_a_database_is_refused_as_damaged() {
     assert_eq!(std::fs::read(&path).unwrap(), bytes);
 }
 
-/// Settings → Model (issue 11): settings by name, which model answered a run, session totals.
+/// Settings → Model: settings by name, which model answered a run, session totals.
 #[test]
 fn settings_run_models_and_session_totals_are_kept() {
     let (_d, s) = store();

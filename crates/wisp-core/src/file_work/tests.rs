@@ -1,6 +1,6 @@
 //! Counted file tasks with work that really blocks: a FIFO opened with plain `std::fs`, which
 //! waits for a writer the way a read on a hung file system waits, or a thread parked on a
-//! channel (issue 13 §1). The sandbox itself never blocks like this; these tests hold the run
+//! channel. The sandbox itself never blocks like this; these tests hold the run
 //! loop's and the Host's side to account.
 
 use std::path::{Path, PathBuf};

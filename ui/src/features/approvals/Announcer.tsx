@@ -1,4 +1,4 @@
-// Tells the person a card is waiting without taking their focus (issue 12 §1): a polite live
+// Tells the person a card is waiting without taking their focus: a polite live
 // region that names each new pending approval once. It exists before any card so screen
 // readers read what is put in it.
 import { useContext, useEffect, useRef, useState } from "react";

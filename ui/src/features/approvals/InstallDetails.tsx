@@ -1,4 +1,4 @@
-// What the approval cards of the install tools show (issue 10, INST-04/05/08, UI-17): for
+// What the approval cards of the install tools show (INST-04/05/08, UI-17): for
 // mcp_install_npm the exact package@version, bin, args, the source registry, the install
 // directory, a clean-up of an unfinished attempt, what the registry's document of the version
 // says (description, license, repository, publish time, dependencies, integrity, install

@@ -1,4 +1,4 @@
-// Write and replace cards diff only against the file their approval is bound to (issue 7, the
+// Write and replace cards diff only against the file their approval is bound to (the
 // replace card: "diff with the file as it is at approval"): the preview's digest equal to the
 // bound one → the diff; different (edited, or gone) → the stale notice and no diff against the
 // wrong file; a failed fetch → said, never a silent fallback. And the hook that fetches the

@@ -1,4 +1,4 @@
-// The approval cards of the install tools (issue 10, UI-17, INST-04/05/08/10): what the person
+// The approval cards of the install tools (UI-17, INST-04/05/08/10): what the person
 // must see before npm runs or a program starts, and that only their own act answers the card.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";

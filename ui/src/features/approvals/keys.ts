@@ -1,4 +1,4 @@
-// Which keystrokes may answer an approval card (issue 12 §1). A decision by keyboard needs a
+// Which keystrokes may answer an approval card. A decision by keyboard needs a
 // card the person moved to on purpose — by Tab or by a click, never because something else
 // focused it — and a plain, single press of A or R: no modifier, no key repeat, no IME
 // composition. Everything else (typing in a text field above all) never answers a card.

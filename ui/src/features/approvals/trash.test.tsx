@@ -1,4 +1,4 @@
-// The files_trash approval card (issue 7, UI-10..13): the path, what the tree fingerprint binds
+// The files_trash approval card (UI-10..13): the path, what the tree fingerprint binds
 // (files and folders), and that it goes to the trash, restorable — in both languages.
 import { afterEach, describe, expect, it } from "vitest";
 import { cleanup, render, screen } from "@testing-library/react";

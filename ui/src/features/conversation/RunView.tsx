@@ -36,7 +36,7 @@ function useNow(on: boolean) {
   return now;
 }
 
-/** How long a model request has been open, while it is (issue 12 §3). */
+/** How long a model request has been open, while it is. */
 function Elapsed({ since }: { since: number }) {
   const t = useT();
   const now = useNow(true);
@@ -52,7 +52,7 @@ interface Props {
   currentFile: (approvalId: string) => CurrentFile | undefined;
   /** The person looks at a card: its file is fetched again. */
   onLook: (approvalId: string) => void;
-  /** Recovery (issue 12 §2); absent where a run cannot be started now. */
+  /** Recovery; absent where a run cannot be started now. */
   actions?: RunActions;
 }
 

@@ -1,4 +1,4 @@
-// A running tool call's live output (issue 10: npm's output shown to the person, capped,
+// A running tool call's live output (npm's output shown to the person, capped,
 // progress included): the Host's `tool_output` events, never stored, kept here per call in
 // memory only — so a reload or another session starts empty, and once a call has ended its
 // result carries npm's tail. Shown under the call as a small scrolling log that screen readers

@@ -1,4 +1,4 @@
-// The live output log of a running call (issue 10: npm's output shown to the person, capped,
+// The live output log of a running call (npm's output shown to the person, capped,
 // progress included): the stream's `tool_output` events of the shown session only, under
 // their call, the latest MAX_LOG_LINES kept, held-back counts worded, silent to screen readers
 // except for the step names, and gone when another session is shown.

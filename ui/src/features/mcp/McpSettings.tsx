@@ -1,4 +1,4 @@
-// Settings → Local MCP (issue 8, MCP-02..09, MCP-16..21, UI-08, UI-09): the configured servers
+// Settings → Local MCP (MCP-02..09, MCP-16..21, UI-08, UI-09): the configured servers
 // with their command as an argument list, directory, variable names (never values), status and
 // tools; add, edit, import, trust and activate, disable, refresh, delete. Trusting a server is a
 // deliberate act: an inline confirmation that says the program runs with the person's rights,

@@ -1,4 +1,4 @@
-// Settings → Local MCP on the wire (GET/POST/PUT /api/mcp/servers…, issue 8's contract);
+// Settings → Local MCP on the wire (GET/POST/PUT /api/mcp/servers…);
 // keep in step with crates/wisp-protocol/src/mcp.rs. No type here ever holds a stored secret value:
 // the Host sends variable names and storage modes only.
 

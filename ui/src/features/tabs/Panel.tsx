@@ -1,4 +1,4 @@
-// The right panel (issue 9, UI-07): the session's tabs as the Host holds them — order, the
+// The right panel (UI-07): the session's tabs as the Host holds them — order, the
 // active one, title and kind — and the active tab's view. The person's actions (a new tab, a web
 // page they type, activate, move, close) go to the Host; the panel shows what the Host answers.
 // A tab moves by dragging it onto another tab's place, or with Ctrl+Shift+←/→ while it has the

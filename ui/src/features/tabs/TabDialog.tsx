@@ -1,4 +1,4 @@
-// The questions the Host asks the person about a tab (issue 9, WEB-36): "close this page?"
+// The questions the Host asks the person about a tab (WEB-36): "close this page?"
 // (default: keep) and a page's own `beforeunload` (Leave/Stay). Neither is a tool approval.
 // **Invariant:** only a deliberate click answers: the safe button (Keep, Stay) has the focus,
 // Escape and clicks outside do nothing, and a held key never reaches the other button.

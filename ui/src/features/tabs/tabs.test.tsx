@@ -1,4 +1,4 @@
-// The right panel's pieces in jsdom with a mocked fetch (issue 9): the live view of a native web
+// The right panel's pieces in jsdom with a mocked fetch: the live view of a native web
 // tab (GET …/screen at most 2×/s, a placeholder on 404, a click calls …/front), the iframe of a
 // web-only tab (sandboxed, no referrer, never the UI's own origin), the notices of a page that
 // moved itself and of a blocked download, the Host's tabs in the panel, and the dialog that
@@ -196,7 +196,7 @@ describe("the panel", () => {
   });
 });
 
-describe("the panel: moving tabs (issue 9, reorder)", () => {
+describe("the panel: moving tabs", () => {
   const tab = (id: string, active = false): PreviewTab => ({ tabId: `tab_${id.repeat(32)}`, kind: "file", title: `T${id}`, active, path: `T${id}` });
   const [a, b, c] = [tab("a"), tab("b", true), tab("c")];
   // The panel over tabs kept by the QA page's reducer, so a move re-renders as the Host's answer would.

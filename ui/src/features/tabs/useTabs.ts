@@ -1,4 +1,4 @@
-// A session's preview tabs as the Host holds them (issue 9, UI-07): the list is read from the
+// A session's preview tabs as the Host holds them (UI-07): the list is read from the
 // Host, again on every `tabs` event, and the person's actions (open, activate, move, close) go to the
 // Host, which answers with the new state (a move shows at once, then as the Host answers). Nothing is kept here that the Host does not hold, so a
 // reload shows the same tabs. `dialog` events queue the questions the Host waits on.
