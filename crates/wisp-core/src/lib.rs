@@ -30,7 +30,9 @@ mod file_work;
 pub mod limits;
 mod mcp;
 mod output;
+mod projects;
 mod run;
+mod runs;
 mod settings;
 mod tabs;
 mod tool;
@@ -40,13 +42,12 @@ pub use settings::{EnvModel, ModelProbe, ModelSetup, SimEndpoint, default_prices
 pub use tabs::PreviewBackend;
 pub use wisp_fs::TrashConfig;
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tokio::sync::{broadcast, oneshot, watch};
+use tokio::sync::{broadcast, watch};
 use wisp_fs::Sandbox;
 use wisp_model::DeepSeekClient;
 use wisp_protocol as p;
@@ -150,17 +151,11 @@ pub(crate) struct Inner {
     settings: Mutex<Option<settings::SettingsState>>,
     /// Counts connection checks, so an older check that ends late does not win.
     check_generation: AtomicU64,
-    default_project: Mutex<Option<String>>,
     pub(crate) config: HostConfig,
-    active: Mutex<HashMap<String, ActiveRun>>,
-    pub(crate) approvals: Mutex<HashMap<String, PendingApproval>>,
-    /// The folder handle of each authorized project. A handle is authorized exactly while this
-    /// map holds it ([`Host::authorized_sandbox`]): revoking removes it, and an entry is never
-    /// replaced while present, so a run's handle from before a revoke stays refused.
-    sandboxes: Mutex<HashMap<String, Arc<Sandbox>>>,
-    /// Bumped by every revoke, to wake what waits on a handle's authorization (a pending file
-    /// approval).
-    revocations: watch::Sender<u64>,
+    /// The runs in progress and their pending approvals.
+    pub(crate) runs: runs::Runs,
+    /// The authorized projects' folder handles and the default project.
+    pub(crate) projects: projects::Projects,
     pub(crate) events: broadcast::Sender<p::Live>,
     /// Every file-changing execution of the Host holds this (APPR-05), until the write has
     /// really ended, also when its run stopped waiting for it.
@@ -172,20 +167,6 @@ pub(crate) struct Inner {
     pub(crate) mcp: Arc<mcp::McpHost>,
     /// Every session's preview tabs (in memory only).
     pub(crate) tabs: tabs::Tabs,
-}
-
-struct ActiveRun {
-    run_id: String,
-    cancel: watch::Sender<bool>,
-    done: watch::Receiver<bool>,
-}
-
-pub(crate) struct PendingApproval {
-    pub(crate) session_id: String,
-    pub(crate) run_id: String,
-    pub(crate) call_id: String,
-    pub(crate) digest: String,
-    pub(crate) decide: oneshot::Sender<p::Decision>,
 }
 
 /// Why file work of a revoked project is refused.
@@ -244,12 +225,9 @@ impl Host {
                 model_problem: Mutex::new(model_problem),
                 settings: Mutex::new(None),
                 check_generation: AtomicU64::new(0),
-                default_project: Mutex::new(None),
                 config,
-                active: Mutex::new(HashMap::new()),
-                approvals: Mutex::new(HashMap::new()),
-                sandboxes: Mutex::new(HashMap::new()),
-                revocations: watch::channel(0).0,
+                runs: runs::Runs::default(),
+                projects: projects::Projects::default(),
                 events: events.clone(),
                 change_queue: Arc::new(tokio::sync::Mutex::new(())),
                 file_tasks: Arc::default(),
@@ -377,9 +355,9 @@ impl Host {
             .store
             .upsert_project(&new_id("p"), &root, now_ms())?;
         // An authorized project keeps its handle: runs holding it stay authorized.
-        lock(&self.inner.sandboxes)
-            .entry(project.id.clone())
-            .or_insert_with(|| Arc::new(sandbox));
+        self.inner
+            .projects
+            .keep(&project.id, Arc::new(sandbox), || Ok::<_, CoreError>(true))?;
         Ok(project)
     }
 
@@ -397,23 +375,12 @@ impl Host {
                 format!("no authorized project {id}"),
             )
         };
-        {
-            // Under the map's lock, so `sandbox_for` cannot put a handle back meanwhile.
-            let mut sandboxes = lock(&self.inner.sandboxes);
-            if !self.inner.store.revoke_project(id, now_ms())? {
-                return Err(no_such());
-            }
-            sandboxes.remove(id);
+        // Stored first: `sandbox_for` checks the store under the handles' lock, so a handle
+        // it puts back meanwhile is gone once the revoke drops it.
+        if !self.inner.store.revoke_project(id, now_ms())? {
+            return Err(no_such());
         }
-        {
-            let mut default = lock(&self.inner.default_project);
-            if default.as_deref() == Some(id) {
-                *default = None;
-            }
-        }
-        self.inner
-            .revocations
-            .send_modify(|n| *n = n.wrapping_add(1));
+        self.inner.projects.revoked(id);
         tracing::info!(project = %id, "project authorization revoked");
         Ok(())
     }
@@ -427,10 +394,7 @@ impl Host {
         let Some(sandbox) = sandbox else {
             return Err("this session has no authorized project folder".into());
         };
-        if lock(&self.inner.sandboxes)
-            .values()
-            .any(|s| Arc::ptr_eq(s, sandbox))
-        {
+        if self.inner.projects.is_authorized(sandbox) {
             Ok(sandbox.clone())
         } else {
             Err(REVOKED.into())
@@ -442,7 +406,7 @@ impl Host {
     pub(crate) fn sandbox_revoked(&self, sandbox: &Arc<Sandbox>) -> tool::BoxFuture<String> {
         let host = self.clone();
         let sandbox = sandbox.clone();
-        let mut revocations = self.inner.revocations.subscribe();
+        let mut revocations = self.inner.projects.revocations();
         Box::pin(async move {
             loop {
                 if let Err(reason) = host.authorized_sandbox(Some(&sandbox)) {
@@ -458,7 +422,7 @@ impl Host {
 
     /// Makes `project_id` the project of sessions created without one (`wisp serve DIR`).
     pub fn set_default_project(&self, project_id: &str) {
-        *lock(&self.inner.default_project) = Some(project_id.to_owned());
+        self.inner.projects.set_default_project(project_id);
     }
 
     /// Records (or clears) why the model cannot be used, e.g. after a start-up check found the
@@ -475,7 +439,7 @@ impl Host {
     /// Starts a session, in a project when given (it then inherits the project's root).
     pub fn create_session(&self, mut request: p::CreateSession) -> Result<p::Session, CoreError> {
         if request.project_id.is_none() {
-            request.project_id = lock(&self.inner.default_project).clone();
+            request.project_id = self.inner.projects.default_project();
         }
         if let Some(pid) = &request.project_id
             && self.inner.store.project(pid)?.is_none()
@@ -502,10 +466,7 @@ impl Host {
     /// Every session, newest first.
     pub fn sessions(&self) -> Result<Vec<p::Session>, CoreError> {
         let mut sessions = self.inner.store.sessions()?;
-        let active = lock(&self.inner.active);
-        for s in &mut sessions {
-            s.active_run_id = active.get(&s.id).map(|a| a.run_id.clone());
-        }
+        self.inner.runs.mark_active(&mut sessions);
         Ok(sessions)
     }
 
@@ -516,7 +477,7 @@ impl Host {
             .store
             .session(id)?
             .ok_or_else(|| fail(CoreErrorKind::NotFound, format!("no session {id}")))?;
-        s.active_run_id = lock(&self.inner.active).get(id).map(|a| a.run_id.clone());
+        s.active_run_id = self.inner.runs.active_run_id(id);
         Ok(s)
     }
 
@@ -533,8 +494,8 @@ impl Host {
         let (Some(pid), Some(root)) = (&session.project_id, &session.root) else {
             return Ok(None);
         };
-        if let Some(s) = lock(&self.inner.sandboxes).get(pid) {
-            return Ok(Some(s.clone()));
+        if let Some(s) = self.inner.projects.get(pid) {
+            return Ok(Some(s));
         }
         let sandbox = Arc::new(Sandbox::open(Path::new(root)).map_err(|e| {
             fail(
@@ -542,14 +503,10 @@ impl Host {
                 format!("the project folder cannot be opened: {e}"),
             )
         })?);
-        let mut sandboxes = lock(&self.inner.sandboxes);
         // A revoke may have come since the session was read: then there is no folder.
-        if self.inner.store.project(pid)?.is_none() {
-            return Ok(None);
-        }
-        Ok(Some(
-            sandboxes.entry(pid.clone()).or_insert(sandbox).clone(),
-        ))
+        self.inner.projects.keep(pid, sandbox, || {
+            Ok(self.inner.store.project(pid)?.is_some())
+        })
     }
 
     /// The rows of a run that starts: the run, its model, and the title of an unnamed session.
@@ -605,34 +562,35 @@ impl Host {
         let run_id = new_id("r");
         let (cancel, cancel_rx) = watch::channel(false);
         let (done_tx, done) = watch::channel(false);
-        {
-            // The session's one slot is taken under the lock; the run's rows are written after
-            // it is released, so no database write waits on (or holds up) other sessions.
-            let mut active = lock(&self.inner.active);
-            if let Some(a) = active.get(session_id) {
+        // The session's one slot is taken first; the run's rows are written after, so no
+        // database write waits on (or holds up) another session's run.
+        let reserved = self.inner.runs.reserve(
+            session_id,
+            runs::ActiveRun {
+                run_id: run_id.clone(),
+                cancel,
+                done,
+            },
+        );
+        match reserved {
+            Ok(()) => {}
+            Err(runs::Busy::Running(other)) => {
                 return Err(fail(
                     CoreErrorKind::Conflict,
                     format!(
-                        "run {} is still in progress in this session; wait for it or cancel it",
-                        a.run_id
+                        "run {other} is still in progress in this session; wait for it or cancel it"
                     ),
                 ));
             }
-            active.insert(
-                session_id.to_owned(),
-                ActiveRun {
-                    run_id: run_id.clone(),
-                    cancel,
-                    done,
-                },
-            );
+            Err(runs::Busy::Deleting) => {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    "this session is being deleted",
+                ));
+            }
         }
         if let Err(e) = self.record_run_start(&session, &run_id, text, &model) {
-            let mut active = lock(&self.inner.active);
-            if active.get(session_id).is_some_and(|a| a.run_id == run_id) {
-                active.remove(session_id);
-            }
-            drop(active);
+            self.inner.runs.release(session_id, &run_id);
             let _ = done_tx.send(true);
             return Err(e);
         }
@@ -660,9 +618,10 @@ impl Host {
         let host = self.clone();
         let span = tracing::info_span!("run", session = %session_id, run = %run_id);
         let session_id = session_id.to_owned();
+        let ended = run_id.clone();
         tokio::spawn(async move {
             tracing::Instrument::instrument(run::drive(ctx), span).await;
-            let finished = lock(&host.inner.active).remove(&session_id);
+            let finished = host.inner.runs.release(&session_id, &ended);
             if let Some(a) = finished {
                 let _ = done_tx.send(true);
                 drop(a);
@@ -710,19 +669,16 @@ impl Host {
     /// `cancelled`, which is never fed to the model as a tool error (RUN-06).
     pub fn cancel_run(&self, run_id: &str) -> Result<(), CoreError> {
         let run = self.run(run_id)?;
-        let active = lock(&self.inner.active);
-        match active.get(&run.session_id) {
-            Some(a) if a.run_id == run_id => {
-                let _ = a.cancel.send(true);
-                Ok(())
-            }
-            _ => Err(fail(
+        if self.inner.runs.cancel(&run.session_id, run_id) {
+            Ok(())
+        } else {
+            Err(fail(
                 CoreErrorKind::Conflict,
                 format!(
                     "run {run_id} is not in progress (it is {})",
                     wire_name(run.status)
                 ),
-            )),
+            ))
         }
     }
 
@@ -730,24 +686,7 @@ impl Host {
     /// in this Host, the digest matches, and (when named) the session matches: an approval is
     /// used once and never survives cancel, completion or restart.
     pub fn decide(&self, approval_id: &str, request: &p::Decide) -> Result<(), CoreError> {
-        let pending = {
-            let mut map = lock(&self.inner.approvals);
-            let Some(found) = map.get(approval_id) else {
-                drop(map);
-                return Err(match self.inner.store.approval(approval_id)? {
-                    Some(a) => fail(
-                        CoreErrorKind::Conflict,
-                        format!(
-                            "approval {approval_id} is no longer pending (it is {})",
-                            wire_name(a.state)
-                        ),
-                    ),
-                    None => fail(
-                        CoreErrorKind::NotFound,
-                        format!("no approval {approval_id}"),
-                    ),
-                });
-            };
+        let taken = self.inner.runs.take_approval(approval_id, |found| {
             if request
                 .session_id
                 .as_deref()
@@ -764,8 +703,22 @@ impl Host {
                     "the digest does not match the arguments awaiting approval; reload and decide again",
                 ));
             }
-            map.remove(approval_id)
-                .ok_or_else(|| fail(CoreErrorKind::Conflict, "approval already decided"))?
+            Ok(())
+        })?;
+        let Some(pending) = taken else {
+            return Err(match self.inner.store.approval(approval_id)? {
+                Some(a) => fail(
+                    CoreErrorKind::Conflict,
+                    format!(
+                        "approval {approval_id} is no longer pending (it is {})",
+                        wire_name(a.state)
+                    ),
+                ),
+                None => fail(
+                    CoreErrorKind::NotFound,
+                    format!("no approval {approval_id}"),
+                ),
+            });
         };
         let state = match request.decision {
             p::Decision::Approve => p::ApprovalState::Approved,
@@ -871,15 +824,16 @@ impl Host {
     /// without `beforeunload`: nobody is left to answer). Refused while a run is in progress.
     pub fn delete_session(&self, id: &str) -> Result<(), CoreError> {
         self.session(id)?;
-        let active = lock(&self.inner.active);
-        if let Some(a) = active.get(id) {
+        // Marked, not locked, while the rows go: no run starts in it meanwhile.
+        if let Err(run) = self.inner.runs.begin_delete(id) {
             return Err(fail(
                 CoreErrorKind::Conflict,
-                format!("run {} is in progress; cancel it first", a.run_id),
+                format!("run {run} is in progress; cancel it first"),
             ));
         }
-        self.inner.store.delete_session(id)?;
-        drop(active);
+        let deleted = self.inner.store.delete_session(id);
+        self.inner.runs.end_delete(id);
+        deleted?;
         let _ = self.inner.tabs.close_session(id);
         Ok(())
     }
@@ -963,19 +917,14 @@ impl Host {
     pub fn begin_shutdown(&self) {
         // send_replace: the value must change even when nobody subscribes to it.
         self.inner.shutting_down.send_replace(true);
-        for a in lock(&self.inner.active).values() {
-            let _ = a.cancel.send(true);
-        }
+        self.inner.runs.cancel_all();
     }
 
     /// Stops taking runs, cancels those in flight and waits for them (bounded) so they end
     /// cleanly, then marks anything still unfinished `interrupted` and checkpoints the store.
     pub async fn shutdown(&self, grace: Duration) {
         self.begin_shutdown();
-        let waits: Vec<watch::Receiver<bool>> = lock(&self.inner.active)
-            .values()
-            .map(|a| a.done.clone())
-            .collect();
+        let waits = self.inner.runs.done_signals();
         let all = async {
             for mut w in waits {
                 let _ = w.wait_for(|d| *d).await;

@@ -864,7 +864,7 @@ impl Host {
         let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
             return Vec::new();
         };
-        let project = lock(&self.inner.default_project).clone().and_then(|id| {
+        let project = self.inner.projects.default_project().and_then(|id| {
             self.inner
                 .store
                 .projects()

@@ -31,9 +31,10 @@ use wisp_model::{
 use wisp_protocol as p;
 
 use crate::output::OutputSink;
+use crate::runs::PendingApproval;
 use crate::tool::{Binding, ChangeError, Checked, Execute, FileWork, Prepared, Subject, ToolCtx};
 use crate::tools;
-use crate::{Host, PendingApproval, lock, new_id, now_ms};
+use crate::{Host, lock, new_id, now_ms};
 
 pub(crate) struct RunCtx {
     pub(crate) host: Host,
@@ -800,7 +801,7 @@ async fn with_approval(
         tracing::error!(error = %e, "approval not stored");
         return failed(format!("the approval could not be recorded; {unchanged}"));
     }
-    lock(&ctx.host.inner.approvals).insert(
+    ctx.host.inner.runs.add_approval(
         approval_id.clone(),
         PendingApproval {
             session_id: ctx.session_id.clone(),
@@ -851,9 +852,7 @@ async fn with_approval(
         other => {
             // Cancelled or voided: if the approval is still pending it becomes void; a
             // decision that raced in is never executed.
-            let was_pending = lock(&ctx.host.inner.approvals)
-                .remove(&approval_id)
-                .is_some();
+            let was_pending = ctx.host.inner.runs.remove_approval(&approval_id).is_some();
             if was_pending
                 && ctx
                     .host

@@ -69,9 +69,7 @@ fn ctx(f: &Fixture) -> (RunCtx, watch::Sender<bool>) {
         text: String::new(),
         tools: Vec::new(),
         snapshot: crate::tools::run_snapshot(false, Vec::new()),
-        sandbox: crate::lock(&f.host.inner.sandboxes)
-            .get(&f.project_id)
-            .cloned(),
+        sandbox: f.host.inner.projects.get(&f.project_id),
         cancel: cancel_rx,
         model: Arc::new(crate::settings::ActiveModel::fixed(
             None,

@@ -1,0 +1,268 @@
+//! The runs in progress and their pending approvals: one lock over both, taken briefly. Never
+//! held across `.await`, a database write or any other I/O — callers read or write the store
+//! before or after, never inside. A session has at most one run in progress; an approval is
+//! pending exactly while this map holds it, and is taken out once (decided, voided or
+//! cancelled).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+
+use tokio::sync::{oneshot, watch};
+use wisp_protocol as p;
+
+use crate::lock;
+
+/// A run in progress in a session.
+pub(crate) struct ActiveRun {
+    pub(crate) run_id: String,
+    /// Set to `true` to cancel the run.
+    pub(crate) cancel: watch::Sender<bool>,
+    /// Turns `true` (or closes) once the run has ended and is stored.
+    pub(crate) done: watch::Receiver<bool>,
+}
+
+/// An approval waiting for the person's decision.
+pub(crate) struct PendingApproval {
+    pub(crate) session_id: String,
+    pub(crate) run_id: String,
+    pub(crate) call_id: String,
+    pub(crate) digest: String,
+    pub(crate) decide: oneshot::Sender<p::Decision>,
+}
+
+/// Why a session cannot take a new run now.
+pub(crate) enum Busy {
+    /// This run is in progress in it.
+    Running(String),
+    /// It is being deleted.
+    Deleting,
+}
+
+#[derive(Default)]
+struct State {
+    /// By session.
+    active: HashMap<String, ActiveRun>,
+    /// By approval id.
+    approvals: HashMap<String, PendingApproval>,
+    /// Sessions being deleted: they take no run until the deletion has ended.
+    deleting: HashSet<String>,
+}
+
+/// The runs in progress and their pending approvals.
+#[derive(Default)]
+pub(crate) struct Runs {
+    state: Mutex<State>,
+}
+
+impl Runs {
+    /// The run in progress in `session_id`.
+    pub(crate) fn active_run_id(&self, session_id: &str) -> Option<String> {
+        lock(&self.state)
+            .active
+            .get(session_id)
+            .map(|a| a.run_id.clone())
+    }
+
+    /// Sets each session's `active_run_id`.
+    pub(crate) fn mark_active(&self, sessions: &mut [p::Session]) {
+        let state = lock(&self.state);
+        for s in sessions {
+            s.active_run_id = state.active.get(&s.id).map(|a| a.run_id.clone());
+        }
+    }
+
+    /// Takes the session's one slot for `run`, unless it is busy.
+    pub(crate) fn reserve(&self, session_id: &str, run: ActiveRun) -> Result<(), Busy> {
+        let mut state = lock(&self.state);
+        if let Some(a) = state.active.get(session_id) {
+            return Err(Busy::Running(a.run_id.clone()));
+        }
+        if state.deleting.contains(session_id) {
+            return Err(Busy::Deleting);
+        }
+        state.active.insert(session_id.to_owned(), run);
+        Ok(())
+    }
+
+    /// Frees the session's slot if `run_id` holds it; the run that held it.
+    pub(crate) fn release(&self, session_id: &str, run_id: &str) -> Option<ActiveRun> {
+        let mut state = lock(&self.state);
+        if state
+            .active
+            .get(session_id)
+            .is_some_and(|a| a.run_id == run_id)
+        {
+            state.active.remove(session_id)
+        } else {
+            None
+        }
+    }
+
+    /// Cancels `run_id` if it is the run in progress in `session_id`; whether it was.
+    pub(crate) fn cancel(&self, session_id: &str, run_id: &str) -> bool {
+        match lock(&self.state).active.get(session_id) {
+            Some(a) if a.run_id == run_id => {
+                let _ = a.cancel.send(true);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Cancels every run in progress.
+    pub(crate) fn cancel_all(&self) {
+        for a in lock(&self.state).active.values() {
+            let _ = a.cancel.send(true);
+        }
+    }
+
+    /// What turns true once each run in progress now has ended.
+    pub(crate) fn done_signals(&self) -> Vec<watch::Receiver<bool>> {
+        lock(&self.state)
+            .active
+            .values()
+            .map(|a| a.done.clone())
+            .collect()
+    }
+
+    /// Marks `session_id` as being deleted, unless a run is in progress in it (that run).
+    /// [`Runs::end_delete`] ends the mark.
+    pub(crate) fn begin_delete(&self, session_id: &str) -> Result<(), String> {
+        let mut state = lock(&self.state);
+        if let Some(a) = state.active.get(session_id) {
+            return Err(a.run_id.clone());
+        }
+        state.deleting.insert(session_id.to_owned());
+        Ok(())
+    }
+
+    pub(crate) fn end_delete(&self, session_id: &str) {
+        lock(&self.state).deleting.remove(session_id);
+    }
+
+    /// Adds a pending approval.
+    pub(crate) fn add_approval(&self, approval_id: String, pending: PendingApproval) {
+        lock(&self.state).approvals.insert(approval_id, pending);
+    }
+
+    /// Takes a pending approval out (it is no longer pending); `None` if it was not.
+    pub(crate) fn remove_approval(&self, approval_id: &str) -> Option<PendingApproval> {
+        lock(&self.state).approvals.remove(approval_id)
+    }
+
+    /// Takes a pending approval out if `check` accepts it; `Ok(None)` if it is not pending,
+    /// `check`'s error (the approval stays pending) if not accepted.
+    pub(crate) fn take_approval<E>(
+        &self,
+        approval_id: &str,
+        check: impl FnOnce(&PendingApproval) -> Result<(), E>,
+    ) -> Result<Option<PendingApproval>, E> {
+        let mut state = lock(&self.state);
+        let Some(found) = state.approvals.get(approval_id) else {
+            return Ok(None);
+        };
+        check(found)?;
+        Ok(state.approvals.remove(approval_id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(id: &str) -> (ActiveRun, watch::Receiver<bool>, watch::Sender<bool>) {
+        let (cancel, cancelled) = watch::channel(false);
+        let (done_tx, done) = watch::channel(false);
+        (
+            ActiveRun {
+                run_id: id.into(),
+                cancel,
+                done,
+            },
+            cancelled,
+            done_tx,
+        )
+    }
+
+    fn approval(session: &str) -> (PendingApproval, oneshot::Receiver<p::Decision>) {
+        let (decide, decided) = oneshot::channel();
+        (
+            PendingApproval {
+                session_id: session.into(),
+                run_id: "r1".into(),
+                call_id: "c1".into(),
+                digest: "d".into(),
+                decide,
+            },
+            decided,
+        )
+    }
+
+    #[test]
+    fn one_run_per_session_and_only_its_own_run_frees_the_slot() {
+        let runs = Runs::default();
+        let (a, _, _) = run("r1");
+        assert!(runs.reserve("s1", a).is_ok());
+        let (b, _, _) = run("r2");
+        assert!(matches!(runs.reserve("s1", b), Err(Busy::Running(r)) if r == "r1"));
+        let (c, _, _) = run("r3");
+        assert!(runs.reserve("s2", c).is_ok(), "another session is free");
+        assert!(
+            runs.release("s1", "r2").is_none(),
+            "not the run in progress"
+        );
+        assert_eq!(runs.active_run_id("s1").as_deref(), Some("r1"));
+        assert!(runs.release("s1", "r1").is_some());
+        assert_eq!(runs.active_run_id("s1"), None);
+    }
+
+    #[test]
+    fn cancel_reaches_only_the_named_run() {
+        let runs = Runs::default();
+        let (a, cancelled, _) = run("r1");
+        runs.reserve("s1", a).ok();
+        assert!(!runs.cancel("s1", "r9"));
+        assert!(!*cancelled.borrow());
+        assert!(runs.cancel("s1", "r1"));
+        assert!(*cancelled.borrow());
+        let (b, other, _) = run("r2");
+        runs.reserve("s2", b).ok();
+        runs.cancel_all();
+        assert!(*other.borrow());
+        assert_eq!(runs.done_signals().len(), 2);
+    }
+
+    #[test]
+    fn a_session_being_deleted_takes_no_run_and_one_with_a_run_is_not_deleted() {
+        let runs = Runs::default();
+        assert!(runs.begin_delete("s1").is_ok());
+        let (a, _, _) = run("r1");
+        assert!(matches!(runs.reserve("s1", a), Err(Busy::Deleting)));
+        runs.end_delete("s1");
+        let (a, _, _) = run("r1");
+        assert!(runs.reserve("s1", a).is_ok());
+        assert_eq!(runs.begin_delete("s1"), Err("r1".to_owned()));
+    }
+
+    #[test]
+    fn an_approval_is_taken_out_once_and_a_refused_check_leaves_it_pending() {
+        let runs = Runs::default();
+        let (pending, _decided) = approval("s1");
+        runs.add_approval("ap1".into(), pending);
+        let refused: Result<_, &str> = runs.take_approval("ap1", |_| Err("wrong digest"));
+        assert!(matches!(refused, Err("wrong digest")));
+        let taken = runs.take_approval("ap1", |a| {
+            assert_eq!(a.session_id, "s1");
+            Ok::<(), &str>(())
+        });
+        assert!(matches!(taken, Ok(Some(_))));
+        assert!(matches!(
+            runs.take_approval("ap1", |_| Ok::<(), ()>(())),
+            Ok(None)
+        ));
+        let (pending, _decided) = approval("s1");
+        runs.add_approval("ap2".into(), pending);
+        assert!(runs.remove_approval("ap2").is_some());
+        assert!(runs.remove_approval("ap2").is_none());
+    }
+}
