@@ -17,7 +17,11 @@
 //! a current-thread one instead.
 
 // A benchmark reports on the terminal.
-#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark prints its report"
+)]
 
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};

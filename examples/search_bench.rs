@@ -7,11 +7,11 @@
 //! (256 KB) and the total (8 MB) stay as they are. ripgrep runs with the same exclusions
 //! (`-F -c`, hidden and binary skipped by its defaults, the six folders by `-g '!NAME'`).
 
-#![allow(
-    clippy::unwrap_used,
+#![expect(
     clippy::expect_used,
     clippy::print_stdout,
-    clippy::print_stderr
+    clippy::print_stderr,
+    reason = "a benchmark: a failed setup should stop it at once, and it prints its report"
 )]
 
 use std::path::Path;

@@ -15,7 +15,11 @@
 //! `id:` and `event: message` lines, as several OpenAI-compatible servers send them.
 
 // A benchmark reports on the terminal.
-#![allow(clippy::print_stdout, clippy::print_stderr, missing_docs)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark prints its report"
+)]
 
 use std::process::{Command, ExitCode};
 use std::time::Instant;

@@ -1,8 +1,11 @@
 //! `wisp`: the command line. It parses arguments and wires crates together; it has no logic
 //! of its own.
 
-// The binary is the one place that talks to the terminal.
-#![allow(clippy::print_stdout, clippy::print_stderr)]
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the binary is the one place that talks to the terminal"
+)]
 
 use std::net::SocketAddr;
 use std::process::ExitCode;

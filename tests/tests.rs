@@ -1,7 +1,11 @@
 //! Integration tests of the `wisp` binary and repository-wide rules.
 
-// A failing test should stop at the line that failed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    reason = "a failing test should stop at the line that failed"
+)]
 
 mod api_contract;
 mod call_ids;

@@ -294,6 +294,60 @@ fn library_crates_do_not_print() {
     }
 }
 
+/// A lint is silenced only with `#[expect(lint, reason = "…")]`: the reason says why, and the
+/// compiler says when the exception is no longer needed (a bare `#[allow]` stays forever).
+#[test]
+fn lints_are_silenced_with_a_reason_that_expires() {
+    let manifest = std::env::var("CARGO_MANIFEST_DIR")
+        .unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_owned());
+    let root = Path::new(&manifest);
+    let mut files = Vec::new();
+    for dir in ["crates", "src", "tests", "examples"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    files.push(root.join("build.rs"));
+    let allow = ["#[allow(", "#![allow("];
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if allow.iter().any(|a| line.trim_start().starts_with(a)) {
+                found.push(format!("{}:{}", f.display(), i + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "use #[expect(lint, reason = \"why\")] instead of a bare allow at: {found:?}"
+    );
+    let without_reason: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let mut at = Vec::new();
+            let mut rest = text.as_str();
+            let mut offset = 0;
+            while let Some(i) = rest.find("expect(") {
+                let start = offset + i;
+                let before = &text[..start];
+                if before.ends_with("#[") || before.ends_with("#![") {
+                    let attr_end = text[start..].find(")]").map_or(text.len(), |e| start + e);
+                    if !text[start..attr_end].contains("reason =") {
+                        at.push(format!("{}:{}", f.display(), before.lines().count()));
+                    }
+                }
+                offset = start + "expect(".len();
+                rest = &text[offset..];
+            }
+            at
+        })
+        .collect();
+    assert!(
+        without_reason.is_empty(),
+        "an #[expect] needs a reason = \"…\": {without_reason:?}"
+    );
+}
+
 /// MCP-34: the MCP SDK is pinned to one exact version in the manifest that declares it, not
 /// only in Cargo.lock (which `cargo update` rewrites without a review of the manifest).
 #[test]

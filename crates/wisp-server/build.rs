@@ -70,7 +70,10 @@ fn run(cmd: &mut Command, what: &str) {
     }
 }
 
-#[allow(clippy::print_stderr)]
+#[expect(
+    clippy::print_stderr,
+    reason = "a build script reports on stderr and by its exit code"
+)]
 fn fail(message: &str) -> ! {
     // A build script reports on stderr and by its exit code; cargo shows this line.
     eprintln!("{message}");

@@ -1,8 +1,11 @@
 //! Integration tests of wisp-install: the real npm (found in the fixed directories) against a
 //! static npm registry on loopback started by each test, installing packages the test packs.
 
-// A failing test should stop at the line that failed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a failing test should stop at the line that failed"
+)]
 
 mod lockfiles;
 mod metadata;

@@ -226,7 +226,10 @@ impl ClientHandler for Handler {
 
     // Requests for what Wisp does not implement get -32601, not an empty answer (an empty
     // roots list or a declined elicitation would pretend the feature exists).
-    #[allow(deprecated)]
+    #[expect(
+        deprecated,
+        reason = "the SDK's handler method for roots must be overridden to refuse it"
+    )]
     async fn list_roots(
         &self,
         _context: rmcp::service::RequestContext<RoleClient>,

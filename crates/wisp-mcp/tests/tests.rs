@@ -1,8 +1,11 @@
 //! wisp-mcp's integration tests: real child processes over real stdio — our own rmcp test
 //! server (well-behaved and hostile) and a third-party server nobody here wrote.
 
-// A failing test should stop at the line that failed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::panic,
+    reason = "a failing test should stop at the line that failed"
+)]
 
 mod daemons;
 mod everything;

@@ -1,8 +1,10 @@
 //! Integration tests of wisp-model: the decoder on byte fixtures, and the client against the
 //! real simulator over real HTTP.
 
-// A failing test should stop at the line that failed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "a failing test should stop at the line that failed"
+)]
 
 mod adapter;
 mod decode;

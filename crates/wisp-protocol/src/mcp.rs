@@ -194,7 +194,6 @@ fn whole_seconds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, 
     };
     // Up to 2^53 every whole f64 is exact, and far past the limit the check refuses.
     if n.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&n) {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Ok(Some(n as u64))
     } else {
         Err(serde::de::Error::custom(format!(

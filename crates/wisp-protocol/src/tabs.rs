@@ -290,7 +290,6 @@ fn whole_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error>
     let n = f64::deserialize(d)?;
     if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) {
         // Whole and in range: the conversion is exact.
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
         Ok(n as u32)
     } else {
         Err(serde::de::Error::custom(index_rule()))

@@ -1,7 +1,9 @@
 //! Integration tests of wisp-store on real SQLite files.
 
-// A failing test should stop at the line that failed.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![expect(
+    clippy::unwrap_used,
+    reason = "a failing test should stop at the line that failed"
+)]
 
 use wisp_protocol::{
     ApprovalState, EventKind, Mode, RunError, RunErrorKind, RunStatus, ToolCallStatus, Usage,

@@ -341,7 +341,10 @@ impl ServerHandler for TestServer {
                 r
             }
             "ask_client" => {
-                #[allow(deprecated)]
+                #[expect(
+                    deprecated,
+                    reason = "the hostile server asks for roots the old way on purpose"
+                )]
                 let roots = context.peer.list_roots().await;
                 let code = |e: &rmcp::ServiceError| match e {
                     rmcp::ServiceError::McpError(e) => e.code.0.to_string(),
