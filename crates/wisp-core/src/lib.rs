@@ -43,7 +43,6 @@ pub use tabs::PreviewBackend;
 pub use wisp_fs::TrashConfig;
 
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -143,14 +142,9 @@ pub struct Host {
 
 pub(crate) struct Inner {
     pub(crate) store: Store,
-    /// The model in effect; a run takes it at its start, so switching needs no restart.
-    pub(crate) model: Mutex<Arc<settings::ActiveModel>>,
-    /// Why the model cannot be used, from its configuration or the latest check.
-    pub(crate) model_problem: Mutex<Option<p::Problem>>,
-    /// `None` until [`Host::configure_model`]: the model stays the one given to [`Host::start`].
-    settings: Mutex<Option<settings::SettingsState>>,
-    /// Counts connection checks, so an older check that ends late does not win.
-    check_generation: AtomicU64,
+    /// The model in effect, its problem and, once [`Host::configure_model`] ran, the settings
+    /// it comes from; a run takes the model at its start, so switching needs no restart.
+    settings: settings::ModelSettings,
     pub(crate) config: HostConfig,
     /// The runs in progress and their pending approvals.
     pub(crate) runs: runs::Runs,
@@ -215,16 +209,12 @@ impl Host {
         // broadcast::channel panics on 0.
         let (events, _) = broadcast::channel(config.event_buffer.max(1));
         let (shutting_down, _) = watch::channel(false);
-        let model_problem = model_problem.map(unavailable);
         let mut active = settings::ActiveModel::fixed(model, config.mode);
-        active.problem = model_problem.clone();
+        active.problem = model_problem.map(unavailable);
         let host = Self {
             inner: Arc::new(Inner {
                 store,
-                model: Mutex::new(Arc::new(active)),
-                model_problem: Mutex::new(model_problem),
-                settings: Mutex::new(None),
-                check_generation: AtomicU64::new(0),
+                settings: settings::ModelSettings::new(active),
                 config,
                 runs: runs::Runs::default(),
                 projects: projects::Projects::default(),
@@ -298,8 +288,8 @@ impl Host {
     /// running at the same time, which in practice means they are stuck (a hung file system).
     pub fn health(&self) -> p::Health {
         let running = self.file_tasks();
-        let active = lock(&self.inner.model).clone();
-        let problem = lock(&self.inner.model_problem).clone();
+        let active = self.inner.settings.model();
+        let problem = active.problem.clone();
         p::Health {
             status: if running >= limits::FILE_TASKS_DEGRADED {
                 "degraded"
@@ -426,9 +416,10 @@ impl Host {
     }
 
     /// Records (or clears) why the model cannot be used, e.g. after a start-up check found the
-    /// configured model missing from the account; `/api/health` reports it.
+    /// configured model missing from the account; `/api/health` reports it, until the next
+    /// check or settings change says otherwise.
     pub fn set_model_problem(&self, problem: Option<String>) {
-        *lock(&self.inner.model_problem) = problem.map(unavailable);
+        self.inner.settings.set_problem(problem.map(unavailable));
     }
 
     /// Authorized projects.
@@ -558,7 +549,7 @@ impl Host {
         }
         let session = self.session(session_id)?;
         let sandbox = self.sandbox_for(&session)?;
-        let model = lock(&self.inner.model).clone();
+        let model = self.inner.settings.model();
         let run_id = new_id("r");
         let (cancel, cancel_rx) = watch::channel(false);
         let (done_tx, done) = watch::channel(false);

@@ -6,6 +6,8 @@
 //!   Wisp's defaults; [`p::SettingsSources`] says which won.
 //! - The Host holds the model in effect as one swappable [`ActiveModel`]: a run takes the one in
 //!   effect when it starts and keeps it, so a change applies from the next run, no restart.
+//!   It lives in [`ModelSettings`], one handle over one lock that is never held across the
+//!   secret store, the database, a model being resolved or a check; changes go one at a time.
 //! - The key lives in [`wisp_secrets::Secrets`] (OS keyring or this process only), is read into
 //!   memory once, and never leaves the Host but in the `Authorization` header of the endpoint.
 //! - The same check ("Test connection": `GET /models` and "is the model offered") runs at
@@ -17,8 +19,7 @@
 //!   by `tests/settings.rs`.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex};
 
 use wisp_model::{ApiKey, DeepSeekClient, Dialect, ErrorKind, ModelConfig, ModelError, Thinking};
 use wisp_protocol as p;
@@ -89,6 +90,7 @@ pub struct ModelSetup {
 }
 
 /// The model in effect: what a run takes at its start.
+#[derive(Clone)]
 pub(crate) struct ActiveModel {
     /// `None` when the configuration cannot work; `problem` says why.
     pub(crate) client: Option<DeepSeekClient>,
@@ -105,7 +107,9 @@ pub(crate) struct ActiveModel {
     base_code: String,
     key_code: String,
     base_url: String,
-    /// Why the configuration cannot work, when it cannot.
+    /// Why this model cannot be used, as the Host last found: from its configuration when it
+    /// was resolved, then from each connection check or [`Host::set_model_problem`]. This is
+    /// the Host's model problem (`/api/health`); no other copy of it is kept.
     pub(crate) problem: Option<p::Problem>,
 }
 
@@ -136,11 +140,21 @@ impl ActiveModel {
             problem: None,
         }
     }
+
+    /// The same model with `problem` as what the Host found.
+    fn with_problem(&self, problem: Option<p::Problem>) -> Self {
+        Self {
+            problem,
+            ..self.clone()
+        }
+    }
 }
 
-/// The settings machinery of a Host configured by [`Host::configure_model`].
+/// The settings machinery of a Host configured by [`Host::configure_model`]. Cheap to clone,
+/// so the model is resolved from a copy, outside the lock.
+#[derive(Clone)]
 pub(crate) struct SettingsState {
-    setup: ModelSetup,
+    setup: Arc<ModelSetup>,
     stored: Option<p::UpdateSettings>,
     /// The key from the secret store, read once.
     key: Option<(String, Storage)>,
@@ -638,7 +652,11 @@ fn load_state(
     } else {
         None
     };
-    Ok(SettingsState { setup, stored, key })
+    Ok(SettingsState {
+        setup: Arc::new(setup),
+        stored,
+        key,
+    })
 }
 
 /// The model a Host on `store` would use, resolved the same way (the environment, then the
@@ -672,78 +690,121 @@ impl ModelProbe {
     }
 }
 
-impl Host {
-    /// Puts the model under Settings: reads the stored settings and the key (blocking: the OS
-    /// secret store may be a D-Bus call), applies them, and checks the connection in the
-    /// background. Until this is called the Host uses the client it was started with.
-    pub fn configure_model(&self, setup: ModelSetup) -> Result<(), CoreError> {
-        *lock(&self.inner.settings) = Some(load_state(setup, Some(&self.inner.store))?);
-        self.apply_settings();
+/// The model settings of a Host: one handle over one lock, in the manner of mini-redis's `Db`.
+/// The lock guards the model in effect (whose `problem` is the Host's model problem), the
+/// settings it was resolved from, the count of connection checks and whether a change is
+/// under way. A method takes it only to read or swap those values: resolving a model (which
+/// builds an HTTP client), the OS secret store, the database and a check all run outside it,
+/// and no method takes it again while it holds it.
+#[derive(Clone)]
+pub(crate) struct ModelSettings {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Wakes a change waiting for the one under way to end.
+    change_ended: Condvar,
+}
+
+struct State {
+    /// Replaced whole, never edited: a run keeps the model it took at its start.
+    model: Arc<ActiveModel>,
+    /// `None` until [`Host::configure_model`]: the model stays the one given to [`Host::start`].
+    settings: Option<SettingsState>,
+    /// Connection checks begun, so an older check that ends late does not win.
+    checks: u64,
+    /// A change (configuring, the settings, the key) is under way. Changes go one at a time,
+    /// so the database, the secret store and the model in effect end in the order of the
+    /// changes; the lock is released while a change does its writes, and only the next change
+    /// waits for it — reading the settings or the model never does.
+    changing: bool,
+}
+
+/// The turn of the one change under way ([`ModelSettings::change`]); the next change may
+/// begin once it is dropped.
+struct Change<'a>(&'a Shared);
+
+impl Drop for Change<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.state).changing = false;
+        self.0.change_ended.notify_one();
+    }
+}
+
+fn not_configured() -> CoreError {
+    fail(
+        CoreErrorKind::Conflict,
+        "this Host was started with a fixed model; its settings cannot change",
+    )
+}
+
+impl ModelSettings {
+    /// Settings holding `model` until they are configured.
+    pub(crate) fn new(model: ActiveModel) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                state: Mutex::new(State {
+                    model: Arc::new(model),
+                    settings: None,
+                    checks: 0,
+                    changing: false,
+                }),
+                change_ended: Condvar::new(),
+            }),
+        }
+    }
+
+    /// The model in effect, with the Host's problem with it.
+    pub(crate) fn model(&self) -> Arc<ActiveModel> {
+        lock(&self.shared.state).model.clone()
+    }
+
+    /// Records (or clears) the Host's model problem.
+    pub(crate) fn set_problem(&self, problem: Option<p::Problem>) {
+        let mut state = lock(&self.shared.state);
+        state.model = Arc::new(state.model.with_problem(problem));
+    }
+
+    /// Reads the stored settings and the key, applies them and checks them in the background.
+    pub(crate) fn configure(
+        &self,
+        store: &wisp_store::Store,
+        setup: ModelSetup,
+    ) -> Result<(), CoreError> {
+        let turn = self.change();
+        let settings = load_state(setup, Some(store))?;
+        lock(&self.shared.state).settings = Some(settings);
+        self.apply(&turn)?;
         Ok(())
     }
 
-    /// Rebuilds the model in effect from the settings and starts a check of it.
-    fn apply_settings(&self) -> Option<p::Settings> {
-        let (view, active) = {
-            let state = lock(&self.inner.settings);
-            resolve(state.as_ref()?)
-        };
-        let active = Arc::new(active);
-        *lock(&self.inner.model) = active.clone();
-        *lock(&self.inner.model_problem) = active.problem.clone();
-        self.spawn_check(active);
-        Some(view)
+    /// The settings in effect and where each came from.
+    pub(crate) fn view(&self) -> Result<p::Settings, CoreError> {
+        Ok(resolve(&self.snapshot()?).0)
     }
 
-    fn spawn_check(&self, active: Arc<ActiveModel>) {
-        let generation = self.inner.check_generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let host = self.clone();
-        if tokio::runtime::Handle::try_current().is_err() {
-            return;
-        }
-        tokio::spawn(async move {
-            let outcome = check(&active).await;
-            host.record_check(generation, &outcome);
-        });
-    }
-
-    /// Keeps a check's outcome unless a newer check has started since.
-    fn record_check(&self, generation: u64, outcome: &p::ConnectionTest) {
-        if self.inner.check_generation.load(Ordering::SeqCst) == generation {
-            *lock(&self.inner.model_problem) = outcome.problem.clone();
-        }
-    }
-
-    fn not_configured() -> CoreError {
-        fail(
-            CoreErrorKind::Conflict,
-            "this Host was started with a fixed model; its settings cannot change",
-        )
-    }
-
-    /// `GET /api/settings`.
-    pub fn settings(&self) -> Result<p::Settings, CoreError> {
-        let state = lock(&self.inner.settings);
-        let state = state.as_ref().ok_or_else(Self::not_configured)?;
-        Ok(resolve(state).0)
-    }
-
-    /// `PUT /api/settings`: stores them and applies them from the next run.
-    pub fn update_settings(&self, update: p::UpdateSettings) -> Result<p::Settings, CoreError> {
+    /// Stores `update` and applies it.
+    pub(crate) fn update(
+        &self,
+        store: &wisp_store::Store,
+        update: p::UpdateSettings,
+    ) -> Result<p::Settings, CoreError> {
         let json = serde_json::to_string(&update)
             .map_err(|_| fail(CoreErrorKind::Internal, "settings cannot be saved"))?;
-        {
-            let mut state = lock(&self.inner.settings);
-            let state = state.as_mut().ok_or_else(Self::not_configured)?;
-            self.inner.store.put_setting(STORED_NAME, &json)?;
-            state.stored = Some(update);
-        }
-        self.apply_settings().ok_or_else(Self::not_configured)
+        let turn = self.change();
+        self.configured()?;
+        store.put_setting(STORED_NAME, &json)?;
+        self.settings_mut(&turn, |s| s.stored = Some(update));
+        self.apply(&turn)
     }
 
-    /// `PUT /api/settings/api-key`: keeps the key where the person chose (blocking). Refused,
-    /// changing nothing, when the OS secret store is chosen and cannot be reached.
-    pub fn set_api_key(&self, request: &p::SetApiKey) -> Result<p::Settings, CoreError> {
+    /// Keeps the key where the person chose (blocking), then applies it.
+    pub(crate) fn set_api_key(
+        &self,
+        store: &wisp_store::Store,
+        request: &p::SetApiKey,
+    ) -> Result<p::Settings, CoreError> {
         ApiKey::new(request.value.as_str())
             .map_err(|e| fail(CoreErrorKind::Invalid, e.to_string()))?;
         let value = request.value.trim().to_owned();
@@ -751,65 +812,168 @@ impl Host {
             p::KeyChoice::Keyring => Storage::Keyring,
             p::KeyChoice::Process => Storage::Process,
         };
-        {
-            let mut state = lock(&self.inner.settings);
-            let state = state.as_mut().ok_or_else(Self::not_configured)?;
-            state
-                .setup
-                .secrets
-                .set(MODEL_API_KEY, &value, storage)
-                .map_err(secret_error)?;
-            let place = match storage {
-                Storage::Keyring => KEY_IN_KEYRING,
-                Storage::Process => KEY_NOT_IN_KEYRING,
-            };
-            self.inner.store.put_setting(KEY_PLACE_NAME, place)?;
-            state.key = Some((value, storage));
-        }
-        tracing::info!(?storage, "API key replaced");
-        self.apply_settings().ok_or_else(Self::not_configured)
-    }
-
-    /// `DELETE /api/settings/api-key` (blocking).
-    pub fn delete_api_key(&self) -> Result<p::Settings, CoreError> {
-        {
-            let mut state = lock(&self.inner.settings);
-            let state = state.as_mut().ok_or_else(Self::not_configured)?;
-            // A key kept for this process is removed without opening the OS store.
-            let secrets = &state.setup.secrets;
-            let in_keyring = matches!(
-                self.inner.store.setting(KEY_PLACE_NAME)?.as_deref(),
-                Some(KEY_IN_KEYRING | KEY_PLACE_UNKNOWN)
-            );
-            match state.key.as_ref().map(|k| k.1) {
-                Some(Storage::Process) if !in_keyring => {
-                    secrets.delete_in(MODEL_API_KEY, Storage::Process)
-                }
-                None if !in_keyring => Ok(()),
-                _ => secrets.delete(MODEL_API_KEY),
-            }
+        let turn = self.change();
+        let (setup, _) = self.configured()?;
+        setup
+            .secrets
+            .set(MODEL_API_KEY, &value, storage)
             .map_err(secret_error)?;
-            self.inner
-                .store
-                .put_setting(KEY_PLACE_NAME, KEY_NOT_IN_KEYRING)?;
-            state.key = None;
-        }
-        tracing::info!("API key removed");
-        self.apply_settings().ok_or_else(Self::not_configured)
+        let place = match storage {
+            Storage::Keyring => KEY_IN_KEYRING,
+            Storage::Process => KEY_NOT_IN_KEYRING,
+        };
+        store.put_setting(KEY_PLACE_NAME, place)?;
+        self.settings_mut(&turn, |s| s.key = Some((value, storage)));
+        tracing::info!(?storage, "API key replaced");
+        self.apply(&turn)
     }
 
-    /// `POST /api/settings/test`: the check, now; its outcome becomes the model problem.
-    pub async fn test_connection(&self) -> p::ConnectionTest {
-        let active = lock(&self.inner.model).clone();
-        let generation = self.inner.check_generation.fetch_add(1, Ordering::SeqCst) + 1;
-        let outcome = check(&active).await;
+    /// Removes the key wherever it is kept (blocking), then applies its absence.
+    pub(crate) fn delete_api_key(
+        &self,
+        store: &wisp_store::Store,
+    ) -> Result<p::Settings, CoreError> {
+        let turn = self.change();
+        let (setup, kept) = self.configured()?;
+        // A key kept for this process is removed without opening the OS store.
+        let in_keyring = matches!(
+            store.setting(KEY_PLACE_NAME)?.as_deref(),
+            Some(KEY_IN_KEYRING | KEY_PLACE_UNKNOWN)
+        );
+        let secrets = &setup.secrets;
+        match kept {
+            Some(Storage::Process) if !in_keyring => {
+                secrets.delete_in(MODEL_API_KEY, Storage::Process)
+            }
+            None if !in_keyring => Ok(()),
+            _ => secrets.delete(MODEL_API_KEY),
+        }
+        .map_err(secret_error)?;
+        store.put_setting(KEY_PLACE_NAME, KEY_NOT_IN_KEYRING)?;
+        self.settings_mut(&turn, |s| s.key = None);
+        tracing::info!("API key removed");
+        self.apply(&turn)
+    }
+
+    /// The check, now; its outcome becomes the Host's model problem.
+    pub(crate) async fn test_connection(&self) -> p::ConnectionTest {
+        let (model, generation) = self.begin_check();
+        let outcome = check(&model).await;
         self.record_check(generation, &outcome);
         outcome
     }
 
+    /// Waits until no other change is under way, and takes the turn.
+    fn change(&self) -> Change<'_> {
+        let mut state = lock(&self.shared.state);
+        while state.changing {
+            state = self
+                .shared
+                .change_ended
+                .wait(state)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        state.changing = true;
+        Change(&self.shared)
+    }
+
+    /// The setup and where the key is kept now, or why the settings cannot change.
+    fn configured(&self) -> Result<(Arc<ModelSetup>, Option<Storage>), CoreError> {
+        let state = lock(&self.shared.state);
+        let settings = state.settings.as_ref().ok_or_else(not_configured)?;
+        Ok((settings.setup.clone(), settings.key.as_ref().map(|k| k.1)))
+    }
+
+    /// A copy of the settings, to resolve outside the lock.
+    fn snapshot(&self) -> Result<SettingsState, CoreError> {
+        lock(&self.shared.state)
+            .settings
+            .clone()
+            .ok_or_else(not_configured)
+    }
+
+    /// Edits the settings in memory, during the change's turn; `edit` only assigns.
+    fn settings_mut(&self, _turn: &Change<'_>, edit: impl FnOnce(&mut SettingsState)) {
+        if let Some(settings) = lock(&self.shared.state).settings.as_mut() {
+            edit(settings);
+        }
+    }
+
+    /// Makes the settings the model in effect and starts a check of it. During a change's
+    /// turn, so models are put in effect in the order of the changes.
+    fn apply(&self, _turn: &Change<'_>) -> Result<p::Settings, CoreError> {
+        let (view, model) = resolve(&self.snapshot()?);
+        let model = Arc::new(model);
+        let generation = {
+            let mut state = lock(&self.shared.state);
+            state.model = model.clone();
+            state.checks += 1;
+            state.checks
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let settings = self.clone();
+            tokio::spawn(async move {
+                let outcome = check(&model).await;
+                settings.record_check(generation, &outcome);
+            });
+        }
+        Ok(view)
+    }
+
+    /// The model to check and the check's number.
+    fn begin_check(&self) -> (Arc<ActiveModel>, u64) {
+        let mut state = lock(&self.shared.state);
+        state.checks += 1;
+        (state.model.clone(), state.checks)
+    }
+
+    /// Keeps a check's outcome as the Host's model problem, unless a newer check (or a newer
+    /// model, which starts one) has begun since.
+    fn record_check(&self, generation: u64, outcome: &p::ConnectionTest) {
+        let mut state = lock(&self.shared.state);
+        if state.checks == generation {
+            state.model = Arc::new(state.model.with_problem(outcome.problem.clone()));
+        }
+    }
+}
+
+impl Host {
+    /// Puts the model under Settings: reads the stored settings and the key (blocking: the OS
+    /// secret store may be a D-Bus call), applies them, and checks the connection in the
+    /// background. Until this is called the Host uses the client it was started with.
+    pub fn configure_model(&self, setup: ModelSetup) -> Result<(), CoreError> {
+        self.inner.settings.configure(&self.inner.store, setup)
+    }
+
+    /// `GET /api/settings`.
+    pub fn settings(&self) -> Result<p::Settings, CoreError> {
+        self.inner.settings.view()
+    }
+
+    /// `PUT /api/settings`: stores them and applies them from the next run.
+    pub fn update_settings(&self, update: p::UpdateSettings) -> Result<p::Settings, CoreError> {
+        self.inner.settings.update(&self.inner.store, update)
+    }
+
+    /// `PUT /api/settings/api-key`: keeps the key where the person chose (blocking). Refused,
+    /// changing nothing, when the OS secret store is chosen and cannot be reached.
+    pub fn set_api_key(&self, request: &p::SetApiKey) -> Result<p::Settings, CoreError> {
+        self.inner.settings.set_api_key(&self.inner.store, request)
+    }
+
+    /// `DELETE /api/settings/api-key` (blocking).
+    pub fn delete_api_key(&self) -> Result<p::Settings, CoreError> {
+        self.inner.settings.delete_api_key(&self.inner.store)
+    }
+
+    /// `POST /api/settings/test`: the check, now; its outcome becomes the model problem.
+    pub async fn test_connection(&self) -> p::ConnectionTest {
+        self.inner.settings.test_connection().await
+    }
+
     /// The provider and model the next run uses.
     pub fn model_in_use(&self) -> p::RunModel {
-        lock(&self.inner.model).run_model.clone()
+        self.inner.settings.model().run_model.clone()
     }
 }
 
@@ -839,7 +1003,7 @@ mod tests {
 
     fn state(env: EnvModel, stored: Option<p::UpdateSettings>, pinned: bool) -> SettingsState {
         SettingsState {
-            setup: ModelSetup {
+            setup: Arc::new(ModelSetup {
                 simulator: Some(SimEndpoint {
                     base_url: "http://127.0.0.1:9".into(),
                     api_key: "sk-sim".into(),
@@ -847,7 +1011,7 @@ mod tests {
                 pinned_simulation: pinned,
                 env,
                 secrets: Arc::new(Secrets::new(Ok(wisp_secrets::Keyring::mock()))),
-            },
+            }),
             stored,
             key: None,
         }
@@ -1051,5 +1215,69 @@ mod tests {
         ));
         assert!(active.client.is_none());
         assert_eq!(active.problem.unwrap().kind, "invalid_config");
+    }
+
+    fn tested(problem: Option<p::Problem>) -> p::ConnectionTest {
+        p::ConnectionTest {
+            ok: problem.is_none(),
+            problem,
+            models: Vec::new(),
+        }
+    }
+
+    /// The Host's model problem has one place: the check's outcome is what health reports and
+    /// what the model a run takes next carries.
+    #[tokio::test]
+    async fn a_checks_outcome_is_the_problem_health_reports_and_the_next_run_takes() {
+        let store = wisp_store::Store::open_in_memory().unwrap();
+        let host = Host::start(
+            store,
+            None,
+            None,
+            crate::HostConfig::new(p::Mode::Simulation),
+        )
+        .unwrap();
+        assert!(host.health().problem.is_none());
+        let outcome = host.test_connection().await;
+        let found = outcome.problem.expect("a Host with no model has a problem");
+        assert_eq!(host.health().problem.as_ref(), Some(&found));
+        assert_eq!(host.inner.settings.model().problem.as_ref(), Some(&found));
+        host.set_model_problem(None);
+        assert!(host.health().problem.is_none());
+        assert!(host.inner.settings.model().problem.is_none());
+    }
+
+    #[test]
+    fn a_check_that_ends_after_a_newer_one_began_does_not_win() {
+        let settings = ModelSettings::new(ActiveModel::fixed(None, p::Mode::Simulation));
+        let (_, older) = settings.begin_check();
+        let (_, newer) = settings.begin_check();
+        settings.record_check(newer, &tested(None));
+        let late = problem("unreachable", "late".into(), &[]);
+        settings.record_check(older, &tested(Some(late)));
+        assert!(settings.model().problem.is_none());
+    }
+
+    /// Changes go one at a time, and reading the settings' model never waits for one.
+    #[test]
+    fn a_change_waits_for_the_one_under_way_and_reads_do_not() {
+        let settings = ModelSettings::new(ActiveModel::fixed(None, p::Mode::Simulation));
+        let turn = settings.change();
+        let (began, next) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let _turn = settings.change();
+                began.send(()).unwrap();
+            });
+            assert_eq!(settings.model().run_model.provider, p::Provider::Simulation);
+            settings.set_problem(None);
+            assert!(
+                next.recv_timeout(std::time::Duration::from_millis(100))
+                    .is_err(),
+                "a second change began while the first was under way"
+            );
+            drop(turn);
+            next.recv().unwrap();
+        });
     }
 }

@@ -323,11 +323,14 @@ async fn get_settings(State(s): State<AppState>) -> ApiResult<p::Settings> {
     Ok(Json(s.host.settings()?))
 }
 
+/// Off the async threads: a settings change waits for one under way (a key written to the
+/// OS secret store, which may be a D-Bus round trip) and writes the database.
 async fn update_settings(
     State(s): State<AppState>,
     Body(body): Body<p::UpdateSettings>,
 ) -> ApiResult<p::Settings> {
-    Ok(Json(s.host.update_settings(body)?))
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.update_settings(body)).await?))
 }
 
 /// The key goes to the OS secret store, which may be a D-Bus round trip: off the async threads.
