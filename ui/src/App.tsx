@@ -5,7 +5,7 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } fr
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { FileText, FolderPlus, Pencil, Plus, Send, Settings, Square, Trash2, X } from "lucide-react";
 import { Api, ApiError } from "./api";
-import type { Delta, Health, Project, Run, RunError, Session, WispEvent } from "./types";
+import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
 import { RunView, sessionCostText, type LiveState } from "./features/conversation/RunView";
@@ -201,29 +201,53 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         setCursor(page.nextCursor);
         setLoadedFor(currentId);
         const onEvent = (e: WispEvent) => {
-          if (!e.runId) return;
-          refreshRun(e.runId);
-          if (e.type === "run_started" || e.type === "run_finished") void loadSessions();
-          if (e.type === "assistant_text" || e.type === "step_started" || e.type === "run_finished")
-            setLive((l) => ({
-              ...l,
-              [e.runId!]: { step: Number(e.step ?? 0), text: "", thinking: false, requestSince: e.type === "step_started" ? Date.now() : undefined },
-            }));
-          // The model's answer is complete once its calls are known: no request is open.
-          if (e.type === "tool_call_started")
-            setLive((l) => (l[e.runId!] ? { ...l, [e.runId!]: { ...l[e.runId!]!, requestSince: undefined } } : l));
-          if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(String(e.callId));
-          if (e.type === "model_retry") {
-            const err = e.error as RunError | undefined;
-            setLive((l) => ({
-              ...l,
-              [e.runId!]: {
-                ...(l[e.runId!] ?? { step: 0, text: "", thinking: false }),
-                text: "",
-                retry: { attempt: Number(e.attempt), error: err ?? { kind: "", message: "" } },
-                requestSince: Date.now(),
-              },
-            }));
+          const runId = e.runId;
+          if (!runId) return;
+          refreshRun(runId);
+          // A round's text starts afresh; only `step_started` opens a model request.
+          const newRound = (step: number, requestSince: number | undefined) =>
+            setLive((l) => ({ ...l, [runId]: { step, text: "", thinking: false, requestSince } }));
+          switch (e.type) {
+            case "run_started":
+              void loadSessions();
+              break;
+            case "step_started":
+              newRound(e.step, Date.now());
+              break;
+            case "assistant_text":
+              newRound(e.step, undefined);
+              break;
+            case "run_finished":
+              void loadSessions();
+              newRound(0, undefined);
+              break;
+            case "tool_call_started":
+              // The model's answer is complete once its calls are known: no request is open.
+              setLive((l) => (l[runId] ? { ...l, [runId]: { ...l[runId], requestSince: undefined } } : l));
+              break;
+            case "tool_call_finished":
+              if (e.status === "succeeded") pendingPreview.current.add(e.callId);
+              break;
+            case "model_retry":
+              setLive((l) => ({
+                ...l,
+                [runId]: {
+                  ...(l[runId] ?? { step: 0, text: "", thinking: false }),
+                  text: "",
+                  retry: { attempt: e.attempt, error: e.error },
+                  requestSince: Date.now(),
+                },
+              }));
+              break;
+            case "approval_requested":
+            case "approval_resolved":
+            case "run_status":
+              // The refreshed run shows them.
+              break;
+            default: {
+              const _exhaustive: never = e;
+              return _exhaustive;
+            }
           }
         };
         const onDelta = (d: Delta) =>
