@@ -12,6 +12,7 @@ import { RunView, sessionCostText, type LiveState } from "./features/conversatio
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
+import { toolViews } from "./features/tools/registry";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
@@ -287,8 +288,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       for (const c of run.steps.flatMap((s) => s.toolCalls)) {
         if (pendingPreview.current.has(c.callId) && c.status === "succeeded") {
           pendingPreview.current.delete(c.callId);
-          const path = (c.arguments as { path?: unknown } | null)?.path;
-          if ((c.tool === "files_write" || c.tool === "files_replace") && typeof path === "string") openPreview(path, false);
+          const views = toolViews(c.tool);
+          const path = views.opensWhenDone ? views.previewPath?.(c.arguments) : undefined;
+          if (path !== undefined) openPreview(path, false);
         }
       }
     }

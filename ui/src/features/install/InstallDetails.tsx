@@ -1,4 +1,4 @@
-// What the approval cards of the install tools show (issue 10, INST-04/05/08, UI-17): for
+// What the approval cards of the install tools show (INST-04/05/08, UI-17): for
 // mcp_install_npm the exact package@version, bin, args, the source registry, the install
 // directory, a clean-up of an unfinished attempt, what the registry's document of the version
 // says (description, license, repository, publish time, dependencies, integrity, install
@@ -10,8 +10,6 @@ import { Reveal, revealText } from "../../components/Reveal";
 
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
 const list = (v: unknown) => (Array.isArray(v) ? v.map(str) : []);
-
-export const INSTALL_TOOLS = ["mcp_install_npm", "mcp_register", "mcp_activate_service"];
 
 /** The few words an answered card is titled by ("install pkg@1.0.0"). */
 export function installAction(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>) {
