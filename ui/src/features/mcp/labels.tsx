@@ -5,14 +5,16 @@
 import { createContext, useContext } from "react";
 import { useT } from "../../i18n";
 import type { McpServer } from "./types";
+import { isBuiltInTool } from "../tools/registry";
 
 export interface ToolLabel {
   server: string;
   original: string;
 }
 
-/** The Host's model-facing names of MCP tools all start so (wisp-mcp's `names.rs`). */
-export const isMcpToolName = (name: string) => name.startsWith("mcp_");
+/** The Host's model-facing names of MCP tools all start so (wisp-mcp's `names.rs`); so do the
+ * install tools', which are Wisp's own and registered by their family. */
+export const isMcpToolName = (name: string) => name.startsWith("mcp_") && !isBuiltInTool(name);
 
 export function labelsOf(servers: McpServer[]): Map<string, ToolLabel> {
   return new Map(servers.flatMap((s) => s.tools.map((tool) => [tool.modelName, { server: s.name, original: tool.originalName }] as const)));
