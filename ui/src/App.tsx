@@ -1,14 +1,15 @@
 // The workbench: projects and sessions on the left, the conversation in the centre, preview
 // tabs on the right. All state comes from the Host's API and event stream; nothing is invented
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { FileText, FolderPlus, Pencil, Plus, Send, Settings, Square, Trash2, X } from "lucide-react";
 import { Api, ApiError } from "./api";
 import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
-import { RunView, sessionCostText, type LiveState } from "./features/conversation/RunView";
+import { RunView, sessionCostText } from "./features/conversation/RunView";
+import { liveRuns } from "./features/conversation/liveRuns";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
@@ -52,7 +53,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [cursor, setCursor] = useState<string | null>(null);
   // The session whose first page of runs has arrived (examples show only for an empty one).
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
-  const [live, setLive] = useState<Record<string, LiveState>>({});
+  const [live, dispatchLive] = useReducer(liveRuns, {});
   const [previewOpen, setPreviewOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [projectPath, setProjectPath] = useState("");
@@ -160,10 +161,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         .run(id)
         .then((run) => {
           upsert(run);
-          if (FINAL.includes(run.status)) setLive((l) => {
-            const { [id]: _gone, ...rest } = l;
-            return rest;
-          });
+          if (FINAL.includes(run.status)) dispatchLive({ kind: "ended", runId: id });
         })
         .catch(report)
         .finally(() => {
@@ -185,7 +183,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   // The session's runs and its live event stream.
   useEffect(() => {
     setRuns([]);
-    setLive({});
+    dispatchLive({ kind: "clear" });
     setCursor(null);
     if (!currentId) return;
     let stop = () => {};
@@ -202,70 +200,13 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         setCursor(page.nextCursor);
         setLoadedFor(currentId);
         const onEvent = (e: WispEvent) => {
-          const runId = e.runId;
-          if (!runId) return;
-          refreshRun(runId);
-          // A round's text starts afresh; only `step_started` opens a model request.
-          const newRound = (step: number, requestSince: number | undefined) =>
-            setLive((l) => ({ ...l, [runId]: { step, text: "", thinking: false, requestSince } }));
-          switch (e.type) {
-            case "run_started":
-              void loadSessions();
-              break;
-            case "step_started":
-              newRound(e.step, Date.now());
-              break;
-            case "assistant_text":
-              newRound(e.step, undefined);
-              break;
-            case "run_finished":
-              void loadSessions();
-              newRound(0, undefined);
-              break;
-            case "tool_call_started":
-              // The model's answer is complete once its calls are known: no request is open.
-              setLive((l) => (l[runId] ? { ...l, [runId]: { ...l[runId], requestSince: undefined } } : l));
-              break;
-            case "tool_call_finished":
-              if (e.status === "succeeded") pendingPreview.current.add(e.callId);
-              break;
-            case "model_retry":
-              setLive((l) => ({
-                ...l,
-                [runId]: {
-                  ...(l[runId] ?? { step: 0, text: "", thinking: false }),
-                  text: "",
-                  retry: { attempt: e.attempt, error: e.error },
-                  requestSince: Date.now(),
-                },
-              }));
-              break;
-            case "approval_requested":
-            case "approval_resolved":
-            case "run_status":
-              // The refreshed run shows them.
-              break;
-            default: {
-              const _exhaustive: never = e;
-              return _exhaustive;
-            }
-          }
+          if (!e.runId) return;
+          refreshRun(e.runId);
+          if (e.type === "run_started" || e.type === "run_finished") void loadSessions();
+          if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(e.callId);
+          dispatchLive({ kind: "event", event: e, now: Date.now() });
         };
-        const onDelta = (d: Delta) =>
-          setLive((l) => {
-            const prev = l[d.runId];
-            const same = prev && prev.step === d.step;
-            return {
-              ...l,
-              // Output ends a retry notice; the request stays open (and timed) until it ends.
-              [d.runId]: {
-                step: d.step,
-                text: (same ? prev.text : "") + (d.text ?? ""),
-                thinking: (same && prev.thinking) || (d.reasoningBytes ?? 0) > 0,
-                requestSince: same ? prev.requestSince : Date.now(),
-              },
-            };
-          });
+        const onDelta = (delta: Delta) => dispatchLive({ kind: "delta", delta, now: Date.now() });
         stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta, (name, data) => {
           onTabsLive.current(name, data);
           onTicket(name, data);

@@ -2,7 +2,7 @@
 // process (collapsed once the run completed), and the final answer as the main content.
 import { useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
-import type { Run, RunError, ToolCall, Usage as UsageTotals } from "../../types";
+import type { Run, ToolCall, Usage as UsageTotals } from "../../types";
 import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import type { CurrentFile } from "../approvals/currentFile";
@@ -14,16 +14,7 @@ import { ShownToYou } from "./ShownToYou";
 import { Reveal } from "../../components/Reveal";
 import { layoutJson } from "../../components/jsonLayout";
 import { toolViews } from "../tools/registry";
-
-export interface LiveState {
-  step: number;
-  text: string;
-  thinking: boolean;
-  /** The model request failed and is being tried again (tools are not re-run). */
-  retry?: { attempt: number; error: RunError };
-  /** When the open model request (or its latest attempt) started, in ms; absent when none is open. */
-  requestSince?: number;
-}
+import type { LiveState } from "./liveRuns";
 
 /** The current time, ticking every second while `on`. */
 function useNow(on: boolean) {
