@@ -3,13 +3,14 @@
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { FileText, FolderPlus, Pencil, Plus, Send, Settings, Square, Trash2, X } from "lucide-react";
+import { FileText, FolderPlus, Pencil, Plus, Settings, Trash2, X } from "lucide-react";
 import { Api, ApiError } from "./api";
 import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
 import { RunView, sessionCostText } from "./features/conversation/RunView";
 import { liveRuns } from "./features/conversation/liveRuns";
+import { Composer, useComposer } from "./features/conversation/Composer";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
@@ -59,7 +60,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [projectPath, setProjectPath] = useState("");
   const [projectError, setProjectError] = useState<string | null>(null);
   const [selectedProject, setSelectedProject] = useState<string | null>(null);
-  const [draft, setDraft] = useState("");
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const current = sessions.find((s) => s.id === currentId) ?? null;
   const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
@@ -255,39 +255,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     [api, report],
   );
 
-  // The box is emptied when the message leaves, not when the Host answers: what the person
-  // types meanwhile stays. A failed send puts the message back in front of it.
-  const sending = useRef(false);
-  const startRun = async (text: string, fromBox: boolean) => {
-    if (!text || !currentId || activeRun || sending.current) return;
-    sending.current = true;
-    if (fromBox) setDraft("");
-    try {
-      const { runId } = await api.startRun(currentId, text);
-      refreshRun(runId);
-    } catch (e) {
-      if (fromBox) setDraft((d) => (d ? `${text}\n${d}` : text));
-      report(e);
-    } finally {
-      sending.current = false;
-    }
-  };
-  const send = () => startRun(draft.trim(), true);
-  const box = useRef<HTMLTextAreaElement>(null);
-  // Retry and Continue start a new run; Edit & resend puts the text in the box (the person
-  // clicked it, so the box taking the focus is what they asked for).
-  const actions = useMemo(
-    () => ({
-      send: (text: string) => void startRunRef.current(text, false),
-      edit: (text: string) => {
-        setDraft(text);
-        box.current?.focus();
-      },
-    }),
-    [],
-  );
-  const startRunRef = useRef(startRun);
-  startRunRef.current = startRun;
+  const composer = useComposer({ api, sessionId: currentId, busy: !!activeRun, onStarted: refreshRun, report });
 
   const cancelRun = useCallback(() => {
     if (activeRun) api.cancel(activeRun.id).catch(report);
@@ -587,10 +555,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                       <button
                         key={k}
                         className="example"
-                        onClick={() => {
-                          setDraft(t(k));
-                          box.current?.focus();
-                        }}
+                        onClick={() => composer.put(t(k))}
                       >
                         {t(k)}
                       </button>
@@ -609,7 +574,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                       <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
                         <McpToolLabels.Provider value={mcpLabels}>
                           <ToolOutputs.Provider value={toolOutput.logs}>
-                            <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : actions} />
+                            <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : composer.actions} />
                           </ToolOutputs.Provider>
                         </McpToolLabels.Provider>
                       </div>
@@ -617,37 +582,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   })}
                 </div>
               </div>
-              <form
-                className="composer"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  void send();
-                }}
-              >
-                <textarea
-                  ref={box}
-                  aria-label={t("messagePlaceholder")}
-                  placeholder={t("messagePlaceholder")}
-                  value={draft}
-                  onChange={(e) => setDraft(e.target.value)}
-                  onKeyDown={(e) => {
-                    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
-                      e.preventDefault();
-                      void send();
-                    }
-                  }}
-                  rows={3}
-                />
-                {activeRun ? (
-                  <button type="button" className="danger" onClick={cancelRun} aria-label={t("stop")}>
-                    <Square size={16} /> {t("stop")}
-                  </button>
-                ) : (
-                  <button type="submit" className="primary" disabled={!draft.trim()} aria-label={t("send")}>
-                    <Send size={16} /> {t("send")}
-                  </button>
-                )}
-              </form>
+              <Composer composer={composer} running={!!activeRun} onStop={cancelRun} />
             </>
           )}
         </main>
