@@ -5,12 +5,13 @@ import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, u
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { FileText, FolderPlus, Pencil, Plus, Settings, Trash2, X } from "lucide-react";
 import { Api, ApiError } from "./api";
-import type { Delta, Health, Project, Run, Session, WispEvent } from "./types";
+import type { Delta, Health, Project, Run, WispEvent } from "./types";
 import { FINAL } from "./types";
 import { useT } from "./i18n";
 import { RunView, sessionCostText } from "./features/conversation/RunView";
 import { liveRuns } from "./features/conversation/liveRuns";
 import { Composer, useComposer } from "./features/conversation/Composer";
+import { useSessions } from "./features/sessions/useSessions";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
@@ -26,9 +27,6 @@ import { useSessionTabs } from "./features/tabs/useTabs";
 import { useOpenTickets } from "./features/tabs/tickets";
 import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
 import { folderLine, folderName, RevokeProject } from "./features/projects/RevokeProject";
-
-/** How often the session list is re-read for approvals waiting in other sessions. */
-const SESSION_POLL_MS = 3000;
 
 const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
 const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
@@ -48,8 +46,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const t = useT();
   const [health, setHealth] = useState<Health | null>(null);
   const [projects, setProjects] = useState<Project[]>([]);
-  const [sessions, setSessions] = useState<Session[]>([]);
-  const [currentId, setCurrentId] = useState<string | null>(() => localStorage.getItem("wisp-session"));
   const [runs, setRuns] = useState<Run[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   // The session whose first page of runs has arrived (examples show only for an empty one).
@@ -61,20 +57,14 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [projectError, setProjectError] = useState<string | null>(null);
   const [selectedProject, setSelectedProject] = useState<string | null>(null);
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
+  const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
+  const { sessions, currentId, setCurrentId, loadSessions, waitingPoll } = useSessions(api, report);
   const current = sessions.find((s) => s.id === currentId) ?? null;
   const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
-
-  const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   // The session's preview tabs, held by the Host (issue 9): kept per session there.
   const tabs = useSessionTabs(api, currentId, report);
   const onTabsLive = useRef(tabs.onLive);
   onTabsLive.current = tabs.onLive;
-
-  const loadSessions = useCallback(async () => {
-    const list = await api.sessions();
-    setSessions(list);
-    return list;
-  }, [api]);
 
   useEffect(() => {
     api.health().then(setHealth).catch(report);
@@ -82,47 +72,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       setProjects(p);
       setSelectedProject((s) => s ?? p[0]?.id ?? null);
     }).catch(report);
-    loadSessions()
-      .then((list) => setCurrentId((id) => (id && list.some((s) => s.id === id) ? id : list[0]?.id ?? null)))
-      .catch(report);
-  }, [api, loadSessions, report]);
-
-  useEffect(() => {
-    if (!currentId) return;
-    localStorage.setItem("wisp-session", currentId);
-    // Alt+↓/↑ may choose a session scrolled out of the list: bring it into view.
-    document.querySelector(`[data-session-id="${CSS.escape(currentId)}"]`)?.scrollIntoView?.({ block: "nearest" });
-  }, [currentId]);
-
-  // Sessions waiting for the person's approval, also those not on screen (issue 12 §3): the
-  // list is re-read every few seconds and each active run's status looked up.
-  const [waitingPoll, setWaitingPoll] = useState<Set<string>>(new Set());
-  useEffect(() => {
-    let stopped = false;
-    const check = async () => {
-      try {
-        const list = await loadSessions();
-        const ids = new Set<string>();
-        await Promise.all(
-          list
-            .filter((s) => s.activeRunId)
-            .map(async (s) => {
-              const r = await api.run(s.activeRunId!).catch(() => null);
-              if (r?.status === "awaiting_approval") ids.add(s.id);
-            }),
-        );
-        if (!stopped) setWaitingPoll(ids);
-      } catch {
-        // The next round tries again; a Host that went away is reported by the event stream.
-      }
-    };
-    void check();
-    const h = setInterval(() => void check(), SESSION_POLL_MS);
-    return () => {
-      stopped = true;
-      clearInterval(h);
-    };
-  }, [api, loadSessions]);
+  }, [api, report]);
 
   const upsert = useCallback((run: Run) => {
     setRuns((rs) => {
