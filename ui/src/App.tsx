@@ -1,21 +1,19 @@
 // The workbench: projects and sessions on the left, the conversation in the centre, preview
 // tabs on the right. All state comes from the Host's API and event stream; nothing is invented
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "react";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { FileText, FolderPlus, Pencil, Plus, Settings, Trash2, X } from "lucide-react";
 import { Api, ApiError } from "./api";
-import type { Delta, Health, Project, Run, WispEvent } from "./types";
-import { FINAL } from "./types";
+import type { Health, Project } from "./types";
 import { useT } from "./i18n";
 import { RunView, sessionCostText } from "./features/conversation/RunView";
-import { liveRuns } from "./features/conversation/liveRuns";
+import { useSessionRuns } from "./features/conversation/useSessionRuns";
 import { Composer, useComposer } from "./features/conversation/Composer";
 import { useSessions } from "./features/sessions/useSessions";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
-import { toolViews } from "./features/tools/registry";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
@@ -46,11 +44,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const t = useT();
   const [health, setHealth] = useState<Health | null>(null);
   const [projects, setProjects] = useState<Project[]>([]);
-  const [runs, setRuns] = useState<Run[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  // The session whose first page of runs has arrived (examples show only for an empty one).
-  const [loadedFor, setLoadedFor] = useState<string | null>(null);
-  const [live, dispatchLive] = useReducer(liveRuns, {});
   const [previewOpen, setPreviewOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [projectPath, setProjectPath] = useState("");
@@ -59,8 +52,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   const { sessions, currentId, setCurrentId, loadSessions, waitingPoll } = useSessions(api, report);
-  const current = sessions.find((s) => s.id === currentId) ?? null;
-  const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
   // The session's preview tabs, held by the Host (issue 9): kept per session there.
   const tabs = useSessionTabs(api, currentId, report);
   const onTabsLive = useRef(tabs.onLive);
@@ -74,16 +65,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     }).catch(report);
   }, [api, report]);
 
-  const upsert = useCallback((run: Run) => {
-    setRuns((rs) => {
-      if (run.sessionId !== currentRef.current) return rs;
-      const i = rs.findIndex((r) => r.id === run.id);
-      if (i < 0) return [...rs, run].sort((a, b) => a.createdAt - b.createdAt);
-      const next = rs.slice();
-      next[i] = run;
-      return next;
-    });
-  }, []);
   const currentRef = useRef<string | null>(null);
   currentRef.current = currentId;
 
@@ -98,31 +79,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     [openFile],
   );
 
-  // Coalesces refreshes: many events of one run in a burst cost one request.
-  const inflight = useRef(new Map<string, Promise<void>>());
-  const again = useRef(new Set<string>());
-  const refreshRun = useCallback(
-    (id: string) => {
-      if (inflight.current.has(id)) {
-        again.current.add(id);
-        return;
-      }
-      const p = api
-        .run(id)
-        .then((run) => {
-          upsert(run);
-          if (FINAL.includes(run.status)) dispatchLive({ kind: "ended", runId: id });
-        })
-        .catch(report)
-        .finally(() => {
-          inflight.current.delete(id);
-          if (again.current.delete(id)) refreshRun(id);
-        });
-      inflight.current.set(id, p);
-    },
-    [api, upsert, report],
-  );
-
   // open_webpage tickets of the shown session: claimed, shown in the preview, acknowledged.
   const onTicket = useOpenTickets(api, currentId, () => setPreviewOpen(true));
   // Running calls' live output (npm's lines): memory only, per shown session.
@@ -130,62 +86,22 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const onToolOutput = useRef(toolOutput.onLive);
   onToolOutput.current = toolOutput.onLive;
 
-  // The session's runs and its live event stream.
-  useEffect(() => {
-    setRuns([]);
-    dispatchLive({ kind: "clear" });
-    setCursor(null);
-    if (!currentId) return;
-    let stop = () => {};
-    let cancelled = false;
-    // The stream starts after the session's last event as known before its runs are read. On a
-    // reload the session list has not arrived yet: it is read first, since replaying the whole
-    // log would act on old events again (a written file would reopen its tab in the Host).
-    const known = sessions.find((s) => s.id === currentId);
-    (known ? Promise.resolve(known) : api.sessions().then((l) => l.find((s) => s.id === currentId)))
-      .then((session) => api.runs(currentId).then((page) => ({ page, session })))
-      .then(({ page, session }) => {
-        if (cancelled) return;
-        setRuns(page.runs.slice().reverse());
-        setCursor(page.nextCursor);
-        setLoadedFor(currentId);
-        const onEvent = (e: WispEvent) => {
-          if (!e.runId) return;
-          refreshRun(e.runId);
-          if (e.type === "run_started" || e.type === "run_finished") void loadSessions();
-          if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(e.callId);
-          dispatchLive({ kind: "event", event: e, now: Date.now() });
-        };
-        const onDelta = (delta: Delta) => dispatchLive({ kind: "delta", delta, now: Date.now() });
-        stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta, (name, data) => {
-          onTabsLive.current(name, data);
-          onTicket(name, data);
-          onToolOutput.current(name, data);
-        });
-      })
-      .catch(report);
-    return () => {
-      cancelled = true;
-      stop();
-    };
-    // `sessions` is read once for lastEventSeq; following again on every list refresh would
-    // reconnect the stream for nothing.
-  }, [api, currentId, refreshRun, report, loadSessions, onTicket]);
-
-  // Files a tool wrote successfully open in a preview tab (UI-01).
-  const pendingPreview = useRef(new Set<string>());
-  useEffect(() => {
-    for (const run of runs) {
-      for (const c of run.steps.flatMap((s) => s.toolCalls)) {
-        if (pendingPreview.current.has(c.callId) && c.status === "succeeded") {
-          pendingPreview.current.delete(c.callId);
-          const views = toolViews(c.tool);
-          const path = views.opensWhenDone ? views.previewPath?.(c.arguments) : undefined;
-          if (path !== undefined) openPreview(path, false);
-        }
-      }
-    }
-  }, [runs, openPreview]);
+  // The session's runs, followed by its event stream; files a tool wrote successfully open in
+  // a preview tab (UI-01).
+  const { runs, cursor, loadedFor, live, refreshRun, addOlder } = useSessionRuns(api, {
+    sessionId: currentId,
+    sessions,
+    loadSessions,
+    report,
+    onLive: (name, data) => {
+      onTabsLive.current(name, data);
+      onTicket(name, data);
+      onToolOutput.current(name, data);
+    },
+    onFileDone: (path) => openPreview(path, false),
+  });
+  const current = sessions.find((s) => s.id === currentId) ?? null;
+  const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
 
   // The current file of each pending write or replace card, keyed by approval so a later
   // change to the same path is compared with the file as it is then.
@@ -284,8 +200,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     anchor.current = shown ? { id: shown.dataset.runId!, y: shown.getBoundingClientRect().top - top } : null;
     try {
       const page = await api.runs(currentId, cursor);
-      setRuns((rs) => [...page.runs.slice().reverse(), ...rs]);
-      setCursor(page.nextCursor);
+      addOlder(page);
     } catch (e) {
       anchor.current = null;
       report(e);
