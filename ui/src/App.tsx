@@ -3,7 +3,7 @@
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { FileText, FolderPlus, Pencil, Plus, Settings, Trash2, X } from "lucide-react";
+import { FileText, Settings, X } from "lucide-react";
 import { Api, ApiError } from "./api";
 import type { Health, Project } from "./types";
 import { useT } from "./i18n";
@@ -24,7 +24,9 @@ import { TabDialog } from "./features/tabs/TabDialog";
 import { useSessionTabs } from "./features/tabs/useTabs";
 import { useOpenTickets } from "./features/tabs/tickets";
 import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
-import { folderLine, folderName, RevokeProject } from "./features/projects/RevokeProject";
+import { folderLine } from "./features/projects/RevokeProject";
+import { ProjectList } from "./features/projects/ProjectList";
+import { SessionList } from "./features/sessions/SessionList";
 
 const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
 const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
@@ -46,8 +48,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [projects, setProjects] = useState<Project[]>([]);
   const [previewOpen, setPreviewOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [projectPath, setProjectPath] = useState("");
-  const [projectError, setProjectError] = useState<string | null>(null);
   const [selectedProject, setSelectedProject] = useState<string | null>(null);
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
@@ -137,16 +137,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     }
   };
 
-  const authorize = async () => {
-    setProjectError(null);
-    try {
-      const p = await api.addProject(projectPath.trim());
-      setProjects(await api.projects());
-      setSelectedProject(p.id);
-      setProjectPath("");
-    } catch (e) {
-      setProjectError(e instanceof Error ? e.message : String(e));
-    }
+  const authorize = async (path: string) => {
+    const p = await api.addProject(path);
+    setProjects(await api.projects());
+    setSelectedProject(p.id);
   };
 
   // Keyboard: Esc stops the run, Alt+↓/↑ moves between sessions.
@@ -281,75 +275,16 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
               <Settings size={18} />
             </button>
           </header>
-          <section>
-            <h2>{t("projects")}</h2>
-            <ul className="list">
-              {projects.map((p) => (
-                <li key={p.id} className="project-row">
-                  <button className={p.id === selectedProject ? "item selected" : "item"} onClick={() => setSelectedProject(p.id)} title={p.root}>
-                    {folderName(p.root)}
-                  </button>
-                  {p.id === selectedProject && (
-                    <span className="row-actions">
-                      <RevokeProject project={p} onRevoke={revokeProject} />
-                    </span>
-                  )}
-                </li>
-              ))}
-            </ul>
-            <form
-              className="authorize"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void authorize();
-              }}
-            >
-              <input aria-label={t("folderPath")} placeholder={t("folderPath")} value={projectPath} onChange={(e) => setProjectPath(e.target.value)} />
-              <button type="submit" title={t("authorizeFolder")} disabled={!projectPath.trim()}>
-                <FolderPlus size={16} aria-hidden /> {t("authorize")}
-              </button>
-            </form>
-            <p className="muted small">{t("authorizeHint")}</p>
-            {projectError && <p className="error small" role="alert">{projectError}</p>}
-          </section>
-          <section className="grow">
-            <h2>
-              {t("sessions")}
-              <button className="icon" aria-label={t("newSession")} title={t("newSession")} onClick={() => void newSession()}>
-                <Plus size={18} />
-              </button>
-            </h2>
-            <ul className="list">
-              {sessions.map((s) => (
-                <li key={s.id} className="session-row">
-                  <button
-                    className={s.id === currentId ? "item selected" : "item"}
-                    onClick={() => setCurrentId(s.id)}
-                    aria-current={s.id === currentId}
-                    data-session-id={s.id}
-                    title={s.title}
-                  >
-                    <span className="item-title">{s.title}</span>
-                    {waiting.has(s.id) ? (
-                      <span className="badge badge-awaiting_approval">{t("needsApproval")}</span>
-                    ) : (
-                      s.activeRunId && <span className="dot" aria-label={t("status_running")} />
-                    )}
-                  </button>
-                  {s.id === currentId && (
-                    <span className="row-actions">
-                      <button className="icon" aria-label={t("rename")} title={t("rename")} onClick={() => setDialog("rename")}>
-                        <Pencil size={15} />
-                      </button>
-                      <button className="icon" aria-label={t("delete")} title={t("delete")} onClick={() => setDialog("delete")}>
-                        <Trash2 size={15} />
-                      </button>
-                    </span>
-                  )}
-                </li>
-              ))}
-            </ul>
-          </section>
+          <ProjectList projects={projects} selected={selectedProject} onSelect={setSelectedProject} onRevoke={revokeProject} onAuthorize={authorize} />
+          <SessionList
+            sessions={sessions}
+            currentId={currentId}
+            waiting={waiting}
+            onSelect={setCurrentId}
+            onNew={() => void newSession()}
+            onRename={() => setDialog("rename")}
+            onDelete={() => setDialog("delete")}
+          />
         </aside>
 
         <main className="conversation">
