@@ -17,7 +17,7 @@ import { useCurrentFiles } from "./features/approvals/currentFile";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
-import { isMcpToolName, labelsOf, McpToolLabels, type ToolLabel } from "./features/mcp/labels";
+import { McpToolLabels, useMcpLabels } from "./features/mcp/labels";
 import { ModelBadge, ProblemText } from "./features/settings/problem";
 import { PreviewPanel } from "./features/tabs/Panel";
 import { TabDialog } from "./features/tabs/TabDialog";
@@ -225,21 +225,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     document.title = waiting.size ? `(${waiting.size}) ${t("appName")}` : t("appName");
   }, [waiting.size, t]);
 
-  // MCP tools in the runs go by server and original name (UI-08): the Host's server list is
-  // asked again when a run shows an `mcp_…` name not labelled yet (each name once, unless it
-  // waits for an approval: its server is active then, and the list may have been older).
-  const [mcpLabels, setMcpLabels] = useState<ReadonlyMap<string, ToolLabel>>(new Map());
-  const askedLabels = useRef(new Set<string>());
-  useEffect(() => {
-    const calls = runs.flatMap((r) => r.steps.flatMap((s) => s.toolCalls));
-    const missing = calls.filter((c) => isMcpToolName(c.tool) && !mcpLabels.has(c.tool) && (!askedLabels.current.has(c.tool) || c.approval?.state === "pending"));
-    if (missing.length === 0) return;
-    for (const c of missing) askedLabels.current.add(c.tool);
-    api
-      .mcpServers()
-      .then((list) => setMcpLabels((known) => new Map([...known, ...labelsOf(list)])))
-      .catch(() => {});
-  }, [runs, mcpLabels, api]);
+  // MCP tools in the runs go by server and original name (UI-08).
+  const mcpLabels = useMcpLabels(api, runs);
 
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
   const revokeProject = async (id: string) => {
