@@ -3,29 +3,30 @@
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { FileText, FolderPlus, Pencil, Plus, Send, Settings, Square, Trash2, X } from "lucide-react";
+import { FileText, Settings, X } from "lucide-react";
 import { Api, ApiError } from "./api";
-import type { Delta, Health, Project, Run, RunError, Session, WispEvent } from "./types";
-import { FINAL } from "./types";
+import type { Health, Project } from "./types";
 import { useT } from "./i18n";
-import { RunView, sessionCostText, type LiveState } from "./features/conversation/RunView";
+import { RunView, sessionCostText } from "./features/conversation/RunView";
+import { useSessionRuns } from "./features/conversation/useSessionRuns";
+import { Composer, useComposer } from "./features/conversation/Composer";
+import { useSessions } from "./features/sessions/useSessions";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
 import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
-import { isMcpToolName, labelsOf, McpToolLabels, type ToolLabel } from "./features/mcp/labels";
+import { McpToolLabels, useMcpLabels } from "./features/mcp/labels";
 import { ModelBadge, ProblemText } from "./features/settings/problem";
 import { PreviewPanel } from "./features/tabs/Panel";
 import { TabDialog } from "./features/tabs/TabDialog";
 import { useSessionTabs } from "./features/tabs/useTabs";
 import { useOpenTickets } from "./features/tabs/tickets";
 import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
-import { folderLine, folderName, RevokeProject } from "./features/projects/RevokeProject";
-
-/** How often the session list is re-read for approvals waiting in other sessions. */
-const SESSION_POLL_MS = 3000;
+import { folderLine } from "./features/projects/RevokeProject";
+import { ProjectList } from "./features/projects/ProjectList";
+import { SessionList } from "./features/sessions/SessionList";
 
 const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
 const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
@@ -45,34 +46,16 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const t = useT();
   const [health, setHealth] = useState<Health | null>(null);
   const [projects, setProjects] = useState<Project[]>([]);
-  const [sessions, setSessions] = useState<Session[]>([]);
-  const [currentId, setCurrentId] = useState<string | null>(() => localStorage.getItem("wisp-session"));
-  const [runs, setRuns] = useState<Run[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  // The session whose first page of runs has arrived (examples show only for an empty one).
-  const [loadedFor, setLoadedFor] = useState<string | null>(null);
-  const [live, setLive] = useState<Record<string, LiveState>>({});
   const [previewOpen, setPreviewOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [projectPath, setProjectPath] = useState("");
-  const [projectError, setProjectError] = useState<string | null>(null);
   const [selectedProject, setSelectedProject] = useState<string | null>(null);
-  const [draft, setDraft] = useState("");
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
-  const current = sessions.find((s) => s.id === currentId) ?? null;
-  const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
-
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
+  const { sessions, currentId, setCurrentId, loadSessions, waitingPoll } = useSessions(api, report);
   // The session's preview tabs, held by the Host: kept per session there.
   const tabs = useSessionTabs(api, currentId, report);
   const onTabsLive = useRef(tabs.onLive);
   onTabsLive.current = tabs.onLive;
-
-  const loadSessions = useCallback(async () => {
-    const list = await api.sessions();
-    setSessions(list);
-    return list;
-  }, [api]);
 
   useEffect(() => {
     api.health().then(setHealth).catch(report);
@@ -80,58 +63,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       setProjects(p);
       setSelectedProject((s) => s ?? p[0]?.id ?? null);
     }).catch(report);
-    loadSessions()
-      .then((list) => setCurrentId((id) => (id && list.some((s) => s.id === id) ? id : list[0]?.id ?? null)))
-      .catch(report);
-  }, [api, loadSessions, report]);
+  }, [api, report]);
 
-  useEffect(() => {
-    if (!currentId) return;
-    localStorage.setItem("wisp-session", currentId);
-    // Alt+↓/↑ may choose a session scrolled out of the list: bring it into view.
-    document.querySelector(`[data-session-id="${CSS.escape(currentId)}"]`)?.scrollIntoView?.({ block: "nearest" });
-  }, [currentId]);
-
-  // Sessions waiting for the person's approval, also those not on screen: the
-  // list is re-read every few seconds and each active run's status looked up.
-  const [waitingPoll, setWaitingPoll] = useState<Set<string>>(new Set());
-  useEffect(() => {
-    let stopped = false;
-    const check = async () => {
-      try {
-        const list = await loadSessions();
-        const ids = new Set<string>();
-        await Promise.all(
-          list
-            .filter((s) => s.activeRunId)
-            .map(async (s) => {
-              const r = await api.run(s.activeRunId!).catch(() => null);
-              if (r?.status === "awaiting_approval") ids.add(s.id);
-            }),
-        );
-        if (!stopped) setWaitingPoll(ids);
-      } catch {
-        // The next round tries again; a Host that went away is reported by the event stream.
-      }
-    };
-    void check();
-    const h = setInterval(() => void check(), SESSION_POLL_MS);
-    return () => {
-      stopped = true;
-      clearInterval(h);
-    };
-  }, [api, loadSessions]);
-
-  const upsert = useCallback((run: Run) => {
-    setRuns((rs) => {
-      if (run.sessionId !== currentRef.current) return rs;
-      const i = rs.findIndex((r) => r.id === run.id);
-      if (i < 0) return [...rs, run].sort((a, b) => a.createdAt - b.createdAt);
-      const next = rs.slice();
-      next[i] = run;
-      return next;
-    });
-  }, []);
   const currentRef = useRef<string | null>(null);
   currentRef.current = currentId;
 
@@ -146,34 +79,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     [openFile],
   );
 
-  // Coalesces refreshes: many events of one run in a burst cost one request.
-  const inflight = useRef(new Map<string, Promise<void>>());
-  const again = useRef(new Set<string>());
-  const refreshRun = useCallback(
-    (id: string) => {
-      if (inflight.current.has(id)) {
-        again.current.add(id);
-        return;
-      }
-      const p = api
-        .run(id)
-        .then((run) => {
-          upsert(run);
-          if (FINAL.includes(run.status)) setLive((l) => {
-            const { [id]: _gone, ...rest } = l;
-            return rest;
-          });
-        })
-        .catch(report)
-        .finally(() => {
-          inflight.current.delete(id);
-          if (again.current.delete(id)) refreshRun(id);
-        });
-      inflight.current.set(id, p);
-    },
-    [api, upsert, report],
-  );
-
   // open_webpage tickets of the shown session: claimed, shown in the preview, acknowledged.
   const onTicket = useOpenTickets(api, currentId, () => setPreviewOpen(true));
   // Running calls' live output (npm's lines): memory only, per shown session.
@@ -181,94 +86,22 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const onToolOutput = useRef(toolOutput.onLive);
   onToolOutput.current = toolOutput.onLive;
 
-  // The session's runs and its live event stream.
-  useEffect(() => {
-    setRuns([]);
-    setLive({});
-    setCursor(null);
-    if (!currentId) return;
-    let stop = () => {};
-    let cancelled = false;
-    // The stream starts after the session's last event as known before its runs are read. On a
-    // reload the session list has not arrived yet: it is read first, since replaying the whole
-    // log would act on old events again (a written file would reopen its tab in the Host).
-    const known = sessions.find((s) => s.id === currentId);
-    (known ? Promise.resolve(known) : api.sessions().then((l) => l.find((s) => s.id === currentId)))
-      .then((session) => api.runs(currentId).then((page) => ({ page, session })))
-      .then(({ page, session }) => {
-        if (cancelled) return;
-        setRuns(page.runs.slice().reverse());
-        setCursor(page.nextCursor);
-        setLoadedFor(currentId);
-        const onEvent = (e: WispEvent) => {
-          if (!e.runId) return;
-          refreshRun(e.runId);
-          if (e.type === "run_started" || e.type === "run_finished") void loadSessions();
-          if (e.type === "assistant_text" || e.type === "step_started" || e.type === "run_finished")
-            setLive((l) => ({
-              ...l,
-              [e.runId!]: { step: Number(e.step ?? 0), text: "", thinking: false, requestSince: e.type === "step_started" ? Date.now() : undefined },
-            }));
-          // The model's answer is complete once its calls are known: no request is open.
-          if (e.type === "tool_call_started")
-            setLive((l) => (l[e.runId!] ? { ...l, [e.runId!]: { ...l[e.runId!]!, requestSince: undefined } } : l));
-          if (e.type === "tool_call_finished" && e.status === "succeeded") pendingPreview.current.add(String(e.callId));
-          if (e.type === "model_retry") {
-            const err = e.error as RunError | undefined;
-            setLive((l) => ({
-              ...l,
-              [e.runId!]: {
-                ...(l[e.runId!] ?? { step: 0, text: "", thinking: false }),
-                text: "",
-                retry: { attempt: Number(e.attempt), error: err ?? { kind: "", message: "" } },
-                requestSince: Date.now(),
-              },
-            }));
-          }
-        };
-        const onDelta = (d: Delta) =>
-          setLive((l) => {
-            const prev = l[d.runId];
-            const same = prev && prev.step === d.step;
-            return {
-              ...l,
-              // Output ends a retry notice; the request stays open (and timed) until it ends.
-              [d.runId]: {
-                step: d.step,
-                text: (same ? prev.text : "") + (d.text ?? ""),
-                thinking: (same && prev.thinking) || (d.reasoningBytes ?? 0) > 0,
-                requestSince: same ? prev.requestSince : Date.now(),
-              },
-            };
-          });
-        stop = api.follow(currentId, session?.lastEventSeq ?? 0, onEvent, onDelta, (name, data) => {
-          onTabsLive.current(name, data);
-          onTicket(name, data);
-          onToolOutput.current(name, data);
-        });
-      })
-      .catch(report);
-    return () => {
-      cancelled = true;
-      stop();
-    };
-    // `sessions` is read once for lastEventSeq; following again on every list refresh would
-    // reconnect the stream for nothing.
-  }, [api, currentId, refreshRun, report, loadSessions, onTicket]);
-
-  // Files a tool wrote successfully open in a preview tab (UI-01).
-  const pendingPreview = useRef(new Set<string>());
-  useEffect(() => {
-    for (const run of runs) {
-      for (const c of run.steps.flatMap((s) => s.toolCalls)) {
-        if (pendingPreview.current.has(c.callId) && c.status === "succeeded") {
-          pendingPreview.current.delete(c.callId);
-          const path = (c.arguments as { path?: unknown } | null)?.path;
-          if ((c.tool === "files_write" || c.tool === "files_replace") && typeof path === "string") openPreview(path, false);
-        }
-      }
-    }
-  }, [runs, openPreview]);
+  // The session's runs, followed by its event stream; files a tool wrote successfully open in
+  // a preview tab (UI-01).
+  const { runs, cursor, loadedFor, live, refreshRun, addOlder } = useSessionRuns(api, {
+    sessionId: currentId,
+    sessions,
+    loadSessions,
+    report,
+    onLive: (name, data) => {
+      onTabsLive.current(name, data);
+      onTicket(name, data);
+      onToolOutput.current(name, data);
+    },
+    onFileDone: (path) => openPreview(path, false),
+  });
+  const current = sessions.find((s) => s.id === currentId) ?? null;
+  const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
 
   // The current file of each pending write or replace card, keyed by approval so a later
   // change to the same path is compared with the file as it is then.
@@ -288,39 +121,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     [api, report],
   );
 
-  // The box is emptied when the message leaves, not when the Host answers: what the person
-  // types meanwhile stays. A failed send puts the message back in front of it.
-  const sending = useRef(false);
-  const startRun = async (text: string, fromBox: boolean) => {
-    if (!text || !currentId || activeRun || sending.current) return;
-    sending.current = true;
-    if (fromBox) setDraft("");
-    try {
-      const { runId } = await api.startRun(currentId, text);
-      refreshRun(runId);
-    } catch (e) {
-      if (fromBox) setDraft((d) => (d ? `${text}\n${d}` : text));
-      report(e);
-    } finally {
-      sending.current = false;
-    }
-  };
-  const send = () => startRun(draft.trim(), true);
-  const box = useRef<HTMLTextAreaElement>(null);
-  // Retry and Continue start a new run; Edit & resend puts the text in the box (the person
-  // clicked it, so the box taking the focus is what they asked for).
-  const actions = useMemo(
-    () => ({
-      send: (text: string) => void startRunRef.current(text, false),
-      edit: (text: string) => {
-        setDraft(text);
-        box.current?.focus();
-      },
-    }),
-    [],
-  );
-  const startRunRef = useRef(startRun);
-  startRunRef.current = startRun;
+  const composer = useComposer({ api, sessionId: currentId, busy: !!activeRun, onStarted: refreshRun, report });
 
   const cancelRun = useCallback(() => {
     if (activeRun) api.cancel(activeRun.id).catch(report);
@@ -336,16 +137,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     }
   };
 
-  const authorize = async () => {
-    setProjectError(null);
-    try {
-      const p = await api.addProject(projectPath.trim());
-      setProjects(await api.projects());
-      setSelectedProject(p.id);
-      setProjectPath("");
-    } catch (e) {
-      setProjectError(e instanceof Error ? e.message : String(e));
-    }
+  const authorize = async (path: string) => {
+    const p = await api.addProject(path);
+    setProjects(await api.projects());
+    setSelectedProject(p.id);
   };
 
   // Keyboard: Esc stops the run, Alt+↓/↑ moves between sessions.
@@ -399,8 +194,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     anchor.current = shown ? { id: shown.dataset.runId!, y: shown.getBoundingClientRect().top - top } : null;
     try {
       const page = await api.runs(currentId, cursor);
-      setRuns((rs) => [...page.runs.slice().reverse(), ...rs]);
-      setCursor(page.nextCursor);
+      addOlder(page);
     } catch (e) {
       anchor.current = null;
       report(e);
@@ -431,21 +225,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     document.title = waiting.size ? `(${waiting.size}) ${t("appName")}` : t("appName");
   }, [waiting.size, t]);
 
-  // MCP tools in the runs go by server and original name (UI-08): the Host's server list is
-  // asked again when a run shows an `mcp_…` name not labelled yet (each name once, unless it
-  // waits for an approval: its server is active then, and the list may have been older).
-  const [mcpLabels, setMcpLabels] = useState<ReadonlyMap<string, ToolLabel>>(new Map());
-  const askedLabels = useRef(new Set<string>());
-  useEffect(() => {
-    const calls = runs.flatMap((r) => r.steps.flatMap((s) => s.toolCalls));
-    const missing = calls.filter((c) => isMcpToolName(c.tool) && !mcpLabels.has(c.tool) && (!askedLabels.current.has(c.tool) || c.approval?.state === "pending"));
-    if (missing.length === 0) return;
-    for (const c of missing) askedLabels.current.add(c.tool);
-    api
-      .mcpServers()
-      .then((list) => setMcpLabels((known) => new Map([...known, ...labelsOf(list)])))
-      .catch(() => {});
-  }, [runs, mcpLabels, api]);
+  // MCP tools in the runs go by server and original name (UI-08).
+  const mcpLabels = useMcpLabels(api, runs);
 
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
   const revokeProject = async (id: string) => {
@@ -481,75 +262,16 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
               <Settings size={18} />
             </button>
           </header>
-          <section>
-            <h2>{t("projects")}</h2>
-            <ul className="list">
-              {projects.map((p) => (
-                <li key={p.id} className="project-row">
-                  <button className={p.id === selectedProject ? "item selected" : "item"} onClick={() => setSelectedProject(p.id)} title={p.root}>
-                    {folderName(p.root)}
-                  </button>
-                  {p.id === selectedProject && (
-                    <span className="row-actions">
-                      <RevokeProject project={p} onRevoke={revokeProject} />
-                    </span>
-                  )}
-                </li>
-              ))}
-            </ul>
-            <form
-              className="authorize"
-              onSubmit={(e) => {
-                e.preventDefault();
-                void authorize();
-              }}
-            >
-              <input aria-label={t("folderPath")} placeholder={t("folderPath")} value={projectPath} onChange={(e) => setProjectPath(e.target.value)} />
-              <button type="submit" title={t("authorizeFolder")} disabled={!projectPath.trim()}>
-                <FolderPlus size={16} aria-hidden /> {t("authorize")}
-              </button>
-            </form>
-            <p className="muted small">{t("authorizeHint")}</p>
-            {projectError && <p className="error small" role="alert">{projectError}</p>}
-          </section>
-          <section className="grow">
-            <h2>
-              {t("sessions")}
-              <button className="icon" aria-label={t("newSession")} title={t("newSession")} onClick={() => void newSession()}>
-                <Plus size={18} />
-              </button>
-            </h2>
-            <ul className="list">
-              {sessions.map((s) => (
-                <li key={s.id} className="session-row">
-                  <button
-                    className={s.id === currentId ? "item selected" : "item"}
-                    onClick={() => setCurrentId(s.id)}
-                    aria-current={s.id === currentId}
-                    data-session-id={s.id}
-                    title={s.title}
-                  >
-                    <span className="item-title">{s.title}</span>
-                    {waiting.has(s.id) ? (
-                      <span className="badge badge-awaiting_approval">{t("needsApproval")}</span>
-                    ) : (
-                      s.activeRunId && <span className="dot" aria-label={t("status_running")} />
-                    )}
-                  </button>
-                  {s.id === currentId && (
-                    <span className="row-actions">
-                      <button className="icon" aria-label={t("rename")} title={t("rename")} onClick={() => setDialog("rename")}>
-                        <Pencil size={15} />
-                      </button>
-                      <button className="icon" aria-label={t("delete")} title={t("delete")} onClick={() => setDialog("delete")}>
-                        <Trash2 size={15} />
-                      </button>
-                    </span>
-                  )}
-                </li>
-              ))}
-            </ul>
-          </section>
+          <ProjectList projects={projects} selected={selectedProject} onSelect={setSelectedProject} onRevoke={revokeProject} onAuthorize={authorize} />
+          <SessionList
+            sessions={sessions}
+            currentId={currentId}
+            waiting={waiting}
+            onSelect={setCurrentId}
+            onNew={() => void newSession()}
+            onRename={() => setDialog("rename")}
+            onDelete={() => setDialog("delete")}
+          />
         </aside>
 
         <main className="conversation">
@@ -620,10 +342,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                       <button
                         key={k}
                         className="example"
-                        onClick={() => {
-                          setDraft(t(k));
-                          box.current?.focus();
-                        }}
+                        onClick={() => composer.put(t(k))}
                       >
                         {t(k)}
                       </button>
@@ -642,7 +361,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                       <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
                         <McpToolLabels.Provider value={mcpLabels}>
                           <ToolOutputs.Provider value={toolOutput.logs}>
-                            <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : actions} />
+                            <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : composer.actions} />
                           </ToolOutputs.Provider>
                         </McpToolLabels.Provider>
                       </div>
@@ -650,37 +369,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   })}
                 </div>
               </div>
-              <form
-                className="composer"
-                onSubmit={(e) => {
-                  e.preventDefault();
-                  void send();
-                }}
-              >
-                <textarea
-                  ref={box}
-                  aria-label={t("messagePlaceholder")}
-                  placeholder={t("messagePlaceholder")}
-                  value={draft}
-                  onChange={(e) => setDraft(e.target.value)}
-                  onKeyDown={(e) => {
-                    if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
-                      e.preventDefault();
-                      void send();
-                    }
-                  }}
-                  rows={3}
-                />
-                {activeRun ? (
-                  <button type="button" className="danger" onClick={cancelRun} aria-label={t("stop")}>
-                    <Square size={16} /> {t("stop")}
-                  </button>
-                ) : (
-                  <button type="submit" className="primary" disabled={!draft.trim()} aria-label={t("send")}>
-                    <Send size={16} /> {t("send")}
-                  </button>
-                )}
-              </form>
+              <Composer composer={composer} running={!!activeRun} onStop={cancelRun} />
             </>
           )}
         </main>

@@ -1,6 +1,6 @@
 // The Host's local API, and nothing else: every request carries the token in a header (never
 // in a URL), and the event stream is read with fetch so the header goes there too.
-import type { Delta, FolderView, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Session, WispEvent } from "./types";
+import type { Delta, FolderView, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, Session, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
 import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
 
@@ -40,24 +40,24 @@ export class Api {
 
   health = () => this.call<Health>("GET", "/api/health");
   projects = () => this.call<Project[]>("GET", "/api/projects");
-  addProject = (path: string) => this.call<Project>("POST", "/api/projects", { path });
+  addProject = (path: string) => this.call<Project>("POST", "/api/projects", { path } satisfies Schemas["CreateProject"]);
   /** Revokes a project's authorization (DEC-03): its sessions keep their history, lose the file tools. */
   revokeProject = (id: string) => this.call<void>("DELETE", `/api/projects/${encodeURIComponent(id)}`);
   sessions = () => this.call<Session[]>("GET", "/api/sessions");
-  createSession = (projectId?: string) => this.call<Session>("POST", "/api/sessions", projectId ? { projectId } : {});
-  renameSession = (id: string, title: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { title });
-  attachProject = (id: string, projectId: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { projectId });
+  createSession = (projectId?: string) => this.call<Session>("POST", "/api/sessions", (projectId ? { projectId } : {}) satisfies Schemas["CreateSession"]);
+  renameSession = (id: string, title: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { title } satisfies Schemas["UpdateSession"]);
+  attachProject = (id: string, projectId: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { projectId } satisfies Schemas["UpdateSession"]);
   deleteSession = (id: string) => this.call<void>("DELETE", `/api/sessions/${id}`);
   runs = (sessionId: string, cursor?: string | null, limit = 30) =>
     this.call<RunPage>("GET", `/api/sessions/${sessionId}/runs?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
   run = (id: string) => this.call<Run>("GET", `/api/runs/${id}`);
-  startRun = (sessionId: string, text: string) => this.call<{ runId: string }>("POST", `/api/sessions/${sessionId}/runs`, { text });
+  startRun = (sessionId: string, text: string) => this.call<Schemas["RunStarted"]>("POST", `/api/sessions/${sessionId}/runs`, { text } satisfies Schemas["StartRun"]);
   cancel = (runId: string) => this.call<void>("POST", `/api/runs/${runId}/cancel`);
   decide = (approvalId: string, decision: "approve" | "reject", digest: string, sessionId: string) =>
-    this.call<void>("POST", `/api/approvals/${approvalId}`, { decision, digest, sessionId });
+    this.call<void>("POST", `/api/approvals/${approvalId}`, { decision, digest, sessionId } satisfies Schemas["Decide"]);
   settings = () => this.call<ModelSettings>("GET", "/api/settings");
   updateSettings = (s: UpdateSettings) => this.call<ModelSettings>("PUT", "/api/settings", s);
-  setApiKey = (value: string, storage: Exclude<KeyStorage, "env">) => this.call<ModelSettings>("PUT", "/api/settings/api-key", { value, storage });
+  setApiKey = (value: string, storage: Exclude<KeyStorage, "env">) => this.call<ModelSettings>("PUT", "/api/settings/api-key", { value, storage } satisfies Schemas["SetApiKey"]);
   deleteApiKey = () => this.call<ModelSettings>("DELETE", "/api/settings/api-key");
   testConnection = () => this.call<ConnectionTest>("POST", "/api/settings/test");
   mcpServers = () => this.call<McpServer[]>("GET", "/api/mcp/servers");
@@ -70,8 +70,8 @@ export class Api {
   mcpImportProposals = () => this.call<ImportList>("GET", "/api/mcp/import");
   importMcp = (req: ImportRequest) => this.call<McpServer[]>("POST", "/api/mcp/import", req);
   claimTicket = (ticketId: string, sessionId: string) =>
-    this.call<{ tabId: string; url: string }>("POST", `/api/tickets/${encodeURIComponent(ticketId)}/claim`, { sessionId });
-  ackTicket = (ticketId: string) => this.call<{ status: "accepted" }>("POST", `/api/tickets/${encodeURIComponent(ticketId)}/ack`);
+    this.call<Schemas["TicketClaimed"]>("POST", `/api/tickets/${encodeURIComponent(ticketId)}/claim`, { sessionId } satisfies Schemas["ClaimTicket"]);
+  ackTicket = (ticketId: string) => this.call<Schemas["TicketAcked"]>("POST", `/api/tickets/${encodeURIComponent(ticketId)}/ack`);
   preview = (sessionId: string, path: string) =>
     this.call<Preview>("GET", `/api/sessions/${sessionId}/preview?path=${encodeURIComponent(path)}`);
   /** One folder of the session's project (the root when `path` is absent or `.`). */
@@ -81,9 +81,9 @@ export class Api {
   openTab = (sessionId: string, tab: OpenTab) => this.call<PreviewTab>("POST", `/api/sessions/${sessionId}/tabs`, tab);
   activateTab = (tabId: string) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/activate`);
   /** Moves a tab to `index` in its session's order (past the end: the end); the tabs after. */
-  moveTab = (tabId: string, index: number) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/move`, { index });
-  closeTab = (tabId: string) => this.call<{ status: "closed" | "closing" }>("DELETE", `/api/tabs/${encodeURIComponent(tabId)}`);
-  answerDialog = (dialogId: string, accept: boolean) => this.call<void>("POST", `/api/dialogs/${encodeURIComponent(dialogId)}`, { accept });
+  moveTab = (tabId: string, index: number) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/move`, { index } satisfies Schemas["MoveTab"]);
+  closeTab = (tabId: string) => this.call<Schemas["TabClosed"]>("DELETE", `/api/tabs/${encodeURIComponent(tabId)}`);
+  answerDialog = (dialogId: string, accept: boolean) => this.call<void>("POST", `/api/dialogs/${encodeURIComponent(dialogId)}`, { accept } satisfies Schemas["AnswerDialog"]);
   /** Brings the real browser window of a native web tab to the front. */
   frontTab = (tabId: string) => this.call<void>("POST", `/api/tabs/${encodeURIComponent(tabId)}/front`);
   /** The latest live-view frame of a native web tab (JPEG), or null when there is none yet (404). */

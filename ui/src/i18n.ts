@@ -463,7 +463,7 @@ const en = {
   mcpImported: "Imported {n} {n:server|servers}, disabled.",
   mcpSource_claude_desktop: "Claude Desktop",
   mcpSource_cursor: "Cursor",
-  mcpSource_vscode: "VS Code (this project)",
+  mcpSource_vs_code: "VS Code (this project)",
 };
 
 type Dict = typeof en;
@@ -928,7 +928,7 @@ const zh: Dict = {
   mcpImported: "已导入 {n} 个服务，均为禁用状态。",
   mcpSource_claude_desktop: "Claude Desktop",
   mcpSource_cursor: "Cursor",
-  mcpSource_vscode: "VS Code（本项目）",
+  mcpSource_vs_code: "VS Code（本项目）",
 };
 
 export const dictionaries: Record<Lang, Dict> = { en, zh };

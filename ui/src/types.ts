@@ -1,59 +1,59 @@
-// Wire types of the Host's local API (crates/wisp-protocol); keep the two in step.
-import type { Problem, RunModel } from "./features/settings/types";
+// Wire types of the Host's local API, by the names the UI uses. Every one is an alias of a type
+// generated from the Host's API document (generated/api.ts, from generated/openapi.json; see
+// scripts/api-types.mjs), so a change to a Rust wire type shows up here as a compile error.
+import type { components } from "./generated/api";
 
-export type Mode = "simulation" | "live";
-export type RunStatus = "running" | "awaiting_approval" | "completed" | "cancelled" | "failed" | "budget_exhausted" | "interrupted";
-export type CallStatus = "pending" | "awaiting_approval" | "running" | "succeeded" | "failed" | "rejected" | "cancelled";
-export type ApprovalState = "pending" | "approved" | "rejected" | "void";
+/** The API document's component schemas. */
+export type Schemas = components["schemas"];
 
-export interface Health { status: "ok"; mode: Mode; model_problem?: string; problem?: Problem; model?: RunModel; web_tabs?: WebTabs }
+export type Mode = Schemas["Mode"];
+export type RunStatus = Schemas["RunStatus"];
+export type CallStatus = Schemas["ToolCallStatus"];
+export type ApprovalState = Schemas["ApprovalState"];
+
+export type Health = Schemas["Health"];
 /** How web tabs are shown: pages of the Host's browser, or iframes (`--web-only`, no browser). */
-export type WebTabs = "browser" | "iframe";
-export interface Project { id: string; root: string; createdAt: number }
-export interface Session {
-  id: string; projectId: string | null; root: string | null; title: string;
-  createdAt: number; activeRunId: string | null; lastEventSeq: number; usage?: Usage;
-}
+export type WebTabs = Schemas["WebTabs"];
+export type Project = Schemas["Project"];
+export type Session = Schemas["Session"];
 /** `canonical`: the exact text whose SHA-256 is `digest`, and what is sent. Show it, never a
  * re-serialisation of `arguments` (JSON.parse loses integers past 2^53 and the sign of -0.0). */
-export interface Approval { id: string; state: ApprovalState; digest: string; arguments: unknown; canonical: string }
-/** `argumentsText`: the arguments exactly as the model sent them. */
-export interface ToolCall {
-  callId: string; tool: string; arguments: unknown; argumentsText: string; status: CallStatus;
-  result: string | null; approval: Approval | null;
-  /** What the result had for the person alone (an MCP server's content for the user only); never sent to the model. */
-  shown?: string | null;
-}
-export interface Step { index: number; text: string; partial?: boolean; toolCalls: ToolCall[] }
-/** `kind` is a `RunErrorKind` (features/settings/runErrorKinds.ts) or, from a newer Host, one this UI does not know. */
-export interface RunError { kind: string; message: string; params?: Record<string, string> }
-export interface Usage { promptTokens: number; completionTokens: number; reasoningTokens: number; cacheHitTokens: number; cacheMissTokens: number; estimatedCost?: number | null; runsWithoutEstimate?: number }
-export interface Run {
-  id: string; sessionId: string; text: string; status: RunStatus; mode: Mode; steps: Step[];
-  finalText: string | null; error: RunError | null; usage: Usage; model?: RunModel | null; createdAt: number; endedAt: number | null;
-}
-export interface RunPage { runs: Run[]; nextCursor: string | null }
+export type Approval = Schemas["Approval"];
+/** `argumentsText`: the arguments exactly as the model sent them; `shown`: what the result had
+ * for the person alone (an MCP server's content for the user only), never sent to the model. */
+export type ToolCall = Schemas["ToolCall"];
+export type Step = Schemas["Step"];
+export type RunError = Schemas["RunError"];
+export type Usage = Schemas["Usage"];
+export type Run = Schemas["Run"];
+export type RunPage = Schemas["RunPage"];
 /** `sha256`: the digest of the whole file as read, null when `partial`. */
-export interface Preview { path: string; content: string; size: number; partial: boolean; sha256: string | null }
-export interface WispEvent { seq: number; sessionId: string; runId: string | null; at: number; type: string; [k: string]: unknown }
-export interface Delta { sessionId: string; runId: string; step: number; text?: string; reasoningBytes?: number }
+export type Preview = Schemas["Preview"];
+/** One stored event of a session's stream: a union on `type`, so a `switch` over it that ends
+ * in `const _exhaustive: never = e` fails to compile when the Host adds a kind. */
+export type WispEvent = Schemas["Event"];
+export type EventType = WispEvent["type"];
+/** The event of one `type`. */
+export type EventOf<K extends EventType> = Extract<WispEvent, { type: K }>;
+export type Delta = Schemas["Delta"];
+/** Live events without a seq of their own (SSE event names `tool_output`, `dialog`, `tabs`,
+ * `open_ticket`). */
+export type ToolOutputEvent = Schemas["ToolOutput"];
+export type TabsChanged = Schemas["TabsChanged"];
+export type OpenTicket = Schemas["OpenTicket"];
 
 export const FINAL: RunStatus[] = ["completed", "cancelled", "failed", "budget_exhausted", "interrupted"];
 
-/** A preview tab of a session, as the Host holds it (`GET /api/sessions/{id}/tabs`). */
-export type TabKind = "web" | "file" | "new" | "workspace";
+/** A preview tab of a session, as the Host holds it (`GET /api/sessions/{id}/tabs`). `moved`:
+ * the page moved itself somewhere more private than what was opened in the tab, so the agent
+ * may neither read it nor act on it; `blockedDownloads`: downloads its pages tried, every one
+ * refused (`lastFileName` is the page's own text). */
+export type PreviewTab = Schemas["PreviewTab"];
+export type TabKind = Schemas["TabKind"];
 /** How private a web address is, from the least private to the most. */
-export type AddressKind = "public" | "private" | "loopback";
-export interface PreviewTab {
-  tabId: string; kind: TabKind; title: string; active: boolean;
-  url?: string; path?: string; loadState?: "loading" | "loaded" | "failed"; error?: string;
-  /** The page moved itself somewhere more private than what was opened in the tab: the agent may neither read it nor act on it. */
-  moved?: { addressKind: AddressKind; openedKind: AddressKind };
-  /** Downloads the tab's pages tried; every one was refused. `lastFileName` is the page's own text. */
-  blockedDownloads?: { count: number; lastFileName: string };
-}
-export type OpenTab = { kind: "file"; path: string } | { kind: "new" } | { kind: "web"; url: string } | { kind: "workspace"; path?: string };
+export type AddressKind = Schemas["AddressKind"];
+export type OpenTab = Schemas["OpenTab"];
 /** `GET /api/sessions/{id}/folder`: one folder of the project for a workspace tab. */
-export interface FolderView { path: string; entries: { name: string; kind: "file" | "dir" | "symlink" | "other"; size?: number }[]; truncated: boolean }
+export type FolderView = Schemas["FolderView"];
 /** The session event `dialog`: answered only by the person's click (`POST /api/dialogs/{id}`). */
-export interface TabDialog { sessionId: string; dialogId: string; kind: "close_confirm" | "beforeunload"; tabId: string; message: string }
+export type TabDialog = Schemas["Dialog"];

@@ -187,7 +187,7 @@ describe("ApprovalCard", () => {
     box.focus();
     const run: Run = {
       ...baseRun, status: "awaiting_approval", finalText: null,
-      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: write.arguments, argumentsText: sampleCanonical(write.arguments), status: "awaiting_approval", result: null,
+      steps: [{ index: 0, partial: false, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: write.arguments, argumentsText: sampleCanonical(write.arguments), status: "awaiting_approval", result: null,
         approval: { id: "ap9", state: "pending", digest: write.digest, arguments: write.arguments, canonical: sampleCanonical(write.arguments) } }] }],
     };
     render(withT(<RunView run={run} onDecide={onDecide} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
@@ -265,16 +265,16 @@ describe("ApprovalCard", () => {
 });
 
 const baseRun: Run = {
-  id: "r1", sessionId: "s1", text: "[demo:multi] look", status: "completed", mode: "simulation",
+  id: "r1", sessionId: "s1", text: "[demo:multi] look", status: "completed", mode: "simulation", model: null,
   steps: [
-    { index: 0, text: "Looking.", toolCalls: [
+    { index: 0, partial: false, text: "Looking.", toolCalls: [
       { callId: "c1", tool: "files_list", arguments: { path: "." }, argumentsText: '{"path":"."}', status: "succeeded", result: "[]", approval: null },
       { callId: "c2", tool: "files_read", arguments: { path: "README.md" }, argumentsText: '{"path":"README.md"}', status: "succeeded", result: "{}", approval: null },
     ] },
-    { index: 1, text: "All done.", toolCalls: [] },
+    { index: 1, partial: false, text: "All done.", toolCalls: [] },
   ],
   finalText: "All done.", error: null,
-  usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 2, cacheHitTokens: 0, cacheMissTokens: 10 },
+  usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 2, cacheHitTokens: 0, cacheMissTokens: 10, estimatedCost: null },
   createdAt: 1, endedAt: 2,
 };
 
@@ -310,7 +310,7 @@ describe("RunView", () => {
     }
     // Rounds 0 and 2 recorded (round 1 made no call): the numbers are the records', not a count.
     const call = (id: string) => ({ callId: id, tool: "files_list", arguments: { path: "." }, argumentsText: '{"path":"."}', status: "succeeded" as const, result: "[]", approval: null });
-    const recorded: Run = { ...baseRun, usage, steps: [{ index: 0, text: "", toolCalls: [call("c1")] }, { index: 1, text: "Hm.", toolCalls: [] }, { index: 2, text: "Again.", toolCalls: [call("c2")] }] };
+    const recorded: Run = { ...baseRun, usage, steps: [{ index: 0, partial: false, text: "", toolCalls: [call("c1")] }, { index: 1, partial: false, text: "Hm.", toolCalls: [] }, { index: 2, partial: false, text: "Again.", toolCalls: [call("c2")] }] };
     const { container } = runView(recorded);
     fireEvent.click(screen.getByRole("button", { name: /Tool process/ }));
     expect([...container.querySelectorAll(".step-label")].map((e) => e.textContent)).toEqual(["Step 1", "Step 3"]);
@@ -323,7 +323,7 @@ describe("RunView", () => {
   it("lists search results whose paths open in the preview and says what was skipped", () => {
     const result = JSON.stringify({ results: [{ path: "src/a.rs", line: 2, snippet: "// TODO: ship" }, { path: "docs", kind: "dir" }],
       truncated: true, truncatedBy: ["results"], skipped: { count: 3, reasons: { hidden: 2, binary: 1 } } });
-    const run: Run = { ...baseRun, steps: [{ index: 0, text: "", toolCalls: [{ callId: "s1", tool: "files_search", arguments: { path: ".", query: "TODO", mode: "content" }, argumentsText: '{"mode":"content","path":".","query":"TODO"}', status: "succeeded", result, approval: null }] }] };
+    const run: Run = { ...baseRun, steps: [{ index: 0, partial: false, text: "", toolCalls: [{ callId: "s1", tool: "files_search", arguments: { path: ".", query: "TODO", mode: "content" }, argumentsText: '{"mode":"content","path":".","query":"TODO"}', status: "succeeded", result, approval: null }] }] };
     const onPreview = vi.fn();
     render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={onPreview} currentFile={() => undefined} onLook={() => {}} />));
     fireEvent.click(screen.getByRole("button", { name: /Tool process/ }));
@@ -368,7 +368,7 @@ describe("RunView", () => {
   it("never hides a pending approval inside the process", () => {
     const run: Run = {
       ...baseRun, status: "awaiting_approval", finalText: null,
-      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, argumentsText: '{"content":"x","path":"a"}', status: "awaiting_approval", result: null,
+      steps: [{ index: 0, partial: false, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, argumentsText: '{"content":"x","path":"a"}', status: "awaiting_approval", result: null,
         approval: { id: "ap9", state: "pending", digest: "e".repeat(64), arguments: { path: "a", content: "x" }, canonical: '{"content":"x","path":"a"}' } }] }],
     };
     runView(run);
@@ -379,7 +379,7 @@ describe("RunView", () => {
   it("keeps a decided card in the process with its outcome and no buttons", () => {
     const run: Run = {
       ...baseRun, status: "cancelled", finalText: null,
-      steps: [{ index: 0, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, argumentsText: '{"content":"x","path":"a"}', status: "cancelled", result: null,
+      steps: [{ index: 0, partial: false, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, argumentsText: '{"content":"x","path":"a"}', status: "cancelled", result: null,
         approval: { id: "ap9", state: "void", digest: "e".repeat(64), arguments: { path: "a", content: "x" }, canonical: '{"content":"x","path":"a"}' } }] }],
     };
     runView(run);
@@ -415,7 +415,7 @@ describe("RunView", () => {
   });
 
   it("offers no Retry while another run is active (no actions)", () => {
-    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "x", message: "boom" } });
+    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "internal", message: "boom", params: {} } });
     expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
   });
 
@@ -428,7 +428,7 @@ describe("RunView", () => {
   });
 
   it("explains a failure in the model's words", () => {
-    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402)." } });
+    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402).", params: {} } });
     expect(screen.getByRole("alert").textContent).toContain("out of balance");
   });
 
@@ -437,9 +437,9 @@ describe("RunView", () => {
     const budget: Run = { ...baseRun, status: "budget_exhausted", finalText: null, steps: [],
       error: { kind: "budget_exhausted", message: "Stopped after 8 steps, the step budget of one request, without a final answer. What it did is kept; Continue lets it go on.", params: { steps: "8" } } };
     const closed: Run = { ...budget, status: "interrupted",
-      error: { kind: "interrupted", message: "Interrupted: Wisp was closed while this run was going. What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again." } };
+      error: { kind: "interrupted", message: "Interrupted: Wisp was closed while this run was going. What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again.", params: {} } };
     const crashed: Run = { ...closed,
-      error: { kind: "unfinished_at_start", message: "Interrupted: Wisp stopped before this run finished (it crashed or was killed; found at start). What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again." } };
+      error: { kind: "unfinished_at_start", message: "Interrupted: Wisp stopped before this run finished (it crashed or was killed; found at start). What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again.", params: {} } };
     const shown = (run: Run, lang: "en" | "zh") => {
       const { unmount } = render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} actions={{ send: () => {}, edit: () => {} }} />, lang));
       const text = statusLine();
@@ -475,7 +475,7 @@ describe("RunView", () => {
   it("shows a call that finished as the cancel arrived as what it returned, and one the cancel stopped as stopped", () => {
     const note = (text: string) => JSON.stringify({ status: "registered", id: "srv_1", cancelNote: text });
     const stopped = JSON.stringify({ error: "cancelled while the tool was running: whether the tool had already done something is not known", cancelNote: "stopped" });
-    const run: Run = { ...baseRun, status: "cancelled", finalText: null, steps: [{ index: 0, text: "", toolCalls: [
+    const run: Run = { ...baseRun, status: "cancelled", finalText: null, steps: [{ index: 0, partial: false, text: "", toolCalls: [
       { callId: "r1-s0-c0", tool: "mcp_register", arguments: {}, argumentsText: "{}", status: "succeeded", result: note("finished"), approval: null },
       { callId: "r1-s0-c1", tool: "echo", arguments: {}, argumentsText: "{}", status: "cancelled", result: stopped, approval: null },
       { callId: "r1-s0-c2", tool: "files_list", arguments: {}, argumentsText: "{}", status: "cancelled", result: null, approval: null },

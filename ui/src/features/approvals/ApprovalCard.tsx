@@ -8,13 +8,11 @@
 import { useEffect, useRef, useState } from "react";
 import { Check, ShieldAlert, X } from "lucide-react";
 import type { ApprovalState, CallStatus } from "../../types";
-import { useT, type Key } from "../../i18n";
+import { useT } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Reveal, hasHidden, revealText, type RevealMode } from "../../components/Reveal";
-import { Diff } from "./Diff";
-import { bindingOf, type Binding, type CurrentFile } from "./currentFile";
-import { OpenPageDetails } from "./OpenPage";
-import { INSTALL_TOOLS, InstallDetails, installAction } from "./InstallDetails";
+import type { CurrentFile } from "./binding";
+import { toolViews } from "../tools/registry";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 
 export interface ApprovalRequest {
@@ -43,24 +41,15 @@ interface Props {
   callStatus?: CallStatus;
 }
 
-const str = (v: unknown) => (typeof v === "string" ? v : v === undefined ? "" : JSON.stringify(v));
-
 /** Arguments shown as multi-line content: newlines and tabs there are layout. */
 const CONTENT_KEYS = ["content", "oldText", "newText", "impact"];
-
-/** Tools that change files in the project: their cards say that a hostile process racing inside
- * the folder can still change which file is affected (APPR-07). */
-export const FILE_CHANGE_TOOLS = ["files_write", "files_replace", "files_mkdir", "files_move", "files_trash"];
-
-/** Tools whose card shows friendly fields beside the exact text. */
-const FRIENDLY = ["files_read", "files_write", "files_replace", "files_mkdir", "files_move", "files_trash", "open_webpage", ...INSTALL_TOOLS];
 
 /** Whether anything the card shows holds a character it marks: the exact text, and for the
  * tools with friendly fields every string among the arguments (a newline in a path is escaped
  * in the JSON text but marked in the path field). */
 export function cardHasHidden(tool: string, args: unknown, canonical: string): boolean {
   if (hasHidden(canonical, "name")) return true;
-  if (!FRIENDLY.includes(tool)) return false;
+  if (!toolViews(tool).Details) return false;
   const walk = (v: unknown, mode: RevealMode): boolean =>
     typeof v === "string"
       ? hasHidden(v, mode)
@@ -105,12 +94,13 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   // An MCP tool goes by its server's and its own name (UI-08), the model's name in the tooltip.
   const { shown } = useToolName(request.tool);
   const origin = useToolOrigin(request.tool);
-  const what = actionOf(request.tool, args, t, revealText(shown));
+  const views = toolViews(request.tool);
+  const what = views.action?.(request.tool, args, t) ?? revealText(shown);
   const hidden = cardHasHidden(request.tool, args, request.canonical);
   const title =
     outcome === "pending"
-      ? request.tool === "files_read"
-        ? t("readSensitiveTitle")
+      ? views.pendingTitle
+        ? t(views.pendingTitle)
         : t("approvalTitle", { tool: revealText(shown) })
       : t(outcome === "approved" ? (callStatus === "failed" ? "titleApprovedFailed" : "titleApproved") : outcome === "rejected" ? "titleRejected" : outcome === "void" ? "titleVoid" : "titleStale", { what });
   return (
@@ -153,9 +143,9 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
           {t("hiddenChars")}
         </p>
       ) : null}
-      <Details tool={request.tool} args={args} currentFile={currentFile} />
-      <ExactArguments canonical={request.canonical} compact={FRIENDLY.includes(request.tool)} />
-      {open && FILE_CHANGE_TOOLS.includes(request.tool) ? <p className="race-note muted small">{t("raceNote")}</p> : null}
+      {views.Details ? <views.Details tool={request.tool} args={args} currentFile={currentFile} /> : null}
+      <ExactArguments canonical={request.canonical} compact={!!views.Details} />
+      {open && views.changesFiles ? <p className="race-note muted small">{t("raceNote")}</p> : null}
       <div className="approval-foot">
         <span className="muted mono" title={request.digest}>
           {t("digest")} {request.digest.slice(0, 16)}…
@@ -180,166 +170,6 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   );
 }
 
-/** What a call does, in a few words ("write notes.txt"). */
-function actionOf(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>, shown: string) {
-  // A title is plain text (it is also the card's accessible name): escapes without marks.
-  const vars = { path: revealText(str(args.path)), source: revealText(str(args.source ?? args.from)), target: revealText(str(args.target ?? args.to)) };
-  switch (tool) {
-    case "files_read":
-    case "files_write":
-    case "files_replace":
-    case "files_mkdir":
-    case "files_move":
-    case "files_trash":
-      return t(`do_${tool}`, vars);
-    case "open_webpage":
-      return t("do_open_webpage", { url: revealText(str(args.url)) });
-    default:
-      return INSTALL_TOOLS.includes(tool) ? installAction(tool, args, t) : shown;
-  }
-}
-
-/** What the card says about the file when it cannot diff against it; nothing while unknown. */
-function FileNotice({ binding }: { binding: Binding }) {
-  const t = useT();
-  switch (binding.kind) {
-    case "changed":
-      return <p className="file-notice error">{t("fileChangedStale")}</p>;
-    case "failed":
-      return <p className="file-notice error">{t("fileLoadFailed", { message: binding.message })}</p>;
-    case "tooLong":
-      return <p className="muted">{t("fileTooLongForDiff")}</p>;
-    default:
-      return null;
-  }
-}
-
-function Details({ tool, args, currentFile }: { tool: string; args: Record<string, unknown>; currentFile?: CurrentFile }) {
-  const t = useT();
-  switch (tool) {
-    case "files_write": {
-      // A write that creates its file binds its absence; one that replaces a file binds that
-      // file's digest (`replaces`), and only a preview with that digest is diffed against.
-      const binding = bindingOf(args.replaces, currentFile);
-      return (
-        <div className="details">
-          <Field label={t("path")} value={str(args.path)} />
-          {args.creates === true ? (
-            <p className="muted">{t("newFile")}</p>
-          ) : binding.kind === "same" ? (
-            binding.content === str(args.content) ? (
-              <p className="muted">{t("noChange")}</p>
-            ) : (
-              <>
-                <p className="muted">{t("diffAgainstCurrent")}</p>
-                <Diff before={binding.content} after={str(args.content)} />
-              </>
-            )
-          ) : (
-            <FileNotice binding={binding} />
-          )}
-          <p className="muted">{t("content")}</p>
-          <pre className="content">
-            <Reveal text={str(args.content)} mode="text" />
-          </pre>
-        </div>
-      );
-    }
-    case "files_replace": {
-      // The diff in context only against the very content `sha256` binds; otherwise the
-      // requested change alone, and why.
-      const binding = bindingOf(args.sha256, currentFile);
-      const oldText = str(args.oldText);
-      const newText = str(args.newText);
-      return (
-        <div className="details">
-          <Field label={t("path")} value={str(args.path)} />
-          <p className="muted">{t("oldText")}</p>
-          <pre className="content">
-            <Reveal text={oldText} mode="text" />
-          </pre>
-          <p className="muted">{t("newText")}</p>
-          <pre className="content">
-            <Reveal text={newText} mode="text" />
-          </pre>
-          {binding.kind === "same" && binding.content.includes(oldText) ? (
-            <>
-              <p className="muted">{t("diffAgainstCurrent")}</p>
-              <Diff before={binding.content} after={binding.content.replace(oldText, () => newText)} />
-            </>
-          ) : (
-            <>
-              <FileNotice binding={binding} />
-              <p className="muted">{t("requestedChange")}</p>
-              <Diff before={oldText} after={newText} />
-            </>
-          )}
-          {typeof args.line === "number" ? <Field label={t("line")} value={String(args.line)} /> : null}
-          {args.sha256 ? <Field label="sha256" value={str(args.sha256)} /> : null}
-        </div>
-      );
-    }
-    case "files_read":
-      return <SensitiveReadDetails args={args} />;
-    case "files_mkdir":
-      return (
-        <div className="details">
-          <Field label={t("path")} value={str(args.path)} />
-          <p className="muted">{t("mkdirNote")}</p>
-        </div>
-      );
-    case "files_move": {
-      // The counts come from the Host's fingerprint of the source tree, which the approval's
-      // digest covers: the move runs only on the tree these numbers describe.
-      const counted = typeof args.files === "number" && typeof args.folders === "number";
-      return (
-        <div className="details">
-          <p className="move-paths">
-            <code aria-label={t("source")}>
-              <Reveal text={str(args.source ?? args.from)} />
-            </code>{" "}
-            →{" "}
-            <code aria-label={t("target")}>
-              <Reveal text={str(args.target ?? args.to)} />
-            </code>
-          </p>
-          {counted ? (
-            <p className="move-counts">
-              {t("moveCounts", { files: String(args.files), folders: String(args.folders) })}
-            </p>
-          ) : (
-            <p className="muted">{t("moveNote")}</p>
-          )}
-          {typeof args.fingerprint === "string" ? (
-            <div className="field" title={args.fingerprint}>
-              <span className="muted">{t("fingerprint")}</span> <code>{args.fingerprint.slice(0, 16)}…</code>
-            </div>
-          ) : null}
-        </div>
-      );
-    }
-    case "files_trash":
-      return (
-        <div className="details">
-          <Field label={t("path")} value={str(args.path)} />
-          {typeof args.files === "number" && typeof args.dirs === "number" ? (
-            <Field label={t("trashGoes")} value={t("trashCounts", { files: args.files, dirs: args.dirs })} />
-          ) : null}
-          <p className="muted">{t("trashNote")}</p>
-        </div>
-      );
-    case "open_webpage":
-      return <OpenPageDetails args={args} />;
-    case "mcp_install_npm":
-    case "mcp_register":
-    case "mcp_activate_service":
-      return <InstallDetails tool={tool} args={args} />;
-    default:
-      // Any other tool (a local MCP server's): the exact text below is the whole story.
-      return null;
-  }
-}
-
 /** The canonical text the digest covers, verbatim: big integers keep every digit, `-0.0` its
  * sign. Always shown; under the friendly fields of the tools that have them it is a shorter
  * box that scrolls. */
@@ -351,44 +181,6 @@ function ExactArguments({ canonical, compact }: { canonical: string; compact: bo
       <pre className={`exact-arguments${compact ? " compact" : ""}`} aria-label={t("exactArguments")}>
         <Reveal text={canonical} />
       </pre>
-    </div>
-  );
-}
-
-/** Bytes, grouped the same way in both languages (1,234). */
-const bytes = (n: unknown) => (typeof n === "number" ? n.toLocaleString("en-US") : str(n));
-
-/** A read of a file that looks like credentials (files_read asks only for those): what would be
- * sent and why Wisp asks — never the content, which the Host does not put on the card. */
-function SensitiveReadDetails({ args }: { args: Record<string, unknown> }) {
-  const t = useT();
-  const size = typeof args.size === "number" ? args.size : undefined;
-  const from = typeof args.offset === "number" ? args.offset : 0;
-  const to = typeof args.end === "number" ? args.end : size;
-  const part = size !== undefined && to !== undefined && (from > 0 || to < size);
-  // The reason in the person's language by its kind; the Host's English sentence otherwise.
-  const key = `sensitive_${str(args.sensitive)}`;
-  const why = t(key as Key);
-  return (
-    <div className="details">
-      <Field label={t("path")} value={str(args.path)} />
-      {size !== undefined ? <Field label={t("readSize")} value={t("readSizeBytes", { n: bytes(size) })} /> : null}
-      {part ? <Field label={t("readPart")} value={t("readPartBytes", { from: bytes(from), to: bytes(to), size: bytes(size) })} /> : null}
-      <p className="read-why">
-        <span className="muted">{t("readWhy")}</span> {why === key ? str(args.reason) : why}
-      </p>
-      <p className="muted">{t("readNote")}</p>
-    </div>
-  );
-}
-
-function Field({ label, value }: { label: string; value: string }) {
-  return (
-    <div className="field">
-      <span className="muted">{label}</span>{" "}
-      <code>
-        <Reveal text={value} />
-      </code>
     </div>
   );
 }

@@ -1,48 +1,16 @@
-// The file a pending write or replace would change, as the Host's preview shows it now, so its
-// card can diff against it — but only when the preview's digest is the digest the approval is
-// bound to (`files_replace`'s `sha256`, `files_write`'s `replaces`). The text is fetched when
+// The file a pending call would change (its family's `boundFile`, see ../tools/views.ts), as
+// the Host's preview shows it now, so its card can diff against it — but only when the
+// preview's digest is the digest the approval is bound to (binding.ts). The text is fetched when
 // the card appears and again whenever the person looks (the card gets the pointer or focus, the
 // window comes back), because a file edited meanwhile must not be shown as the file the change
 // applies to: execution would refuse it as stale.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, type Api } from "../../api";
 import type { Run } from "../../types";
+import { toolViews } from "../tools/registry";
+import type { CurrentFile } from "./binding";
 
-/** What the preview said about the file a card's change is bound to. */
-export type CurrentFile =
-  | { state: "loading" }
-  /** No such file now (404). */
-  | { state: "missing" }
-  /** `sha256` is null when the preview is partial (the file is longer than a preview shows). */
-  | { state: "loaded"; content: string; sha256: string | null }
-  /** Any other failure: the card says so instead of guessing. */
-  | { state: "failed"; message: string };
-
-/** How a card's change relates to the file the preview shows. */
-export type Binding =
-  /** Nothing to compare yet (loading, or no file to bind). */
-  | { kind: "unknown" }
-  /** The preview shows exactly the content the change is bound to. */
-  | { kind: "same"; content: string }
-  /** The file is not the one the change was prepared on (edited, or gone). */
-  | { kind: "changed" }
-  /** The file is too long for a preview, so it cannot be compared. */
-  | { kind: "tooLong" }
-  | { kind: "failed"; message: string };
-
-/** Compares the digest a change is bound to with what the preview showed. */
-export function bindingOf(bound: unknown, current: CurrentFile | undefined): Binding {
-  if (typeof bound !== "string" || !current || current.state === "loading") return { kind: "unknown" };
-  switch (current.state) {
-    case "missing":
-      return { kind: "changed" };
-    case "failed":
-      return { kind: "failed", message: current.message };
-    case "loaded":
-      if (current.sha256 === null) return { kind: "tooLong" };
-      return current.sha256 === bound ? { kind: "same", content: current.content } : { kind: "changed" };
-  }
-}
+export type { Binding, CurrentFile } from "./binding";
 
 /** The pending approvals whose card diffs against the current file: approval ID → path. */
 function boundFiles(runs: Run[]): Map<string, string> {
@@ -50,10 +18,9 @@ function boundFiles(runs: Run[]): Map<string, string> {
   for (const run of runs) {
     for (const c of run.steps.flatMap((s) => s.toolCalls)) {
       const a = c.approval;
-      const args = (a?.arguments ?? {}) as { path?: unknown; creates?: unknown };
-      // A write that creates its file has nothing to fetch (and no 404 to log).
-      const binds = c.tool === "files_replace" || (c.tool === "files_write" && args.creates !== true);
-      if (a && a.state === "pending" && binds && typeof args.path === "string") out.set(a.id, args.path);
+      if (!a || a.state !== "pending") continue;
+      const path = toolViews(c.tool).boundFile?.((a.arguments ?? {}) as Record<string, unknown>);
+      if (path !== undefined) out.set(a.id, path);
     }
   }
   return out;

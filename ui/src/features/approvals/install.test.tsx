@@ -40,6 +40,14 @@ const install = {
   impact: "Runs npm twice with install scripts disabled, then saves a DISABLED config.",
 };
 
+describe("the install tools are Wisp's own", () => {
+  // Their names start with `mcp_` like a local MCP server's tools, but no server has them.
+  it.each(["mcp_install_npm", "mcp_register", "mcp_activate_service"])("%s's card says built-in, not an MCP server that is not active", (tool) => {
+    show(tool, install);
+    expect(document.querySelector(".approval .origin")?.textContent).toBe("Built-in tool");
+  });
+});
+
 describe("mcp_install_npm card (UI-17)", () => {
   it("shows the exact package@version, bin, args, source, directory, impact and the disclosure", () => {
     show("mcp_install_npm", install);

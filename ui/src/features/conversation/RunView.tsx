@@ -2,7 +2,7 @@
 // process (collapsed once the run completed), and the final answer as the main content.
 import { useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
-import type { Run, RunError, ToolCall, Usage as UsageTotals } from "../../types";
+import type { Run, ToolCall, Usage as UsageTotals } from "../../types";
 import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import type { CurrentFile } from "../approvals/currentFile";
@@ -13,16 +13,8 @@ import { CallOutput } from "./ToolOutput";
 import { ShownToYou } from "./ShownToYou";
 import { Reveal } from "../../components/Reveal";
 import { layoutJson } from "../../components/jsonLayout";
-
-export interface LiveState {
-  step: number;
-  text: string;
-  thinking: boolean;
-  /** The model request failed and is being tried again (tools are not re-run). */
-  retry?: { attempt: number; error: RunError };
-  /** When the open model request (or its latest attempt) started, in ms; absent when none is open. */
-  requestSince?: number;
-}
+import { toolViews } from "../tools/registry";
+import type { LiveState } from "./liveRuns";
 
 /** The current time, ticking every second while `on`. */
 function useNow(on: boolean) {
@@ -278,8 +270,8 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
   const t = useT();
   const { shown } = useToolName(call.tool);
   const [open, setOpen] = useState(false);
-  const path = typeof call.arguments === "object" && call.arguments ? (call.arguments as { path?: unknown }).path : undefined;
-  const previewable = (call.tool === "files_read" || call.tool === "files_write" || call.tool === "files_replace") && call.status === "succeeded" && typeof path === "string";
+  const views = toolViews(call.tool);
+  const path = call.status === "succeeded" ? views.previewPath?.(call.arguments) : undefined;
   return (
     <div className={`call call-${call.status}`} data-call-id={call.callId}>
       <div className="call-head">
@@ -294,14 +286,14 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           </span>
           <span className={`badge badge-${call.status}`}>{t(`call_${call.status}` as Key)}</span>
         </button>
-        {previewable && (
+        {path !== undefined && (
           <button className="link" onClick={() => onPreview(path)}>
             <Eye size={14} aria-hidden /> {t("openPreview")}
           </button>
         )}
       </div>
       <CancelNote call={call} />
-      {call.tool === "files_search" && call.status === "succeeded" && call.result !== null && <SearchResults result={call.result} onPreview={onPreview} />}
+      {views.Result && call.status === "succeeded" && call.result !== null && <views.Result result={call.result} onPreview={onPreview} />}
       <CallOutput callId={call.callId} />
       {call.shown && <ShownToYou text={call.shown} />}
       {open && (
@@ -348,52 +340,6 @@ function CancelNote({ call }: { call: ToolCall }) {
   return (
     <div className="cancel-note muted small" data-cancel-note="finished">
       {t("callFinishedDespiteCancel")}
-    </div>
-  );
-}
-
-type SearchHit = { path: string; kind?: string; line?: number; snippet?: string };
-type SearchOut = { results?: SearchHit[]; truncated?: boolean; truncatedBy?: string[]; skipped?: { count?: number; reasons?: Record<string, number> } };
-
-/** files_search results as a list; a file's path opens it in the preview pane. What was skipped
- * or cut off is said, so it never reads as "no match" (FILE-11). */
-function SearchResults({ result, onPreview }: { result: string; onPreview: (path: string) => void }) {
-  const t = useT();
-  let out: SearchOut;
-  try {
-    out = JSON.parse(result) as SearchOut;
-  } catch {
-    return null;
-  }
-  const hits = Array.isArray(out.results) ? out.results : [];
-  const reasons = Object.entries(out.skipped?.reasons ?? {}).map(([k, n]) => `${k} ${n}`).join(", ");
-  return (
-    <div className="search-results">
-      <div className="muted small">{t("searchResults", { n: String(hits.length) })}</div>
-      <ul>
-        {hits.map((h, i) => (
-          <li key={`${h.path}:${h.line ?? ""}:${i}`}>
-            {h.kind === "dir" ? (
-              <code>
-                <Reveal text={h.path} />/
-              </code>
-            ) : (
-              <button className="link mono" onClick={() => onPreview(h.path)}>
-                <Reveal text={h.path} />
-                {h.line ? `:${h.line}` : ""}
-              </button>
-            )}
-            {h.snippet ? (
-              <span className="muted mono small">
-                {" "}
-                <Reveal text={h.snippet} mode="text" />
-              </span>
-            ) : null}
-          </li>
-        ))}
-      </ul>
-      {out.truncated ? <div className="warn small">{t("searchTruncated", { by: (out.truncatedBy ?? []).join(", ") })}</div> : null}
-      {out.skipped?.count ? <div className="muted small">{t("searchSkipped", { n: String(out.skipped.count), why: reasons })}</div> : null}
     </div>
   );
 }

@@ -4,7 +4,7 @@
 // person chooses where the values from those files go (OS secret store or only this session):
 // nothing is chosen for them, and the Host stores nothing until they do.
 import { useEffect, useState } from "react";
-import { useT, type Key } from "../../i18n";
+import { useT } from "../../i18n";
 import { errorText } from "./errors";
 import type { McpApi } from "./McpSettings";
 import type { EnvStorage, ImportList } from "./types";
@@ -74,7 +74,7 @@ export function ImportPanel({ api, onDone, onCancel }: { api: Pick<McpApi, "mcpI
                 />
                 <strong>{p.name}</strong>
                 <span className="muted small">
-                  {t(`mcpSource_${p.source}` as Key)} · <code>{p.file}</code>
+                  {t(`mcpSource_${p.source}`)} · <code>{p.file}</code>
                 </span>
               </label>
               {p.unsupported ? (

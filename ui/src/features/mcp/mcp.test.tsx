@@ -61,7 +61,7 @@ class FakeHost implements McpApi {
   proposals: ImportProposal[] = [
     { id: "p1", source: "claude_desktop", file: "/home/me/.config/Claude/claude_desktop_config.json", name: "github", command: "npx", args: ["-y", "@modelcontextprotocol/server-github"], cwd: null, env: ["GITHUB_TOKEN"], unsupported: null },
     { id: "p2", source: "cursor", file: "/home/me/.cursor/mcp.json", name: "remote", command: "", args: [], cwd: null, env: [], unsupported: "a remote (HTTP) server" },
-    { id: "p3", source: "vscode", file: "/work/p/.vscode/mcp.json", name: "files", command: "/usr/bin/files-mcp", args: [], cwd: null, env: [], unsupported: null },
+    { id: "p3", source: "vs_code", file: "/work/p/.vscode/mcp.json", name: "files", command: "/usr/bin/files-mcp", args: [], cwd: null, env: [], unsupported: null },
   ];
 
   private find(id: string) {
@@ -423,6 +423,9 @@ describe("Settings → Local MCP", () => {
     const panel = screen.getByRole("form", { name: "Import servers from other apps" });
     const github = within(panel).getByRole("checkbox", { name: /github/ }) as HTMLInputElement;
     expect(github.closest("li")!.textContent).toContain("Claude Desktop · /home/me/.config/Claude/claude_desktop_config.json");
+    // The Host names VS Code's source `vs_code`: the panel words it, never shows the key.
+    const files = within(panel).getByRole("checkbox", { name: /files/ });
+    expect(files.closest("li")!.textContent).toContain("VS Code (this project) · /work/p/.vscode/mcp.json");
     expect(within(github.closest("li")!).getAllByRole("listitem").map((l) => l.textContent)).toEqual(["npx", "-y", "@modelcontextprotocol/server-github"]);
     expect(github.closest("li")!.textContent).toContain("Environment variables: GITHUB_TOKEN");
     expect((within(panel).getByRole("checkbox", { name: /remote/ }) as HTMLInputElement).disabled).toBe(true);

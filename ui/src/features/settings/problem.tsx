@@ -1,7 +1,6 @@
 // Host problems worded in the person's language: the Host sends a stable `kind` with its
 // parameters; the English `message` is only the fallback for a kind this UI does not know.
 import { translator, useT, type Key, type T } from "../../i18n";
-import type { RunError } from "../../types";
 import type { Problem, RunModel } from "./types";
 
 /** Words for a `source` parameter (a variable's name stays as it is). */
@@ -20,9 +19,17 @@ export function problemText(t: T, p: Problem): string {
 
 const english = translator("en");
 
+/** A run error to word: the wire's `RunError`, or one stored by an older Host (without
+ * parameters) or of a kind this UI does not know, which keep the Host's sentence. */
+export interface WordedError {
+  kind: string;
+  message: string;
+  params?: Record<string, string>;
+}
+
 /** The key that words a run error: a rate limit says whether it asked for too long or kept on
  * after Wisp waited. */
-function runErrorKey(e: RunError): Key {
+function runErrorKey(e: WordedError): Key {
   if (e.kind === "rate_limited" && e.params?.asked) return "runError_rate_limited_asked";
   if (e.kind === "rate_limited" && e.params?.waited) return "runError_rate_limited_waited";
   return `runError_${e.kind}` as Key;
@@ -31,7 +38,7 @@ function runErrorKey(e: RunError): Key {
 /** A run failure in the person's language, from its kind and parameters. In English the
  * Host's own sentence says more (it may quote the provider); a kind this UI does not know,
  * or one whose parameters are missing (a run stored by an older Host), keeps that sentence. */
-export function runErrorText(t: T, e: RunError): string {
+export function runErrorText(t: T, e: WordedError): string {
   const key = runErrorKey(e);
   const params = e.params ?? {};
   const text = t(key, { ...params, source: sourceWord(t, params.source) });

@@ -1,6 +1,9 @@
 // Every run error kind the Host can send (`RunErrorKind` in crates/wisp-protocol/src/lib.rs).
-// tests/settings.rs checks this list against the enum in the Host's OpenAPI document, and
-// ui.test.tsx checks that each has a wording in every language, so neither side can drift.
+// tests/settings.rs checks this list against the enum in the Host's OpenAPI document, the
+// compiler against the generated type, and ui.test.tsx that each has a wording in every
+// language, so neither side can drift.
+import type { Schemas } from "../../types";
+
 export const RUN_ERROR_KINDS = [
   "missing_key",
   "invalid_config",
@@ -26,6 +29,10 @@ export const RUN_ERROR_KINDS = [
   "interrupted",
   "unfinished_at_start",
   "internal",
-] as const;
+] as const satisfies readonly Schemas["RunErrorKind"][];
 
-export type RunErrorKind = (typeof RUN_ERROR_KINDS)[number];
+export type RunErrorKind = Schemas["RunErrorKind"];
+
+/** A kind of the wire missing from the list above fails to compile here. */
+type Unlisted = Exclude<RunErrorKind, (typeof RUN_ERROR_KINDS)[number]>;
+export const ALL_RUN_ERROR_KINDS_LISTED: [Unlisted] extends [never] ? true : Unlisted = true;

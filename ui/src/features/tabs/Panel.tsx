@@ -186,6 +186,10 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
 
 /** A workspace tab: one folder of the project as `GET …/folder` gives it; a file opens in a file
  * tab, a subfolder in a workspace tab of its own. Read again when the tabs change (a reload). */
+/** How an entry that is neither a file nor a folder is worded (the Host names `symlink` and
+ * `other`). */
+const otherKindKey = (kind: string) => (kind === "symlink" ? "folderKind_symlink" : "folderKind_other");
+
 function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sessionId: string; tab: PreviewTab; version: number; ctl: SessionTabs }) {
   const t = useT();
   const path = tab.path ?? ".";
@@ -224,8 +228,8 @@ function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sess
                   <Folder size={14} aria-hidden /> <Reveal text={e.name} />/
                 </button>
               ) : (
-                <span className="muted" title={t(`folderKind_${e.kind}`)}>
-                  <Reveal text={e.name} /> ({t(`folderKind_${e.kind}`)})
+                <span className="muted" title={t(otherKindKey(e.kind))}>
+                  <Reveal text={e.name} /> ({t(otherKindKey(e.kind))})
                 </span>
               )}
             </li>

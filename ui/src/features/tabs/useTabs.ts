@@ -122,7 +122,7 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
     (path: string) => {
       setFileVersion((v) => v + 1);
       // The Host keeps the path it checked (`./a//b` is `a/b`): compared the same way.
-      const known = tabsRef.current.find((x) => x.kind === "file" && x.path !== undefined && samePath(x.path, path));
+      const known = tabsRef.current.find((x) => x.kind === "file" && typeof x.path === "string" && samePath(x.path, path));
       if (known) activate(known.tabId);
       else void open({ kind: "file", path });
     },

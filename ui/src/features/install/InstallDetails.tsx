@@ -11,8 +11,6 @@ import { Reveal, revealText } from "../../components/Reveal";
 const str = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : JSON.stringify(v));
 const list = (v: unknown) => (Array.isArray(v) ? v.map(str) : []);
 
-export const INSTALL_TOOLS = ["mcp_install_npm", "mcp_register", "mcp_activate_service"];
-
 /** The few words an answered card is titled by ("install pkg@1.0.0"). */
 export function installAction(tool: string, args: Record<string, unknown>, t: ReturnType<typeof useT>) {
   return t(`do_${tool}` as Parameters<typeof t>[0], {

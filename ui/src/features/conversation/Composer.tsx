@@ -1,0 +1,100 @@
+// The message box: what the person writes, sending it as a new run, and stopping the active run.
+// The box is emptied when the message leaves, not when the Host answers: what the person types
+// meanwhile stays. A failed send puts the message back in front of it.
+import { useMemo, useRef, useState, type RefObject } from "react";
+import { Send, Square } from "lucide-react";
+import type { Api } from "../../api";
+import { useT } from "../../i18n";
+import type { RunActions } from "./RunView";
+
+export interface ComposerState {
+  draft: string;
+  setDraft: (text: string) => void;
+  box: RefObject<HTMLTextAreaElement | null>;
+  /** Sends what the box holds. */
+  send: () => void;
+  /** Puts `text` into the box and focuses it (the person clicked something that asked so). */
+  put: (text: string) => void;
+  /** Retry and Continue start a new run; Edit & resend puts the text in the box. */
+  actions: RunActions;
+}
+
+interface Options {
+  api: Api;
+  sessionId: string | null;
+  /** A run of the session is active: nothing is sent. */
+  busy: boolean;
+  onStarted: (runId: string) => void;
+  report: (e: unknown) => void;
+}
+
+export function useComposer({ api, sessionId, busy, onStarted, report }: Options): ComposerState {
+  const [draft, setDraft] = useState("");
+  const box = useRef<HTMLTextAreaElement>(null);
+  const sending = useRef(false);
+  const startRun = async (text: string, fromBox: boolean) => {
+    if (!text || !sessionId || busy || sending.current) return;
+    sending.current = true;
+    if (fromBox) setDraft("");
+    try {
+      const { runId } = await api.startRun(sessionId, text);
+      onStarted(runId);
+    } catch (e) {
+      if (fromBox) setDraft((d) => (d ? `${text}\n${d}` : text));
+      report(e);
+    } finally {
+      sending.current = false;
+    }
+  };
+  const startRunRef = useRef(startRun);
+  startRunRef.current = startRun;
+  // The person clicked what puts text in the box, so the box taking the focus is what they
+  // asked for.
+  const put = useMemo(
+    () => (text: string) => {
+      setDraft(text);
+      box.current?.focus();
+    },
+    [],
+  );
+  const actions = useMemo(() => ({ send: (text: string) => void startRunRef.current(text, false), edit: put }), [put]);
+  return { draft, setDraft, box, send: () => void startRun(draft.trim(), true), put, actions };
+}
+
+export function Composer({ composer, running, onStop }: { composer: ComposerState; running: boolean; onStop: () => void }) {
+  const t = useT();
+  const { draft, setDraft, box, send } = composer;
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault();
+        send();
+      }}
+    >
+      <textarea
+        ref={box}
+        aria-label={t("messagePlaceholder")}
+        placeholder={t("messagePlaceholder")}
+        value={draft}
+        onChange={(e) => setDraft(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault();
+            send();
+          }
+        }}
+        rows={3}
+      />
+      {running ? (
+        <button type="button" className="danger" onClick={onStop} aria-label={t("stop")}>
+          <Square size={16} /> {t("stop")}
+        </button>
+      ) : (
+        <button type="submit" className="primary" disabled={!draft.trim()} aria-label={t("send")}>
+          <Send size={16} /> {t("send")}
+        </button>
+      )}
+    </form>
+  );
+}

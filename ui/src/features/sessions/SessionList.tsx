@@ -1,0 +1,60 @@
+// The sidebar's sessions: which one is shown, which wait for an approval or have a run going,
+// a new one, and renaming or deleting the shown one.
+import { Pencil, Plus, Trash2 } from "lucide-react";
+import { useT } from "../../i18n";
+import type { Session } from "../../types";
+
+interface Props {
+  sessions: Session[];
+  currentId: string | null;
+  /** Sessions with a run waiting for the person's approval. */
+  waiting: ReadonlySet<string>;
+  onSelect: (id: string) => void;
+  onNew: () => void;
+  onRename: () => void;
+  onDelete: () => void;
+}
+
+export function SessionList({ sessions, currentId, waiting, onSelect, onNew, onRename, onDelete }: Props) {
+  const t = useT();
+  return (
+    <section className="grow">
+      <h2>
+        {t("sessions")}
+        <button className="icon" aria-label={t("newSession")} title={t("newSession")} onClick={onNew}>
+          <Plus size={18} />
+        </button>
+      </h2>
+      <ul className="list">
+        {sessions.map((s) => (
+          <li key={s.id} className="session-row">
+            <button
+              className={s.id === currentId ? "item selected" : "item"}
+              onClick={() => onSelect(s.id)}
+              aria-current={s.id === currentId}
+              data-session-id={s.id}
+              title={s.title}
+            >
+              <span className="item-title">{s.title}</span>
+              {waiting.has(s.id) ? (
+                <span className="badge badge-awaiting_approval">{t("needsApproval")}</span>
+              ) : (
+                s.activeRunId && <span className="dot" aria-label={t("status_running")} />
+              )}
+            </button>
+            {s.id === currentId && (
+              <span className="row-actions">
+                <button className="icon" aria-label={t("rename")} title={t("rename")} onClick={onRename}>
+                  <Pencil size={15} />
+                </button>
+                <button className="icon" aria-label={t("delete")} title={t("delete")} onClick={onDelete}>
+                  <Trash2 size={15} />
+                </button>
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
