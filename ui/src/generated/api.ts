@@ -1631,7 +1631,7 @@ export interface components {
              */
             runsWithoutEstimate?: number | null;
         };
-        /** @description How web tabs are shown (issue 9, WEB-05, WEB-14). */
+        /** @description How web tabs are shown (WEB-05, WEB-14). */
         WebTabs: "browser" | "iframe";
     };
     responses: never;
