@@ -19,7 +19,7 @@
 //!   by `tests/settings.rs`.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use wisp_model::{ApiKey, DeepSeekClient, Dialect, ErrorKind, ModelConfig, ModelError, Thinking};
 use wisp_protocol as p;
@@ -703,8 +703,10 @@ pub(crate) struct ModelSettings {
 
 struct Shared {
     state: Mutex<State>,
-    /// Wakes a change waiting for the one under way to end.
-    change_ended: Condvar,
+    /// Taken by a change for its whole turn (the secret store, the database, then the model
+    /// in effect), so changes go one at a time and the three agree. Reads never take it, and it
+    /// guards no data: `state` is only locked briefly inside a turn.
+    changes: Mutex<()>,
 }
 
 struct State {
@@ -714,23 +716,13 @@ struct State {
     settings: Option<SettingsState>,
     /// Connection checks begun, so an older check that ends late does not win.
     checks: u64,
-    /// A change (configuring, the settings, the key) is under way. Changes go one at a time,
-    /// so the database, the secret store and the model in effect end in the order of the
-    /// changes; the lock is released while a change does its writes, and only the next change
-    /// waits for it — reading the settings or the model never does.
-    changing: bool,
 }
 
 /// The turn of the one change under way ([`ModelSettings::change`]); the next change may
 /// begin once it is dropped.
-struct Change<'a>(&'a Shared);
-
-impl Drop for Change<'_> {
-    fn drop(&mut self) {
-        lock(&self.0.state).changing = false;
-        self.0.change_ended.notify_one();
-    }
-}
+struct Change<'a>(
+    #[expect(dead_code, reason = "held for its drop: the turn ends with it")] MutexGuard<'a, ()>,
+);
 
 fn not_configured() -> CoreError {
     fail(
@@ -748,9 +740,8 @@ impl ModelSettings {
                     model: Arc::new(model),
                     settings: None,
                     checks: 0,
-                    changing: false,
                 }),
-                change_ended: Condvar::new(),
+                changes: Mutex::new(()),
             }),
         }
     }
@@ -865,16 +856,7 @@ impl ModelSettings {
 
     /// Waits until no other change is under way, and takes the turn.
     fn change(&self) -> Change<'_> {
-        let mut state = lock(&self.shared.state);
-        while state.changing {
-            state = self
-                .shared
-                .change_ended
-                .wait(state)
-                .unwrap_or_else(|e| e.into_inner());
-        }
-        state.changing = true;
-        Change(&self.shared)
+        Change(lock(&self.shared.changes))
     }
 
     /// The setup and where the key is kept now, or why the settings cannot change.
