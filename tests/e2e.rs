@@ -1260,3 +1260,81 @@ async fn an_unnamed_session_is_named_after_its_first_message() {
         json!(title)
     );
 }
+
+/// The `sessions` events of the Host's stream until `done` holds for one, each checked: the
+/// revision only grows. The last one's data.
+async fn sessions_until(
+    stream: &mut reqwest::Response,
+    revision: &mut i64,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let seen = crate::support::events_until(stream, Duration::from_secs(10), |_, v| done(v)).await;
+    for (name, data) in &seen {
+        assert_eq!(name.as_deref(), Some("sessions"), "{seen:?}");
+        let r = data["revision"].as_i64().unwrap();
+        assert!(r > *revision, "the revision only grows: {seen:?}");
+        *revision = r;
+    }
+    seen.last().unwrap().1.clone()
+}
+
+/// The events the stream sends until it has been quiet for `quiet` (keep-alives are comments).
+async fn sent_until_quiet(stream: &mut reqwest::Response, quiet: Duration) -> Vec<Value> {
+    let mut text = String::new();
+    while let Ok(Ok(Some(c))) = tokio::time::timeout(quiet, stream.chunk()).await {
+        text.push_str(&String::from_utf8_lossy(&c));
+    }
+    text.split("\n\n")
+        .filter_map(|e| e.lines().find_map(|l| l.strip_prefix("data: ")))
+        .map(|d| serde_json::from_str(d).unwrap())
+        .collect()
+}
+
+/// The Host's own stream (`GET /api/events`): the session list's state at connect, then a
+/// `sessions` event after each change — a session created, a run started, an approval shown
+/// (the session named as waiting), answered (no longer), the run ended, the session deleted —
+/// with a revision that only grows, and nothing while nothing changes. It is what lets the UI
+/// mark waiting sessions without polling every run.
+#[tokio::test]
+async fn the_host_stream_tells_of_every_change_of_the_session_list_and_who_waits() {
+    let w = Wisp::start().await;
+    let mut stream = reqwest::Client::new()
+        .get(format!("{}/api/events", w.base))
+        .bearer_auth(TOKEN)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let mut revision = -1_i64;
+    let first = sessions_until(&mut stream, &mut revision, |_| true).await;
+    assert_eq!(first["waiting"], json!([]));
+
+    let s = w.session().await;
+    sessions_until(&mut stream, &mut revision, |_| true).await;
+    let run = w.run(&s, "[demo:write] please").await;
+    sessions_until(&mut stream, &mut revision, |v| v["waiting"] == json!([s])).await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let [(id, digest)] = Wisp::pending(&r).try_into().unwrap();
+    assert_eq!(w.decide(&id, &digest, "reject").await, 204);
+    sessions_until(&mut stream, &mut revision, |v| v["waiting"] == json!([])).await;
+    w.finished(&run).await;
+    // The run's end is told too; then nothing, while nothing changes.
+    let after_end = sent_until_quiet(&mut stream, Duration::from_millis(500)).await;
+    for v in &after_end {
+        assert_eq!(v["waiting"], json!([]));
+        revision = revision.max(v["revision"].as_i64().unwrap());
+    }
+    assert!(
+        sent_until_quiet(&mut stream, Duration::from_millis(500))
+            .await
+            .is_empty()
+    );
+    assert_eq!(
+        w.status("DELETE", &format!("/api/sessions/{s}"), None)
+            .await,
+        204
+    );
+    let before = revision;
+    sessions_until(&mut stream, &mut revision, |_| true).await;
+    assert!(revision > before);
+}

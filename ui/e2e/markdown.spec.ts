@@ -29,7 +29,7 @@ test("an answer in GitHub-flavoured markdown renders as GitHub would", async ({ 
   await expect(rust.locator(".codeblock-head")).toContainText("rust");
   await expect(rust.locator(".hljs-keyword").first()).toHaveText("fn");
   await rust.getByRole("button", { name: "Copy code" }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("let answer = 42;");
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain("let answer = 42;");
   // The highlight theme follows the colour scheme.
   const light = await rust.locator(".hljs-keyword").first().evaluate((el) => getComputedStyle(el).color);
   await page.emulateMedia({ colorScheme: "dark" });

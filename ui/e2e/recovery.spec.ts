@@ -48,9 +48,9 @@ test("Edit & resend puts the message in the box; Copy copies the message and the
   const box = await sendInNewSession(page, "hello there");
   await expect(page.getByText("comes from the Wisp simulator").first()).toBeVisible();
   await page.getByRole("button", { name: "Copy", exact: true }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("hello there");
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe("hello there");
   await page.getByRole("button", { name: "Copy answer" }).click();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toContain("comes from the Wisp simulator");
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain("comes from the Wisp simulator");
   await page.getByRole("button", { name: "Edit & resend" }).click();
   await expect(box).toHaveValue("hello there");
   await expect(box).toBeFocused();

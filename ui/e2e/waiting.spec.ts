@@ -2,7 +2,7 @@
 // time while a model request is open, a retry notice that stays while the service makes Wisp
 // wait, and sessions that wait for an approval marked in the list and counted in the tab title.
 import { test, expect, type Page } from "@playwright/test";
-import { apiApprovals, shootAll, startHost, stopHost, type Host } from "./host";
+import { apiApprovals, AUTH, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -42,6 +42,29 @@ test("a session waiting for approval is marked in the list and counted in the ta
   await expect(page).toHaveTitle("Wisp");
   await expect(page.locator(".session-row .badge-awaiting_approval")).toHaveCount(0);
   expect((await apiApprovals(request, host)).map((a) => a.state)).toEqual(["approved"]);
+});
+
+test("a session that starts waiting elsewhere is marked without a reload, and unmarked when answered elsewhere", async ({ page, request }) => {
+  await page.goto(host.url);
+  await sendInNewSession(page, "hello");
+  await expect(page.getByText("comes from the Wisp simulator").first()).toBeVisible();
+  // Another client (a second window, a script) starts a run that waits for an approval.
+  const made = await request.post(`${host.base}/api/sessions`, { headers: AUTH, data: { title: "from elsewhere" } });
+  const { id } = (await made.json()) as { id: string };
+  await request.post(`${host.base}/api/sessions/${id}/runs`, { headers: AUTH, data: { text: "[demo:write] please" } });
+  const row = page.locator(".session-row", { hasText: "from elsewhere" });
+  await expect(row.getByText("Approval needed")).toBeVisible();
+  await expect(page).toHaveTitle("(1) Wisp");
+  // Answered elsewhere too: the mark and the count go, still without a reload.
+  await expect.poll(async () => (await apiApprovals(request, host)).length).toBe(1);
+  const [pending] = await apiApprovals(request, host);
+  const answered = await request.post(`${host.base}/api/approvals/${pending!.id}`, {
+    headers: AUTH,
+    data: { decision: "reject", digest: pending!.digest },
+  });
+  expect(answered.status()).toBe(204);
+  await expect(row.getByText("Approval needed")).toHaveCount(0);
+  await expect(page).toHaveTitle("Wisp");
 });
 
 test("an open model request shows how long it has been open", async ({ page }) => {

@@ -51,7 +51,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [selectedProject, setSelectedProject] = useState<string | null>(null);
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
-  const { sessions, currentId, setCurrentId, loadSessions, waitingPoll } = useSessions(api, report);
+  const { sessions, currentId, setCurrentId, loadSessions, waiting: hostWaiting } = useSessions(api, report);
   // The session's preview tabs, held by the Host: kept per session there.
   const tabs = useSessionTabs(api, currentId, report);
   const onTabsLive = useRef(tabs.onLive);
@@ -212,15 +212,15 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     if (offset !== undefined) el.scrollTop = list.current.offsetTop + offset - a.y;
   }, [runs, virtual]);
 
-  // The current session's state is known from its runs at once; the others from the poll.
+  // The current session's state is known from its runs at once; the others from the Host's stream.
   const waiting = useMemo(() => {
-    const ids = new Set(waitingPoll);
+    const ids = new Set(hostWaiting);
     if (currentId) {
       if (activeRun?.status === "awaiting_approval") ids.add(currentId);
       else ids.delete(currentId);
     }
     return ids;
-  }, [waitingPoll, currentId, activeRun?.status]);
+  }, [hostWaiting, currentId, activeRun?.status]);
   useEffect(() => {
     document.title = waiting.size ? `(${waiting.size}) ${t("appName")}` : t("appName");
   }, [waiting.size, t]);

@@ -1,6 +1,6 @@
 // The Host's local API, and nothing else: every request carries the token in a header (never
 // in a URL), and the event stream is read with fetch so the header goes there too.
-import type { Delta, FolderView, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, Session, WispEvent } from "./types";
+import type { Delta, FolderView, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, Session, SessionsChanged, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
 import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
 
@@ -106,12 +106,40 @@ export class Api {
     /** Live events that are not stored (`tabs`, `dialog`, …): carry no `seq`. */
     onLive: (name: string, data: unknown) => void = () => {},
   ): () => void {
-    const stop = new AbortController();
     let last = after;
+    return this.stream(
+      () => `/api/sessions/${sessionId}/events?after=${last}`,
+      (name, data) => {
+        if (name === "delta") onDelta(JSON.parse(data) as Delta);
+        else if (name !== "message") onLive(name, JSON.parse(data));
+        else {
+          const e = JSON.parse(data) as WispEvent;
+          last = Math.max(last, e.seq);
+          onEvent(e);
+        }
+      },
+    );
+  }
+
+  /** Follows the session list: `onChange` gets its state at connect (and again after every
+   * reconnect) and after every change. Returns a function that stops. */
+  followSessions(onChange: (c: SessionsChanged) => void): () => void {
+    return this.stream(
+      () => "/api/events",
+      (name, data) => {
+        if (name === "sessions") onChange(JSON.parse(data) as SessionsChanged);
+      },
+    );
+  }
+
+  /** Reads one of the Host's event streams until stopped, connecting again a second after a
+   * drop; `path` is asked on each connect, so a stream can resume where it left off. */
+  private stream(path: () => string, onEvent: (name: string, data: string) => void): () => void {
+    const stop = new AbortController();
     const loop = async () => {
       while (!stop.signal.aborted) {
         try {
-          const r = await fetch(`/api/sessions/${sessionId}/events?after=${last}`, {
+          const r = await fetch(path(), {
             headers: { Authorization: `Bearer ${this.token}` },
             signal: stop.signal,
           });
@@ -121,15 +149,7 @@ export class Api {
           }
           if (!r.ok || !r.body) throw new Error(`events: HTTP ${r.status}`);
           const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
-          const parser = new SseParser((name, data) => {
-            if (name === "delta") onDelta(JSON.parse(data) as Delta);
-            else if (name !== "message") onLive(name, JSON.parse(data));
-            else {
-              const e = JSON.parse(data) as WispEvent;
-              last = Math.max(last, e.seq);
-              onEvent(e);
-            }
-          });
+          const parser = new SseParser(onEvent);
           for (;;) {
             const { value, done } = await reader.read();
             if (done) break;

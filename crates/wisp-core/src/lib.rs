@@ -371,6 +371,7 @@ impl Host {
             return Err(no_such());
         }
         self.inner.projects.revoked(id);
+        self.inner.runs.sessions_changed();
         tracing::info!(project = %id, "project authorization revoked");
         Ok(())
     }
@@ -451,6 +452,7 @@ impl Host {
             title.trim(),
             now_ms(),
         )?;
+        self.inner.runs.sessions_changed();
         self.session(&id)
     }
 
@@ -585,6 +587,7 @@ impl Host {
             let _ = done_tx.send(true);
             return Err(e);
         }
+        self.inner.runs.sessions_changed();
         self.inner.emit(
             session_id,
             Some(&run_id),
@@ -747,6 +750,7 @@ impl Host {
         }
         self.session(id)?;
         self.inner.store.rename_session(id, title)?;
+        self.inner.runs.sessions_changed();
         self.session(id)
     }
 
@@ -808,6 +812,7 @@ impl Host {
         if let Some(t) = title {
             self.inner.store.rename_session(id, &t)?;
         }
+        self.inner.runs.sessions_changed();
         self.session(id)
     }
 
@@ -825,6 +830,7 @@ impl Host {
         let deleted = self.inner.store.delete_session(id);
         self.inner.runs.end_delete(id);
         deleted?;
+        self.inner.runs.sessions_changed();
         let _ = self.inner.tabs.close_session(id);
         Ok(())
     }
@@ -890,6 +896,13 @@ impl Host {
     ) -> Result<Vec<p::Event>, CoreError> {
         self.session(session_id)?;
         Ok(self.inner.store.events_after(session_id, after, limit)?)
+    }
+
+    /// Follows the session list: the receiver holds its newest revision and the sessions with
+    /// an approval waiting for the person, and is told of every change (a session created,
+    /// renamed or deleted, a run started or ended, an approval shown or answered).
+    pub fn watch_sessions(&self) -> watch::Receiver<p::SessionsChanged> {
+        self.inner.runs.watch_sessions()
     }
 
     /// Live events of every session; subscribe before replaying so nothing falls between.

@@ -2,7 +2,8 @@
 //! held across `.await`, a database write or any other I/O — callers read or write the store
 //! before or after, never inside. A session has at most one run in progress; an approval is
 //! pending exactly while this map holds it, and is taken out once (decided, voided or
-//! cancelled).
+//! cancelled). Every change the session list shows (a run starting or ending, an approval
+//! coming or going) is published on a `watch` channel, so readers are told, never poll.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -49,12 +50,49 @@ struct State {
 }
 
 /// The runs in progress and their pending approvals.
-#[derive(Default)]
 pub(crate) struct Runs {
     state: Mutex<State>,
+    /// The newest state of the session list as its readers see it. Sent with the lock held, so
+    /// two changes are published in the order they happened.
+    changes: watch::Sender<p::SessionsChanged>,
+}
+
+impl Default for Runs {
+    fn default() -> Self {
+        Self {
+            state: Mutex::default(),
+            changes: watch::Sender::new(p::SessionsChanged::default()),
+        }
+    }
 }
 
 impl Runs {
+    /// Tells the session list's readers that it changed (a session created, renamed, deleted,
+    /// or a run's rows written).
+    pub(crate) fn sessions_changed(&self) {
+        self.publish(&lock(&self.state));
+    }
+
+    /// Follows the session list's changes: the receiver holds the newest.
+    pub(crate) fn watch_sessions(&self) -> watch::Receiver<p::SessionsChanged> {
+        self.changes.subscribe()
+    }
+
+    fn publish(&self, state: &State) {
+        let mut waiting: Vec<String> = state
+            .approvals
+            .values()
+            .map(|a| a.session_id.clone())
+            .collect();
+        waiting.sort_unstable();
+        waiting.dedup();
+        // `send_modify` stores the value even while nobody follows it.
+        self.changes.send_modify(|c| {
+            c.revision += 1;
+            c.waiting = waiting;
+        });
+    }
+
     /// The run in progress in `session_id`.
     pub(crate) fn active_run_id(&self, session_id: &str) -> Option<String> {
         lock(&self.state)
@@ -92,7 +130,9 @@ impl Runs {
             .get(session_id)
             .is_some_and(|a| a.run_id == run_id)
         {
-            state.active.remove(session_id)
+            let ended = state.active.remove(session_id);
+            self.publish(&state);
+            ended
         } else {
             None
         }
@@ -142,12 +182,19 @@ impl Runs {
 
     /// Adds a pending approval.
     pub(crate) fn add_approval(&self, approval_id: String, pending: PendingApproval) {
-        lock(&self.state).approvals.insert(approval_id, pending);
+        let mut state = lock(&self.state);
+        state.approvals.insert(approval_id, pending);
+        self.publish(&state);
     }
 
     /// Takes a pending approval out (it is no longer pending); `None` if it was not.
     pub(crate) fn remove_approval(&self, approval_id: &str) -> Option<PendingApproval> {
-        lock(&self.state).approvals.remove(approval_id)
+        let mut state = lock(&self.state);
+        let taken = state.approvals.remove(approval_id);
+        if taken.is_some() {
+            self.publish(&state);
+        }
+        taken
     }
 
     /// Takes a pending approval out if `check` accepts it; `Ok(None)` if it is not pending,
@@ -162,7 +209,9 @@ impl Runs {
             return Ok(None);
         };
         check(found)?;
-        Ok(state.approvals.remove(approval_id))
+        let taken = state.approvals.remove(approval_id);
+        self.publish(&state);
+        Ok(taken)
     }
 }
 
@@ -264,5 +313,49 @@ mod tests {
         runs.add_approval("ap2".into(), pending);
         assert!(runs.remove_approval("ap2").is_some());
         assert!(runs.remove_approval("ap2").is_none());
+    }
+
+    #[test]
+    fn every_change_of_the_list_is_published_with_the_sessions_that_wait() {
+        let runs = Runs::default();
+        let mut seen = runs.watch_sessions();
+        let mut next = || {
+            let changed = seen.has_changed().unwrap();
+            let now = seen.borrow_and_update().clone();
+            (changed, now.revision, now.waiting)
+        };
+        assert_eq!(next(), (false, 0, vec![]));
+        let (a, _ra) = approval("s2");
+        let (b, _rb) = approval("s1");
+        let (c, _rc) = approval("s2");
+        runs.add_approval("a".into(), a);
+        runs.add_approval("b".into(), b);
+        runs.add_approval("c".into(), c);
+        // The newest only (a watch), with each waiting session named once, in order.
+        assert_eq!(next(), (true, 3, vec!["s1".to_owned(), "s2".to_owned()]));
+        assert!(runs.remove_approval("a").is_some());
+        assert_eq!(next(), (true, 4, vec!["s1".to_owned(), "s2".to_owned()]));
+        // Nothing taken out, nothing published; a refused check changes nothing.
+        assert!(runs.remove_approval("a").is_none());
+        let refused: Result<_, &str> = runs.take_approval("b", |_| Err("no"));
+        assert!(refused.is_err());
+        assert_eq!(next(), (false, 4, vec!["s1".to_owned(), "s2".to_owned()]));
+        assert!(matches!(
+            runs.take_approval("b", |_| Ok::<(), ()>(())),
+            Ok(Some(_))
+        ));
+        assert_eq!(next(), (true, 5, vec!["s2".to_owned()]));
+        // A run's start (its rows written) and its end are changes of the list too; releasing a
+        // run that does not hold the slot is not.
+        let (r1, _cancel, _done) = run("r1");
+        assert!(runs.reserve("s3", r1).is_ok());
+        runs.sessions_changed();
+        assert_eq!(next(), (true, 6, vec!["s2".to_owned()]));
+        assert!(runs.release("s3", "other").is_none());
+        assert!(!next().0);
+        assert!(runs.release("s3", "r1").is_some());
+        assert_eq!(next(), (true, 7, vec!["s2".to_owned()]));
+        assert!(runs.remove_approval("c").is_some());
+        assert_eq!(next(), (true, 8, vec![]));
     }
 }

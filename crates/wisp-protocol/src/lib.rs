@@ -135,6 +135,18 @@ pub struct Project {
     pub created_at: i64,
 }
 
+/// What `GET /api/events` sends once at connect and again whenever the session list changes
+/// (a session created, renamed or deleted, a run started or ended, an approval shown or
+/// answered): read `GET /api/sessions` again when `revision` moved.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsChanged {
+    /// Counts the changes since the Host started; only that it grew means something.
+    pub revision: u64,
+    /// The sessions with an approval waiting for the person, by id, sorted.
+    pub waiting: Vec<String>,
+}
+
 /// A conversation.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

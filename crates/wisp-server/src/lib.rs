@@ -80,6 +80,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/openapi.json", get(openapi))
         .route("/api/projects", get(list_projects).post(create_project))
         .route("/api/projects/{id}", axum::routing::delete(revoke_project))
+        .route("/api/events", get(host_events))
         .route("/api/sessions", get(list_sessions).post(create_session))
         .route(
             "/api/sessions/{id}",
@@ -898,6 +899,41 @@ async fn events(
     });
     let events = batches.flat_map(|batch| stream::iter(batch.into_iter().map(Ok)));
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(limits::SSE_KEEP_ALIVE)))
+}
+
+/// The Host's own stream: the session list's state at connect, then after every change, so a
+/// UI marks the sessions waiting for the person without asking each session's runs.
+async fn host_events(
+    State(s): State<AppState>,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    struct St {
+        changes: tokio::sync::watch::Receiver<p::SessionsChanged>,
+        stop: tokio::sync::watch::Receiver<bool>,
+        first: bool,
+    }
+    let start = St {
+        changes: s.host.watch_sessions(),
+        stop: s.host.stopping(),
+        first: true,
+    };
+    let events = stream::unfold(start, |mut st| async move {
+        if !st.first {
+            tokio::select! {
+                changed = st.changes.changed() => changed.ok()?,
+                _ = st.stop.wait_for(|s| *s) => return None,
+            }
+        }
+        // A shutting-down Host ends every stream, so the server can close its connections.
+        if *st.stop.borrow() {
+            return None;
+        }
+        st.first = false;
+        // The newest state only: changes that came meanwhile are in it.
+        let now = st.changes.borrow_and_update().clone();
+        let data = serde_json::to_string(&now).unwrap_or_default();
+        Some((Ok(SseEvent::default().event("sessions").data(data)), st))
+    });
+    Sse::new(events).keep_alive(KeepAlive::new().interval(limits::SSE_KEEP_ALIVE))
 }
 
 fn ticket_event(t: &p::OpenTicket) -> SseEvent {

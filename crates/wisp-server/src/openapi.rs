@@ -350,6 +350,11 @@ fn build_paths(s: &mut Schemas) -> Value {
         "GetRun": link("getRun", "$response.body#/runId"),
         "CancelRun": link("cancelRun", "$response.body#/runId"),
     }));
+    let host_events = Op::new(
+        "followHostEvents",
+        "Server-sent events of the Host itself: one SSE event named `sessions` at connect, then one after every change of the session list (a session created, renamed or deleted, a run started or ended, an approval shown or answered; changes close together may come as one, carrying the newest state)",
+        ("200".into(), host_sse_answer()),
+    );
     let events = Op::new(
         "followEvents",
         "Server-sent events: the stored events after `after` (or Last-Event-ID), then live ones. A stored event has no SSE event name and its SSE id is its seq; live subscribers also get SSE events named `delta` (not stored, no id of their own), `tool_output` (a running tool call's steps and its program's output lines, capped per call; not stored), and about preview tabs `tabs`, `dialog` and `open_ticket` (an approved open_webpage to claim; tickets still waiting for their claim, and dialogs still waiting for the person's answer, are announced again when a stream connects)",
@@ -592,6 +597,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/openapi.json": {"get": openapi.into_json()},
         "/api/projects": {"get": list_projects.into_json(), "post": create_project.into_json()},
         "/api/projects/{id}": {"delete": revoke_project.into_json()},
+        "/api/events": {"get": host_events.into_json()},
         "/api/sessions": {"get": list_sessions.into_json(), "post": create_session.into_json()},
         "/api/sessions/{id}": {
             "get": get_session.into_json(),
@@ -623,8 +629,28 @@ fn build_paths(s: &mut Schemas) -> Value {
     s.writes.subschema_for::<p::Dialog>();
     s.writes.subschema_for::<p::TabsChanged>();
     s.writes.subschema_for::<p::OpenTicket>();
+    s.writes.subschema_for::<p::SessionsChanged>();
     s.writes.subschema_for::<p::ApiError>();
     paths
+}
+
+/// One event of the Host's own stream, as an SSE parser delivers it.
+fn host_sse_answer() -> Value {
+    json!({
+        "description": "text/event-stream; each event is this",
+        "content": {"text/event-stream": {"schema": {
+            "type": "object",
+            "required": ["event", "data"],
+            "properties": {
+                "event": {"const": "sessions"},
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": {"$ref": "#/components/schemas/SessionsChanged"},
+                },
+            },
+        }}},
+    })
 }
 
 /// One event of the stream, as an SSE parser delivers it: `data` is the JSON text of an

@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Server-sent events of the Host itself: one SSE event named `sessions` at connect, then one after every change of the session list (a session created, renamed or deleted, a run started or ended, an approval shown or answered; changes close together may come as one, carrying the newest state) */
+        get: operations["followHostEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -1297,6 +1314,20 @@ export interface components {
             /** @description Totals over the session's runs. */
             usage: components["schemas"]["Usage"];
         };
+        /**
+         * @description What `GET /api/events` sends once at connect and again whenever the session list changes
+         *     (a session created, renamed or deleted, a run started or ended, an approval shown or
+         *     answered): read `GET /api/sessions` again when `revision` moved.
+         */
+        SessionsChanged: {
+            /**
+             * Format: uint64
+             * @description Counts the changes since the Host started; only that it grew means something.
+             */
+            revision: number;
+            /** @description The sessions with an approval waiting for the person, by id, sorted. */
+            waiting: string[];
+        };
         /** @description `PUT /api/settings/api-key`. */
         SetApiKey: {
             /** @description Where to keep it. */
@@ -1770,6 +1801,111 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    followHostEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream; each event is this */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": {
+                        data: string;
+                        /** @constant */
+                        event: "sessions";
+                    };
+                };
             };
             /** @description the path, query, a header or the body breaks this document's rules */
             400: {

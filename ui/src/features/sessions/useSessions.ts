@@ -1,13 +1,10 @@
-// The session list and which session is shown: read from the Host at start and whenever a run
-// starts or ends, the shown one remembered across reloads. Sessions waiting for the person's
-// approval are found also when they are not on screen: the list is re-read every few seconds
-// and each active run's status looked up (the event stream follows the shown session only).
+// The session list and which session is shown: read from the Host at start and again whenever
+// the Host's own stream says it changed, the shown one remembered across reloads. The same
+// stream names the sessions waiting for the person's approval, also those not on screen (a
+// session's event stream follows the shown session only).
 import { useCallback, useEffect, useState } from "react";
 import type { Api } from "../../api";
 import type { Session } from "../../types";
-
-/** How often the session list is re-read for approvals waiting in other sessions. */
-const SESSION_POLL_MS = 3000;
 
 /** Where the shown session is remembered. */
 const STORED = "wisp-session";
@@ -35,33 +32,18 @@ export function useSessions(api: Api, report: (e: unknown) => void) {
     document.querySelector(`[data-session-id="${CSS.escape(currentId)}"]`)?.scrollIntoView?.({ block: "nearest" });
   }, [currentId]);
 
-  const [waitingPoll, setWaitingPoll] = useState<Set<string>>(new Set());
-  useEffect(() => {
-    let stopped = false;
-    const check = async () => {
-      try {
-        const list = await loadSessions();
-        const ids = new Set<string>();
-        await Promise.all(
-          list
-            .filter((s) => s.activeRunId)
-            .map(async (s) => {
-              const r = await api.run(s.activeRunId!).catch(() => null);
-              if (r?.status === "awaiting_approval") ids.add(s.id);
-            }),
-        );
-        if (!stopped) setWaitingPoll(ids);
-      } catch {
-        // The next round tries again; a Host that went away is reported by the event stream.
-      }
-    };
-    void check();
-    const h = setInterval(() => void check(), SESSION_POLL_MS);
-    return () => {
-      stopped = true;
-      clearInterval(h);
-    };
-  }, [api, loadSessions]);
+  const [waiting, setWaiting] = useState<Set<string>>(new Set());
+  useEffect(
+    () =>
+      // Sent at connect (and every reconnect) and after every change: read the list each time.
+      api.followSessions((c) => {
+        setWaiting(new Set(c.waiting));
+        loadSessions().catch(() => {
+          // The next change reads it again; a Host that went away is reported by the streams.
+        });
+      }),
+    [api, loadSessions],
+  );
 
-  return { sessions, currentId, setCurrentId, loadSessions, waitingPoll };
+  return { sessions, currentId, setCurrentId, loadSessions, waiting };
 }
