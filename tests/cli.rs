@@ -435,7 +435,7 @@ async fn sigterm_shuts_down_gracefully_with_private_files_and_a_clean_log() {
     // Stopped by the shutdown, not found unfinished at the next start.
     assert_eq!(
         r.error.unwrap().kind,
-        wisp_protocol::RunErrorKind::Interrupted
+        wisp_protocol::FailureKind::Interrupted
     );
     use std::os::unix::fs::PermissionsExt;
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;

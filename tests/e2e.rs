@@ -491,7 +491,7 @@ async fn a_model_error_that_stays_fails_the_run_with_words_a_person_can_act_on()
     let s = w.session().await;
     let r = w.finished(&w.run(&s, "hi [fault:402]").await).await;
     assert_eq!(r["status"], "failed");
-    assert_eq!(r["error"]["kind"], "insufficient_balance");
+    assert_eq!(r["error"]["kind"], "no_balance");
     assert!(r["error"]["message"].as_str().unwrap().contains("balance"));
     assert_eq!(w.sim.chat_requests().len(), 1, "402 is not retried");
     // The next run carries the unanswered message along without two user turns in a row.

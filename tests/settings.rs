@@ -92,7 +92,7 @@ async fn each_failure_has_its_own_actionable_problem_at_start_and_on_test() {
                 model: None,
                 api_key: Some("sk-any".into()),
             },
-            "unreachable",
+            "connect",
             vec![
                 ("host", "127.0.0.1".into()),
                 ("port", dead_port.to_string()),
@@ -615,8 +615,10 @@ async fn a_failed_run_names_its_kind_and_parameters() {
                 model: None,
                 api_key: Some("sk-wrong-key".into()),
             },
-            "unauthorized",
-            json!({"host": "127.0.0.1", "port": sim_port, "source": "DEEPSEEK_API_KEY", "status": "401"}),
+            "key_refused",
+            // The service's own words come along, with the key in them redacted.
+            json!({"host": "127.0.0.1", "port": sim_port, "source": "DEEPSEEK_API_KEY", "status": "401",
+                "detail": "Authentication Fails, Your api key: ****-key is invalid"}),
         ),
     ];
     for (env, kind, params) in cases {
@@ -638,14 +640,14 @@ async fn a_failed_run_names_its_kind_and_parameters() {
     }
 }
 
-/// The UI has a wording for every run error kind (ui.test.tsx checks it against this list):
-/// the list it words must be exactly the enum the Host documents, so a kind added on either
-/// side fails a test until the other follows.
+/// The UI has a wording for every failure kind (ui.test.tsx checks it against this list): the
+/// list it words must be exactly the enum the Host documents, so a kind added on either side
+/// fails a test until the other follows.
 #[tokio::test]
-async fn the_ui_knows_every_run_error_kind_the_host_documents() {
+async fn the_ui_knows_every_failure_kind_the_host_documents() {
     let w = Wisp::start().await;
     let api = w.ok("GET", "/api/openapi.json", None).await;
-    let schema = &api["components"]["schemas"]["RunErrorKind"];
+    let schema = &api["components"]["schemas"]["FailureKind"];
     // schemars writes a plain `enum`, or `oneOf` with one `const` per documented variant.
     let documented: Vec<&str> = match schema["oneOf"].as_array() {
         Some(variants) => variants
@@ -662,11 +664,11 @@ async fn the_ui_knows_every_run_error_kind_the_host_documents() {
     assert!(documented.len() > 20, "{schema}");
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/ui/src/features/settings/runErrorKinds.ts"
+        "/ui/src/features/settings/failureKinds.ts"
     );
     let source = std::fs::read_to_string(path).unwrap();
     let list = source
-        .split_once("RUN_ERROR_KINDS = [")
+        .split_once("FAILURE_KINDS = [")
         .and_then(|(_, rest)| rest.split_once("] as const"))
         .map(|(list, _)| list)
         .unwrap();
@@ -675,10 +677,7 @@ async fn the_ui_knows_every_run_error_kind_the_host_documents() {
         .map(|k| k.trim().trim_matches('"'))
         .filter(|k| !k.is_empty())
         .collect();
-    assert_eq!(
-        ui, documented,
-        "{path} differs from the Host's RunErrorKind"
-    );
+    assert_eq!(ui, documented, "{path} differs from the Host's FailureKind");
 }
 
 /// A loopback https server with a self-signed certificate (untrusted by the Host): it completes

@@ -24,7 +24,7 @@ export type Approval = Schemas["Approval"];
  * for the person alone (an MCP server's content for the user only), never sent to the model. */
 export type ToolCall = Schemas["ToolCall"];
 export type Step = Schemas["Step"];
-export type RunError = Schemas["RunError"];
+export type RunError = Schemas["Failure"];
 export type Usage = Schemas["Usage"];
 export type Run = Schemas["Run"];
 export type RunPage = Schemas["RunPage"];

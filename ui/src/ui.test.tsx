@@ -12,8 +12,8 @@ import { Markdown } from "./features/conversation/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
 import { SseParser, takeToken } from "./api";
 import type { Run } from "./types";
-import { RUN_ERROR_KINDS } from "./features/settings/runErrorKinds";
-import { runErrorText } from "./features/settings/problem";
+import { FAILURE_KINDS } from "./features/settings/failureKinds";
+import { failureText } from "./features/settings/problem";
 
 afterEach(cleanup);
 
@@ -34,28 +34,38 @@ describe("i18n", () => {
     expect(Object.keys(dictionaries.zh).sort()).toEqual(en);
     for (const lang of ["en", "zh"] as const) for (const v of Object.values(dictionaries[lang])) expect(v.trim()).not.toBe("");
   });
-  it("words every run error kind the Host can send in both languages, with its parameters", () => {
-    const params = { host: "api.example.test", port: "8443", source: "DEEPSEEK_BASE_URL", status: "418", model: "m-1", steps: "7", asked: "90", limit: "60", waited: "45" };
-    const zh = translator("zh");
-    expect(RUN_ERROR_KINDS.length).toBeGreaterThan(20);
-    for (const kind of RUN_ERROR_KINDS) {
-      const key = `runError_${kind}` as keyof typeof dictionaries.en;
-      expect(dictionaries.en[key], kind).toBeTruthy();
-      expect(dictionaries.zh[key], kind).toBeTruthy();
-      expect(dictionaries.zh[key], kind).not.toBe(dictionaries.en[key]);
-      const text = runErrorText(zh, { kind, message: "HOST SENTENCE", params });
-      expect(text, kind).not.toBe("HOST SENTENCE");
-      expect(text, kind).not.toMatch(/\{\w+\}/);
-      expect(text, kind).toMatch(/[\u4e00-\u9fff]/);
+  it("words every failure kind the Host can send in both languages, from its parameters only", () => {
+    const params = { host: "api.example.test", port: "8443", source: "DEEPSEEK_BASE_URL", status: "418", model: "m-1", steps: "7", asked: "90", limit: "60", waited: "45", offered: "a, b", detail: "DETAIL" };
+    expect(FAILURE_KINDS.length).toBeGreaterThan(20);
+    for (const lang of ["en", "zh"] as const) {
+      const t = translator(lang);
+      for (const kind of FAILURE_KINDS) {
+        const key = `failure_${kind}` as const;
+        expect(dictionaries[lang][key], kind).toBeTruthy();
+        if (lang === "zh") expect(dictionaries.zh[key], kind).not.toBe(dictionaries.en[key]);
+        const text = failureText(t, { kind, message: "HOST SENTENCE", params });
+        // The Host's English sentence is never what a person reads, in any language.
+        expect(text, kind).not.toContain("HOST SENTENCE");
+        expect(text, kind).not.toMatch(/\{\w+\}/);
+        if (lang === "zh") expect(text, kind).toMatch(/[\u4e00-\u9fff]/);
+        // The service's own words (or the setting that cannot work) are never dropped.
+        expect(text, kind).toContain("DETAIL");
+      }
     }
-    expect(runErrorText(zh, { kind: "connect", message: "x", params })).toContain("api.example.test:8443");
-    expect(runErrorText(zh, { kind: "connect", message: "x", params })).toContain("DEEPSEEK_BASE_URL");
-    expect(runErrorText(zh, { kind: "rate_limited", message: "x", params: { waited: "45" } })).toContain("45 秒");
-    // English keeps the Host's sentence (it may quote the provider); so does a kind this UI
-    // does not know, and a run stored without parameters.
-    expect(runErrorText(translator("en"), { kind: "connect", message: "HOST SENTENCE", params })).toBe("HOST SENTENCE");
-    expect(runErrorText(zh, { kind: "new_kind", message: "HOST SENTENCE", params })).toBe("HOST SENTENCE");
-    expect(runErrorText(zh, { kind: "connect", message: "HOST SENTENCE" })).toBe("HOST SENTENCE");
+    const zh = translator("zh");
+    const en = translator("en");
+    expect(failureText(zh, { kind: "connect", message: "x", params })).toContain("api.example.test:8443");
+    expect(failureText(zh, { kind: "connect", message: "x", params })).toContain("DEEPSEEK_BASE_URL");
+    expect(failureText(zh, { kind: "rate_limited", message: "x", params: { waited: "45" } })).toContain("45 秒");
+    expect(failureText(en, { kind: "rate_limited", message: "x", params: { asked: "90", limit: "60" } })).toContain("asked to wait 90 s");
+    expect(failureText(en, { kind: "model_not_offered", message: "x", params: { model: "m" } })).not.toContain("It offers");
+    expect(failureText(en, { kind: "model_not_offered", message: "x", params: { model: "m", offered: "a, b" } })).toContain("It offers: a, b");
+    expect(failureText(en, { kind: "bad_request", message: "x", params: { host: "h", port: "1", status: "400", detail: "no such field" } })).toBe(
+      "The model service at h:1 rejected the request as invalid (400). The service said: “no such field”",
+    );
+    // Only a failure stored by an older Host, without the parameters its wording names, keeps
+    // the stored sentence (it says more than a wording with a hole).
+    expect(failureText(zh, { kind: "connect", message: "HOST SENTENCE", params: {} })).toBe("HOST SENTENCE");
   });
   it("says a session's cost is a lower bound when some runs had no estimate", () => {
     const base = { promptTokens: 1, completionTokens: 1, reasoningTokens: 0, cacheHitTokens: 0, cacheMissTokens: 1 };
@@ -428,8 +438,9 @@ describe("RunView", () => {
   });
 
   it("explains a failure in the model's words", () => {
-    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "insufficient_balance", message: "The DeepSeek account is out of balance (402).", params: {} } });
-    expect(screen.getByRole("alert").textContent).toContain("out of balance");
+    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "no_balance", message: "HOST SENTENCE", params: { host: "h", port: "1", status: "402" } } });
+    expect(screen.getByRole("alert").textContent).toContain("no balance left (402)");
+    expect(screen.getByRole("alert").textContent).not.toContain("HOST SENTENCE");
   });
 
   it("says why a run stopped at its step budget or was interrupted, in its own words and both languages", () => {

@@ -1151,16 +1151,12 @@ fn fs_fail(e: wisp_fs::FsError) -> CoreError {
 
 /// A problem given as a sentence only (by [`Host::start`] or [`Host::set_model_problem`]).
 fn unavailable(message: String) -> p::Problem {
-    p::Problem {
-        kind: "invalid_config".into(),
-        message,
-        params: Default::default(),
-    }
+    settings::invalid_config(&message)
 }
 
 pub(crate) fn interrupted_error() -> p::RunError {
     p::RunError::new(
-        p::RunErrorKind::Interrupted,
+        p::FailureKind::Interrupted,
         "Interrupted: Wisp was closed while this run was going. What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again.",
     )
 }
@@ -1169,7 +1165,7 @@ pub(crate) fn interrupted_error() -> p::RunError {
 /// without ending it (killed, crashed, power lost), unlike a run stopped by a shutdown.
 pub(crate) fn found_unfinished_error() -> p::RunError {
     p::RunError::new(
-        p::RunErrorKind::UnfinishedAtStart,
+        p::FailureKind::UnfinishedAtStart,
         "Interrupted: Wisp stopped before this run finished (it crashed or was killed; found at start). What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again.",
     )
 }

@@ -162,7 +162,7 @@ pub(crate) async fn drive(ctx: RunCtx) {
         Err(e) => End {
             status: p::RunStatus::Failed,
             final_text: None,
-            error: Some(p::RunError::new(p::RunErrorKind::Internal, e)),
+            error: Some(p::RunError::new(p::FailureKind::Internal, e)),
         },
     };
     // Stopped by the Host's shutdown, not by the person: that is an interruption.
@@ -327,7 +327,7 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
                 status: p::RunStatus::Failed,
                 final_text: None,
                 error: Some(p::RunError::new(
-                    p::RunErrorKind::Internal,
+                    p::FailureKind::Internal,
                     "the database failed; see the log",
                 )),
             };
@@ -429,7 +429,7 @@ fn cancel_rest(ctx: &RunCtx, rest: &[RoundCall]) {
 /// Why a run that used its whole step budget stopped, and what the person can do.
 fn budget_exhausted(budget: u32) -> p::RunError {
     p::RunError::new(
-        p::RunErrorKind::BudgetExhausted,
+        p::FailureKind::BudgetExhausted,
         format!(
             "Stopped after {budget} steps, the step budget of one request, without a final answer. What it did is kept; Continue lets it go on."
         ),
@@ -479,12 +479,13 @@ enum Answer {
 async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) -> Answer {
     let config = &ctx.host.inner.config;
     let Some(model) = &ctx.model.client else {
-        let problem = ctx.model.problem.as_ref().map(|p| p.message.as_str());
+        // A run's error and a settings problem are one vocabulary: the problem is the error.
         return Answer::Failed {
-            error: run_error(
-                &ModelError::unavailable(problem.unwrap_or("no model is configured")),
-                &ctx.model,
-            ),
+            error: ctx
+                .model
+                .problem
+                .clone()
+                .unwrap_or_else(|| crate::settings::invalid_config("No model is configured.")),
             partial: String::new(),
         };
     };

@@ -12,11 +12,12 @@
 //!   memory once, and never leaves the Host but in the `Authorization` header of the endpoint.
 //! - The same check ("Test connection": `GET /models` and "is the model offered") runs at
 //!   start, after every change and on request; its outcome is the Host's model problem.
-//! - A problem, and a failed run's `RunError` ([`run_error_of`]), is a stable kind with the
-//!   parameters its sentence names (host, port, source, status), so the UI words it in the
-//!   person's language. `RunErrorKind` is an enum, so the OpenAPI document lists every kind;
-//!   the UI's list (`ui/src/features/settings/runErrorKinds.ts`) is checked against that enum
-//!   by `tests/settings.rs`.
+//! - A problem and a failed run's error are one [`p::Failure`]: a kind of the closed
+//!   [`p::FailureKind`] with the parameters it names (host, port, source, status, the service's
+//!   own words), so the UI words it in the person's language; `message` is English for the log
+//!   and the command line only. The adapter's kinds map to it with no wildcard arm; the UI's
+//!   list (`ui/src/features/settings/failureKinds.ts`) is checked against the enum in the
+//!   OpenAPI document by `tests/settings.rs`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -186,83 +187,16 @@ pub(crate) fn estimate(price: &p::ModelPrice, usage: &p::Usage) -> f64 {
         + per(usage.completion_tokens, price.output)
 }
 
-fn problem(kind: &str, message: String, params: &[(&str, &str)]) -> p::Problem {
-    p::Problem {
-        kind: kind.to_owned(),
-        message,
-        params: params
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
-    }
-}
-
-/// What a failed model request means for the person, with the setting that gave the value.
-pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
-    let (host, port) = wisp_model::endpoint_of(&active.base_url)
-        .map(|(h, p)| (h, p.to_string()))
-        .unwrap_or_default();
-    let base = active.base_label.as_str();
-    let key = active.key_label.as_str();
-    let (base_code, key_code) = (active.base_code.as_str(), active.key_code.as_str());
-    let model = active.run_model.name.as_str();
-    match e.kind() {
-        ErrorKind::Connect | ErrorKind::ConnectionLost | ErrorKind::IdleTimeout => problem(
-            "unreachable",
-            format!(
-                "Cannot reach the model service at {host}:{port} (the base URL comes from {base}). Check that the service runs and the address is right, or change the base URL in Settings → Model. ({e})"
-            ),
-            &[("host", &host), ("port", &port), ("source", base_code)],
-        ),
-        ErrorKind::Tls => problem(
-            "tls",
-            format!(
-                "The secure connection to {host}:{port} failed (the base URL comes from {base}): the certificate is not trusted or the address does not speak https. ({e})"
-            ),
-            &[("host", &host), ("port", &port), ("source", base_code)],
-        ),
-        ErrorKind::Unauthorized => problem(
-            "key_refused",
-            format!(
-                "The model service at {host}:{port} refused the API key (401; the key comes from {key}). Replace it in Settings → Model."
-            ),
-            &[("host", &host), ("port", &port), ("source", key_code)],
-        ),
-        ErrorKind::InsufficientBalance => problem(
-            "no_balance",
-            "The account has no balance left (402). Top it up with the provider, then test the connection again.".into(),
-            &[("host", &host), ("port", &port)],
-        ),
-        ErrorKind::ModelNotOffered => problem(
-            "model_not_offered",
-            e.to_string(),
-            &[("model", model)],
-        ),
-        ErrorKind::MissingKey => problem(
-            "missing_key",
-            e.to_string(),
-            &[],
-        ),
-        ErrorKind::RateLimited => problem("rate_limited", e.to_string(), &[]),
-        ErrorKind::InvalidConfig => problem("invalid_config", e.to_string(), &[]),
-        _ => problem(
-            "service_error",
-            e.to_string(),
-            &[("host", &host), ("port", &port)],
-        ),
-    }
-}
-
-/// A failed model request of a run, as a stable kind with what its sentence names, so a UI
-/// can word it in the person's language.
-pub(crate) fn run_error_of(e: &ModelError, active: &ActiveModel) -> p::RunError {
-    use p::RunErrorKind as K;
-    let kind = match e.kind() {
+/// The wire's kind of a failed model request. No wildcard arm: a kind the adapter adds fails to
+/// compile here until it has a name of its own (and the UI a wording for it).
+fn failure_kind(kind: ErrorKind) -> p::FailureKind {
+    use p::FailureKind as K;
+    match kind {
         ErrorKind::MissingKey => K::MissingKey,
         ErrorKind::InvalidConfig => K::InvalidConfig,
         ErrorKind::BadRequest => K::BadRequest,
-        ErrorKind::Unauthorized => K::Unauthorized,
-        ErrorKind::InsufficientBalance => K::InsufficientBalance,
+        ErrorKind::Unauthorized => K::KeyRefused,
+        ErrorKind::InsufficientBalance => K::NoBalance,
         ErrorKind::InvalidParameters => K::InvalidParameters,
         ErrorKind::RateLimited => K::RateLimited,
         ErrorKind::ServerError => K::ServerError,
@@ -278,44 +212,105 @@ pub(crate) fn run_error_of(e: &ModelError, active: &ActiveModel) -> p::RunError 
         ErrorKind::EventTooLarge => K::EventTooLarge,
         ErrorKind::ResponseTooLarge => K::ResponseTooLarge,
         ErrorKind::ProviderError => K::ProviderError,
-        // A kind added to the adapter later: still a failure of the service.
-        _ => K::UnexpectedStatus,
-    };
-    let mut error = p::RunError::new(kind, e.to_string());
-    let endpoint = || {
-        wisp_model::endpoint_of(&active.base_url)
-            .map(|(h, p)| (h, p.to_string()))
-            .unwrap_or_default()
-    };
-    match kind {
+    }
+}
+
+/// A failed model request as the wire says it: its kind with the parameters the kind names
+/// (the endpoint, the setting or variable that gave the value, the status, the service's own
+/// words), and `message`, the English sentence for the log and the command line.
+fn failure_of(e: &ModelError, active: &ActiveModel, message: String) -> p::Failure {
+    use p::FailureKind as K;
+    let kind = failure_kind(e.kind());
+    let mut failure = p::Failure::new(kind, message);
+    let (host, port) = wisp_model::endpoint_of(&active.base_url)
+        .map(|(h, p)| (h, p.to_string()))
+        .unwrap_or_default();
+    let endpoint = |f: p::Failure| f.with("host", host.as_str()).with("port", port.as_str());
+    failure = match kind {
         K::Connect | K::Tls | K::ConnectionLost | K::IdleTimeout | K::StreamCut => {
-            let (host, port) = endpoint();
-            error = error
-                .with("host", host)
-                .with("port", port)
-                .with("source", active.base_code.as_str());
+            endpoint(failure).with("source", active.base_code.as_str())
         }
-        K::Unauthorized => {
-            let (host, port) = endpoint();
-            error = error
-                .with("host", host)
-                .with("port", port)
-                .with("source", active.key_code.as_str());
-        }
+        K::KeyRefused => endpoint(failure).with("source", active.key_code.as_str()),
         // No key anywhere: there is no source to name.
-        K::MissingKey => {}
-        K::ModelNotOffered | K::InvalidConfig => {
-            error = error.with("model", active.run_model.name.as_str());
-        }
-        _ => {
-            let (host, port) = endpoint();
-            error = error.with("host", host).with("port", port);
-        }
-    }
+        K::MissingKey => failure,
+        K::ModelNotOffered => failure.with("model", active.run_model.name.as_str()),
+        // The adapter's sentence names the setting that cannot work.
+        K::InvalidConfig => failure
+            .with("model", active.run_model.name.as_str())
+            .with("detail", e.to_string()),
+        K::BadRequest
+        | K::NoBalance
+        | K::InvalidParameters
+        | K::RateLimited
+        | K::ServerError
+        | K::ServerOverloaded
+        | K::UnexpectedStatus
+        | K::MalformedStream
+        | K::EventTooLarge
+        | K::ResponseTooLarge
+        | K::ProviderError => endpoint(failure),
+        // Never the kind of a model request's error.
+        K::BudgetExhausted
+        | K::Interrupted
+        | K::UnfinishedAtStart
+        | K::SecretStoreUnavailable
+        | K::SecretStoreFailed
+        | K::Internal => failure,
+    };
     if let Some(status) = e.status() {
-        error = error.with("status", status.to_string());
+        failure = failure.with("status", status.to_string());
     }
-    error
+    if let Some(said) = e.detail() {
+        failure = failure.with("detail", said);
+    }
+    failure
+}
+
+/// What a failed model request means for the model settings, with the English sentence the
+/// command line prints (naming the setting that gave the value).
+pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
+    let (host, port) = wisp_model::endpoint_of(&active.base_url)
+        .map(|(h, p)| (h, p.to_string()))
+        .unwrap_or_default();
+    let base = active.base_label.as_str();
+    let key = active.key_label.as_str();
+    let message = match e.kind() {
+        ErrorKind::Connect | ErrorKind::ConnectionLost | ErrorKind::IdleTimeout => format!(
+            "Cannot reach the model service at {host}:{port} (the base URL comes from {base}). Check that the service runs and the address is right, or change the base URL in Settings → Model. ({e})"
+        ),
+        ErrorKind::Tls => format!(
+            "The secure connection to {host}:{port} failed (the base URL comes from {base}): the certificate is not trusted or the address does not speak https. ({e})"
+        ),
+        ErrorKind::Unauthorized => format!(
+            "The model service at {host}:{port} refused the API key (401; the key comes from {key}). Replace it in Settings → Model."
+        ),
+        ErrorKind::InsufficientBalance => "The account has no balance left (402). Top it up with the provider, then test the connection again.".into(),
+        ErrorKind::MissingKey
+        | ErrorKind::InvalidConfig
+        | ErrorKind::BadRequest
+        | ErrorKind::InvalidParameters
+        | ErrorKind::RateLimited
+        | ErrorKind::ServerError
+        | ErrorKind::ServerOverloaded
+        | ErrorKind::UnexpectedStatus
+        | ErrorKind::ModelNotOffered
+        | ErrorKind::StreamCut
+        | ErrorKind::MalformedStream
+        | ErrorKind::EventTooLarge
+        | ErrorKind::ResponseTooLarge
+        | ErrorKind::ProviderError => e.to_string(),
+    };
+    failure_of(e, active, message)
+}
+
+/// Settings that cannot make a model, with the sentence that says which.
+pub(crate) fn invalid_config(why: &str) -> p::Problem {
+    p::Failure::new(p::FailureKind::InvalidConfig, why).with("detail", why)
+}
+
+/// A failed model request of a run.
+pub(crate) fn run_error_of(e: &ModelError, active: &ActiveModel) -> p::RunError {
+    failure_of(e, active, e.to_string())
 }
 
 fn storage_wire(s: Storage) -> p::KeyStorage {
@@ -327,8 +322,12 @@ fn storage_wire(s: Storage) -> p::KeyStorage {
 
 fn secret_problem(e: &SecretError) -> p::Problem {
     match e {
-        SecretError::Unavailable(_) => problem("secret_store_unavailable", e.to_string(), &[]),
-        SecretError::Failed(_) => problem("secret_store_failed", e.to_string(), &[]),
+        SecretError::Unavailable(_) => {
+            p::Failure::new(p::FailureKind::SecretStoreUnavailable, e.to_string())
+        }
+        SecretError::Failed(why) => {
+            p::Failure::new(p::FailureKind::SecretStoreFailed, e.to_string()).with("detail", why)
+        }
     }
 }
 
@@ -496,19 +495,14 @@ fn resolve(state: &SettingsState) -> (p::Settings, ActiveModel) {
         key_value
     };
     if simulated && sim.is_none() {
-        active.problem = Some(problem(
-            "invalid_config",
-            "The simulator is not running in this Wisp; choose another provider or start Wisp with --simulate.".into(),
-            &[],
+        active.problem = Some(invalid_config(
+            "The simulator is not running in this Wisp; choose another provider or start Wisp with --simulate.",
         ));
         return (view, active);
     }
     if base_url.is_empty() {
-        active.problem = Some(problem(
-            "invalid_config",
-            "No base URL is set for the OpenAI-compatible endpoint; enter it in Settings → Model."
-                .into(),
-            &[],
+        active.problem = Some(invalid_config(
+            "No base URL is set for the OpenAI-compatible endpoint; enter it in Settings → Model.",
         ));
         return (view, active);
     }
@@ -531,10 +525,9 @@ fn resolve(state: &SettingsState) -> (p::Settings, ActiveModel) {
         Ok(client) => {
             active.client = Some(client);
             if missing_key {
-                active.problem = Some(problem(
-                    "missing_key",
-                    "No API key is set. Enter one in Settings → Model, or set DEEPSEEK_API_KEY, or start Wisp with --simulate.".into(),
-                    &[],
+                active.problem = Some(p::Failure::new(
+                    p::FailureKind::MissingKey,
+                    "No API key is set. Enter one in Settings → Model, or set DEEPSEEK_API_KEY, or start Wisp with --simulate.",
                 ));
             }
         }
@@ -552,12 +545,17 @@ async fn check(active: &ActiveModel) -> p::ConnectionTest {
     };
     let Some(client) = &active.client else {
         return failed(
-            active.problem.clone().unwrap_or_else(|| {
-                problem("invalid_config", "No model is configured.".into(), &[])
-            }),
+            active
+                .problem
+                .clone()
+                .unwrap_or_else(|| invalid_config("No model is configured.")),
         );
     };
-    if let Some(p) = active.problem.as_ref().filter(|p| p.kind == "missing_key") {
+    if let Some(p) = active
+        .problem
+        .as_ref()
+        .filter(|p| p.kind == p::FailureKind::MissingKey)
+    {
         return failed(p.clone());
     }
     let models = match client.list_models().await {
@@ -591,23 +589,26 @@ async fn check(active: &ActiveModel) -> p::ConnectionTest {
     let name = &active.run_model.name;
     p::ConnectionTest {
         ok: false,
-        problem: Some(problem(
-            "model_not_offered",
-            format!(
-                "The model \"{name}\" is not offered by this endpoint. It offers: {}. Pick one in Settings → Model{}.",
-                if offered.is_empty() {
-                    "nothing"
-                } else {
-                    &offered
-                },
-                if active.base_label == wisp_model::ENV_BASE_URL {
-                    " or set DEEPSEEK_MODEL"
-                } else {
-                    ""
-                }
-            ),
-            &[("model", name), ("offered", &offered)],
-        )),
+        problem: Some(
+            p::Failure::new(
+                p::FailureKind::ModelNotOffered,
+                format!(
+                    "The model \"{name}\" is not offered by this endpoint. It offers: {}. Pick one in Settings → Model{}.",
+                    if offered.is_empty() {
+                        "nothing"
+                    } else {
+                        &offered
+                    },
+                    if active.base_label == wisp_model::ENV_BASE_URL {
+                        " or set DEEPSEEK_MODEL"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+            .with("model", name.as_str())
+            .with("offered", offered.as_str()),
+        ),
         models,
     }
 }
@@ -1184,7 +1185,7 @@ mod tests {
         assert_eq!(view.model, "deepseek-v4-flash");
         assert_eq!(view.thinking, p::ThinkingMode::Enabled);
         assert!(!view.api_key.set);
-        assert_eq!(active.problem.unwrap().kind, "missing_key");
+        assert_eq!(active.problem.unwrap().kind, p::FailureKind::MissingKey);
         assert!(active.price.is_some());
     }
 
@@ -1196,7 +1197,7 @@ mod tests {
             false,
         ));
         assert!(active.client.is_none());
-        assert_eq!(active.problem.unwrap().kind, "invalid_config");
+        assert_eq!(active.problem.unwrap().kind, p::FailureKind::InvalidConfig);
     }
 
     fn tested(problem: Option<p::Problem>) -> p::ConnectionTest {
@@ -1235,7 +1236,7 @@ mod tests {
         let (_, older) = settings.begin_check();
         let (_, newer) = settings.begin_check();
         settings.record_check(newer, &tested(None));
-        let late = problem("unreachable", "late".into(), &[]);
+        let late = p::Failure::new(p::FailureKind::Connect, "late");
         settings.record_check(older, &tested(Some(late)));
         assert!(settings.model().problem.is_none());
     }

@@ -170,26 +170,34 @@ pub struct Session {
     pub usage: Usage,
 }
 
-/// A failure a person can act on. A UI words it from `kind` and `params` in the person's
-/// language; `message` is the Host's English sentence (which may quote the provider).
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+/// A failure a person can act on: a run's error, a retry's reason, or a problem of the model
+/// settings or the secret store. A UI words it from `kind` and `params` in the person's
+/// language, and never shows `message`; that is the Host's English sentence for its log and
+/// its command-line tools (it may quote the provider).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RunError {
-    /// Machine-readable class.
-    pub kind: RunErrorKind,
-    /// The sentence for the person, in English.
+pub struct Failure {
+    /// What failed: one of a closed list, each with the parameters it names.
+    pub kind: FailureKind,
+    /// The Host's English sentence, for logs and command-line tools.
     pub message: String,
-    /// What the sentence names, by kind: `host`, `port` and `source` (the setting or variable
-    /// that gave the base URL or the key) for connection and key failures; `status` (HTTP)
-    /// for answers of the service; `model`; `steps` for `budget_exhausted`; `asked` and
-    /// `limit` (seconds) or `waited` (seconds) for a `rate_limited` run.
+    /// What the wording names, as the kind's documentation lists: `host`, `port`, `source`
+    /// (the setting or variable that gave the value: `stored`, `default`, `flag`,
+    /// `simulator`, or a variable's name), `model`, `offered`, `status`, `steps`, `asked`,
+    /// `waited`, `limit`, `detail` (the provider's or the operating system's own words).
     #[serde(default)]
     pub params: BTreeMap<String, String>,
 }
 
-impl RunError {
-    /// A failure without parameters.
-    pub fn new(kind: RunErrorKind, message: impl Into<String>) -> Self {
+/// A run's error (`Run.error`, `ModelRetry.error`).
+pub type RunError = Failure;
+/// A problem of the model settings or the secret store (`Health.problem`,
+/// `ConnectionTest.problem`, `ModelSettings.keyringProblem`).
+pub type Problem = Failure;
+
+impl Failure {
+    /// A failure of `kind` with the English sentence `message` and no parameters yet.
+    pub fn new(kind: FailureKind, message: impl Into<String>) -> Self {
         Self {
             kind,
             message: message.into(),
@@ -204,49 +212,55 @@ impl RunError {
     }
 }
 
-/// Every class of run failure the Host reports (stable wire names: a UI has a wording for each).
+/// Every kind of failure the Host reports, and the parameters each names (stable wire names:
+/// a UI has a wording for each in every language). Older names are read too, so runs stored
+/// before a rename keep their kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum RunErrorKind {
+pub enum FailureKind {
     /// No API key is configured.
     MissingKey,
-    /// The model configuration cannot work.
+    /// The model configuration cannot work (`model`; `detail` when a setting is unusable).
     InvalidConfig,
-    /// 400: the service rejected the request.
+    /// 400: the service rejected the request (`host`, `port`, `status`).
     BadRequest,
-    /// 401: the key was refused.
-    Unauthorized,
-    /// 402: the account has no balance left.
-    InsufficientBalance,
-    /// 422: a parameter was refused.
+    /// 401: the key was refused (`host`, `port`, `source`: where the key came from).
+    #[serde(alias = "unauthorized")]
+    KeyRefused,
+    /// 402: the account has no balance left (`host`, `port`).
+    #[serde(alias = "insufficient_balance")]
+    NoBalance,
+    /// 422: a parameter was refused (`host`, `port`, `status`).
     InvalidParameters,
-    /// 429: the service limits requests.
+    /// 429: the service limits requests (`asked` and `limit` when it asked to wait longer
+    /// than Wisp waits; `waited` when it kept on after Wisp waited as asked).
     RateLimited,
-    /// 500: the service failed.
+    /// 500: the service failed (`host`, `port`, `status`).
     ServerError,
-    /// 503: the service is overloaded.
+    /// 503: the service is overloaded (`host`, `port`, `status`).
     ServerOverloaded,
-    /// Another HTTP status (`status`).
+    /// Another HTTP status (`host`, `port`, `status`).
     UnexpectedStatus,
-    /// The model is not offered by the endpoint.
+    /// The model is not offered by the endpoint (`model`; `offered` when the endpoint listed
+    /// what it offers).
     ModelNotOffered,
-    /// The connection could not be opened.
+    /// The connection could not be opened (`host`, `port`, `source` of the address).
     Connect,
-    /// The TLS handshake failed.
+    /// The TLS handshake failed (`host`, `port`, `source` of the address).
     Tls,
-    /// The connection broke before an answer started.
+    /// The connection broke before an answer started (`host`, `port`, `source`).
     ConnectionLost,
-    /// The answer stopped before it was complete.
+    /// The answer stopped before it was complete (`host`, `port`, `source`).
     StreamCut,
-    /// The service stalled (no data within the idle timeout).
+    /// The service stalled: no data within the idle timeout (`host`, `port`, `source`).
     IdleTimeout,
-    /// The stream could not be read.
+    /// The stream could not be read (`host`, `port`).
     MalformedStream,
-    /// One stream event was larger than the cap.
+    /// One stream event was larger than the cap (`host`, `port`).
     EventTooLarge,
-    /// The answer was larger than the cap.
+    /// The answer was larger than the cap (`host`, `port`).
     ResponseTooLarge,
-    /// The provider reported an error inside the stream.
+    /// The provider reported an error inside the stream (`host`, `port`, `detail`).
     ProviderError,
     /// The step budget ran out (`steps`).
     BudgetExhausted,
@@ -254,6 +268,10 @@ pub enum RunErrorKind {
     Interrupted,
     /// The run was found unfinished when the Host started.
     UnfinishedAtStart,
+    /// The OS secret store cannot be reached.
+    SecretStoreUnavailable,
+    /// The OS secret store refused a read or a write (`detail`).
+    SecretStoreFailed,
     /// Wisp itself failed (the database, …); see the log.
     Internal,
 }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{Check, at_most, limits};
+use crate::{Check, Problem, at_most, limits};
 
 /// Which model service answers runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -319,21 +319,6 @@ impl Check for SetApiKey {
         }
         Ok(())
     }
-}
-
-/// A problem the Host reports: `kind` is stable (the UI words it in its language from
-/// `params`), `message` is the English sentence.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Problem {
-    /// `unreachable`, `tls`, `key_refused`, `no_balance`, `model_not_offered`, `missing_key`,
-    /// `invalid_config`, `rate_limited`, `service_error`, `secret_store_unavailable`, …
-    pub kind: String,
-    /// The sentence for a person, in English.
-    pub message: String,
-    /// What the sentence names: `host`, `port`, `source` (the setting or variable that gave
-    /// the value), `model`, `offered`, `status`.
-    pub params: BTreeMap<String, String>,
 }
 
 /// `POST /api/settings/test`.

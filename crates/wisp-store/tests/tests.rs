@@ -6,7 +6,7 @@
 )]
 
 use wisp_protocol::{
-    ApprovalState, EventKind, Mode, RunError, RunErrorKind, RunStatus, ToolCallStatus, Usage,
+    ApprovalState, EventKind, FailureKind, Mode, RunError, RunStatus, ToolCallStatus, Usage,
 };
 use wisp_store::{NewCall, Store};
 
@@ -61,7 +61,7 @@ fn a_run_error_stored_before_params_reads_back_without_them() {
     drop(conn);
     let store = Store::open(&path).unwrap();
     let error = store.run("r").unwrap().unwrap().error.unwrap();
-    assert_eq!(error.kind, RunErrorKind::Connect);
+    assert_eq!(error.kind, FailureKind::Connect);
     assert_eq!(error.message, "Could not connect.");
     assert!(error.params.is_empty());
 }
@@ -177,7 +177,7 @@ fn unfinished_runs_become_interrupted_and_pending_approvals_void() {
         .unwrap();
     s.insert_approval("ap", "a", "r2", "c1", "files_write", "{}", "d", 2)
         .unwrap();
-    let why = RunError::new(RunErrorKind::UnfinishedAtStart, "found at start").with("host", "h");
+    let why = RunError::new(FailureKind::UnfinishedAtStart, "found at start").with("host", "h");
     let hit = s.interrupt_unfinished(9, &why).unwrap();
     assert_eq!(hit, vec![("a".to_owned(), "r2".to_owned())]);
     let r2 = s.run("r2").unwrap().unwrap();

@@ -651,7 +651,7 @@ export interface components {
             /** @description Whether the endpoint answered, took the key and offers the model. */
             ok: boolean;
             /** @description What is wrong, when something is. */
-            problem: components["schemas"]["Problem"] | null;
+            problem: components["schemas"]["Failure"] | null;
         };
         /** @description `POST /api/projects`. */
         CreateProject: {
@@ -767,7 +767,7 @@ export interface components {
              */
             attempt: number;
             /** @description Why. */
-            error: components["schemas"]["RunError"];
+            error: components["schemas"]["Failure"];
             /** @constant */
             type: "model_retry";
         } | {
@@ -838,7 +838,7 @@ export interface components {
             type: "run_status";
         } | {
             /** @description Why, when it failed or stopped. */
-            error: components["schemas"]["RunError"] | null;
+            error: components["schemas"]["Failure"] | null;
             /** @description The final answer, when completed. */
             finalText: string | null;
             /** @description Final status. */
@@ -848,6 +848,34 @@ export interface components {
             /** @description Summed token counts. */
             usage: components["schemas"]["Usage"];
         });
+        /**
+         * @description A failure a person can act on: a run's error, a retry's reason, or a problem of the model
+         *     settings or the secret store. A UI words it from `kind` and `params` in the person's
+         *     language, and never shows `message`; that is the Host's English sentence for its log and
+         *     its command-line tools (it may quote the provider).
+         */
+        Failure: {
+            /** @description What failed: one of a closed list, each with the parameters it names. */
+            kind: components["schemas"]["FailureKind"];
+            /** @description The Host's English sentence, for logs and command-line tools. */
+            message: string;
+            /**
+             * @description What the wording names, as the kind's documentation lists: `host`, `port`, `source`
+             *     (the setting or variable that gave the value: `stored`, `default`, `flag`,
+             *     `simulator`, or a variable's name), `model`, `offered`, `status`, `steps`, `asked`,
+             *     `waited`, `limit`, `detail` (the provider's or the operating system's own words).
+             * @default {}
+             */
+            params: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * @description Every kind of failure the Host reports, and the parameters each names (stable wire names:
+         *     a UI has a wording for each in every language). Older names are read too, so runs stored
+         *     before a rename keep their kind.
+         */
+        FailureKind: "missing_key" | "invalid_config" | "bad_request" | "key_refused" | "no_balance" | "invalid_parameters" | "rate_limited" | "server_error" | "server_overloaded" | "unexpected_status" | "model_not_offered" | "connect" | "tls" | "connection_lost" | "stream_cut" | "idle_timeout" | "malformed_stream" | "event_too_large" | "response_too_large" | "provider_error" | "budget_exhausted" | "interrupted" | "unfinished_at_start" | "secret_store_unavailable" | "secret_store_failed" | "internal";
         /** @description One entry of a [`FolderView`]. */
         FolderEntry: {
             /** @description `file`, `dir`, `symlink` or `other`. */
@@ -889,7 +917,7 @@ export interface components {
             /** @description Why live runs cannot start (no key, bad configuration), when that is so. */
             model_problem?: string | null;
             /** @description The same problem as a stable kind with parameters, for the UI to word. */
-            problem?: components["schemas"]["Problem"] | null;
+            problem?: components["schemas"]["Failure"] | null;
             /**
              * @description `ok` when the Host answers and works; `degraded` when blocking file tasks pile up
              *     (`blocking_file_tasks` says how many: a file system is hanging).
@@ -1180,26 +1208,6 @@ export interface components {
             /** @description Web tabs: the page's URL as the panel shows it. */
             url?: string | null;
         };
-        /**
-         * @description A problem the Host reports: `kind` is stable (the UI words it in its language from
-         *     `params`), `message` is the English sentence.
-         */
-        Problem: {
-            /**
-             * @description `unreachable`, `tls`, `key_refused`, `no_balance`, `model_not_offered`, `missing_key`,
-             *     `invalid_config`, `rate_limited`, `service_error`, `secret_store_unavailable`, …
-             */
-            kind: string;
-            /** @description The sentence for a person, in English. */
-            message: string;
-            /**
-             * @description What the sentence names: `host`, `port`, `source` (the setting or variable that gave
-             *     the value), `model`, `offered`, `status`.
-             */
-            params: {
-                [key: string]: string;
-            };
-        };
         /** @description An authorized project folder. */
         Project: {
             /**
@@ -1225,7 +1233,7 @@ export interface components {
              */
             endedAt: number | null;
             /** @description Why it failed or stopped, when it did. */
-            error: components["schemas"]["RunError"] | null;
+            error: components["schemas"]["Failure"] | null;
             /** @description The final answer, when completed. */
             finalText: string | null;
             /** @description Opaque ID. */
@@ -1245,28 +1253,6 @@ export interface components {
             /** @description Summed token counts and the cost estimate. */
             usage: components["schemas"]["Usage"];
         };
-        /**
-         * @description A failure a person can act on. A UI words it from `kind` and `params` in the person's
-         *     language; `message` is the Host's English sentence (which may quote the provider).
-         */
-        RunError: {
-            /** @description Machine-readable class. */
-            kind: components["schemas"]["RunErrorKind"];
-            /** @description The sentence for the person, in English. */
-            message: string;
-            /**
-             * @description What the sentence names, by kind: `host`, `port` and `source` (the setting or variable
-             *     that gave the base URL or the key) for connection and key failures; `status` (HTTP)
-             *     for answers of the service; `model`; `steps` for `budget_exhausted`; `asked` and
-             *     `limit` (seconds) or `waited` (seconds) for a `rate_limited` run.
-             * @default {}
-             */
-            params: {
-                [key: string]: string;
-            };
-        };
-        /** @description Every class of run failure the Host reports (stable wire names: a UI has a wording for each). */
-        RunErrorKind: "missing_key" | "invalid_config" | "bad_request" | "unauthorized" | "insufficient_balance" | "invalid_parameters" | "rate_limited" | "server_error" | "server_overloaded" | "unexpected_status" | "model_not_offered" | "connect" | "tls" | "connection_lost" | "stream_cut" | "idle_timeout" | "malformed_stream" | "event_too_large" | "response_too_large" | "provider_error" | "budget_exhausted" | "interrupted" | "unfinished_at_start" | "internal";
         /** @description Which provider and model answered a run. */
         RunModel: {
             /** @description The model name as configured. */
@@ -1344,7 +1330,7 @@ export interface components {
             /** @description The endpoint (for `simulation`, the simulator's loopback address). */
             baseUrl: string;
             /** @description Why the OS secret store cannot keep the key, when it cannot (`process` still can). */
-            keyringProblem: components["schemas"]["Problem"] | null;
+            keyringProblem: components["schemas"]["Failure"] | null;
             /** @description The model name sent with every request. */
             model: string;
             /** @description The prices of cost estimates. */

@@ -7,7 +7,7 @@ import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
 import type { CurrentFile } from "../approvals/currentFile";
 import { Markdown } from "./Markdown";
-import { runErrorText } from "../settings/problem";
+import { failureText } from "../settings/problem";
 import { useToolName } from "../mcp/labels";
 import { CallOutput } from "./ToolOutput";
 import { ShownToYou } from "./ShownToYou";
@@ -152,7 +152,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
         )}
         {active && live?.retry && (
           <div className="status-line retry" role="status">
-            <strong>{t("retrying", { n: live.retry.attempt })}</strong> <span>{runErrorText(t, live.retry.error)}</span>
+            <strong>{t("retrying", { n: live.retry.attempt })}</strong> <span>{failureText(t, live.retry.error)}</span>
           </div>
         )}
         {active && live && (
@@ -217,7 +217,7 @@ function RunStatusLine({ run }: { run: Run }) {
       <strong>{t(`status_${run.status}` as Key)}</strong>
       {/* A run's own error says what happened (the steps of its budget, whether Wisp was
           closed or crashed); the general help only for a run stored without one. */}
-      {run.error ? <span> {runErrorText(t, run.error)}</span> : h ? <span> {t(h)}</span> : null}
+      {run.error ? <span> {failureText(t, run.error)}</span> : h ? <span> {t(h)}</span> : null}
       {run.usage.promptTokens > 0 && <Usage run={run} />}
     </div>
   );

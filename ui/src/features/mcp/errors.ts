@@ -5,6 +5,6 @@ import type { T } from "../../i18n";
 
 export function errorText(t: T, e: unknown): string {
   const code = (e as { code?: string }).code;
-  if (code === "secret_store_unavailable") return t("problem_secret_store_unavailable");
+  if (code === "secret_store_unavailable") return t("failure_secret_store_unavailable");
   return e instanceof Error ? e.message : String(e);
 }

@@ -3,7 +3,7 @@
 // connection, where each value comes from, and the prices behind cost estimates.
 import { useEffect, useState } from "react";
 import { useT, type Key } from "../../i18n";
-import { problemText } from "./problem";
+import { failureText } from "./problem";
 import type { ConnectionTest, Effort, ModelSettings as Settings, Provider, SettingSource, ThinkingMode, UpdateSettings } from "./types";
 
 /** The calls this page makes (the Host's `Api` has them). */
@@ -48,7 +48,7 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
   };
   const fail = (e: unknown) => {
     const code = (e as { code?: string }).code;
-    setError(code === "secret_store_unavailable" ? t("problem_secret_store_unavailable") : e instanceof Error ? e.message : String(e));
+    setError(code === "secret_store_unavailable" ? t("failure_secret_store_unavailable") : e instanceof Error ? e.message : String(e));
   };
   useEffect(() => {
     api.settings().then(take).catch(fail);
@@ -213,7 +213,7 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
             </button>
           </form>
         )}
-        {s.keyringProblem && <p className="muted small">{problemText(t, s.keyringProblem)}</p>}
+        {s.keyringProblem && <p className="muted small">{failureText(t, s.keyringProblem)}</p>}
       </div>
 
       <div className="setting">
@@ -222,7 +222,7 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
         </button>
         {test && (
           <p role="status" className={test.ok ? "ok" : "warn"} data-testid="test-outcome">
-            {test.ok ? t("connectionOk", { m: test.models.join(", ") }) : test.problem ? problemText(t, test.problem) : null}
+            {test.ok ? t("connectionOk", { m: test.models.join(", ") }) : test.problem ? failureText(t, test.problem) : null}
           </p>
         )}
       </div>

@@ -1,7 +1,9 @@
-// Host problems worded in the person's language: the Host sends a stable `kind` with its
-// parameters; the English `message` is only the fallback for a kind this UI does not know.
-import { translator, useT, type Key, type T } from "../../i18n";
-import type { Problem, RunModel } from "./types";
+// Failures worded in the person's language: the Host sends a kind of a closed list with its
+// parameters; its English `message` is for its log and command line, and shown here only for
+// a failure stored by an older Host whose parameters are missing.
+import { useT, type Key, type T } from "../../i18n";
+import type { Failure, RunModel } from "./types";
+import type { FailureKind } from "./failureKinds";
 
 /** Words for a `source` parameter (a variable's name stays as it is). */
 function sourceWord(t: T, code: string | undefined): string {
@@ -11,44 +13,34 @@ function sourceWord(t: T, code: string | undefined): string {
   return word === key ? code : word;
 }
 
-export function problemText(t: T, p: Problem): string {
-  const key = `problem_${p.kind}` as Key;
-  const text = t(key, { ...p.params, source: sourceWord(t, p.params.source) });
-  return text === key ? p.message : text;
+/** The key that words a failure: each kind has its own (a kind without one fails to compile
+ * here), a rate limit says whether it asked for too long or kept on after Wisp waited, and a
+ * model not offered lists what is when the endpoint said. */
+function failureKey(f: Failure): Key {
+  const p = f.params ?? {};
+  if (f.kind === "rate_limited" && p.asked) return "failure_rate_limited_asked";
+  if (f.kind === "rate_limited" && p.waited) return "failure_rate_limited_waited";
+  if (f.kind === "model_not_offered" && p.offered) return "failure_model_not_offered_offered";
+  const key: `failure_${FailureKind}` & Key = `failure_${f.kind}`;
+  return key;
 }
 
-const english = translator("en");
-
-/** A run error to word: the wire's `RunError`, or one stored by an older Host (without
- * parameters) or of a kind this UI does not know, which keep the Host's sentence. */
-export interface WordedError {
-  kind: string;
-  message: string;
-  params?: Record<string, string>;
-}
-
-/** The key that words a run error: a rate limit says whether it asked for too long or kept on
- * after Wisp waited. */
-function runErrorKey(e: WordedError): Key {
-  if (e.kind === "rate_limited" && e.params?.asked) return "runError_rate_limited_asked";
-  if (e.kind === "rate_limited" && e.params?.waited) return "runError_rate_limited_waited";
-  return `runError_${e.kind}` as Key;
-}
-
-/** A run failure in the person's language, from its kind and parameters. In English the
- * Host's own sentence says more (it may quote the provider); a kind this UI does not know,
- * or one whose parameters are missing (a run stored by an older Host), keeps that sentence. */
-export function runErrorText(t: T, e: WordedError): string {
-  const key = runErrorKey(e);
-  const params = e.params ?? {};
-  const text = t(key, { ...params, source: sourceWord(t, params.source) });
-  if (text === key || t(key) === english(key) || /\{\w+\}/.test(text)) return e.message;
+/** A failure (a run's error, a retry's reason, a settings problem) in the person's language,
+ * from its kind and parameters only, with the service's own words when it gave any. A failure
+ * stored by an older Host may lack a parameter its wording names: its stored sentence says
+ * more than a wording with a hole. */
+export function failureText(t: T, f: Failure): string {
+  const key = failureKey(f);
+  const params = f.params ?? {};
+  let text = t(key, { ...params, source: sourceWord(t, params.source) });
+  if (/\{\w+\}/.test(text)) return f.message;
+  if (params.detail && !t(key).includes("{detail}")) text += t("failureSaid", { detail: params.detail });
   return text;
 }
 
-export function ProblemText({ problem, fallback }: { problem?: Problem | null; fallback?: string }) {
+export function ProblemText({ problem, fallback }: { problem?: Failure | null; fallback?: string }) {
   const t = useT();
-  return <>{problem ? problemText(t, problem) : fallback}</>;
+  return <>{problem ? failureText(t, problem) : fallback}</>;
 }
 
 /** "DeepSeek · deepseek-v4-flash", simulation labelled as such. */

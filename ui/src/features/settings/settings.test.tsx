@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { I18n, translator } from "../../i18n";
 import { ModelSettingsPage, type SettingsApi } from "./ModelSettings";
-import { problemText, runErrorText } from "./problem";
+import { failureText } from "./problem";
 import type { ConnectionTest, ModelSettings, Problem, UpdateSettings } from "./types";
 
 afterEach(cleanup);
@@ -139,19 +139,16 @@ describe("Settings → Model", () => {
   it("words every problem kind in Chinese from its parameters", async () => {
     const zh = translator("zh");
     const cases: [Problem, string][] = [
-      [{ kind: "unreachable", message: "en", params: { host: "127.0.0.1", port: "9", source: "DEEPSEEK_BASE_URL" } }, "无法连接 127.0.0.1:9 上的模型服务（地址来自 DEEPSEEK_BASE_URL）"],
+      [{ kind: "connect", message: "en", params: { host: "127.0.0.1", port: "9", source: "DEEPSEEK_BASE_URL" } }, "无法连接 127.0.0.1:9 上的模型服务（地址来自 DEEPSEEK_BASE_URL）"],
       [{ kind: "tls", message: "en", params: { host: "h", port: "443", source: "settings" } }, "与 h:443 的安全连接失败（地址来自 设置 → 模型）"],
-      [{ kind: "key_refused", message: "en", params: { source: "keyring" } }, "密钥来自 系统钥匙串"],
+      [{ kind: "key_refused", message: "en", params: { host: "h", port: "443", source: "keyring" } }, "密钥来自 系统钥匙串"],
       [{ kind: "no_balance", message: "en", params: {} }, "余额已用完（402）"],
       [{ kind: "model_not_offered", message: "en", params: { model: "m-gone", offered: "a, b" } }, "不提供模型“m-gone”。它提供：a, b"],
       [{ kind: "missing_key", message: "en", params: {} }, "尚未设置 API 密钥"],
       [{ kind: "secret_store_unavailable", message: "en", params: {} }, "无法访问系统的密钥存储"],
     ];
-    for (const [p, want] of cases) expect(problemText(zh, p)).toContain(want);
-    expect(runErrorText(zh, { kind: "insufficient_balance", message: "en" })).toContain("余额已用完（402）");
-    expect(runErrorText(zh, { kind: "stream_cut", message: "The Host's words." })).toBe("The Host's words.");
-    // A kind this UI does not know falls back to the Host's sentence.
-    expect(problemText(zh, { kind: "brand_new", message: "The Host's words.", params: {} })).toBe("The Host's words.");
+    for (const [p, want] of cases) expect(failureText(zh, p)).toContain(want);
+    expect(failureText(zh, { kind: "no_balance", message: "en", params: {} })).toContain("余额已用完（402）");
 
     const host = new FakeHost();
     host.next = { ok: false, problem: cases[3]![0], models: [] };

@@ -5,7 +5,9 @@ import type { Schemas } from "../../types";
 export type ModelSettings = Schemas["Settings"];
 export type UpdateSettings = Schemas["UpdateSettings"];
 export type ConnectionTest = Schemas["ConnectionTest"];
-export type Problem = Schemas["Problem"];
+export type Failure = Schemas["Failure"];
+/** A problem of the model settings or the secret store: a failure like any other. */
+export type Problem = Failure;
 export type RunModel = Schemas["RunModel"];
 
 export type Provider = ModelSettings["provider"];
