@@ -1,16 +1,19 @@
 // The workbench: projects and sessions on the left, the conversation in the centre, preview
 // tabs on the right. All state comes from the Host's API and event stream; nothing is invented
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { FileText, Settings, X } from "lucide-react";
 import { Api, ApiError } from "./api";
-import type { Health, Project } from "./types";
+import type { Health } from "./types";
 import { useT } from "./i18n";
 import { RunView, sessionCostText } from "./features/conversation/RunView";
 import { useSessionRuns } from "./features/conversation/useSessionRuns";
 import { Composer, useComposer } from "./features/conversation/Composer";
 import { useSessions } from "./features/sessions/useSessions";
+import { useWaiting } from "./features/sessions/useWaiting";
+import { RunList } from "./features/conversation/RunList";
+import { useWorkbenchKeys } from "./features/conversation/keys";
+import { useProjects } from "./features/projects/useProjects";
 import type { Outcome } from "./features/approvals/ApprovalCard";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
@@ -31,9 +34,6 @@ import { SessionList } from "./features/sessions/SessionList";
 const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
 const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
 
-/** Scrolled this close to the top of the run list, older runs load. */
-const OLDER_THRESHOLD_PX = 200;
-
 interface Props {
   api: Api;
   lang: LangSetting;
@@ -45,10 +45,8 @@ interface Props {
 export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const t = useT();
   const [health, setHealth] = useState<Health | null>(null);
-  const [projects, setProjects] = useState<Project[]>([]);
   const [previewOpen, setPreviewOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [selectedProject, setSelectedProject] = useState<string | null>(null);
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   const { sessions, currentId, setCurrentId, loadSessions, waiting: hostWaiting } = useSessions(api, report);
@@ -59,11 +57,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
 
   useEffect(() => {
     api.health().then(setHealth).catch(report);
-    api.projects().then((p) => {
-      setProjects(p);
-      setSelectedProject((s) => s ?? p[0]?.id ?? null);
-    }).catch(report);
   }, [api, report]);
+  const { projects, selected: selectedProject, setSelected: setSelectedProject, authorize, revoke: revokeProject } = useProjects(api, report, loadSessions);
 
   const currentRef = useRef<string | null>(null);
   currentRef.current = currentId;
@@ -102,6 +97,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   });
   const current = sessions.find((s) => s.id === currentId) ?? null;
   const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;
+  const lastRun = runs[runs.length - 1];
+  const liveTail = lastRun ? live[lastRun.id]?.text.length ?? 0 : 0;
 
   // The current file of each pending write or replace card, keyed by approval so a later
   // change to the same path is compared with the file as it is then.
@@ -137,110 +134,20 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     }
   };
 
-  const authorize = async (path: string) => {
-    const p = await api.addProject(path);
-    setProjects(await api.projects());
-    setSelectedProject(p.id);
-  };
-
-  // Keyboard: Esc stops the run, Alt+↓/↑ moves between sessions.
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      // An Escape that closes a dialog, a menu or an IME composition must never cancel a run
-      // by accident; anywhere else — a focused approval card included — it stops the run.
-      if (dialog || tabs.dialogs.length) return;
-      if (e.key === "Escape" && activeRun && !e.defaultPrevented && !e.isComposing) {
-        e.preventDefault();
-        cancelRun();
-      }
-      if (e.altKey && (e.key === "ArrowDown" || e.key === "ArrowUp") && sessions.length) {
-        e.preventDefault();
-        const i = sessions.findIndex((s) => s.id === currentId);
-        const next = sessions[(i + (e.key === "ArrowDown" ? 1 : -1) + sessions.length) % sessions.length];
-        if (next) setCurrentId(next.id);
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [dialog, tabs.dialogs.length, activeRun, cancelRun, sessions, currentId]);
-
-  // A long session stays smooth: only the runs on screen are rendered.
-  const scroller = useRef<HTMLDivElement>(null);
-  const virtual = useVirtualizer({
-    count: runs.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => 220,
-    overscan: 4,
-    getItemKey: (i) => runs[i]?.id ?? i,
+  useWorkbenchKeys({
+    dialogOpen: !!dialog || tabs.dialogs.length > 0,
+    running: !!activeRun,
+    stop: cancelRun,
+    sessions,
+    currentId,
+    show: setCurrentId,
   });
-  const atBottom = useRef(true);
-  const lastRun = runs[runs.length - 1];
-  const liveTail = lastRun ? live[lastRun.id]?.text.length ?? 0 : 0;
-  useEffect(() => {
-    if (atBottom.current && runs.length) virtual.scrollToIndex(runs.length - 1, { align: "end" });
-  }, [runs.length, liveTail, lastRun?.status, virtual]);
-
-  // Older runs load when the person scrolls near the top (or clicks), and the run they were
-  // reading stays where it was on screen: its offset from the top is restored after the prepend.
-  const list = useRef<HTMLDivElement>(null);
-  const loadingOlder = useRef(false);
-  const anchor = useRef<{ id: string; y: number } | null>(null);
-  const loadOlder = async () => {
-    const el = scroller.current;
-    if (!currentId || !cursor || loadingOlder.current || !el) return;
-    loadingOlder.current = true;
-    const top = el.getBoundingClientRect().top;
-    const shown = [...el.querySelectorAll<HTMLElement>("[data-run-id]")].find((n) => n.getBoundingClientRect().bottom > top);
-    anchor.current = shown ? { id: shown.dataset.runId!, y: shown.getBoundingClientRect().top - top } : null;
-    try {
-      const page = await api.runs(currentId, cursor);
-      addOlder(page);
-    } catch (e) {
-      anchor.current = null;
-      report(e);
-    } finally {
-      loadingOlder.current = false;
-    }
-  };
-  useLayoutEffect(() => {
-    const a = anchor.current;
-    const el = scroller.current;
-    if (!a || !el || !list.current) return;
-    anchor.current = null;
-    const i = runs.findIndex((r) => r.id === a.id);
-    const offset = i < 0 ? undefined : virtual.getOffsetForIndex(i, "start")?.[0];
-    if (offset !== undefined) el.scrollTop = list.current.offsetTop + offset - a.y;
-  }, [runs, virtual]);
-
-  // The current session's state is known from its runs at once; the others from the Host's stream.
-  const waiting = useMemo(() => {
-    const ids = new Set(hostWaiting);
-    if (currentId) {
-      if (activeRun?.status === "awaiting_approval") ids.add(currentId);
-      else ids.delete(currentId);
-    }
-    return ids;
-  }, [hostWaiting, currentId, activeRun?.status]);
-  useEffect(() => {
-    document.title = waiting.size ? `(${waiting.size}) ${t("appName")}` : t("appName");
-  }, [waiting.size, t]);
+  const waiting = useWaiting(hostWaiting, currentId, activeRun?.status);
 
   // MCP tools in the runs go by server and original name (UI-08).
   const mcpLabels = useMcpLabels(api, runs);
 
   const projectRoot = useMemo(() => current?.root ?? null, [current]);
-  const revokeProject = async (id: string) => {
-    try {
-      await api.revokeProject(id);
-      const list = await api.projects();
-      setProjects(list);
-      setSelectedProject(list[0]?.id ?? null);
-      await loadSessions();
-    } catch (e) {
-      report(e);
-    }
-  };
-
   return (
     <div className={previewOpen ? "app preview-open" : "app"}>
       {health?.mode === "simulation" && (
@@ -325,50 +232,37 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   {tabs.tabs.length ? ` (${tabs.tabs.length})` : ""}
                 </button>
               </header>
-              <div
-                className="runs"
-                ref={scroller}
-                onScroll={(e) => {
-                  const el = e.currentTarget;
-                  atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
-                  if (el.scrollTop < OLDER_THRESHOLD_PX && cursor) void loadOlder();
-                }}
-              >
-                {runs.length === 0 && !cursor && loadedFor === currentId && (
-                  // A new session suggests a start; in simulation, the scripted scenarios.
-                  <div className="examples">
-                    <p className="muted">{t("examplesTitle")}</p>
-                    {(health?.mode === "simulation" ? SIM_EXAMPLES : LIVE_EXAMPLES).map((k) => (
-                      <button
-                        key={k}
-                        className="example"
-                        onClick={() => composer.put(t(k))}
-                      >
-                        {t(k)}
-                      </button>
-                    ))}
-                  </div>
+              <RunList
+                api={api}
+                sessionId={current.id}
+                runs={runs}
+                cursor={cursor}
+                liveTail={liveTail}
+                addOlder={addOlder}
+                report={report}
+                empty={
+                  runs.length === 0 &&
+                  !cursor &&
+                  loadedFor === currentId && (
+                    // A new session suggests a start; in simulation, the scripted scenarios.
+                    <div className="examples">
+                      <p className="muted">{t("examplesTitle")}</p>
+                      {(health?.mode === "simulation" ? SIM_EXAMPLES : LIVE_EXAMPLES).map((k) => (
+                        <button key={k} className="example" onClick={() => composer.put(t(k))}>
+                          {t(k)}
+                        </button>
+                      ))}
+                    </div>
+                  )
+                }
+                renderRun={(run) => (
+                  <McpToolLabels.Provider value={mcpLabels}>
+                    <ToolOutputs.Provider value={toolOutput.logs}>
+                      <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : composer.actions} />
+                    </ToolOutputs.Provider>
+                  </McpToolLabels.Provider>
                 )}
-                {cursor && (
-                  <button className="link older" onClick={() => void loadOlder()}>
-                    {t("loadOlder")}
-                  </button>
-                )}
-                <div ref={list} style={{ height: virtual.getTotalSize(), position: "relative" }}>
-                  {virtual.getVirtualItems().map((item) => {
-                    const run = runs[item.index]!;
-                    return (
-                      <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
-                        <McpToolLabels.Provider value={mcpLabels}>
-                          <ToolOutputs.Provider value={toolOutput.logs}>
-                            <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : composer.actions} />
-                          </ToolOutputs.Provider>
-                        </McpToolLabels.Provider>
-                      </div>
-                    );
-                  })}
-                </div>
-              </div>
+              />
               <Composer composer={composer} running={!!activeRun} onStop={cancelRun} />
             </>
           )}

@@ -1,0 +1,101 @@
+// The shown session's runs as a scrolling list: only the runs on screen are rendered (a long
+// session stays smooth), it follows the newest run while the person is at the bottom, and
+// older runs load when they scroll near the top (or click), keeping the run they were reading
+// where it was on screen.
+import { useEffect, useLayoutEffect, useRef, type ReactNode } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import type { Api } from "../../api";
+import { useT } from "../../i18n";
+import type { Run, RunPage } from "../../types";
+
+/** Scrolled this close to the top of the run list, older runs load. */
+const OLDER_THRESHOLD_PX = 200;
+/** Within this of the bottom, the list follows new output. */
+const AT_BOTTOM_PX = 80;
+
+interface Props {
+  api: Api;
+  sessionId: string;
+  runs: Run[];
+  /** Where the next older page starts; `null` when there is none. */
+  cursor: string | null;
+  /** How much text the newest run has streamed so far: the list follows it while at the bottom. */
+  liveTail: number;
+  addOlder: (page: RunPage) => void;
+  report: (e: unknown) => void;
+  /** Shown in place of the runs when the session has none yet. */
+  empty: ReactNode;
+  renderRun: (run: Run) => ReactNode;
+}
+
+export function RunList({ api, sessionId, runs, cursor, liveTail, addOlder, report, empty, renderRun }: Props) {
+  const t = useT();
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtual = useVirtualizer({
+    count: runs.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 220,
+    overscan: 4,
+    getItemKey: (i) => runs[i]?.id ?? i,
+  });
+  const atBottom = useRef(true);
+  const lastStatus = runs[runs.length - 1]?.status;
+  useEffect(() => {
+    if (atBottom.current && runs.length) virtual.scrollToIndex(runs.length - 1, { align: "end" });
+  }, [runs.length, liveTail, lastStatus, virtual]);
+
+  const list = useRef<HTMLDivElement>(null);
+  const loadingOlder = useRef(false);
+  const anchor = useRef<{ id: string; y: number } | null>(null);
+  const loadOlder = async () => {
+    const el = scroller.current;
+    if (!cursor || loadingOlder.current || !el) return;
+    loadingOlder.current = true;
+    const top = el.getBoundingClientRect().top;
+    const shown = [...el.querySelectorAll<HTMLElement>("[data-run-id]")].find((n) => n.getBoundingClientRect().bottom > top);
+    anchor.current = shown ? { id: shown.dataset.runId!, y: shown.getBoundingClientRect().top - top } : null;
+    try {
+      addOlder(await api.runs(sessionId, cursor));
+    } catch (e) {
+      anchor.current = null;
+      report(e);
+    } finally {
+      loadingOlder.current = false;
+    }
+  };
+  useLayoutEffect(() => {
+    const a = anchor.current;
+    const el = scroller.current;
+    if (!a || !el || !list.current) return;
+    anchor.current = null;
+    const i = runs.findIndex((r) => r.id === a.id);
+    const offset = i < 0 ? undefined : virtual.getOffsetForIndex(i, "start")?.[0];
+    if (offset !== undefined) el.scrollTop = list.current.offsetTop + offset - a.y;
+  }, [runs, virtual]);
+
+  return (
+    <div
+      className="runs"
+      ref={scroller}
+      onScroll={(e) => {
+        const el = e.currentTarget;
+        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < AT_BOTTOM_PX;
+        if (el.scrollTop < OLDER_THRESHOLD_PX && cursor) void loadOlder();
+      }}
+    >
+      {empty}
+      {cursor && (
+        <button className="link older" onClick={() => void loadOlder()}>
+          {t("loadOlder")}
+        </button>
+      )}
+      <div ref={list} style={{ height: virtual.getTotalSize(), position: "relative" }}>
+        {virtual.getVirtualItems().map((item) => (
+          <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
+            {renderRun(runs[item.index]!)}
+          </div>
+        ))}
+      </div>
+    </div>
+  );
+}
