@@ -1,35 +1,36 @@
 // The workbench: projects and sessions on the left, the conversation in the centre, preview
 // tabs on the right. All state comes from the Host's API and event stream; nothing is invented
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
-import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { FileText, Settings, X } from "lucide-react";
-import { Api, ApiError } from "./api";
-import type { Health } from "./types";
+import { useCallback, useRef, useState } from "react";
+import { Settings, X } from "lucide-react";
+import type { Api } from "./api";
 import { useT } from "./i18n";
-import { RunView, sessionCostText } from "./features/conversation/RunView";
-import { useSessionRuns } from "./features/conversation/useSessionRuns";
-import { Composer, useComposer } from "./features/conversation/Composer";
-import { useSessions } from "./features/sessions/useSessions";
-import { useWaiting } from "./features/sessions/useWaiting";
-import { RunList } from "./features/conversation/RunList";
-import { useWorkbenchKeys } from "./features/conversation/keys";
-import { useProjects } from "./features/projects/useProjects";
-import type { Outcome } from "./features/approvals/ApprovalCard";
+import { SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
-import { ConfirmDialog, RenameDialog, SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
-import { ModelSettingsPage } from "./features/settings/ModelSettings";
+import { useDecide } from "./features/approvals/useDecide";
+import { Composer, useComposer } from "./features/conversation/Composer";
+import { ConversationHeader } from "./features/conversation/ConversationHeader";
+import { useWorkbenchKeys } from "./features/conversation/keys";
+import { RunList } from "./features/conversation/RunList";
+import { RunView } from "./features/conversation/RunView";
+import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
+import { useSessionRuns } from "./features/conversation/useSessionRuns";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { McpToolLabels, useMcpLabels } from "./features/mcp/labels";
+import { ProjectList } from "./features/projects/ProjectList";
+import { useProjects } from "./features/projects/useProjects";
+import { SessionDialogs } from "./features/sessions/SessionDialogs";
+import { SessionList } from "./features/sessions/SessionList";
+import { useSessions } from "./features/sessions/useSessions";
+import { useWaiting } from "./features/sessions/useWaiting";
+import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { ModelBadge, ProblemText } from "./features/settings/problem";
+import { useHealth } from "./features/settings/useHealth";
 import { PreviewPanel } from "./features/tabs/Panel";
 import { TabDialog } from "./features/tabs/TabDialog";
-import { useSessionTabs } from "./features/tabs/useTabs";
 import { useOpenTickets } from "./features/tabs/tickets";
-import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
-import { folderLine } from "./features/projects/RevokeProject";
-import { ProjectList } from "./features/projects/ProjectList";
-import { SessionList } from "./features/sessions/SessionList";
+import { useSessionTabs } from "./features/tabs/useTabs";
 
 const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
 const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
@@ -44,7 +45,6 @@ interface Props {
 
 export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const t = useT();
-  const [health, setHealth] = useState<Health | null>(null);
   const [previewOpen, setPreviewOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
@@ -55,9 +55,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const onTabsLive = useRef(tabs.onLive);
   onTabsLive.current = tabs.onLive;
 
-  useEffect(() => {
-    api.health().then(setHealth).catch(report);
-  }, [api, report]);
+  const { health, reload: reloadHealth } = useHealth(api, report);
   const { projects, selected: selectedProject, setSelected: setSelectedProject, authorize, revoke: revokeProject } = useProjects(api, report, loadSessions);
 
   const currentRef = useRef<string | null>(null);
@@ -104,19 +102,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   // change to the same path is compared with the file as it is then.
   const currentFiles = useCurrentFiles(api, currentId, runs);
 
-  const decide = useCallback(
-    async (approvalId: string, decision: "approve" | "reject", digest: string): Promise<Outcome> => {
-      try {
-        await api.decide(approvalId, decision, digest, currentRef.current ?? "");
-        return decision === "approve" ? "approved" : "rejected";
-      } catch (e) {
-        if (e instanceof ApiError && e.status === 409) return "stale";
-        report(e);
-        return "pending";
-      }
-    },
-    [api, report],
-  );
+  const decide = useDecide(api, currentId, report);
 
   const composer = useComposer({ api, sessionId: currentId, busy: !!activeRun, onStarted: refreshRun, report });
 
@@ -147,7 +133,6 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   // MCP tools in the runs go by server and original name (UI-08).
   const mcpLabels = useMcpLabels(api, runs);
 
-  const projectRoot = useMemo(() => current?.root ?? null, [current]);
   return (
     <div className={previewOpen ? "app preview-open" : "app"}>
       {health?.mode === "simulation" && (
@@ -194,44 +179,18 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             <p className="empty">{t("noSession")}</p>
           ) : (
             <>
-              <header className="conv-head">
-                <h1 title={current.title}>{current.title}</h1>
-                {sessionCostText(t, current.usage) && (
-                  <span className="muted small session-cost" data-testid="session-cost">
-                    {sessionCostText(t, current.usage)}
-                  </span>
-                )}
-                <span className="muted small root" title={projectRoot ?? undefined}>
-                  {folderLine(t, current)}
-                </span>
-                {/* A session's folder never changes: one whose folder was revoked attaches none. */}
-                {!projectRoot && !current.projectId && projects.length > 0 && (
-                  <form
-                    className="attach"
-                    onSubmit={(e) => {
-                      e.preventDefault();
-                      const pid = new FormData(e.currentTarget).get("project");
-                      if (typeof pid === "string" && current)
-                        api.attachProject(current.id, pid).then(loadSessions).catch(report);
-                    }}
-                  >
-                    <select name="project" aria-label={t("attachFolder")} defaultValue={selectedProject ?? projects[0]?.id}>
-                      {projects.map((p) => (
-                        <option key={p.id} value={p.id}>
-                          {p.root}
-                        </option>
-                      ))}
-                    </select>
-                    <button type="submit" disabled={!!activeRun}>
-                      {t("attach")}
-                    </button>
-                  </form>
-                )}
-                <button className="preview-toggle" aria-expanded={previewOpen} aria-controls="preview-panel" onClick={() => setPreviewOpen((o) => !o)}>
-                  <FileText size={15} aria-hidden /> {t("preview")}
-                  {tabs.tabs.length ? ` (${tabs.tabs.length})` : ""}
-                </button>
-              </header>
+              <ConversationHeader
+                api={api}
+                session={current}
+                projects={projects}
+                selectedProject={selectedProject}
+                running={!!activeRun}
+                previewOpen={previewOpen}
+                tabCount={tabs.tabs.length}
+                onTogglePreview={() => setPreviewOpen((o) => !o)}
+                onAttached={loadSessions}
+                report={report}
+              />
               <RunList
                 api={api}
                 sessionId={current.id}
@@ -284,36 +243,18 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         onTheme={onTheme}
         onClose={() => setDialog(null)}
         sections={[
-          { id: "model", label: t("modelSettings"), content: <ModelSettingsPage api={api} onChanged={() => api.health().then(setHealth).catch(report)} /> },
+          { id: "model", label: t("modelSettings"), content: <ModelSettingsPage api={api} onChanged={reloadHealth} /> },
           { id: "mcp", label: t("mcpSettings"), content: <McpSettingsPage api={api} /> },
         ]}
       />
-      <RenameDialog
-        open={dialog === "rename"}
-        initial={current?.title ?? ""}
+      <SessionDialogs
+        api={api}
+        open={dialog === "rename" || dialog === "delete" ? dialog : null}
+        session={current}
         onClose={() => setDialog(null)}
-        onSave={(title) => {
-          if (!current) return;
-          api.renameSession(current.id, title).then(loadSessions).catch(report).finally(() => setDialog(null));
-        }}
-      />
-      <ConfirmDialog
-        open={dialog === "delete"}
-        title={t("deleteSession")}
-        body={t("deleteSessionBody")}
-        confirm={t("delete")}
-        onClose={() => setDialog(null)}
-        onConfirm={() => {
-          if (!current) return;
-          api
-            .deleteSession(current.id)
-            .then(async () => {
-              const list = await loadSessions();
-              setCurrentId(list[0]?.id ?? null);
-            })
-            .catch(report)
-            .finally(() => setDialog(null));
-        }}
+        loadSessions={loadSessions}
+        show={setCurrentId}
+        report={report}
       />
     </div>
   );

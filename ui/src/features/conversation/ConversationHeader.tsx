@@ -1,0 +1,66 @@
+// The shown session's header: its title, what it cost, its folder (and, for a session without
+// one, a form to attach an authorized project), and the toggle of the preview panel.
+import { FileText } from "lucide-react";
+import type { Api } from "../../api";
+import { useT } from "../../i18n";
+import type { Project, Session } from "../../types";
+import { folderLine } from "../projects/RevokeProject";
+import { sessionCostText } from "./RunView";
+
+interface Props {
+  api: Api;
+  session: Session;
+  projects: Project[];
+  selectedProject: string | null;
+  running: boolean;
+  previewOpen: boolean;
+  tabCount: number;
+  onTogglePreview: () => void;
+  onAttached: () => Promise<unknown>;
+  report: (e: unknown) => void;
+}
+
+export function ConversationHeader({ api, session, projects, selectedProject, running, previewOpen, tabCount, onTogglePreview, onAttached, report }: Props) {
+  const t = useT();
+  const root = session.root ?? null;
+  const cost = sessionCostText(t, session.usage);
+  return (
+    <header className="conv-head">
+      <h1 title={session.title}>{session.title}</h1>
+      {cost && (
+        <span className="muted small session-cost" data-testid="session-cost">
+          {cost}
+        </span>
+      )}
+      <span className="muted small root" title={root ?? undefined}>
+        {folderLine(t, session)}
+      </span>
+      {/* A session's folder never changes: one whose folder was revoked attaches none. */}
+      {!root && !session.projectId && projects.length > 0 && (
+        <form
+          className="attach"
+          onSubmit={(e) => {
+            e.preventDefault();
+            const pid = new FormData(e.currentTarget).get("project");
+            if (typeof pid === "string") api.attachProject(session.id, pid).then(onAttached).catch(report);
+          }}
+        >
+          <select name="project" aria-label={t("attachFolder")} defaultValue={selectedProject ?? projects[0]?.id}>
+            {projects.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.root}
+              </option>
+            ))}
+          </select>
+          <button type="submit" disabled={running}>
+            {t("attach")}
+          </button>
+        </form>
+      )}
+      <button className="preview-toggle" aria-expanded={previewOpen} aria-controls="preview-panel" onClick={onTogglePreview}>
+        <FileText size={15} aria-hidden /> {t("preview")}
+        {tabCount ? ` (${tabCount})` : ""}
+      </button>
+    </header>
+  );
+}
