@@ -195,8 +195,8 @@ fn failure_kind(kind: ErrorKind) -> p::FailureKind {
         ErrorKind::MissingKey => K::MissingKey,
         ErrorKind::InvalidConfig => K::InvalidConfig,
         ErrorKind::BadRequest => K::BadRequest,
-        ErrorKind::Unauthorized => K::KeyRefused,
-        ErrorKind::InsufficientBalance => K::NoBalance,
+        ErrorKind::KeyRefused => K::KeyRefused,
+        ErrorKind::NoBalance => K::NoBalance,
         ErrorKind::InvalidParameters => K::InvalidParameters,
         ErrorKind::RateLimited => K::RateLimited,
         ErrorKind::ServerError => K::ServerError,
@@ -281,10 +281,10 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
         ErrorKind::Tls => format!(
             "The secure connection to {host}:{port} failed (the base URL comes from {base}): the certificate is not trusted or the address does not speak https. ({e})"
         ),
-        ErrorKind::Unauthorized => format!(
+        ErrorKind::KeyRefused => format!(
             "The model service at {host}:{port} refused the API key (401; the key comes from {key}). Replace it in Settings → Model."
         ),
-        ErrorKind::InsufficientBalance => "The account has no balance left (402). Top it up with the provider, then test the connection again.".into(),
+        ErrorKind::NoBalance => "The account has no balance left (402). Top it up with the provider, then test the connection again.".into(),
         ErrorKind::MissingKey
         | ErrorKind::InvalidConfig
         | ErrorKind::BadRequest

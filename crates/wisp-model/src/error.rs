@@ -16,9 +16,9 @@ pub enum ErrorKind {
     /// continuation and for unknown models).
     BadRequest,
     /// 401: the key was refused.
-    Unauthorized,
+    KeyRefused,
     /// 402: the account has no balance left.
-    InsufficientBalance,
+    NoBalance,
     /// 422: a parameter was invalid.
     InvalidParameters,
     /// 429: too many requests; see [`ModelError::retry_after`].
@@ -187,13 +187,13 @@ impl ModelError {
                 format!("The model service rejected the request as invalid (400).{said}"),
             ),
             401 => (
-                ErrorKind::Unauthorized,
+                ErrorKind::KeyRefused,
                 format!(
                     "The API key was refused (401). Replace it in Settings → Model, or check DEEPSEEK_API_KEY if it is set.{said}"
                 ),
             ),
             402 => (
-                ErrorKind::InsufficientBalance,
+                ErrorKind::NoBalance,
                 format!(
                     "The DeepSeek account is out of balance (402). Top it up, then send the message again.{said}"
                 ),
@@ -246,8 +246,8 @@ mod tests {
     fn statuses_map_to_kinds_and_retry_verdicts() {
         let cases = [
             (400, ErrorKind::BadRequest, false),
-            (401, ErrorKind::Unauthorized, false),
-            (402, ErrorKind::InsufficientBalance, false),
+            (401, ErrorKind::KeyRefused, false),
+            (402, ErrorKind::NoBalance, false),
             (422, ErrorKind::InvalidParameters, false),
             (429, ErrorKind::RateLimited, true),
             (500, ErrorKind::ServerError, true),

@@ -239,7 +239,7 @@ async fn status_401_says_the_key_was_refused_without_repeating_it() {
     config.api_key = Some(ApiKey::new("sk-wrong-secret-9876").unwrap());
     let client = DeepSeekClient::new(config).unwrap();
     let e = ask(&client, "hi").await.unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Unauthorized);
+    assert_eq!(e.kind(), ErrorKind::KeyRefused);
     assert!(!e.retryable());
     assert!(e.to_string().contains("DEEPSEEK_API_KEY"), "{e}");
     assert!(!e.to_string().contains("sk-wrong-secret-9876"), "{e}");
@@ -251,7 +251,7 @@ async fn status_401_says_the_key_was_refused_without_repeating_it() {
 
 #[tokio::test]
 async fn status_402_says_the_balance_is_empty() {
-    let e = fails_with("[fault:402]", ErrorKind::InsufficientBalance, false).await;
+    let e = fails_with("[fault:402]", ErrorKind::NoBalance, false).await;
     assert!(e.to_string().contains("balance"), "{e}");
 }
 
