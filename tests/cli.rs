@@ -139,6 +139,23 @@ const START_DEADLINE: Duration = Duration::from_secs(30);
 /// How long one API call may take before the test fails instead of hanging.
 const CALL_DEADLINE: Duration = Duration::from_secs(30);
 
+/// `wisp serve` on any free port with `data` as its data dir, `extra` options and `project`
+/// authorized (when given), never opening a browser, with the tests' token: what every test
+/// that starts a real Host adds its own environment to.
+pub(crate) fn serve_command(
+    data: &std::path::Path,
+    project: Option<&std::path::Path>,
+    extra: &[&str],
+) -> Command {
+    let mut c = wisp();
+    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
+        .arg(data)
+        .args(extra)
+        .args(project)
+        .env("WISP_TOKEN", TOKEN);
+    c
+}
+
 /// A `wisp serve` process, killed (SIGKILL) when dropped.
 pub(crate) struct Served {
     pub(crate) child: std::process::Child,
@@ -153,13 +170,7 @@ impl Served {
         project: &std::path::Path,
         extra: &[&str],
     ) -> Served {
-        let mut c = wisp();
-        c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
-            .arg(data)
-            .args(extra)
-            .arg(project)
-            .env("WISP_TOKEN", TOKEN);
-        Served::spawn(c)
+        Served::spawn(serve_command(data, Some(project), extra))
     }
 
     /// Runs a prepared `wisp serve` command and reads the URL it prints (within
@@ -580,20 +591,9 @@ fn inst_13_a_registry_override_off_loopback_stops_the_start() {
         "https://registry.example.com/",
         "https://registry.npmjs.org/",
     ] {
-        let mut c = wisp();
-        c.args([
-            "serve",
-            "--no-open",
-            "--simulate",
-            "--port",
-            "0",
-            "--data-dir",
-        ])
-        .arg(&data)
-        .arg(&project)
-        .env("WISP_TOKEN", TOKEN)
-        .env("WISP_SECRET_STORE", "mock")
-        .env("WISP_NPM_REGISTRY", value);
+        let mut c = serve_command(&data, Some(&project), &["--simulate"]);
+        c.env("WISP_SECRET_STORE", "mock")
+            .env("WISP_NPM_REGISTRY", value);
         let out = output_within_deadline(c);
         let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
         assert!(!out.status.success(), "{value} started: {stderr}");
@@ -641,12 +641,8 @@ async fn a_kill_while_a_run_is_writing_leaves_a_sound_database() {
 async fn live_mode_says_up_front_when_the_account_does_not_offer_the_model() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
     let (_tmp, data, project) = dirs();
-    let mut c = wisp();
-    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
-        .arg(&data)
-        .arg(&project)
-        .env("WISP_TOKEN", TOKEN)
-        .env("DEEPSEEK_BASE_URL", sim.base_url())
+    let mut c = serve_command(&data, Some(&project), &[]);
+    c.env("DEEPSEEK_BASE_URL", sim.base_url())
         .env("DEEPSEEK_API_KEY", sim.api_key())
         .env("DEEPSEEK_MODEL", "deepseek-gone");
     let served = Served::spawn(c);

@@ -249,19 +249,8 @@ async fn no_secret_store_is_a_warning_with_the_session_only_choice() {
 #[tokio::test]
 async fn a_second_host_on_the_data_dir_is_named() {
     let (_tmp, data, project) = dirs();
-    let mut c = wisp();
-    c.args([
-        "serve",
-        "--simulate",
-        "--no-open",
-        "--port",
-        "0",
-        "--data-dir",
-    ])
-    .arg(&data)
-    .arg(&project)
-    .env("WISP_SECRET_STORE", "mock")
-    .env("WISP_TOKEN", crate::cli::TOKEN);
+    let mut c = crate::cli::serve_command(&data, Some(&project), &["--simulate"]);
+    c.env("WISP_SECRET_STORE", "mock");
     let served = Served::spawn(c);
     let pid = served.child.id().to_string();
     let (code, checks) = report(doctor(&data, &[])).await;

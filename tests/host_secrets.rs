@@ -10,7 +10,7 @@ use serde_json::json;
 use wisp_sim::{SimConfig, SimServer};
 
 use crate::cli::{Served, TOKEN, dirs};
-use crate::mcp::{serve_command, test_server};
+use crate::mcp::{live_serve_command, test_server};
 
 /// The pids of every process below `root` (children, grandchildren, …), from `/proc`.
 fn descendants(root: u32) -> Vec<u32> {
@@ -91,7 +91,7 @@ async fn no_child_inherits_or_can_read_the_key_or_the_token() {
     let key = sim.api_key().to_owned();
     let (tmp, data, project) = dirs();
     let report = tmp.path().join("parent-environ.txt");
-    let mut command = as_ordinary_user(serve_command(&sim, &data, Some(&project)));
+    let mut command = as_ordinary_user(live_serve_command(&sim, &data, Some(&project)));
     command.env(wisp_preview::HEADLESS_ENV, "1");
     // The Host's own environment holds both, so a leak would show.
     let given: Vec<String> = command

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::cli::{Served, TOKEN, dirs, wisp};
+use crate::cli::{Served, TOKEN, dirs, serve_command};
 use crate::support::events_until;
 
 /// How long an install's event stream may take: npm runs.
@@ -18,20 +18,9 @@ const NPM_RUNS: Duration = Duration::from_secs(120);
 
 /// `wisp serve --simulate` with the mock secret store; `registry` overrides the npm registry.
 fn serve(data: &Path, project: &Path, registry: Option<&str>) -> Served {
-    let mut c = wisp();
-    c.args([
-        "serve",
-        "--simulate",
-        "--no-open",
-        "--port",
-        "0",
-        "--data-dir",
-    ])
-    .arg(data)
-    .arg(project)
-    .env("WISP_TOKEN", TOKEN)
-    .env("WISP_SECRET_STORE", "mock")
-    .env_remove("WISP_NPM_REGISTRY");
+    let mut c = serve_command(data, Some(project), &["--simulate"]);
+    c.env("WISP_SECRET_STORE", "mock")
+        .env_remove("WISP_NPM_REGISTRY");
     if let Some(url) = registry {
         c.env("WISP_NPM_REGISTRY", url);
     }
@@ -959,36 +948,25 @@ async fn inst_12_the_person_s_npm_configuration_never_reaches_npm() {
     )
     .unwrap();
 
-    let mut c = wisp();
-    c.args([
-        "serve",
-        "--simulate",
-        "--no-open",
-        "--port",
-        "0",
-        "--data-dir",
-    ])
-    .arg(&data)
-    .arg(&project)
-    .env("WISP_TOKEN", TOKEN)
-    .env("WISP_SECRET_STORE", "mock")
-    .env("WISP_NPM_REGISTRY", &allowed.url)
-    .env("HOME", &home)
-    .env("NPM_CONFIG_USERCONFIG", h.join("userconfig"))
-    .env("NPM_CONFIG_GLOBALCONFIG", h.join("globalconfig"))
-    .env("NPM_CONFIG_PREFIX", &prefix)
-    .env("NPM_CONFIG_REGISTRY", &decoys[4].url)
-    .env("npm_config_registry", &decoys[5].url)
-    .env("NPM_CONFIG_IGNORE_SCRIPTS", "false")
-    .env("npm_config_ignore_scripts", "false")
-    .env("NPM_CONFIG__AUTHTOKEN", token(4))
-    .env("npm_config__auth", "dXNlcjpwYXNz")
-    .env("NPM_TOKEN", token(5))
-    .env("NODE_AUTH_TOKEN", token(5))
-    .env(
-        "NODE_OPTIONS",
-        format!("--require {}", h.join("preload.js").display()),
-    );
+    let mut c = serve_command(&data, Some(&project), &["--simulate"]);
+    c.env("WISP_SECRET_STORE", "mock")
+        .env("WISP_NPM_REGISTRY", &allowed.url)
+        .env("HOME", &home)
+        .env("NPM_CONFIG_USERCONFIG", h.join("userconfig"))
+        .env("NPM_CONFIG_GLOBALCONFIG", h.join("globalconfig"))
+        .env("NPM_CONFIG_PREFIX", &prefix)
+        .env("NPM_CONFIG_REGISTRY", &decoys[4].url)
+        .env("npm_config_registry", &decoys[5].url)
+        .env("NPM_CONFIG_IGNORE_SCRIPTS", "false")
+        .env("npm_config_ignore_scripts", "false")
+        .env("NPM_CONFIG__AUTHTOKEN", token(4))
+        .env("npm_config__auth", "dXNlcjpwYXNz")
+        .env("NPM_TOKEN", token(5))
+        .env("NODE_AUTH_TOKEN", token(5))
+        .env(
+            "NODE_OPTIONS",
+            format!("--require {}", h.join("preload.js").display()),
+        );
     let served = Served::spawn(c);
     let run = served.start_run("[demo:install] please").await;
     let approval = approval_of(&served, &run, "mcp_install_npm").await;

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wisp_sim::{SimConfig, SimServer};
 
-use crate::cli::{Served, TOKEN, dirs, wisp};
+use crate::cli::{Served, TOKEN, dirs};
 use crate::support::events_until;
 
 /// Canary values: none may appear anywhere but in the server's own process.
@@ -49,27 +49,25 @@ fn serve(sim: &SimServer, data: &Path, project: &Path) -> Served {
 
 /// [`serve`], with or without a project folder.
 fn serve_in(sim: &SimServer, data: &Path, project: Option<&Path>) -> Served {
-    Served::spawn(serve_command(sim, data, project))
+    Served::spawn(live_serve_command(sim, data, project))
 }
 
 /// [`serve`], with `home` as the person's home folder (where imports look).
 fn serve_at_home(sim: &SimServer, data: &Path, project: &Path, home: &Path) -> Served {
-    let mut c = serve_command(sim, data, Some(project));
+    let mut c = live_serve_command(sim, data, Some(project));
     c.env("HOME", home);
     Served::spawn(c)
 }
 
-pub(crate) fn serve_command(
+/// `wisp serve` in live mode against `sim` (DeepSeek played by the simulator, so MCP calls go
+/// through the real adapter), with the mock secret store.
+pub(crate) fn live_serve_command(
     sim: &SimServer,
     data: &Path,
     project: Option<&Path>,
 ) -> std::process::Command {
-    let mut c = wisp();
-    c.args(["serve", "--no-open", "--port", "0", "--data-dir"])
-        .arg(data)
-        .args(project)
-        .env("WISP_TOKEN", TOKEN)
-        .env("WISP_SECRET_STORE", "mock")
+    let mut c = crate::cli::serve_command(data, project, &[]);
+    c.env("WISP_SECRET_STORE", "mock")
         .env("DEEPSEEK_BASE_URL", sim.base_url())
         .env("DEEPSEEK_API_KEY", sim.api_key());
     c

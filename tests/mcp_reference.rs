@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use wisp_sim::{SimConfig, SimServer};
 
 use crate::cli::{Served, dirs};
-use crate::mcp::serve_command;
+use crate::mcp::live_serve_command;
 
 /// The result cap of a tool result handed to the model, in characters.
 const CAP: usize = wisp_mcp::limits::MAX_RESULT_CHARS;
@@ -224,7 +224,7 @@ impl Called {
 async fn host(launch: Launch) -> Hosted {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
     let (tmp, data, _) = dirs();
-    let served = Served::spawn(serve_command(&sim, &data, None));
+    let served = Served::spawn(live_serve_command(&sim, &data, None));
     let env: Vec<Value> = launch
         .env
         .iter()

@@ -5,7 +5,7 @@
 use serde_json::json;
 use wisp_sim::{SimConfig, SimServer};
 
-use crate::cli::{Served, TOKEN, dirs, models_command, output_within_deadline, wisp};
+use crate::cli::{Served, dirs, models_command, output_within_deadline, serve_command};
 
 async fn run(c: std::process::Command) -> (bool, String, String) {
     let out = tokio::task::spawn_blocking(move || output_within_deadline(c))
@@ -22,13 +22,8 @@ async fn run(c: std::process::Command) -> (bool, String, String) {
 async fn models_uses_the_stored_settings_with_the_environment_winning() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
     let (_tmp, data, project) = dirs();
-    let mut serve = wisp();
-    serve
-        .args(["serve", "--no-open", "--port", "0", "--data-dir"])
-        .arg(&data)
-        .arg(&project)
-        .env("WISP_TOKEN", TOKEN)
-        .env("WISP_SECRET_STORE", "mock");
+    let mut serve = serve_command(&data, Some(&project), &[]);
+    serve.env("WISP_SECRET_STORE", "mock");
     let served = Served::spawn(serve);
     let (status, _) = served
         .call(

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use wisp_sim::{SimConfig, SimServer};
 
 use crate::cli::{Served, dirs};
-use crate::mcp::serve_command;
+use crate::mcp::live_serve_command;
 
 /// Every entry below `root` (and `root` itself): its bytes (files) and modification time.
 fn tree(root: &Path) -> BTreeMap<String, (Vec<u8>, std::time::SystemTime)> {
@@ -74,7 +74,7 @@ async fn a_revoke_voids_the_waiting_approval_refuses_file_work_and_survives_a_re
     std::fs::create_dir(project.join("sub")).unwrap();
     std::fs::write(project.join("sub/notes.md"), "# notes\n").unwrap();
     let before = tree(&project);
-    let served = Served::spawn(serve_command(&sim, &data, Some(&project)));
+    let served = Served::spawn(live_serve_command(&sim, &data, Some(&project)));
     let (_, projects) = served.call("GET", "/api/projects", None).await;
     let pid = projects[0]["id"].as_str().unwrap().to_owned();
     let (_, session) = served.call("POST", "/api/sessions", Some(json!({}))).await;
@@ -161,7 +161,7 @@ async fn a_revoke_voids_the_waiting_approval_refuses_file_work_and_survives_a_re
 
     // After a restart (not naming the folder) it is still revoked.
     drop(served);
-    let served = Served::spawn(serve_command(&sim, &data, None));
+    let served = Served::spawn(live_serve_command(&sim, &data, None));
     let (_, projects) = served.call("GET", "/api/projects", None).await;
     assert_eq!(projects, json!([]));
     let (_, session) = served

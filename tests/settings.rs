@@ -769,7 +769,7 @@ async fn mcp_18_the_os_secret_store_is_contacted_only_by_a_save_that_needs_it() 
             drop(socket);
         }
     };
-    let mut c = crate::cli::wisp();
+    let mut c = crate::cli::serve_command(&data, Some(&project), &["--web-only"]);
     for var in [
         "DEEPSEEK_BASE_URL",
         "DEEPSEEK_MODEL",
@@ -778,18 +778,7 @@ async fn mcp_18_the_os_secret_store_is_contacted_only_by_a_save_that_needs_it() 
     ] {
         c.env_remove(var);
     }
-    c.args([
-        "serve",
-        "--no-open",
-        "--web-only",
-        "--port",
-        "0",
-        "--data-dir",
-    ])
-    .arg(&data)
-    .arg(&project)
-    .env("WISP_TOKEN", crate::cli::TOKEN)
-    .env(
+    c.env(
         "DBUS_SESSION_BUS_ADDRESS",
         format!("unix:path={}", bus.display()),
     );

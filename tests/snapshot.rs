@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use wisp_sim::{SimConfig, SimServer};
 
 use crate::cli::{Served, dirs};
-use crate::mcp::{serve_command, test_server};
+use crate::mcp::{live_serve_command, test_server};
 
 async fn add_server(served: &Served, name: &str, args: &[&str]) -> String {
     let body = json!({"name": name, "command": test_server().display().to_string(), "args": args});
@@ -95,7 +95,7 @@ fn as_sent(call: &Value) -> Value {
 async fn every_round_keeps_the_snapshot_while_the_registry_changes_and_the_next_run_has_it() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
     let (_tmp, data, project) = dirs();
-    let served = Served::spawn(serve_command(&sim, &data, Some(&project)));
+    let served = Served::spawn(live_serve_command(&sim, &data, Some(&project)));
     let first = add_server(&served, "first", &["--grow"]).await;
     let second = add_server(&served, "second", &[]).await;
     let third = add_server(&served, "third", &[]).await;
