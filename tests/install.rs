@@ -395,45 +395,26 @@ impl GatedRegistry {
 /// Answers the HTTP/1.1 requests of one keep-alive connection from `routes` (404 otherwise).
 /// `hold` sees each request head first; when it says so, that request is held unanswered.
 async fn answer_from(
-    mut socket: tokio::net::TcpStream,
+    socket: tokio::net::TcpStream,
     routes: std::sync::Arc<std::collections::HashMap<String, Vec<u8>>>,
     hold: impl Fn(&str) -> bool,
 ) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-            buf.drain(..end + 4);
-            if hold(&head) {
-                std::future::pending::<()>().await;
-            }
-            let path = head
-                .split_whitespace()
-                .nth(1)
-                .unwrap_or("/")
-                .replace("%2f", "/")
-                .replace("%2F", "/");
-            let (status, body) = match routes.get(&path) {
-                Some(body) => ("200 OK", body.clone()),
-                None => ("404 Not Found", b"{}".to_vec()),
-            };
-            let reply = format!(
-                "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
-                body.len()
-            );
-            if socket.write_all(reply.as_bytes()).await.is_err()
-                || socket.write_all(&body).await.is_err()
-            {
-                return;
-            }
+    use wisp_test_support::Reply;
+    wisp_test_support::keep_alive(socket, |head| {
+        if hold(head) {
+            return Reply::Hold;
         }
-        match socket.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        let (status, body) = match routes.get(&wisp_test_support::request_path(head)) {
+            Some(body) => ("200 OK", body.clone()),
+            None => ("404 Not Found", b"{}".to_vec()),
+        };
+        Reply::Send {
+            status: status.into(),
+            headers: "content-type: application/json\r\n".into(),
+            body,
         }
-    }
+    })
+    .await;
 }
 
 /// The install call of a run that ended, and what it said.

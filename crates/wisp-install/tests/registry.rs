@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
+use wisp_test_support::Reply;
 
 /// A package the test packed: its tarball bytes and the integrity `npm pack` computed.
 pub struct Packed {
@@ -197,68 +198,40 @@ impl TestRegistry {
 
 /// Answers requests on one connection (keep-alive) from the routes.
 async fn serve(
-    mut socket: impl AsyncRead + AsyncWrite + Unpin,
+    socket: impl AsyncRead + AsyncWrite + Unpin,
     st: Arc<Mutex<State>>,
     count: Arc<AtomicUsize>,
     stall: bool,
 ) {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    loop {
-        while let Some(end) = find(&buf, b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-            buf.drain(..end + 4);
-            count.fetch_add(1, Ordering::SeqCst);
-            let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-            let path = path.replace("%2f", "/").replace("%2F", "/");
-            let hang = stall
-                || st
-                    .lock()
-                    .unwrap()
-                    .stall_under
-                    .iter()
-                    .any(|p| path.starts_with(p.as_str()));
-            if hang {
-                std::future::pending::<()>().await;
-            }
-            let moved = st.lock().unwrap().redirects.get(&path).cloned();
-            if let Some(location) = moved {
-                let reply = format!(
-                    "HTTP/1.1 302 Found\r\nlocation: {location}\r\ncontent-length: 0\r\nconnection: keep-alive\r\n\r\n"
-                );
-                if socket.write_all(reply.as_bytes()).await.is_err() {
-                    return;
-                }
-                continue;
-            }
-            let route = st.lock().unwrap().routes.get(&path).cloned();
-            let (status, ctype, body) = match route {
-                Some((ctype, body)) => ("200 OK", ctype, body),
-                None => (
-                    "404 Not Found",
-                    "application/json".into(),
-                    b"{\"error\":\"not found\"}".to_vec(),
-                ),
+    wisp_test_support::keep_alive(socket, |head| {
+        count.fetch_add(1, Ordering::SeqCst);
+        let path = wisp_test_support::request_path(head);
+        let st = st.lock().unwrap();
+        if stall || st.stall_under.iter().any(|p| path.starts_with(p.as_str())) {
+            return Reply::Hold;
+        }
+        if let Some(location) = st.redirects.get(&path) {
+            return Reply::Send {
+                status: "302 Found".into(),
+                headers: format!("location: {location}\r\n"),
+                body: Vec::new(),
             };
-            let reply = format!(
-                "HTTP/1.1 {status}\r\ncontent-type: {ctype}\r\ncontent-length: {}\r\nconnection: keep-alive\r\n\r\n",
-                body.len()
-            );
-            if socket.write_all(reply.as_bytes()).await.is_err()
-                || socket.write_all(&body).await.is_err()
-            {
-                return;
-            }
         }
-        match socket.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        let (status, ctype, body) = match st.routes.get(&path).cloned() {
+            Some((ctype, body)) => ("200 OK", ctype, body),
+            None => (
+                "404 Not Found",
+                "application/json".into(),
+                b"{\"error\":\"not found\"}".to_vec(),
+            ),
+        };
+        Reply::Send {
+            status: status.into(),
+            headers: format!("content-type: {ctype}\r\n"),
+            body,
         }
-    }
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
+    })
+    .await;
 }
 
 /// A data dir for one test.

@@ -1,6 +1,7 @@
 //! What Wisp's tests share across crates, so a fixture is written once: a loopback web site
-//! with fixed answers (the preview tabs' tests against real Chromium), a package packed by the
-//! real `npm pack` ([`npm_pack`]), and with the `tls`
+//! with fixed answers (the preview tabs' tests against real Chromium), the request loop of a
+//! keep-alive HTTP/1.1 connection the test npm registries answer on ([`keep_alive`]), a package
+//! packed by the real `npm pack` ([`npm_pack`]), and with the `tls`
 //! feature a test CA for TLS-inspection cases ([`tls::TestCa`]). A dev-dependency only;
 //! nothing shipped uses it.
 //!
@@ -21,7 +22,7 @@ use std::sync::Arc;
 #[cfg(feature = "tls")]
 pub mod tls;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// A whole HTTP/1.0 answer with an HTML page.
 pub fn html(body: &str) -> String {
@@ -72,6 +73,69 @@ pub async fn raw_site(replies: Vec<(&'static str, String)>) -> u16 {
         }
     });
     port
+}
+
+/// What a test server does with one request.
+pub enum Reply {
+    /// Never answers it (the connection stays open): a stalled server.
+    Hold,
+    /// Answers; `content-length` and keep-alive are added.
+    Send {
+        /// The status line's tail: `200 OK`.
+        status: String,
+        /// Extra header lines, each ending in `\r\n`.
+        headers: String,
+        /// The body.
+        body: Vec<u8>,
+    },
+}
+
+/// Answers the HTTP/1.1 requests of one keep-alive connection in order, each by what `answer`
+/// makes of its request head (the request line and headers, without the blank line). Ends when
+/// the client closes the connection or a write fails.
+pub async fn keep_alive(
+    mut socket: impl AsyncRead + AsyncWrite + Unpin,
+    mut answer: impl FnMut(&str) -> Reply,
+) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        while let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+            buf.drain(..end + 4);
+            let Reply::Send {
+                status,
+                headers,
+                body,
+            } = answer(&head)
+            else {
+                std::future::pending::<()>().await;
+                return;
+            };
+            let reply = format!(
+                "HTTP/1.1 {status}\r\n{headers}content-length: {}\r\nconnection: keep-alive\r\n\r\n",
+                body.len()
+            );
+            if socket.write_all(reply.as_bytes()).await.is_err()
+                || socket.write_all(&body).await.is_err()
+            {
+                return;
+            }
+        }
+        match socket.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// The path a request head asks for, with `%2f` (npm's scoped names) read as `/`.
+pub fn request_path(head: &str) -> String {
+    head.split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .replace("%2f", "/")
+        .replace("%2F", "/")
 }
 
 /// Packs the npm package in `dir` with the real `npm pack` (scripts off, an environment built
