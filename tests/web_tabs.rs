@@ -1017,20 +1017,8 @@ async fn an_approved_page_that_moves_itself_is_not_read_and_saves_nothing() {
     .await;
     let public = |path: &str| format!("http://{PUBLIC_NAME}:{site}{path}");
     let w = Wisp::start().await;
-    let profile = tempfile::tempdir().unwrap();
-    let downloads = tempfile::tempdir().unwrap();
-    // Where this browser would save a download without asking, had it not refused them all.
-    std::fs::create_dir_all(profile.path().join("Default")).unwrap();
-    let prefs = json!({"download": {
-        "default_directory": downloads.path(),
-        "prompt_for_download": false,
-        "directory_upgrade": true,
-    }});
-    std::fs::write(
-        profile.path().join("Default/Preferences"),
-        prefs.to_string(),
-    )
-    .unwrap();
+    // Where this browser would save downloads without asking, had it not refused them.
+    let (profile, downloads) = wisp_test_support::silent_download_profile();
     w.host
         .set_preview(wisp_core::PreviewBackend::Native(std::sync::Arc::new(
             wisp_preview::Preview::new(wisp_preview::LaunchConfig {

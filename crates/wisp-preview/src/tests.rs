@@ -1002,20 +1002,8 @@ async fn downloads_are_refused_and_counted_by_their_tab() {
         ),
     ])
     .await;
-    let profile = tempfile::tempdir().unwrap();
-    let downloads = tempfile::tempdir().unwrap();
     // Where this browser would save downloads without asking, had it not refused them.
-    std::fs::create_dir_all(profile.path().join("Default")).unwrap();
-    let prefs = json!({"download": {
-        "default_directory": downloads.path(),
-        "prompt_for_download": false,
-        "directory_upgrade": true,
-    }});
-    std::fs::write(
-        profile.path().join("Default/Preferences"),
-        prefs.to_string(),
-    )
-    .unwrap();
+    let (profile, downloads) = wisp_test_support::silent_download_profile();
     let browser = Browser::launch(&config(profile.path())).await.unwrap();
     let mut events = browser.inner.conn.subscribe();
 

@@ -138,6 +138,26 @@ pub fn request_path(head: &str) -> String {
         .replace("%2F", "/")
 }
 
+/// A fresh browser profile whose preferences would save every download silently into the
+/// second folder: what a test needs to show that the preview refuses downloads itself, since
+/// the browser, left to its settings, would not ask. (The profile, the downloads folder.)
+pub fn silent_download_profile() -> (tempfile::TempDir, tempfile::TempDir) {
+    let profile = tempfile::tempdir().unwrap();
+    let downloads = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(profile.path().join("Default")).unwrap();
+    let prefs = serde_json::json!({"download": {
+        "default_directory": downloads.path(),
+        "prompt_for_download": false,
+        "directory_upgrade": true,
+    }});
+    std::fs::write(
+        profile.path().join("Default/Preferences"),
+        prefs.to_string(),
+    )
+    .unwrap();
+    (profile, downloads)
+}
+
 /// Packs the npm package in `dir` with the real `npm pack` (scripts off, an environment built
 /// from nothing, its own cache): the tarball's bytes and the sha512 integrity npm computed.
 pub fn npm_pack(npm: &std::path::Path, dir: &std::path::Path) -> (Vec<u8>, String) {
