@@ -1,7 +1,8 @@
 //! What Wisp's tests share across crates, so a fixture is written once: a loopback web site
 //! with fixed answers (the preview tabs' tests against real Chromium), the request loop of a
-//! keep-alive HTTP/1.1 connection the test npm registries answer on ([`keep_alive`]), a package
-//! packed by the real `npm pack` ([`npm_pack`]), and with the `tls`
+//! keep-alive HTTP/1.1 connection the test npm registries answer on ([`keep_alive`]), a browser
+//! profile that would save downloads silently ([`silent_download_profile`]), a package packed
+//! by the real `npm pack` ([`npm_pack`]), and with the `tls`
 //! feature a test CA for TLS-inspection cases ([`tls::TestCa`]). A dev-dependency only;
 //! nothing shipped uses it.
 //!
