@@ -37,21 +37,43 @@ test.afterEach(() => {
   procs = [];
 });
 
-test("a key entered in Settings → Model reaches the endpoint, and the run says which model answered", async ({ page }) => {
+/** A loopback port nothing listens on (it was free a moment ago). */
+async function deadPort(): Promise<number> {
+  const net = await import("node:net");
+  return new Promise<number>((res) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => res(p));
+    });
+  });
+}
+
+/** `wisp sim` playing DeepSeek: its base URL and key. */
+async function startSim(): Promise<{ url: string; key: string }> {
   const sim = await launch(["sim", "--port", "0", "--pace-ms", "0"], {}, (l) => l.some((x) => x.includes("DEEPSEEK_API_KEY=")));
   procs.push(sim.proc);
-  const simUrl = sim.lines.find((l) => l.includes("DEEPSEEK_BASE_URL="))!.split("=")[1]!.trim();
-  const simKey = sim.lines.find((l) => l.includes("DEEPSEEK_API_KEY="))!.split("=")[1]!.trim();
+  const value = (name: string) => sim.lines.find((l) => l.includes(`${name}=`))!.split("=")[1]!.trim();
+  return { url: value("DEEPSEEK_BASE_URL"), key: value("DEEPSEEK_API_KEY") };
+}
 
+/** `wisp serve` in live mode on a fresh data dir and project, with `env` added to the tests'
+ * token and the mock secret store: the process and the URL it prints. */
+async function serveLive(env: Record<string, string> = {}): Promise<{ proc: ChildProcess; url: string }> {
   const dir = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
   mkdirSync(join(dir, "project"));
   const host = await launch(
     ["serve", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), join(dir, "project")],
-    { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock" },
+    { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock", ...env },
     (l) => l.some((x) => x.startsWith("Open ")),
   );
   procs.push(host.proc);
-  const url = host.lines.find((l) => l.startsWith("Open "))!.slice(5).trim();
+  return { proc: host.proc, url: host.lines.find((l) => l.startsWith("Open "))!.slice(5).trim() };
+}
+
+test("a key entered in Settings → Model reaches the endpoint, and the run says which model answered", async ({ page }) => {
+  const { url: simUrl, key: simKey } = await startSim();
+
+  const { url } = await serveLive();
 
   await page.goto(url);
   await expect(page.getByRole("alert").filter({ hasText: "No API key is set" })).toBeVisible();
@@ -86,22 +108,9 @@ test("a key entered in Settings → Model reaches the endpoint, and the run says
 test.describe("in Chinese", () => {
   test.use({ locale: "zh-CN" });
   test("a dead base URL from the environment is said at start in Chinese, with host, port and variable", async ({ page }) => {
-    const net = await import("node:net");
-    const port = await new Promise<number>((res) => {
-      const s = net.createServer().listen(0, "127.0.0.1", () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => res(p));
-      });
-    });
-    const dir = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
-    mkdirSync(join(dir, "project"));
-    const host = await launch(
-      ["serve", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), join(dir, "project")],
-      { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock", DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}`, DEEPSEEK_API_KEY: "sk-any" },
-      (l) => l.some((x) => x.startsWith("Open ")),
-    );
-    procs.push(host.proc);
-    await page.goto(host.lines.find((l) => l.startsWith("Open "))!.slice(5).trim());
+    const port = await deadPort();
+    const host = await serveLive({ DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}`, DEEPSEEK_API_KEY: "sk-any" });
+    await page.goto(host.url);
     await expect(page.getByRole("alert")).toContainText(`无法连接 127.0.0.1:${port} 上的模型服务（地址来自 DEEPSEEK_BASE_URL）`);
     await page.getByRole("button", { name: "设置" }).click();
     const settings = page.getByRole("region", { name: "模型" });
@@ -122,40 +131,18 @@ test.describe("in Chinese", () => {
   }
 
   test("failed runs are worded in Chinese from their kind: a dead address and a refused key", async ({ page }) => {
-    const net = await import("node:net");
-    const port = await new Promise<number>((res) => {
-      const s = net.createServer().listen(0, "127.0.0.1", () => {
-        const p = (s.address() as { port: number }).port;
-        s.close(() => res(p));
-      });
-    });
-    const dir = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
-    mkdirSync(join(dir, "project"));
-    const dead = await launch(
-      ["serve", "--no-open", "--port", "0", "--data-dir", join(dir, "data"), join(dir, "project")],
-      { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock", DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}`, DEEPSEEK_API_KEY: "sk-any" },
-      (l) => l.some((x) => x.startsWith("Open ")),
-    );
-    procs.push(dead.proc);
-    await page.goto(dead.lines.find((l) => l.startsWith("Open "))!.slice(5).trim());
+    const port = await deadPort();
+    const dead = await serveLive({ DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}`, DEEPSEEK_API_KEY: "sk-any" });
+    await page.goto(dead.url);
     let line = await failedRun(page);
     await expect(line).toContainText(`无法连接 127.0.0.1:${port} 上的模型服务（地址来自 DEEPSEEK_BASE_URL）`);
     await expect(line).not.toContainText("Cannot reach");
     dead.proc.kill("SIGTERM");
 
-    const sim = await launch(["sim", "--port", "0", "--pace-ms", "0"], {}, (l) => l.some((x) => x.includes("DEEPSEEK_API_KEY=")));
-    procs.push(sim.proc);
-    const simUrl = sim.lines.find((l) => l.includes("DEEPSEEK_BASE_URL="))!.split("=")[1]!.trim();
+    const { url: simUrl } = await startSim();
     const simPort = new URL(simUrl).port;
-    const dir2 = mkdtempSync(join(tmpdir(), "wisp-ui-settings-"));
-    mkdirSync(join(dir2, "project"));
-    const refused = await launch(
-      ["serve", "--no-open", "--port", "0", "--data-dir", join(dir2, "data"), join(dir2, "project")],
-      { WISP_TOKEN: TOKEN, WISP_SECRET_STORE: "mock", DEEPSEEK_BASE_URL: simUrl, DEEPSEEK_API_KEY: "sk-wrong-key" },
-      (l) => l.some((x) => x.startsWith("Open ")),
-    );
-    procs.push(refused.proc);
-    await page.goto(refused.lines.find((l) => l.startsWith("Open "))!.slice(5).trim());
+    const refused = await serveLive({ DEEPSEEK_BASE_URL: simUrl, DEEPSEEK_API_KEY: "sk-wrong-key" });
+    await page.goto(refused.url);
     line = await failedRun(page);
     await expect(line).toContainText(`127.0.0.1:${simPort} 上的模型服务拒绝了 API 密钥（401；密钥来自 DEEPSEEK_API_KEY）`);
     await expect(line).not.toContainText("refused");
