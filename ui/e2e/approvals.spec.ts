@@ -4,7 +4,7 @@
 import { test, expect, type Page, type Request } from "@playwright/test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { apiApprovals, apiRuns, SCREENS, startHost, stopHost, type Host } from "./host";
+import { apiApprovals, apiRuns, SCREENS, sendInNewSession as send, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -23,15 +23,8 @@ function watchDecisions(page: Page): Request[] {
   return sent;
 }
 
-async function sendInNewSession(page: Page, text: string) {
-  await page.goto(host.url);
-  await page.getByRole("button", { name: "New session" }).click();
-  await expect(page.getByRole("heading", { name: "New session", exact: true })).toBeVisible();
-  const box = page.getByRole("textbox", { name: /Message/ });
-  await box.fill(text);
-  await box.press("Enter");
-  return box;
-}
+/** A new session on this test's Host, with `text` sent. */
+const sendInNewSession = (page: Page, text: string) => send(page, text, host.url);
 
 const card = (page: Page) => page.getByRole("group", { name: "Approve files_write?" });
 

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import type { APIRequestContext } from "@playwright/test";
+import { expect, type APIRequestContext, type Page } from "@playwright/test";
 
 export const TOKEN = "ui-e2e-token-0123456789abcdef0123456789abcdef";
 export const BIN = process.env.WISP_BIN ?? resolve(process.env.CARGO_TARGET_DIR ?? "../target", "debug/wisp");
@@ -120,4 +120,16 @@ export async function shootAll(page: import("@playwright/test").Page, name: stri
   if (size) await page.setViewportSize(size);
   await page.reload();
   await ready(page);
+}
+
+/** Opens a new session (on `url` first, when given) and sends `text` from its message box, which
+ * it returns. */
+export async function sendInNewSession(page: Page, text: string, url?: string) {
+  if (url) await page.goto(url);
+  await page.getByRole("button", { name: "New session" }).click();
+  await expect(page.getByRole("heading", { name: "New session", exact: true })).toBeVisible();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill(text);
+  await box.press("Enter");
+  return box;
 }

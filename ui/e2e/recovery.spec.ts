@@ -2,22 +2,15 @@
 // keeps what streamed; Retry, Continue, Edit & resend and Copy do what they say, and the Host
 // agrees (checked over the API).
 import { test, expect, type Page } from "@playwright/test";
-import { apiRuns, shootAll, startHost, stopHost, type Host } from "./host";
+import { apiRuns, sendInNewSession as send, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.afterEach(async () => {
   await stopHost(host);
 });
 
-async function sendInNewSession(page: Page, text: string) {
-  await page.goto(host.url);
-  await page.getByRole("button", { name: "New session" }).click();
-  await expect(page.getByRole("heading", { name: "New session", exact: true })).toBeVisible();
-  const box = page.getByRole("textbox", { name: /Message/ });
-  await box.fill(text);
-  await box.press("Enter");
-  return box;
-}
+/** A new session on this test's Host, with `text` sent. */
+const sendInNewSession = (page: Page, text: string) => send(page, text, host.url);
 
 test("a stopped answer keeps what streamed; Retry sends the same message again", async ({ page, request }) => {
   host = await startHost();

@@ -1,8 +1,8 @@
 // Waiting must look like waiting, in real Chromium against a real Host: elapsed
 // time while a model request is open, a retry notice that stays while the service makes Wisp
 // wait, and sessions that wait for an approval marked in the list and counted in the tab title.
-import { test, expect, type Page } from "@playwright/test";
-import { apiApprovals, AUTH, shootAll, startHost, stopHost, type Host } from "./host";
+import { test, expect } from "@playwright/test";
+import { apiApprovals, AUTH, sendInNewSession, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -12,13 +12,6 @@ test.afterEach(async () => {
   await stopHost(host);
 });
 
-async function sendInNewSession(page: Page, text: string) {
-  await page.getByRole("button", { name: "New session" }).click();
-  await expect(page.getByRole("heading", { name: "New session", exact: true })).toBeVisible();
-  const box = page.getByRole("textbox", { name: /Message/ });
-  await box.fill(text);
-  await box.press("Enter");
-}
 
 test("a session waiting for approval is marked in the list and counted in the tab title", async ({ page, request }) => {
   await page.goto(host.url);

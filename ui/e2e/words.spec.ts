@@ -4,7 +4,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { shootAll, startHost, stopHost, type Host } from "./host";
+import { sendInNewSession as send, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -14,13 +14,8 @@ test.afterEach(async () => {
   await stopHost(host);
 });
 
-async function sendInNewSession(page: Page, text: string) {
-  await page.goto(host.url);
-  await page.getByRole("button", { name: "New session" }).click();
-  const box = page.getByRole("textbox", { name: /Message/ });
-  await box.fill(text);
-  await box.press("Enter");
-}
+/** A new session on this test's Host, with `text` sent. */
+const sendInNewSession = (page: Page, text: string) => send(page, text, host.url);
 
 test("an approved card is titled by its outcome; the process counts in good English", async ({ page }) => {
   await sendInNewSession(page, "[demo:write] please");

@@ -3,7 +3,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SCREENS, TOKEN, startHost, stopHost, trashOf, type Host } from "./host";
+import { SCREENS, TOKEN, sendInNewSession as send, startHost, stopHost, trashOf, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -13,14 +13,8 @@ test.afterEach(async () => {
   await stopHost(host);
 });
 
-async function newSessionAndSend(page: Page, text: string) {
-  await page.goto(host.url);
-  await page.getByRole("button", { name: "New session" }).click();
-  await expect(page.getByRole("heading", { name: "New session", exact: true })).toBeVisible();
-  const box = page.getByRole("textbox", { name: /Message/ });
-  await box.fill(text);
-  await box.press("Enter");
-}
+/** A new session on this test's Host, with `text` sent. */
+const newSessionAndSend = (page: Page, text: string) => send(page, text, host.url);
 
 test("an approved write lands on disk and its preview opens", async ({ page }) => {
   await newSessionAndSend(page, "[demo:write] please");
