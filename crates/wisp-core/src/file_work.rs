@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::{CoreError, CoreErrorKind, Host, fail, limits};
+use crate::{CoreError, CoreErrorKind, fail, limits};
 
 /// One slot of [`limits::MAX_FILE_TASKS`], held while a file task runs; freed on drop, also
 /// when the task panics.
@@ -25,11 +25,17 @@ impl Drop for FileTask {
     }
 }
 
-impl Host {
+/// The Host's count of file tasks running now.
+#[derive(Debug, Default)]
+pub(crate) struct FileTasks {
+    count: Arc<AtomicUsize>,
+}
+
+impl FileTasks {
     /// Claims a slot for one file task, or refuses when [`limits::MAX_FILE_TASKS`] are still
     /// running.
-    pub(crate) fn file_task(&self) -> Result<FileTask, CoreError> {
-        let count = &self.inner.file_tasks;
+    pub(crate) fn claim(&self) -> Result<FileTask, CoreError> {
+        let count = &self.count;
         count
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
                 (n < limits::MAX_FILE_TASKS).then_some(n + 1)
@@ -50,11 +56,11 @@ impl Host {
 
     /// Runs `work` on the blocking pool as a counted file task. The caller may stop waiting
     /// for the handle; the slot stays taken until `work` has really returned.
-    pub(crate) fn spawn_file_task<T: Send + 'static>(
+    pub(crate) fn spawn<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<tokio::task::JoinHandle<T>, CoreError> {
-        let slot = self.file_task()?;
+        let slot = self.claim()?;
         Ok(tokio::task::spawn_blocking(move || {
             let _slot = slot;
             work()
@@ -62,8 +68,8 @@ impl Host {
     }
 
     /// File tasks running now, stuck ones included.
-    pub(crate) fn file_tasks(&self) -> usize {
-        self.inner.file_tasks.load(Ordering::SeqCst)
+    pub(crate) fn running(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
     }
 }
 

@@ -24,6 +24,10 @@
 //!   authorizing the folder again restores it.
 //! - `/api/health` says `degraded` when blocking file tasks pile up (`file_work.rs`).
 //!
+//! `Host` is the one `impl` of the runtime's API and wires its subsystem handles (runs,
+//! projects, tabs, MCP, settings, file tasks), each owning its state behind its own lock; what
+//! one needs of another is passed in by the Host, never reached for.
+//!
 //! This crate never speaks HTTP and never writes SQL; it never prints.
 
 mod file_work;
@@ -42,7 +46,7 @@ pub use settings::{EnvModel, ModelProbe, ModelSetup, SimEndpoint, default_prices
 pub use tabs::PreviewBackend;
 pub use wisp_fs::TrashConfig;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -50,6 +54,7 @@ use tokio::sync::{broadcast, watch};
 use wisp_fs::Sandbox;
 use wisp_model::DeepSeekClient;
 use wisp_protocol as p;
+use wisp_secrets::Secrets;
 use wisp_store::Store;
 
 /// Why a request to the runtime was refused. The server maps kinds to HTTP statuses.
@@ -147,7 +152,7 @@ pub(crate) struct Inner {
     settings: settings::ModelSettings,
     pub(crate) config: HostConfig,
     /// The runs in progress and their pending approvals.
-    pub(crate) runs: runs::Runs,
+    pub(crate) runs: Arc<runs::Runs>,
     /// The authorized projects' folder handles and the default project.
     pub(crate) projects: projects::Projects,
     pub(crate) events: broadcast::Sender<p::Live>,
@@ -155,7 +160,7 @@ pub(crate) struct Inner {
     /// really ended, also when its run stopped waiting for it.
     pub(crate) change_queue: Arc<tokio::sync::Mutex<()>>,
     /// Blocking file tasks running now ([`file_work`]).
-    file_tasks: Arc<std::sync::atomic::AtomicUsize>,
+    pub(crate) file_tasks: file_work::FileTasks,
     pub(crate) shutting_down: watch::Sender<bool>,
     /// Local MCP servers.
     pub(crate) mcp: Arc<mcp::McpHost>,
@@ -216,11 +221,11 @@ impl Host {
                 store,
                 settings: settings::ModelSettings::new(active),
                 config,
-                runs: runs::Runs::default(),
+                runs: Arc::default(),
                 projects: projects::Projects::default(),
                 events: events.clone(),
                 change_queue: Arc::new(tokio::sync::Mutex::new(())),
-                file_tasks: Arc::default(),
+                file_tasks: file_work::FileTasks::default(),
                 shutting_down,
                 mcp: Arc::default(),
                 tabs: tabs::Tabs::new(events.clone()),
@@ -244,7 +249,9 @@ impl Host {
                 return;
             }
         };
-        let Ok(slot) = self.file_task() else { return };
+        let Ok(slot) = self.inner.file_tasks.claim() else {
+            return;
+        };
         let started = std::time::SystemTime::now();
         let spawned = std::thread::Builder::new()
             .name("wisp-temp-cleanup".into())
@@ -287,7 +294,7 @@ impl Host {
     /// `/api/health`: `degraded` once [`limits::FILE_TASKS_DEGRADED`] blocking file tasks are
     /// running at the same time, which in practice means they are stuck (a hung file system).
     pub fn health(&self) -> p::Health {
-        let running = self.file_tasks();
+        let running = self.inner.file_tasks.running();
         let active = self.inner.settings.model();
         let problem = active.problem.clone();
         p::Health {
@@ -333,7 +340,7 @@ impl Host {
             ));
         }
         let sandbox = {
-            let _slot = self.file_task()?;
+            let _slot = self.inner.file_tasks.claim()?;
             Sandbox::open(path).map_err(|e| match e.kind {
                 wisp_fs::FsErrorKind::NotFound => fail(CoreErrorKind::NotFound, e.message),
                 _ => fail(CoreErrorKind::Invalid, e.message),
@@ -477,7 +484,7 @@ impl Host {
     /// The tools a new run of this session would get (`tool_introspect`'s answer).
     pub fn session_tools(&self, session_id: &str) -> Result<Vec<p::ToolInfo>, CoreError> {
         let session = self.session(session_id)?;
-        Ok(tools::run_snapshot(session.root.is_some(), self.mcp_tools()).infos)
+        Ok(tools::run_snapshot(session.root.is_some(), self.inner.mcp.tools()).infos)
     }
 
     pub(crate) fn sandbox_for(
@@ -596,7 +603,7 @@ impl Host {
             },
         );
         // The run's tools: the built-ins and the MCP tools active now, kept to its end.
-        let snapshot = tools::run_snapshot(sandbox.is_some(), self.mcp_tools());
+        let snapshot = tools::run_snapshot(sandbox.is_some(), self.inner.mcp.tools());
         let ctx = run::RunCtx {
             host: self.clone(),
             session_id: session_id.to_owned(),
@@ -622,6 +629,117 @@ impl Host {
             }
         });
         Ok(run_id)
+    }
+
+    /// Puts the model under Settings: reads the stored settings and the key (blocking: the OS
+    /// secret store may be a D-Bus call), applies them, and checks the connection in the
+    /// background. Until this is called the Host uses the client it was started with.
+    pub fn configure_model(&self, setup: settings::ModelSetup) -> Result<(), CoreError> {
+        self.inner.settings.configure(&self.inner.store, setup)
+    }
+
+    /// `GET /api/settings`.
+    pub fn settings(&self) -> Result<p::Settings, CoreError> {
+        self.inner.settings.view()
+    }
+
+    /// `PUT /api/settings`: stores them and applies them from the next run.
+    pub fn update_settings(&self, update: p::UpdateSettings) -> Result<p::Settings, CoreError> {
+        self.inner.settings.update(&self.inner.store, update)
+    }
+
+    /// `PUT /api/settings/api-key`: keeps the key where the person chose (blocking). Refused,
+    /// changing nothing, when the OS secret store is chosen and cannot be reached.
+    pub fn set_api_key(&self, request: &p::SetApiKey) -> Result<p::Settings, CoreError> {
+        self.inner.settings.set_api_key(&self.inner.store, request)
+    }
+
+    /// `DELETE /api/settings/api-key` (blocking).
+    pub fn delete_api_key(&self) -> Result<p::Settings, CoreError> {
+        self.inner.settings.delete_api_key(&self.inner.store)
+    }
+
+    /// `POST /api/settings/test`: the check, now; its outcome becomes the model problem.
+    pub async fn test_connection(&self) -> p::ConnectionTest {
+        self.inner.settings.test_connection().await
+    }
+
+    /// The provider and model the next run uses.
+    pub fn model_in_use(&self) -> p::RunModel {
+        self.inner.settings.model().run_model.clone()
+    }
+
+    /// Reads `<data_dir>/mcp-servers.json` (every server disabled, MCP-05) and keeps server
+    /// secrets in `secrets`. Without this call the MCP API answers that it is not available.
+    pub fn configure_mcp(&self, data_dir: &Path, secrets: Arc<Secrets>) -> Result<(), CoreError> {
+        self.inner.mcp.configure(data_dir, secrets)
+    }
+
+    /// `GET /api/mcp/servers`.
+    pub fn mcp_servers(&self) -> Vec<p::McpServer> {
+        self.inner.mcp.servers()
+    }
+
+    /// `POST /api/mcp/servers`: a new server, disabled; its variables' values go to the secret
+    /// store (or this process) before the config names them.
+    pub async fn mcp_add(&self, draft: p::McpServerDraft) -> Result<p::McpServer, CoreError> {
+        self.inner.mcp.add(draft).await
+    }
+
+    /// `PUT /api/mcp/servers/{id}`: the server is stopped and stays disabled (MCP-05, MCP-08);
+    /// the runs using it are cancelled first (MCP-12).
+    pub async fn mcp_edit(
+        &self,
+        id: &str,
+        draft: p::McpServerDraft,
+    ) -> Result<p::McpServer, CoreError> {
+        self.inner.mcp.edit(id, draft, &self.inner.runs).await
+    }
+
+    /// `DELETE /api/mcp/servers/{id}`: stops it (cancelling the runs using it) and removes its
+    /// stored secrets (MCP-21).
+    pub async fn mcp_delete(&self, id: &str) -> Result<(), CoreError> {
+        self.inner.mcp.delete(id, &self.inner.runs).await
+    }
+
+    /// `POST /api/mcp/servers/{id}/activate`: trust and activate — spawn, handshake, discovery.
+    pub async fn mcp_activate(&self, id: &str) -> Result<p::McpServer, CoreError> {
+        self.inner.mcp.activate(id).await
+    }
+
+    /// `POST /api/mcp/servers/{id}/disable`: stops it; its tools are withdrawn, its pending
+    /// approvals void and the runs using it cancelled (MCP-08, MCP-12).
+    pub async fn mcp_disable(&self, id: &str) -> Result<p::McpServer, CoreError> {
+        self.inner.mcp.disable(id, &self.inner.runs).await
+    }
+
+    /// `POST /api/mcp/servers/{id}/refresh`: fetches the tool list again (MCP-07).
+    pub async fn mcp_refresh(&self, id: &str) -> Result<p::McpServer, CoreError> {
+        self.inner.mcp.refresh(id).await
+    }
+
+    /// `GET /api/mcp/import`: servers found in Claude Desktop's, Cursor's and the default
+    /// project's VS Code config (blocking: it reads files). Values stay there.
+    pub fn mcp_import_list(&self) -> p::McpImportList {
+        self.inner
+            .mcp
+            .import_list(self.default_project_root().as_deref())
+    }
+
+    /// `POST /api/mcp/import`: adds the chosen proposals, disabled (MCP-16).
+    pub async fn mcp_import(&self, request: p::McpImport) -> Result<Vec<p::McpServer>, CoreError> {
+        let project = self.default_project_root();
+        self.inner.mcp.import(request, project.as_deref()).await
+    }
+
+    /// The folder of the default project, if there is one and it is still authorized.
+    fn default_project_root(&self) -> Option<PathBuf> {
+        let id = self.inner.projects.default_project()?;
+        let projects = self.inner.store.projects().ok()?;
+        projects
+            .into_iter()
+            .find(|p| p.id == id)
+            .map(|p| PathBuf::from(p.root))
     }
 
     /// A run with its steps, calls and approvals.
@@ -839,7 +957,7 @@ impl Host {
     /// Blocking (the server runs it off the async threads); counted as a file task.
     pub fn preview(&self, session_id: &str, path: &str) -> Result<p::Preview, CoreError> {
         let session = self.session(session_id)?;
-        let _slot = self.file_task()?;
+        let _slot = self.inner.file_tasks.claim()?;
         let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
             fail(
                 CoreErrorKind::Conflict,
@@ -864,7 +982,7 @@ impl Host {
     /// file task.
     pub fn folder(&self, session_id: &str, path: Option<&str>) -> Result<p::FolderView, CoreError> {
         let session = self.session(session_id)?;
-        let _slot = self.file_task()?;
+        let _slot = self.inner.file_tasks.claim()?;
         let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
             fail(
                 CoreErrorKind::Conflict,
@@ -935,8 +1053,8 @@ impl Host {
             }
         };
         let _ = tokio::time::timeout(grace, all).await;
-        self.stop_mcp().await;
-        let stuck = self.file_tasks();
+        self.inner.mcp.stop_all().await;
+        let stuck = self.inner.file_tasks.running();
         if stuck > 0 {
             // They cannot be stopped; the process exits without them (the binary bounds the
             // runtime's shutdown).

@@ -3,7 +3,7 @@
 //! bindings an MCP approval holds.
 //!
 //! - Every server is disabled at start, and a new or edited one is disabled (MCP-05); only
-//!   [`Host::mcp_activate`] starts a process.
+//!   [`McpHost::activate`] starts a process.
 //! - A server's variables live in the secret store as `mcp/<server-id>/<VAR>` (OS keyring or
 //!   this process only, MCP-17, MCP-19), each value prefixed with a digest of the command,
 //!   arguments and directory it was entered for: a value never follows a changed command
@@ -21,8 +21,9 @@ use wisp_mcp::{Connection, McpError, ServerSpec};
 use wisp_protocol as p;
 use wisp_secrets::{SecretError, Secrets, Storage as SecretStorage};
 
+use crate::runs::Runs;
 use crate::tool::ToolRef;
-use crate::{CoreError, CoreErrorKind, Host, fail, lock};
+use crate::{CoreError, CoreErrorKind, fail, lock};
 
 /// What an approval of an MCP call is bound to (MCP-11).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,7 +36,7 @@ pub(crate) struct Binding {
     pub(crate) version: u64,
 }
 
-/// Where the servers and their secrets live (set by [`Host::configure_mcp`]).
+/// Where the servers and their secrets live (set by [`McpHost::configure`]).
 struct Setup {
     store: ConfigStore,
     secrets: Arc<Secrets>,
@@ -52,7 +53,9 @@ struct Entry {
     connection: Option<Connection>,
 }
 
-/// The Host's MCP state.
+/// The Host's MCP subsystem: the configured servers, their connections and which runs use
+/// them. What it needs of other subsystems is passed in: the runs to cancel when a server
+/// stops, the default project whose config an import scan reads.
 #[derive(Default)]
 pub(crate) struct McpHost {
     manager: wisp_mcp::Manager,
@@ -142,34 +145,36 @@ impl McpHost {
 /// and disable — the same paths as Settings → Local MCP, and nothing else of the Host.
 #[derive(Clone)]
 pub(crate) struct McpConfigs {
-    host: Host,
+    mcp: Arc<McpHost>,
+    /// Disabling a server cancels the runs using it (MCP-12).
+    runs: Arc<Runs>,
 }
 
 impl McpConfigs {
-    pub(crate) fn new(host: &Host) -> Self {
-        Self { host: host.clone() }
+    pub(crate) fn new(mcp: Arc<McpHost>, runs: Arc<Runs>) -> Self {
+        Self { mcp, runs }
     }
 
     /// The data dir MCP was configured with (installs go under it, INST-11); an error when
     /// this Host has no local MCP.
     pub(crate) fn data_dir(&self) -> Result<PathBuf, CoreError> {
-        self.host.mcp_data_dir()
+        self.mcp.data_dir()
     }
 
     pub(crate) fn servers(&self) -> Vec<p::McpServer> {
-        self.host.mcp_servers()
+        self.mcp.servers()
     }
 
     pub(crate) async fn add(&self, draft: p::McpServerDraft) -> Result<p::McpServer, CoreError> {
-        self.host.mcp_add(draft).await
+        self.mcp.add(draft).await
     }
 
     pub(crate) async fn activate(&self, id: &str) -> Result<p::McpServer, CoreError> {
-        self.host.mcp_activate(id).await
+        self.mcp.activate(id).await
     }
 
     pub(crate) async fn disable(&self, id: &str) -> Result<p::McpServer, CoreError> {
-        self.host.mcp_disable(id).await
+        self.mcp.disable(id, &self.runs).await
     }
 }
 
@@ -365,7 +370,7 @@ fn load_values(secrets: &Secrets, config: &ServerConfig) -> Result<Vec<(String, 
             Some(v) => out.push((var.name.clone(), v)),
             None => {
                 return Err(format!(
-                    "the variable {} has no value for this command (values are kept for one command, its arguments and directory; session values end with Wisp): edit the server and enter it again",
+                    "the variable {} has no value for this command (values are kept for one command, its arguments and working directory; session values end with Wisp): edit the server and enter it again",
                     var.name
                 ));
             }
@@ -436,13 +441,17 @@ async fn needs_keyring(
     Ok(())
 }
 
-impl Host {
+impl McpHost {
     /// Reads `<data_dir>/mcp-servers.json` (every server disabled, MCP-05) and keeps server
     /// secrets in `secrets`. Without this call the MCP API answers that it is not available.
-    pub fn configure_mcp(&self, data_dir: &Path, secrets: Arc<Secrets>) -> Result<(), CoreError> {
+    pub(crate) fn configure(
+        &self,
+        data_dir: &Path,
+        secrets: Arc<Secrets>,
+    ) -> Result<(), CoreError> {
         let store = ConfigStore::new(data_dir);
         let configs = store.load().map_err(mcp_error)?;
-        *lock(&self.inner.mcp.servers) = configs
+        *lock(&self.servers) = configs
             .into_iter()
             .map(|config| Entry {
                 config,
@@ -457,24 +466,24 @@ impl Host {
             secrets,
             data_dir: data_dir.to_path_buf(),
         };
-        if self.inner.mcp.setup.set(setup).is_err() {
+        if self.setup.set(setup).is_err() {
             return Err(fail(CoreErrorKind::Conflict, "MCP is already configured"));
         }
         Ok(())
     }
 
     /// The data dir MCP was configured with (installs go under it, INST-11).
-    pub(crate) fn mcp_data_dir(&self) -> Result<PathBuf, CoreError> {
-        Ok(self.inner.mcp.setup()?.data_dir.clone())
+    pub(crate) fn data_dir(&self) -> Result<PathBuf, CoreError> {
+        Ok(self.setup()?.data_dir.clone())
     }
 
     /// `GET /api/mcp/servers`.
-    pub fn mcp_servers(&self) -> Vec<p::McpServer> {
-        lock(&self.inner.mcp.servers).iter().map(wire).collect()
+    pub(crate) fn servers(&self) -> Vec<p::McpServer> {
+        lock(&self.servers).iter().map(wire).collect()
     }
 
-    fn mcp_server(&self, id: &str) -> Result<p::McpServer, CoreError> {
-        lock(&self.inner.mcp.servers)
+    fn server(&self, id: &str) -> Result<p::McpServer, CoreError> {
+        lock(&self.servers)
             .iter()
             .find(|e| e.config.id == id)
             .map(wire)
@@ -489,23 +498,18 @@ impl Host {
                 ..e.config.clone()
             })
             .collect();
-        self.inner
-            .mcp
-            .setup()?
-            .store
-            .save(&configs)
-            .map_err(mcp_error)
+        self.setup()?.store.save(&configs).map_err(mcp_error)
     }
 
     /// `POST /api/mcp/servers`: a new server, disabled; its variables' values go to the secret
     /// store (or this process) before the config names them.
-    pub async fn mcp_add(&self, draft: p::McpServerDraft) -> Result<p::McpServer, CoreError> {
-        let setup = self.inner.mcp.setup()?;
+    pub(crate) async fn add(&self, draft: p::McpServerDraft) -> Result<p::McpServer, CoreError> {
+        let setup = self.setup()?;
         no_duplicates(&draft)?;
         let (draft, values) = split(draft);
         let config = wisp_mcp::config::new_server(draft).map_err(mcp_error)?;
-        let _edits = self.inner.mcp.edits.lock().await;
-        if lock(&self.inner.mcp.servers).len() >= wisp_mcp::limits::MAX_SERVERS {
+        let _edits = self.edits.lock().await;
+        if lock(&self.servers).len() >= wisp_mcp::limits::MAX_SERVERS {
             return Err(fail(
                 CoreErrorKind::Conflict,
                 format!(
@@ -525,7 +529,7 @@ impl Host {
         }
         let id = config.id.clone();
         let saved = {
-            let mut servers = lock(&self.inner.mcp.servers);
+            let mut servers = lock(&self.servers);
             servers.push(Entry {
                 config: config.clone(),
                 status: p::McpStatus::Disabled,
@@ -548,25 +552,25 @@ impl Host {
             .await;
             return Err(e);
         }
-        self.mcp_server(&id)
+        self.server(&id)
     }
 
     /// Stops a server's connection and withdraws its tools at once (MCP-08): its approvals'
     /// bindings break, and runs using it are cancelled (MCP-12).
-    async fn stop_server(&self, id: &str) {
+    async fn stop_server(&self, id: &str, runs: &Runs) {
         // The runs first, so a waiting approval ends as cancelled (MCP-12) rather than as a
         // voided call the run goes on from.
-        let users: Vec<String> = lock(&self.inner.mcp.in_use)
+        let users: Vec<String> = lock(&self.in_use)
             .iter()
             .filter(|(_, server)| server == id)
             .map(|(run, _)| run.clone())
             .collect();
         for run in users {
             // Not in progress any more is fine: it ended meanwhile.
-            let _ = self.cancel_run(&run);
+            runs.cancel_run(&run);
         }
         let connection = {
-            let mut servers = lock(&self.inner.mcp.servers);
+            let mut servers = lock(&self.servers);
             servers
                 .iter_mut()
                 .find(|e| e.config.id == id)
@@ -577,7 +581,7 @@ impl Host {
                     e.connection.take()
                 })
         };
-        self.inner.mcp.manager.deactivate(id).await;
+        self.manager.deactivate(id).await;
         if let Some(c) = connection {
             c.stop().await;
         }
@@ -586,16 +590,17 @@ impl Host {
     /// `PUT /api/mcp/servers/{id}`: the server is stopped and stays disabled (MCP-05, MCP-08).
     /// Given variables replace the whole set (an empty list clears it); without them, stored
     /// values stay only if command, arguments and directory are unchanged (MCP-20).
-    pub async fn mcp_edit(
+    pub(crate) async fn edit(
         &self,
         id: &str,
         draft: p::McpServerDraft,
+        runs: &Runs,
     ) -> Result<p::McpServer, CoreError> {
-        let setup = self.inner.mcp.setup()?;
+        let setup = self.setup()?;
         no_duplicates(&draft)?;
         let (mut draft, values) = split(draft);
-        let _edits = self.inner.mcp.edits.lock().await;
-        let old = lock(&self.inner.mcp.servers)
+        let _edits = self.edits.lock().await;
+        let old = lock(&self.servers)
             .iter()
             .find(|e| e.config.id == id)
             .map(|e| e.config.clone())
@@ -612,7 +617,7 @@ impl Host {
         if let Some(values) = &values {
             needs_keyring(&setup.secrets, values).await?;
         }
-        self.stop_server(id).await;
+        self.stop_server(id, runs).await;
         {
             let old = old.clone();
             let config = config.clone();
@@ -629,7 +634,7 @@ impl Host {
             })
             .await?;
         }
-        let mut servers = lock(&self.inner.mcp.servers);
+        let mut servers = lock(&self.servers);
         let Some(entry) = servers.iter_mut().find(|e| e.config.id == id) else {
             return Err(not_found(id));
         };
@@ -643,18 +648,15 @@ impl Host {
     }
 
     /// `DELETE /api/mcp/servers/{id}`: stops it and removes its stored secrets (MCP-21).
-    pub async fn mcp_delete(&self, id: &str) -> Result<(), CoreError> {
-        let setup = self.inner.mcp.setup()?;
-        let _edits = self.inner.mcp.edits.lock().await;
-        if !lock(&self.inner.mcp.servers)
-            .iter()
-            .any(|e| e.config.id == id)
-        {
+    pub(crate) async fn delete(&self, id: &str, runs: &Runs) -> Result<(), CoreError> {
+        let setup = self.setup()?;
+        let _edits = self.edits.lock().await;
+        if !lock(&self.servers).iter().any(|e| e.config.id == id) {
             return Err(not_found(id));
         }
-        self.stop_server(id).await;
+        self.stop_server(id, runs).await;
         let removed = {
-            let mut servers = lock(&self.inner.mcp.servers);
+            let mut servers = lock(&self.servers);
             let Some(i) = servers.iter().position(|e| e.config.id == id) else {
                 return Err(not_found(id));
             };
@@ -674,10 +676,10 @@ impl Host {
 
     /// `POST /api/mcp/servers/{id}/activate`: trust and activate — spawn, handshake, discovery.
     /// Answers when discovery finished or failed; a failure is the server's `error`.
-    pub async fn mcp_activate(&self, id: &str) -> Result<p::McpServer, CoreError> {
-        let setup = self.inner.mcp.setup()?;
+    pub(crate) async fn activate(&self, id: &str) -> Result<p::McpServer, CoreError> {
+        let setup = self.setup()?;
         let (config, epoch, old) = {
-            let mut servers = lock(&self.inner.mcp.servers);
+            let mut servers = lock(&self.servers);
             let entry = servers
                 .iter_mut()
                 .find(|e| e.config.id == id)
@@ -694,30 +696,29 @@ impl Host {
             let config = config.clone();
             with_secrets(setup.secrets.clone(), move |s| Ok(load_values(s, &config))).await?
         };
-        let outcome =
-            match values {
-                Err(e) => Err(e),
-                Ok(env) => {
-                    let mut spec = ServerSpec::new(
-                        config.id.clone(),
-                        config.command.clone(),
-                        config.args.clone(),
-                    );
-                    spec.cwd = config.cwd.as_ref().map(PathBuf::from);
-                    spec.env = env;
-                    spec.call_limit = config.call_limit();
-                    match self.inner.mcp.manager.activate(&spec).await {
-                        Ok(_) => {
-                            self.inner.mcp.manager.get(id).await.ok_or_else(|| {
-                                "the server stopped right after it started".to_owned()
-                            })
-                        }
-                        Err(e) => Err(e.to_string()),
-                    }
+        let outcome = match values {
+            Err(e) => Err(e),
+            Ok(env) => {
+                let mut spec = ServerSpec::new(
+                    config.id.clone(),
+                    config.command.clone(),
+                    config.args.clone(),
+                );
+                spec.cwd = config.cwd.as_ref().map(PathBuf::from);
+                spec.env = env;
+                spec.call_limit = config.call_limit();
+                match self.manager.activate(&spec).await {
+                    Ok(_) => self
+                        .manager
+                        .get(id)
+                        .await
+                        .ok_or_else(|| "the server stopped right after it started".to_owned()),
+                    Err(e) => Err(e.to_string()),
                 }
-            };
+            }
+        };
         let stale = {
-            let mut servers = lock(&self.inner.mcp.servers);
+            let mut servers = lock(&self.servers);
             match servers.iter_mut().find(|e| e.config.id == id) {
                 Some(entry) if entry.epoch == epoch => {
                     match outcome {
@@ -741,24 +742,24 @@ impl Host {
         if let Some(c) = stale {
             c.stop().await;
         }
-        self.mcp_server(id)
+        self.server(id)
     }
 
     /// `POST /api/mcp/servers/{id}/disable`: stops it; its tools are withdrawn, its pending
     /// approvals void and the runs using it cancelled (MCP-08, MCP-12).
-    pub async fn mcp_disable(&self, id: &str) -> Result<p::McpServer, CoreError> {
-        self.inner.mcp.setup()?;
-        self.mcp_server(id)?;
-        self.stop_server(id).await;
-        self.mcp_server(id)
+    pub(crate) async fn disable(&self, id: &str, runs: &Runs) -> Result<p::McpServer, CoreError> {
+        self.setup()?;
+        self.server(id)?;
+        self.stop_server(id, runs).await;
+        self.server(id)
     }
 
     /// `POST /api/mcp/servers/{id}/refresh`: fetches the tool list again (MCP-07). A changed
     /// list has a new version, which voids approvals bound to the old one.
-    pub async fn mcp_refresh(&self, id: &str) -> Result<p::McpServer, CoreError> {
-        self.inner.mcp.setup()?;
+    pub(crate) async fn refresh(&self, id: &str) -> Result<p::McpServer, CoreError> {
+        self.setup()?;
         let connection = {
-            let servers = lock(&self.inner.mcp.servers);
+            let servers = lock(&self.servers);
             let entry = servers
                 .iter()
                 .find(|e| e.config.id == id)
@@ -778,18 +779,18 @@ impl Host {
                 })?
         };
         if let Err(e) = connection.refresh().await {
-            let mut servers = lock(&self.inner.mcp.servers);
+            let mut servers = lock(&self.servers);
             if let Some(entry) = servers.iter_mut().find(|e| e.config.id == id) {
                 entry.status = p::McpStatus::Failed;
                 entry.error = Some(e.to_string());
             }
         }
-        self.mcp_server(id)
+        self.server(id)
     }
 
     /// The active MCP tools now, for a new run's snapshot (MCP-26).
-    pub(crate) fn mcp_tools(&self) -> Vec<ToolRef> {
-        let servers = lock(&self.inner.mcp.servers);
+    pub(crate) fn tools(self: &Arc<Self>) -> Vec<ToolRef> {
+        let servers = lock(&self.servers);
         let mut out = Vec::new();
         for entry in servers.iter() {
             let Some(c) = entry.connection.as_ref().filter(|c| c.is_open()) else {
@@ -798,7 +799,7 @@ impl Host {
             let list = c.tools();
             for tool in list.tools.iter() {
                 out.push(crate::tools::mcp::tool(
-                    self.inner.mcp_host(),
+                    self.clone(),
                     Binding {
                         server_id: entry.config.id.clone(),
                         epoch: entry.epoch,
@@ -813,8 +814,8 @@ impl Host {
     }
 
     /// Stops every MCP server (shutdown, MCP-14).
-    pub(crate) async fn stop_mcp(&self) {
-        let connections: Vec<Connection> = lock(&self.inner.mcp.servers)
+    pub(crate) async fn stop_all(&self) {
+        let connections: Vec<Connection> = lock(&self.servers)
             .iter_mut()
             .filter_map(|e| {
                 e.epoch += 1;
@@ -822,7 +823,7 @@ impl Host {
                 e.connection.take()
             })
             .collect();
-        self.inner.mcp.manager.stop_all().await;
+        self.manager.stop_all().await;
         for c in connections {
             c.stop().await;
         }
@@ -830,12 +831,12 @@ impl Host {
 
     /// `GET /api/mcp/import`: servers found in Claude Desktop's, Cursor's and the default
     /// project's VS Code config. Values stay there; only names are shown.
-    pub fn mcp_import_list(&self) -> p::McpImportList {
+    pub(crate) fn import_list(&self, project: Option<&Path>) -> p::McpImportList {
         let mut list = p::McpImportList {
             proposals: Vec::new(),
             errors: Vec::new(),
         };
-        for found in self.scan_imports() {
+        for found in scan_imports(project) {
             match found {
                 Ok((id, proposal)) => list.proposals.push(p::McpImportProposal {
                     id,
@@ -860,41 +861,15 @@ impl Host {
         list
     }
 
-    fn scan_imports(&self) -> Vec<Result<(String, wisp_mcp::import::Proposal), String>> {
-        let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
-            return Vec::new();
-        };
-        let project = self.inner.projects.default_project().and_then(|id| {
-            self.inner
-                .store
-                .projects()
-                .ok()?
-                .into_iter()
-                .find(|p| p.id == id)
-                .map(|p| PathBuf::from(p.root))
-        });
-        wisp_mcp::import::scan(&home, project.as_deref())
-            .into_iter()
-            .map(|r| {
-                r.map(|proposal| {
-                    let key = format!(
-                        "{:?}\0{}\0{}",
-                        proposal.source,
-                        proposal.file.display(),
-                        proposal.name
-                    );
-                    let id = hex::encode(&Sha256::digest(key.as_bytes())[..8]);
-                    (id, proposal)
-                })
-            })
-            .collect()
-    }
-
     /// `POST /api/mcp/import`: adds the chosen proposals, disabled; their values go where
     /// `env_storage` says (MCP-16).
-    pub async fn mcp_import(&self, request: p::McpImport) -> Result<Vec<p::McpServer>, CoreError> {
-        self.inner.mcp.setup()?;
-        let found = self.scan_imports();
+    pub(crate) async fn import(
+        &self,
+        request: p::McpImport,
+        project: Option<&Path>,
+    ) -> Result<Vec<p::McpServer>, CoreError> {
+        self.setup()?;
+        let found = scan_imports(project);
         let mut drafts = Vec::new();
         for id in &request.ids {
             let Some((_, proposal)) = found.iter().flatten().find(|(pid, _)| pid == id) else {
@@ -955,22 +930,41 @@ impl Host {
         }
         let mut added = Vec::new();
         for draft in drafts {
-            added.push(self.mcp_add(draft).await?);
+            added.push(self.add(draft).await?);
         }
         Ok(added)
     }
 }
 
-impl crate::Inner {
-    fn mcp_host(&self) -> Arc<McpHost> {
-        self.mcp.clone()
-    }
+/// The import proposals found now, each with a stable id (a digest of source, file and name).
+/// `project` is the default project, whose VS Code config is read too.
+fn scan_imports(
+    project: Option<&Path>,
+) -> Vec<Result<(String, wisp_mcp::import::Proposal), String>> {
+    let Some(home) = std::env::var_os("HOME").map(PathBuf::from) else {
+        return Vec::new();
+    };
+    wisp_mcp::import::scan(&home, project)
+        .into_iter()
+        .map(|r| {
+            r.map(|proposal| {
+                let key = format!(
+                    "{:?}\0{}\0{}",
+                    proposal.source,
+                    proposal.file.display(),
+                    proposal.name
+                );
+                let id = hex::encode(&Sha256::digest(key.as_bytes())[..8]);
+                (id, proposal)
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::HostConfig;
+    use crate::{Host, HostConfig};
 
     fn host(
         keyring: Result<wisp_secrets::Keyring, SecretError>,

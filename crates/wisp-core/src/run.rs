@@ -720,7 +720,7 @@ async fn file_work<T: Send + 'static>(
         .host
         .authorized_sandbox(ctx.sandbox.as_ref())
         .map_err(failed)?;
-    let task = match ctx.host.spawn_file_task(move || work(&sandbox)) {
+    let task = match ctx.host.inner.file_tasks.spawn(move || work(&sandbox)) {
         Ok(t) => t,
         Err(e) => return Err(failed(e.message)),
     };
@@ -901,7 +901,7 @@ async fn with_approval(
     }
     // The queue is held by the work itself, so a write the run stopped waiting for still
     // keeps the next one out until it has really ended (APPR-05).
-    let task = match ctx.host.spawn_file_task(move || {
+    let task = match ctx.host.inner.file_tasks.spawn(move || {
         let _queue = queue;
         work(&sandbox)
     }) {

@@ -149,6 +149,16 @@ impl Runs {
         }
     }
 
+    /// Cancels `run_id` wherever it is in progress; whether it was.
+    pub(crate) fn cancel_run(&self, run_id: &str) -> bool {
+        let state = lock(&self.state);
+        let found = state.active.values().find(|a| a.run_id == run_id);
+        if let Some(a) = found {
+            let _ = a.cancel.send(true);
+        }
+        found.is_some()
+    }
+
     /// Cancels every run in progress.
     pub(crate) fn cancel_all(&self) {
         for a in lock(&self.state).active.values() {

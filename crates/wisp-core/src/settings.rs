@@ -26,7 +26,7 @@ use wisp_model::{ApiKey, DeepSeekClient, Dialect, ErrorKind, ModelConfig, ModelE
 use wisp_protocol as p;
 use wisp_secrets::{MODEL_API_KEY, SecretError, Secrets, Storage};
 
-use crate::{CoreError, CoreErrorKind, Host, fail, lock};
+use crate::{CoreError, CoreErrorKind, fail, lock};
 
 /// The settings' name in the store.
 const STORED_NAME: &str = "model";
@@ -78,7 +78,7 @@ impl EnvModel {
     }
 }
 
-/// What [`Host::configure_model`] needs.
+/// What [`crate::Host::configure_model`] needs.
 pub struct ModelSetup {
     /// The simulator, for the `simulation` provider.
     pub simulator: Option<SimEndpoint>,
@@ -109,13 +109,14 @@ pub(crate) struct ActiveModel {
     key_code: String,
     base_url: String,
     /// Why this model cannot be used, as the Host last found: from its configuration when it
-    /// was resolved, then from each connection check or [`Host::set_model_problem`]. This is
-    /// the Host's model problem (`/api/health`); no other copy of it is kept.
+    /// was resolved, then from each connection check or
+    /// [`crate::Host::set_model_problem`]. This is the Host's model problem (`/api/health`); no
+    /// other copy of it is kept.
     pub(crate) problem: Option<p::Problem>,
 }
 
 impl ActiveModel {
-    /// The model of a Host started with a fixed client ([`Host::start`]).
+    /// The model of a Host started with a fixed client ([`crate::Host::start`]).
     pub(crate) fn fixed(client: Option<DeepSeekClient>, mode: p::Mode) -> Self {
         let name = client
             .as_ref()
@@ -151,8 +152,8 @@ impl ActiveModel {
     }
 }
 
-/// The settings machinery of a Host configured by [`Host::configure_model`]. Cheap to clone,
-/// so the model is resolved from a copy, outside the lock.
+/// The settings machinery of a Host configured by [`crate::Host::configure_model`]. Cheap to
+/// clone, so the model is resolved from a copy, outside the lock.
 #[derive(Clone)]
 pub(crate) struct SettingsState {
     setup: Arc<ModelSetup>,
@@ -713,7 +714,8 @@ struct Shared {
 struct State {
     /// Replaced whole, never edited: a run keeps the model it took at its start.
     model: Arc<ActiveModel>,
-    /// `None` until [`Host::configure_model`]: the model stays the one given to [`Host::start`].
+    /// `None` until [`crate::Host::configure_model`]: the model stays the one given to
+    /// [`crate::Host::start`].
     settings: Option<SettingsState>,
     /// Connection checks begun, so an older check that ends late does not win.
     checks: u64,
@@ -920,49 +922,10 @@ impl ModelSettings {
     }
 }
 
-impl Host {
-    /// Puts the model under Settings: reads the stored settings and the key (blocking: the OS
-    /// secret store may be a D-Bus call), applies them, and checks the connection in the
-    /// background. Until this is called the Host uses the client it was started with.
-    pub fn configure_model(&self, setup: ModelSetup) -> Result<(), CoreError> {
-        self.inner.settings.configure(&self.inner.store, setup)
-    }
-
-    /// `GET /api/settings`.
-    pub fn settings(&self) -> Result<p::Settings, CoreError> {
-        self.inner.settings.view()
-    }
-
-    /// `PUT /api/settings`: stores them and applies them from the next run.
-    pub fn update_settings(&self, update: p::UpdateSettings) -> Result<p::Settings, CoreError> {
-        self.inner.settings.update(&self.inner.store, update)
-    }
-
-    /// `PUT /api/settings/api-key`: keeps the key where the person chose (blocking). Refused,
-    /// changing nothing, when the OS secret store is chosen and cannot be reached.
-    pub fn set_api_key(&self, request: &p::SetApiKey) -> Result<p::Settings, CoreError> {
-        self.inner.settings.set_api_key(&self.inner.store, request)
-    }
-
-    /// `DELETE /api/settings/api-key` (blocking).
-    pub fn delete_api_key(&self) -> Result<p::Settings, CoreError> {
-        self.inner.settings.delete_api_key(&self.inner.store)
-    }
-
-    /// `POST /api/settings/test`: the check, now; its outcome becomes the model problem.
-    pub async fn test_connection(&self) -> p::ConnectionTest {
-        self.inner.settings.test_connection().await
-    }
-
-    /// The provider and model the next run uses.
-    pub fn model_in_use(&self) -> p::RunModel {
-        self.inner.settings.model().run_model.clone()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Host;
 
     #[test]
     fn cost_counts_cache_hits_misses_and_output_at_their_prices() {

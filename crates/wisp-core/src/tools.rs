@@ -41,7 +41,10 @@ impl Capabilities {
         Self {
             trash: host.inner.config.trash.clone(),
             tabs: host.inner.tabs.clone(),
-            mcp_configs: crate::mcp::McpConfigs::new(host),
+            mcp_configs: crate::mcp::McpConfigs::new(
+                host.inner.mcp.clone(),
+                host.inner.runs.clone(),
+            ),
             npm: host.inner.config.npm.clone(),
         }
     }

@@ -138,7 +138,9 @@ async fn stuck_tasks_make_health_degraded_and_are_capped() {
         gates.push(gate);
         handles.push(
             f.host
-                .spawn_file_task(move || {
+                .inner
+                .file_tasks
+                .spawn(move || {
                     let _ = parked.recv();
                 })
                 .unwrap(),
@@ -156,10 +158,10 @@ async fn stuck_tasks_make_health_degraded_and_are_capped() {
     }
     // Fill the rest of the slots with claims that do not need threads.
     let slots: Vec<_> = (limits::FILE_TASKS_DEGRADED..limits::MAX_FILE_TASKS)
-        .map(|_| f.host.file_task().unwrap())
+        .map(|_| f.host.inner.file_tasks.claim().unwrap())
         .collect();
-    assert_eq!(f.host.file_tasks(), limits::MAX_FILE_TASKS);
-    let e = f.host.spawn_file_task(|| ()).unwrap_err();
+    assert_eq!(f.host.inner.file_tasks.running(), limits::MAX_FILE_TASKS);
+    let e = f.host.inner.file_tasks.spawn(|| ()).unwrap_err();
     assert_eq!(e.kind, crate::CoreErrorKind::Conflict);
     assert!(
         e.message.starts_with(&format!(
@@ -183,7 +185,7 @@ async fn stuck_tasks_make_health_degraded_and_are_capped() {
             .unwrap()
             .unwrap();
     }
-    assert_eq!(f.host.file_tasks(), 0);
+    assert_eq!(f.host.inner.file_tasks.running(), 0);
     assert_eq!(f.host.health().status, "ok");
 }
 
@@ -200,7 +202,7 @@ fn shutdown_with_a_stuck_file_task_ends_within_the_deadline() {
     let work = read_fifo(fifo.clone(), started);
     rt.block_on(async {
         // Detached, as a run that stopped waiting leaves it.
-        drop(host.spawn_file_task(work).unwrap());
+        drop(host.inner.file_tasks.spawn(work).unwrap());
         running.recv_timeout(Duration::from_secs(10)).unwrap();
         tokio::time::timeout(
             Duration::from_secs(5),
@@ -212,6 +214,6 @@ fn shutdown_with_a_stuck_file_task_ends_within_the_deadline() {
     let started = std::time::Instant::now();
     rt.shutdown_timeout(Duration::from_millis(500));
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert_eq!(f.host.file_tasks(), 1);
+    assert_eq!(f.host.inner.file_tasks.running(), 1);
     release(&fifo);
 }
