@@ -171,7 +171,7 @@ fn prepare(dir: &Path) -> anyhow::Result<Option<String>> {
             }))
         }
         Ok(_) => bail!(
-            "cannot use the data dir {}: it exists and is not a directory",
+            "cannot use the data dir {}: it exists and is not a folder",
             dir.display()
         ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {

@@ -129,7 +129,7 @@ fn check_data_dir(dir: &Path) -> Check {
     match std::fs::metadata(dir) {
         Ok(meta) if !meta.is_dir() => Check::fail(
             ID,
-            format!("{} exists and is not a directory", dir.display()),
+            format!("{} exists and is not a folder", dir.display()),
             "move that file away, or pass another --data-dir",
         ),
         Ok(meta) => {
@@ -710,7 +710,7 @@ mod tests {
         let check = check_data_dir(&file);
         assert_eq!(check.status, Status::Fail);
         assert!(
-            check.message.contains("not a directory"),
+            check.message.contains("not a folder"),
             "{}",
             check.message
         );

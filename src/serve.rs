@@ -46,7 +46,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.project_dir
         && !dir.is_dir()
     {
-        bail!("{} is not a directory", dir.display());
+        bail!("{} is not a folder", dir.display());
     }
     // A WISP_NPM_REGISTRY that is not loopback is refused here, before the data dir exists
     // (INST-13); install_registry reads it again for the Host.

@@ -570,7 +570,7 @@ fn bad_start_conditions_are_one_clear_line_and_a_failure() {
         &["--simulate", "--data-dir", data_s, file.to_str().unwrap()],
         Some(TOKEN),
     );
-    assert!(e.contains("is not a directory"), "{e}");
+    assert!(e.contains("is not a folder"), "{e}");
     let e = serve_fails(
         &["--simulate", "--data-dir", file.to_str().unwrap()],
         Some(TOKEN),

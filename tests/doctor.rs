@@ -192,7 +192,7 @@ async fn an_unusable_data_dir_fails() {
     let (code, checks) = report(doctor(&file, &env)).await;
     assert_eq!(code, 1);
     assert_eq!(status(&checks, "data_dir"), "fail");
-    assert!(message(&checks, "data_dir").contains("not a directory"));
+    assert!(message(&checks, "data_dir").contains("not a folder"));
     // A dir nobody can create files in, not even root (these tests may run as root, who
     // passes every permission check): /proc.
     let (code, checks) = report(doctor(std::path::Path::new("/proc/wisp-data"), &env)).await;

@@ -518,7 +518,7 @@ async fn inst_16_17_18_a_second_install_is_busy_a_cancel_ends_npm_and_a_clean_up
     assert_eq!(*connections.borrow(), before, "npm ran again");
     assert!(dir.join("wisp-install-unfinished").exists());
 
-    // The clean-up is its own approval, naming the directory it deletes first; then it installs.
+    // The clean-up is its own approval, naming the folder it deletes first; then it installs.
     let fourth = served.start_run("[demo:install] cleanUp please").await;
     let approval = approval_of(&served, &fourth, "mcp_install_npm").await;
     let shown = &approval["arguments"];
@@ -526,7 +526,7 @@ async fn inst_16_17_18_a_second_install_is_busy_a_cancel_ends_npm_and_a_clean_up
     let impact = shown["impact"].as_str().unwrap();
     assert!(
         impact.contains(&format!(
-            "FIRST DELETES the unfinished install directory {install_dir}"
+            "FIRST DELETES the unfinished install folder {install_dir}"
         )),
         "{impact}"
     );

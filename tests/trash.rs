@@ -46,7 +46,7 @@ async fn demo_trash_moves_the_file_into_the_trash_only_when_approved() {
     assert_eq!(call["tool"], "files_trash");
     assert_eq!(
         call["approval"]["arguments"],
-        json!({"path": "wisp-demo.txt", "files": 1, "dirs": 0})
+        json!({"path": "wisp-demo.txt", "files": 1, "folders": 0})
     );
     assert!(w.file("wisp-demo.txt").exists());
     assert!(names(&trash.join("files")).is_empty());
@@ -94,7 +94,7 @@ async fn a_folder_is_bound_by_its_tree_and_refused_when_it_changed() {
     let r = w.wait(&run, &["awaiting_approval"]).await;
     assert_eq!(
         calls(&r)[0]["approval"]["arguments"],
-        json!({"path": "old", "files": 2, "dirs": 2})
+        json!({"path": "old", "files": 2, "folders": 2})
     );
     std::fs::write(w.file("old/sub/late.txt"), "the person's new file").unwrap();
     let r = w.drive(&run, "approve").await;
@@ -116,7 +116,7 @@ async fn a_folder_is_bound_by_its_tree_and_refused_when_it_changed() {
     let r = w.wait(&run, &["awaiting_approval"]).await;
     assert_eq!(
         calls(&r)[0]["approval"]["arguments"],
-        json!({"path": "old", "files": 3, "dirs": 2})
+        json!({"path": "old", "files": 3, "folders": 2})
     );
     let r = w.drive(&run, "approve").await;
     assert_eq!(statuses(&r), ["succeeded"], "{r}");

@@ -113,7 +113,7 @@ test("the QA install sample walks install → disabled config in Settings → ac
   await expect(register.getByText("memory state: registered a disabled QA config; nothing was installed or run")).toBeVisible();
   await expect(register.getByRole("listitem", { name: "weather-server" }).getByTestId("mcp-status")).toHaveText("Disabled");
   await expect(register.getByText(/install approved|installed \(/)).toHaveCount(0);
-  // Nothing left the page: no API call, no registry, no install directory.
+  // Nothing left the page: no API call, no registry, no install folder.
   expect(asked).toEqual([]);
   expect(existsSync(join(host.dataDir, "mcp-installs"))).toBe(false);
 });

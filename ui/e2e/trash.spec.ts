@@ -45,7 +45,7 @@ test("a rejected trash card leaves the file where it was", async ({ page }) => {
   writeFileSync(join(host.project, "wisp-demo.txt"), "stay");
   await send(page, "[demo:trash]");
   const card = page.getByRole("group", { name: "Approve files_trash?" });
-  await expect(card.getByText("1 file and 0 folders")).toBeVisible();
+  await expect(card.getByText("This one file")).toBeVisible();
   await card.getByRole("button", { name: "Reject" }).click();
   await expect(page.getByRole("group", { name: /Rejected: move wisp-demo.txt to the trash/ })).toBeVisible();
   expect(readFileSync(join(host.project, "wisp-demo.txt"), "utf8")).toBe("stay");

@@ -140,7 +140,7 @@ describe("ApprovalCard", () => {
       files_replace: { path: "a.txt", oldText: "one", newText: "1", sha256: bound, line: 1 },
       files_mkdir: { path: "docs/new" },
       files_move: { source: "drafts", target: "docs/drafts", files: 1, folders: 0, fingerprint: "f".repeat(64) },
-      files_trash: { path: "old", files: 1, dirs: 0 },
+      files_trash: { path: "old", files: 1, folders: 0 },
     };
     for (const [lang, words] of [["en", /^Approve only if no untrusted program can change this folder at the same time/], ["zh", /^仅在没有不可信程序会同时修改此文件夹时批准/]] as const) {
       for (const [tool, a] of Object.entries(args)) {

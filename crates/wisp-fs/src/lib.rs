@@ -133,7 +133,7 @@ fn io_err(path: &str, e: &std::io::Error) -> FsError {
     match e.kind() {
         K::NotFound => err(
             FsErrorKind::NotFound,
-            format!("{path}: no such file or directory"),
+            format!("{path}: no such file or folder"),
         ),
         K::PermissionDenied => {
             // cap-std reports an escape attempt as PermissionDenied.
@@ -144,9 +144,9 @@ fn io_err(path: &str, e: &std::io::Error) -> FsError {
         }
         K::NotADirectory => err(
             FsErrorKind::NotADirectory,
-            format!("{path}: a part of the path is not a directory"),
+            format!("{path}: a part of the path is not a folder"),
         ),
-        K::IsADirectory => err(FsErrorKind::IsADirectory, format!("{path}: is a directory")),
+        K::IsADirectory => err(FsErrorKind::IsADirectory, format!("{path}: is a folder")),
         _ => err(FsErrorKind::Io, format!("{path}: {e}")),
     }
 }
@@ -171,7 +171,7 @@ fn kind_name(ft: cap_std::fs::FileType) -> &'static str {
     } else if ft.is_symlink() {
         "a symbolic link"
     } else if ft.is_dir() {
-        "a directory"
+        "a folder"
     } else {
         "not a file"
     }
@@ -382,7 +382,7 @@ impl Sandbox {
         if !canonical.is_dir() {
             return Err(err(
                 FsErrorKind::NotADirectory,
-                format!("{shown} is not a directory"),
+                format!("{shown} is not a folder"),
             ));
         }
         let dir = Dir::open_ambient_dir(&canonical, ambient_authority())
@@ -470,7 +470,7 @@ impl Sandbox {
         if meta.is_dir() {
             return Err(err(
                 FsErrorKind::IsADirectory,
-                format!("{shown}: is a directory; use files_list"),
+                format!("{shown}: is a folder; use files_list"),
             ));
         }
         if !meta.is_file() {
@@ -652,7 +652,7 @@ impl Sandbox {
         if m.is_dir() {
             return Err(err(
                 FsErrorKind::IsADirectory,
-                format!("{shown}: is a directory"),
+                format!("{shown}: is a folder"),
             ));
         }
         if !m.is_file() {

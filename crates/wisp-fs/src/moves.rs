@@ -248,7 +248,7 @@ impl Sandbox {
             source: paths.ss.clone(),
             target: paths.ts.clone(),
             files: c.fingerprint.files,
-            folders: c.fingerprint.dirs,
+            folders: c.fingerprint.folders,
             method,
         };
         match ops.rename_noreplace(&c.sp, sname, &c.tp, tname) {

@@ -793,7 +793,7 @@ fn os_errors_have_specific_messages() {
         (
             K::NotFound,
             FsErrorKind::NotFound,
-            "p: no such file or directory",
+            "p: no such file or folder",
         ),
         (
             K::PermissionDenied,
@@ -803,13 +803,9 @@ fn os_errors_have_specific_messages() {
         (
             K::NotADirectory,
             FsErrorKind::NotADirectory,
-            "p: a part of the path is not a directory",
+            "p: a part of the path is not a folder",
         ),
-        (
-            K::IsADirectory,
-            FsErrorKind::IsADirectory,
-            "p: is a directory",
-        ),
+        (K::IsADirectory, FsErrorKind::IsADirectory, "p: is a folder"),
         (K::Other, FsErrorKind::Io, "p: boom"),
     ] {
         let e = io_err("p", &Error::new(kind, "boom"));
@@ -820,10 +816,7 @@ fn os_errors_have_specific_messages() {
     let f = fixture();
     std::fs::write(f.root.join("real.txt"), "r").unwrap();
     let e = f.sandbox.read("real.txt/x", None, None).unwrap_err();
-    assert_eq!(
-        e.message,
-        "real.txt/x: a part of the path is not a directory"
-    );
+    assert_eq!(e.message, "real.txt/x: a part of the path is not a folder");
 }
 
 #[test]
@@ -837,7 +830,7 @@ fn write_refusals_say_what_is_wrong() {
         msg("missing/x.txt"),
         "missing/x.txt: the parent folder missing does not exist; files_write does not create folders"
     );
-    assert_eq!(msg("dir"), "dir: is a directory");
+    assert_eq!(msg("dir"), "dir: is a folder");
     assert_eq!(
         msg("link.txt"),
         "link.txt: is a symbolic link; files_write never writes through links"
@@ -923,7 +916,7 @@ fn kinds_are_named_in_refusals() {
     symlink("d", f.root.join("l")).unwrap();
     assert_eq!(
         kind_name(f.sandbox.dir.metadata("d").unwrap().file_type()),
-        "a directory"
+        "a folder"
     );
     assert_eq!(
         kind_name(f.sandbox.dir.symlink_metadata("l").unwrap().file_type()),
@@ -941,7 +934,7 @@ fn the_root_must_be_an_existing_folder() {
     std::fs::write(f.root.join("file"), "").unwrap();
     let e = Sandbox::open(&f.root.join("file")).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::NotADirectory);
-    assert!(e.message.ends_with("file is not a directory"), "{e}");
+    assert!(e.message.ends_with("file is not a folder"), "{e}");
     assert_eq!(
         Sandbox::open(&f.root.join("missing")).unwrap_err().kind,
         FsErrorKind::NotFound
@@ -952,7 +945,7 @@ fn the_root_must_be_an_existing_folder() {
     std::fs::create_dir(f.root.join("d")).unwrap();
     assert_eq!(
         f.sandbox.read("d", None, None).unwrap_err().message,
-        "d: is a directory; use files_list"
+        "d: is a folder; use files_list"
     );
     assert_eq!(f.sandbox.list("").unwrap().path, ".");
     assert_eq!(f.sandbox.list("./d").unwrap().path, "d");

@@ -138,7 +138,7 @@ pub struct TrashPlan {
     /// Regular files in its tree (1 for a file).
     pub files: u32,
     /// Folders in its tree, itself included (0 for a file).
-    pub dirs: u32,
+    pub folders: u32,
     /// Device and inode of the item when prepared.
     ident: (u64, u64),
     /// The fingerprint of its whole tree when prepared (FILE-29).
@@ -157,7 +157,7 @@ pub struct Trashed {
     /// Files it held.
     pub files: u32,
     /// Folders it held, itself included.
-    pub dirs: u32,
+    pub folders: u32,
     /// How to get it back.
     pub restore: &'static str,
 }
@@ -176,7 +176,7 @@ impl Sandbox {
         Ok(TrashPlan {
             path: shown,
             files: fingerprint.files,
-            dirs: fingerprint.dirs,
+            folders: fingerprint.folders,
             ident,
             fingerprint,
         })
@@ -248,7 +248,7 @@ impl Sandbox {
             trash: placed.trash.display().to_string(),
             name: placed.name,
             files: plan.files,
-            dirs: plan.dirs,
+            folders: plan.folders,
             restore: RESTORE_HINT,
         })
     }

@@ -34,7 +34,7 @@ pub struct TreeFingerprint {
     /// Regular files in the tree (1 for a plain file).
     pub files: u32,
     /// Folders in the tree, the top one included (0 for a plain file).
-    pub dirs: u32,
+    pub folders: u32,
     /// The device every entry is on.
     pub dev: u64,
 }
@@ -370,13 +370,13 @@ fn finish(
     }
     let mut entries = walk.entries;
     let files = entries.iter().filter(|e| e.kind == TreeKind::File).count() as u32;
-    let dirs = entries.len() as u32 - files;
+    let folders = entries.len() as u32 - files;
     let digest = digest(&mut entries);
     Ok((
         TreeFingerprint {
             digest,
             files,
-            dirs,
+            folders,
             dev: st.dev,
         },
         entries,

@@ -298,7 +298,7 @@ fn remove_unfinished(dir: &Path) -> Result<(), InstallError> {
     };
     if !meta.is_dir() {
         return Err(InstallError::Io(format!(
-            "{} is not a directory, so it is not deleted",
+            "{} is not a folder, so it is not deleted",
             dir.display()
         )));
     }
@@ -562,7 +562,7 @@ pub(crate) fn resolve_bin(dir: &Path, plan: &InstallPlan) -> Result<String, Inst
     let dir_real = std::fs::canonicalize(dir).map_err(|e| io(dir, e))?;
     if !package_real.starts_with(&dir_real) {
         return Err(bad(format!(
-            "{} resolves outside the install directory",
+            "{} resolves outside the install folder",
             package_dir.display()
         )));
     }
@@ -672,7 +672,7 @@ mod tests {
         let link = root.path().join("link");
         std::os::unix::fs::symlink(&dir, &link).unwrap();
         let err = remove_unfinished(&link).unwrap_err().to_string();
-        assert!(err.contains("not a directory"), "{err}");
+        assert!(err.contains("not a folder"), "{err}");
         assert!(dir.join(MARKER_FILE).exists());
         // Marked and unfinished: gone, with everything in it; gone already is fine.
         remove_unfinished(&dir).unwrap();

@@ -133,7 +133,7 @@ pub enum InstallError {
     /// An earlier attempt of this plan did not finish (INST-18).
     #[error(
         "an earlier install of this plan did not finish ({0}); it is not restarted automatically: \
-         check that directory, or approve a clean-up that deletes it and installs again, or \
+         check that folder, or approve a clean-up that deletes it and installs again, or \
          install the server by hand and register it"
     )]
     Unfinished(PathBuf),

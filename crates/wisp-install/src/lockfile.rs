@@ -117,14 +117,14 @@ fn check_entry(key: &str, entry: &Map<String, Value>, registry: &Registry) -> Re
     // Installed packages live under node_modules; any other key is a workspace or a local
     // directory package.
     let Some(at) = key.rfind("node_modules/") else {
-        return Err("is a local directory package, not one from the registry".into());
+        return Err("is a local folder package, not one from the registry".into());
     };
     if !key.starts_with("node_modules/") {
-        return Err("is a local directory package, not one from the registry".into());
+        return Err("is a local folder package, not one from the registry".into());
     }
     let path_name = &key[at + "node_modules/".len()..];
     if entry.get("link").and_then(Value::as_bool) == Some(true) {
-        return Err("is a link to a local directory".into());
+        return Err("is a link to a local folder".into());
     }
     if entry.get("inBundle").and_then(Value::as_bool) == Some(true) {
         return Err(
@@ -152,9 +152,7 @@ fn check_entry(key: &str, entry: &Map<String, Value>, registry: &Registry) -> Re
         return Err(format!("is a git dependency ({resolved})"));
     }
     if lower.starts_with("file:") || lower.starts_with("link:") {
-        return Err(format!(
-            "is a local file or directory dependency ({resolved})"
-        ));
+        return Err(format!("is a local file or folder dependency ({resolved})"));
     }
     check_exact_version(version).map_err(|why| format!("has an unusual version: {why}"))?;
     registry.check_tarball(resolved, name, version)?;
@@ -246,7 +244,7 @@ pub(crate) fn non_registry_spec(spec: &str) -> Option<&'static str> {
         || lower.starts_with("~\\")
         || windows_drive
     {
-        return Some("local file or directory");
+        return Some("local file or folder");
     }
     if lower.contains(':') {
         return Some("URL of a kind npm fetches from outside the registry");
@@ -408,7 +406,7 @@ mod tests {
         );
         rejects(
             |l| *l.pointer_mut(&format!("{dep}/resolved")).unwrap() = json!("file:../dep"),
-            "local file or directory",
+            "local file or folder",
         );
         rejects(
             |l| {
@@ -428,7 +426,7 @@ mod tests {
                     .unwrap()
                     .insert("../outside".into(), json!({"version": "1.0.0"}));
             },
-            "\"../outside\" is a local directory package",
+            "\"../outside\" is a local folder package",
         );
         rejects(
             |l| {
@@ -438,7 +436,7 @@ mod tests {
                     .unwrap()
                     .insert("packages/ws/node_modules/x".into(), entry("x", "1.0.0"));
             },
-            "is a local directory package",
+            "is a local folder package",
         );
         rejects(
             |l| {

@@ -341,9 +341,7 @@ pub fn check_register(
                 )));
             }
             if !dir_path.is_dir() {
-                return Err(bad(format!(
-                    "the working directory {dir} is not a directory"
-                )));
+                return Err(bad(format!("the working directory {dir} is not a folder")));
             }
             Some(dir_path.to_path_buf())
         }
@@ -725,7 +723,7 @@ mod tests {
         let err = check_register(p, vec![], Some(plain.to_str().unwrap()))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("not a directory"), "{err}");
+        assert!(err.contains("not a folder"), "{err}");
         let long = format!("/{}", "a".repeat(MAX_COMMAND_LEN));
         assert!(
             check_register(&long, vec![], None)

@@ -112,11 +112,11 @@ fn inst_14_a_dependency_moved_off_the_registry_is_refused_naming_it() {
             "git dependency (GitHub shorthand)",
         ),
         ("https://127.0.0.1:9/depd.tgz", "tarball URL"),
-        ("file:../depd", "local file or directory"),
-        ("link:../depd", "local file or directory"),
-        ("../depd", "local file or directory"),
-        ("~/depd", "local file or directory"),
-        ("/srv/depd", "local file or directory"),
+        ("file:../depd", "local file or folder"),
+        ("link:../depd", "local file or folder"),
+        ("../depd", "local file or folder"),
+        ("~/depd", "local file or folder"),
+        ("/srv/depd", "local file or folder"),
     ] {
         hostile(
             |lock| {
@@ -149,7 +149,7 @@ fn inst_13_a_locked_package_from_elsewhere_or_without_sha512_is_refused() {
         |lock| {
             entry(lock, key)["resolved"] = json!("file:../depd");
         },
-        &["\"node_modules/depd\" is a local file or directory dependency"],
+        &["\"node_modules/depd\" is a local file or folder dependency"],
     );
     hostile(
         |lock| {

@@ -531,18 +531,18 @@ fn build_paths(s: &mut Schemas) -> Value {
     let server = || id_param(p::MCP_SERVER_ID, "an MCP server ID");
     let list_mcp = Op::new(
         "listMcpServers",
-        "The configured local MCP servers: command, arguments, directory, variable names with their storage (never values), status, error and tools",
+        "The configured local MCP servers: command, arguments, working directory, variable names with their storage (never values), status, error and tools",
         s.answer::<Vec<p::McpServer>>("200", "OK"),
     );
     let add_mcp = Op::new(
         "addMcpServer",
-        "Add a local MCP server; it arrives disabled. Variable values go to the OS secret store (bound to command, arguments and directory) or this Host process only; they are never returned. 409 secret_store_unavailable when the OS store cannot be reached: choose storage `session`; 409 at the limit of 16 servers",
+        "Add a local MCP server; it arrives disabled. Variable values go to the OS secret store (bound to command, arguments and working directory) or this Host process only; they are never returned. 409 secret_store_unavailable when the OS store cannot be reached: choose storage `session`; 409 at the limit of 16 servers",
         s.answer::<p::McpServer>("201", "added, disabled"),
     )
     .body(s.body::<p::McpServerDraft>());
     let edit_mcp = Op::new(
         "editMcpServer",
-        "Replace a server's configuration; it is stopped and disabled. `env` given replaces all variables (empty clears them); left out, stored values stay only while command, arguments and directory are unchanged",
+        "Replace a server's configuration; it is stopped and disabled. `env` given replaces all variables (empty clears them); left out, stored values stay only while command, arguments and working directory are unchanged",
         s.answer::<p::McpServer>("200", "stored, disabled"),
     )
     .params(vec![server()])
@@ -555,7 +555,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![server()]);
     let activate_mcp = Op::new(
         "activateMcpServer",
-        "Trust and activate: start the program (with the person's rights; its directory is not a sandbox), initialize, discover its tools. Answers when discovery finished or failed (status `active` with tools, or `failed` with the error); the tools count from the next user message",
+        "Trust and activate: start the program (with the person's rights; its working directory is not a sandbox), initialize, discover its tools. Answers when discovery finished or failed (status `active` with tools, or `failed` with the error); the tools count from the next user message",
         s.answer::<p::McpServer>("200", "the server after the attempt"),
     )
     .params(vec![server()]);

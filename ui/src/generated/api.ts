@@ -97,10 +97,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The configured local MCP servers: command, arguments, directory, variable names with their storage (never values), status, error and tools */
+        /** The configured local MCP servers: command, arguments, working directory, variable names with their storage (never values), status, error and tools */
         get: operations["listMcpServers"];
         put?: never;
-        /** Add a local MCP server; it arrives disabled. Variable values go to the OS secret store (bound to command, arguments and directory) or this Host process only; they are never returned. 409 secret_store_unavailable when the OS store cannot be reached: choose storage `session`; 409 at the limit of 16 servers */
+        /** Add a local MCP server; it arrives disabled. Variable values go to the OS secret store (bound to command, arguments and working directory) or this Host process only; they are never returned. 409 secret_store_unavailable when the OS store cannot be reached: choose storage `session`; 409 at the limit of 16 servers */
         post: operations["addMcpServer"];
         delete?: never;
         options?: never;
@@ -116,7 +116,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Replace a server's configuration; it is stopped and disabled. `env` given replaces all variables (empty clears them); left out, stored values stay only while command, arguments and directory are unchanged */
+        /** Replace a server's configuration; it is stopped and disabled. `env` given replaces all variables (empty clears them); left out, stored values stay only while command, arguments and working directory are unchanged */
         put: operations["editMcpServer"];
         post?: never;
         /** Stop and delete a server, with its stored secrets */
@@ -135,7 +135,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Trust and activate: start the program (with the person's rights; its directory is not a sandbox), initialize, discover its tools. Answers when discovery finished or failed (status `active` with tools, or `failed` with the error); the tools count from the next user message */
+        /** Trust and activate: start the program (with the person's rights; its working directory is not a sandbox), initialize, discover its tools. Answers when discovery finished or failed (status `active` with tools, or `failed` with the error); the tools count from the next user message */
         post: operations["activateMcpServer"];
         delete?: never;
         options?: never;

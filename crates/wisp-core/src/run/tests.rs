@@ -128,14 +128,14 @@ async fn a_call_the_cancel_stops_is_cancelled_with_what_it_says_of_itself() {
         Box::pin(async move {
             cancel.send_replace(true);
             cancelled.await;
-            Err("cancelled while npm ran; its unfinished directory stays".into())
+            Err("cancelled while npm ran; its unfinished folder stays".into())
         })
     });
     let (status, result) = recorded(external_work(&ctx, run, &output).await).unwrap();
     assert_eq!(status, p::ToolCallStatus::Cancelled);
     assert_eq!(
         result["error"],
-        "cancelled while npm ran; its unfinished directory stays"
+        "cancelled while npm ran; its unfinished folder stays"
     );
     assert!(
         result["cancelNote"]

@@ -326,7 +326,7 @@ impl Tool for Move {
             // refuses a tree that changed (FILE-21).
             let fp = &plan.fingerprint;
             Ok(Checked::Approval(Subject {
-                arguments: json!({"source": plan.source, "target": plan.target, "files": fp.files, "folders": fp.dirs, "fingerprint": fp.digest}),
+                arguments: json!({"source": plan.source, "target": plan.target, "files": fp.files, "folders": fp.folders, "fingerprint": fp.digest}),
                 execute: Execute::Files(Box::new(move |s| Ok(json!(s.move_entry(&plan)?)))),
                 binding: None,
                 unchanged: "nothing was moved",
@@ -424,7 +424,7 @@ impl Tool for Trash {
             // go. Execution checks the path, the item's identity and the whole tree's
             // fingerprint again and refuses a changed tree (FILE-29).
             Ok(Checked::Approval(Subject {
-                arguments: json!({"path": plan.path, "files": plan.files, "dirs": plan.dirs}),
+                arguments: json!({"path": plan.path, "files": plan.files, "folders": plan.folders}),
                 execute: Execute::Files(Box::new(move |s| {
                     s.trash(&plan, &trash).map(|t| json!(t)).map_err(Into::into)
                 })),

@@ -284,7 +284,7 @@ impl Tool for InstallNpm {
     fn info(&self) -> p::ToolInfo {
         p::ToolInfo {
             name: "mcp_install_npm".into(),
-            description: "Install an MCP server published on the public npm registry, pinned, into Wisp's own directory, and register it as a disabled local MCP config. package: the full package name (e.g. @scope/server); version: one exact version such as 1.2.3 (no ranges, no tags like latest); bin: the JavaScript bin of the package to run; args: non-secret startup arguments. Waits for the person's approval, which shows the source, the directory and the impact. npm runs with install scripts disabled and its own empty config; every locked package must come from the registry with sha512 integrity. Installs run one at a time, at most 180 s. Before the card, Wisp reads the registry's document of that exact version: a bin the package does not have is refused, listing its bins. Activate the result with mcp_activate_service (its own approval). Take package, version and bin from what the person gave you, never guess them. cleanUp: true only after an earlier attempt of the same install did not finish and its result said so: the approval then also deletes that unfinished install directory first; nothing is ever retried without it.".into(),
+            description: "Install an MCP server published on the public npm registry, pinned, into Wisp's own folder, and register it as a disabled local MCP config. package: the full package name (e.g. @scope/server); version: one exact version such as 1.2.3 (no ranges, no tags like latest); bin: the JavaScript bin of the package to run; args: non-secret startup arguments. Waits for the person's approval, which shows the source, the folder and the impact. npm runs with install scripts disabled and its own empty config; every locked package must come from the registry with sha512 integrity. Installs run one at a time, at most 180 s. Before the card, Wisp reads the registry's document of that exact version: a bin the package does not have is refused, listing its bins. Activate the result with mcp_activate_service (its own approval). Take package, version and bin from what the person gave you, never guess them. cleanUp: true only after an earlier attempt of the same install did not finish and its result said so: the approval then also deletes that unfinished install folder first; nothing is ever retried without it.".into(),
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -292,7 +292,7 @@ impl Tool for InstallNpm {
                     "version": {"type": "string", "description": "Exact version, e.g. 1.2.3."},
                     "bin": {"type": "string", "description": "The package's JavaScript bin to run."},
                     "args": {"type": "array", "items": {"type": "string"}, "description": "Non-secret startup arguments."},
-                    "cleanUp": {"type": "boolean", "description": "Delete the unfinished install directory an earlier failed or cancelled attempt of this same install left, then install again (default false)."}
+                    "cleanUp": {"type": "boolean", "description": "Delete the unfinished install folder an earlier failed or cancelled attempt of this same install left, then install again (default false)."}
                 },
                 "required": ["package", "version", "bin"],
                 "additionalProperties": false
@@ -360,7 +360,7 @@ impl Tool for InstallNpm {
         }
         if unfinished && !marked {
             return Prepared::Done(Err(format!(
-                "{} exists but is neither a finished install nor an unfinished one Wisp marked ({} is missing), so Wisp neither uses nor deletes it; nothing was installed. The person can check that directory, or install the server by hand and register it with mcp_register",
+                "{} exists but is neither a finished install nor an unfinished one Wisp marked ({} is missing), so Wisp neither uses nor deletes it; nothing was installed. The person can check that folder, or install the server by hand and register it with mcp_register",
                 dir.display(),
                 wisp_install::MARKER_FILE
             )));
@@ -381,7 +381,7 @@ impl Tool for InstallNpm {
         };
         let clean_up = if a.clean_up {
             format!(
-                "FIRST DELETES the unfinished install directory {} and everything in it (left by an earlier attempt of this install that did not finish). ",
+                "FIRST DELETES the unfinished install folder {} and everything in it (left by an earlier attempt of this install that did not finish). ",
                 dir.display()
             )
         } else {
@@ -389,14 +389,14 @@ impl Tool for InstallNpm {
         };
         let impact = if already {
             format!(
-                "{} is already installed in this directory: npm does not run again; a DISABLED local MCP config that runs its bin \"{}\" with {} is saved (or the existing one reused). Nothing is started.",
+                "{} is already installed in this folder: npm does not run again; a DISABLED local MCP config that runs its bin \"{}\" with {} is saved (or the existing one reused). Nothing is started.",
                 plan.spec(),
                 plan.bin(),
                 node.display()
             )
         } else {
             format!(
-                "{clean_up}Runs npm ({}) twice with fixed arguments and install scripts disabled: first to lock {} and its dependencies (each must come from the source above with sha512 integrity), then npm ci to download them into the install directory. Nothing outside that directory changes: no project or global node_modules. Then saves a DISABLED local MCP config that runs its bin \"{}\" with {}. Nothing is started; activating is a separate approval. At most 180 s; cancel stops npm.",
+                "{clean_up}Runs npm ({}) twice with fixed arguments and install scripts disabled: first to lock {} and its dependencies (each must come from the source above with sha512 integrity), then npm ci to download them into the install folder. Nothing outside that folder changes: no project or global node_modules. Then saves a DISABLED local MCP config that runs its bin \"{}\" with {}. Nothing is started; activating is a separate approval. At most 180 s; cancel stops npm.",
                 npm.display(),
                 plan.spec(),
                 plan.bin(),
@@ -477,7 +477,7 @@ fn facts_card(facts: &wisp_install::PackageFacts) -> serde_json::Map<String, Val
 /// Said when an earlier attempt of the plan did not finish: how to retry (INST-18).
 fn unfinished_message(dir: &Path) -> String {
     format!(
-        "An earlier install of this package with these arguments did not finish and left {}; nothing was installed and nothing is retried automatically. To delete that unfinished directory and install again, call mcp_install_npm again with the same arguments and \"cleanUp\": true — the person approves that separately. Or the person can check the directory, or install the server by hand and register it with mcp_register.",
+        "An earlier install of this package with these arguments did not finish and left {}; nothing was installed and nothing is retried automatically. To delete that unfinished folder and install again, call mcp_install_npm again with the same arguments and \"cleanUp\": true — the person approves that separately. Or the person can check the folder, or install the server by hand and register it with mcp_register.",
         dir.display()
     )
 }
@@ -589,10 +589,10 @@ fn install_failed(e: &wisp_install::InstallError, npm_lines: &[&str]) -> String 
     let hint = match e {
         E::NodeNotFound(_) | E::Busy | E::Plan(_) | E::Registry(_) | E::Metadata(_) => "",
         E::Unfinished(_) => {
-            " To delete the unfinished directory and install again, call mcp_install_npm again with the same arguments and \"cleanUp\": true (the person approves that separately)."
+            " To delete the unfinished folder and install again, call mcp_install_npm again with the same arguments and \"cleanUp\": true (the person approves that separately)."
         }
         _ => {
-            " Nothing is retried automatically. The attempt left its unfinished install directory; once the cause is dealt with (a network error, a timeout), call mcp_install_npm again with the same arguments and \"cleanUp\": true to delete that directory and install again (the person approves that separately). Or the person can check the directory, or install the server by hand and register it with mcp_register."
+            " Nothing is retried automatically. The attempt left its unfinished install folder; once the cause is dealt with (a network error, a timeout), call mcp_install_npm again with the same arguments and \"cleanUp\": true to delete that folder and install again (the person approves that separately). Or the person can check the folder, or install the server by hand and register it with mcp_register."
         }
     };
     let output = match e {
@@ -816,7 +816,7 @@ mod tests {
     }
 
     #[test]
-    fn inst_18_a_failure_that_left_its_directory_says_how_to_clean_up_and_retry() {
+    fn inst_18_a_failure_that_left_its_folder_says_how_to_clean_up_and_retry() {
         use wisp_install::InstallError;
         for e in [
             InstallError::TimedOut(std::time::Duration::from_secs(180)),

@@ -136,7 +136,7 @@ fn a_file_is_renamed_atomically_keeping_its_inode() {
         (plan.source.as_str(), plan.target.as_str()),
         ("a.txt", "dest/b.txt")
     );
-    assert_eq!((plan.fingerprint.files, plan.fingerprint.dirs), (1, 0));
+    assert_eq!((plan.fingerprint.files, plan.fingerprint.folders), (1, 0));
     // Nothing moves at prepare.
     assert!(f.root.join("a.txt").exists());
     let moved = f.sandbox.move_entry(&plan).unwrap();
@@ -164,7 +164,7 @@ fn a_folder_moves_whole_in_one_step() {
     tree(&f);
     let top = ino(&f, "src");
     let plan = f.sandbox.prepare_move("src", "dest/moved").unwrap();
-    assert_eq!((plan.fingerprint.files, plan.fingerprint.dirs), (3, 4));
+    assert_eq!((plan.fingerprint.files, plan.fingerprint.folders), (3, 4));
     let moved = f.sandbox.move_entry(&plan).unwrap();
     assert_eq!((moved.files, moved.folders, moved.method), (3, 4, "rename"));
     assert!(!f.root.join("src").exists());

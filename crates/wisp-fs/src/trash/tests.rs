@@ -86,7 +86,7 @@ fn a_file_goes_into_the_home_trash_with_its_info_file() {
             done.path.as_str(),
             done.name.as_str(),
             done.files,
-            done.dirs
+            done.folders
         ),
         ("a.txt", "a.txt", 1, 0)
     );
@@ -119,9 +119,9 @@ fn a_folder_goes_whole_with_its_counts() {
     std::fs::write(t.f.root.join("d/x"), "1").unwrap();
     std::fs::write(t.f.root.join("d/e/y"), "2").unwrap();
     let plan = t.f.sandbox.prepare_trash("d").unwrap();
-    assert_eq!((plan.files, plan.dirs), (2, 2));
+    assert_eq!((plan.files, plan.folders), (2, 2));
     let done = t.f.sandbox.trash(&plan, &t.config).unwrap();
-    assert_eq!((done.files, done.dirs), (2, 2));
+    assert_eq!((done.files, done.folders), (2, 2));
     assert!(!t.f.root.join("d").exists());
     assert_eq!(
         std::fs::read_to_string(t.trash_dir().join("files/d/e/y")).unwrap(),

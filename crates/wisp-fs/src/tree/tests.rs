@@ -25,7 +25,7 @@ fn a_plain_file_is_a_tree_of_one_entry() {
     let f = fixture();
     write(&f, "a.txt", b"hello");
     let fp = f.sandbox.fingerprint_tree("a.txt").unwrap();
-    assert_eq!((fp.files, fp.dirs), (1, 0));
+    assert_eq!((fp.files, fp.folders), (1, 0));
     let meta = std::fs::symlink_metadata(f.root.join("a.txt")).unwrap();
     use std::os::unix::fs::MetadataExt as _;
     assert_eq!(fp.dev, meta.dev());
@@ -47,12 +47,12 @@ fn a_folder_counts_its_files_and_folders_and_lists_them_sorted() {
     write(&f, "t/a/y.txt", b"y");
     std::fs::create_dir(f.root.join("t/empty")).unwrap();
     let (fp, entries) = f.sandbox.walk_tree("t").unwrap();
-    assert_eq!((fp.files, fp.dirs), (3, 3));
+    assert_eq!((fp.files, fp.folders), (3, 3));
     let rels: Vec<_> = entries.iter().map(|e| display(&e.rel)).collect();
     assert_eq!(rels, [".", "a", "a/x.txt", "a/y.txt", "b.txt", "empty"]);
     // The project root is a tree too.
     let root = f.sandbox.fingerprint_tree(".").unwrap();
-    assert_eq!((root.files, root.dirs), (3, 4));
+    assert_eq!((root.files, root.folders), (3, 4));
 }
 
 #[test]
@@ -155,7 +155,7 @@ fn hidden_entries_below_the_top_are_refused_naming_the_first() {
     // The top entry's own name may be hidden.
     write(&f, ".config/app.toml", b"x");
     let fp = f.sandbox.fingerprint_tree(".config").unwrap();
-    assert_eq!((fp.files, fp.dirs), (1, 1));
+    assert_eq!((fp.files, fp.folders), (1, 1));
 }
 
 #[test]
@@ -210,7 +210,7 @@ fn private_folders_are_refused_at_the_top_and_below_it() {
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o400 | 0o100)).unwrap();
     let fp = f.sandbox.fingerprint_tree("t");
     std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    assert_eq!(fp.map(|fp| (fp.files, fp.dirs)), Ok((1, 2)));
+    assert_eq!(fp.map(|fp| (fp.files, fp.folders)), Ok((1, 2)));
 }
 
 #[test]
@@ -304,7 +304,7 @@ fn entries_are_capped_at_the_limit_and_refused_past_it() {
         write(&f, &format!("t/f{i:04}"), b"");
     }
     let fp = f.sandbox.fingerprint_tree("t").unwrap();
-    assert_eq!((fp.files, fp.dirs), (1999, 1));
+    assert_eq!((fp.files, fp.folders), (1999, 1));
     write(&f, "t/one-more", b"");
     let e = refusal(&f, "t");
     assert_eq!(e.kind, FsErrorKind::TooLarge);
@@ -322,7 +322,7 @@ fn depth_is_capped_at_the_limit_and_refused_past_it() {
         .join("/");
     std::fs::create_dir_all(f.root.join("t").join(&deep)).unwrap();
     let fp = f.sandbox.fingerprint_tree("t").unwrap();
-    assert_eq!((fp.files, fp.dirs), (0, 21));
+    assert_eq!((fp.files, fp.folders), (0, 21));
     write(&f, &format!("t/{deep}/x.txt"), b"");
     let e = refusal(&f, "t");
     assert_eq!(e.kind, FsErrorKind::TooLarge);
@@ -333,5 +333,5 @@ fn depth_is_capped_at_the_limit_and_refused_past_it() {
     );
     // From one level down the same file is 20 levels deep.
     let fp = f.sandbox.fingerprint_tree("t/d1").unwrap();
-    assert_eq!((fp.files, fp.dirs), (1, 20));
+    assert_eq!((fp.files, fp.folders), (1, 20));
 }

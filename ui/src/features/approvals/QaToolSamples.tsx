@@ -46,7 +46,7 @@ export const SAMPLES: Sample[] = [
   { id: "read-secret", tool: "files_read", arguments: { path: ".env", size: 214, offset: 0, end: 214, sensitive: "env_file", reason: "an environment file, which often holds API keys and passwords" } },
   { id: "mkdir", tool: "files_mkdir", arguments: { path: "docs/guides" } },
   { id: "move", tool: "files_move", arguments: { source: "drafts", target: "docs/drafts", files: 3, folders: 2, fingerprint: "qa-sample-fingerprint-".padEnd(64, "0") } },
-  { id: "trash", tool: "files_trash", arguments: { path: "old/logs", files: 3, dirs: 1 } },
+  { id: "trash", tool: "files_trash", arguments: { path: "old/logs", files: 3, folders: 1 } },
   { id: "mcp", tool: "weather__forecast", arguments: { city: "Hangzhou", days: 3 } },
 ];
 

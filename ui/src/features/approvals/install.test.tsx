@@ -49,7 +49,7 @@ describe("the install tools are Wisp's own", () => {
 });
 
 describe("mcp_install_npm card (UI-17)", () => {
-  it("shows the exact package@version, bin, args, source, directory, impact and the disclosure", () => {
+  it("shows the exact package@version, bin, args, source, folder, impact and the disclosure", () => {
     show("mcp_install_npm", install);
     expect(screen.getByRole("group", { name: "Approve mcp_install_npm?" })).toBeTruthy();
     expect(screen.getByText("@acme/weather-mcp@2.3.4")).toBeTruthy();
@@ -90,10 +90,10 @@ describe("mcp_install_npm card (UI-17)", () => {
 
   it("says first when a clean-up deletes an unfinished attempt", () => {
     show("mcp_install_npm", { ...install, cleanUp: true });
-    expect(screen.getByRole("alert").textContent).toMatch(/Deletes the unfinished install directory/);
+    expect(screen.getByRole("alert").textContent).toMatch(/Deletes the unfinished install folder/);
     cleanup();
     show("mcp_install_npm", { ...install, cleanUp: true }, undefined, "zh");
-    expect(screen.getByRole("alert").textContent).toMatch(/先删除之前未完成的安装目录/);
+    expect(screen.getByRole("alert").textContent).toMatch(/先删除之前未完成的安装文件夹/);
   });
 
   it("says when npm will not run again, and no args as none", () => {
@@ -113,7 +113,7 @@ describe("mcp_install_npm card (UI-17)", () => {
 
   it("in Chinese", () => {
     show("mcp_install_npm", install, undefined, "zh");
-    expect(screen.getByText("安装目录")).toBeTruthy();
+    expect(screen.getByText("安装文件夹")).toBeTruthy();
     expect(screen.getByRole("note").textContent).toMatch(/不认证软件可信/);
   });
 });

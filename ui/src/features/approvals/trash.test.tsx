@@ -26,20 +26,26 @@ const show = (args: Record<string, unknown>, lang: "en" | "zh" = "en") =>
 
 describe("files_trash card", () => {
   it("shows the path, the counts the fingerprint binds and that it is restorable", () => {
-    show({ path: "old/logs", files: 3, dirs: 2 });
+    show({ path: "old/logs", files: 3, folders: 2 });
     expect(screen.getByRole("group", { name: "Approve files_trash?" })).toBeTruthy();
     expect(screen.getByText("old/logs")).toBeTruthy();
     expect(screen.getByText("3 files and 2 folders")).toBeTruthy();
     expect(screen.getByText(/to the trash, restorable/i)).toBeTruthy();
   });
 
-  it("words one file and no folder, and Chinese", () => {
-    const { unmount } = show({ path: "a.txt", files: 1, dirs: 0 });
-    expect(screen.getByText("1 file and 0 folders")).toBeTruthy();
+  it("says a plain file is one file, not \"1 file and 0 folders\", and Chinese", () => {
+    const { unmount } = show({ path: "a.txt", files: 1, folders: 0 });
+    expect(screen.getByText("This one file")).toBeTruthy();
+    expect(screen.queryByText(/0 folders/)).toBeNull();
     unmount();
-    show({ path: "a.txt", files: 1, dirs: 0 }, "zh");
-    expect(screen.getByText("1 个文件，0 个文件夹")).toBeTruthy();
+    show({ path: "a.txt", files: 1, folders: 0 }, "zh");
+    expect(screen.getByText("仅此一个文件")).toBeTruthy();
     expect(screen.getByText(/可从回收站恢复/)).toBeTruthy();
+  });
+
+  it("reads the counts of a run stored when folders were called dirs", () => {
+    show({ path: "old/logs", files: 3, dirs: 1 });
+    expect(screen.getByText("3 files and 1 folder")).toBeTruthy();
   });
 
   it("shows no counts it was not given", () => {

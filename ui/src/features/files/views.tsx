@@ -133,11 +133,16 @@ function MoveDetails({ args }: DetailsProps) {
 
 function TrashDetails({ args }: DetailsProps) {
   const t = useT();
+  // Runs stored before the counts were named "folders" call them "dirs".
+  const folders = args.folders ?? args.dirs;
   return (
     <div className="details">
       <Field label={t("path")} value={str(args.path)} />
-      {typeof args.files === "number" && typeof args.dirs === "number" ? (
-        <Field label={t("trashGoes")} value={t("trashCounts", { files: args.files, dirs: args.dirs })} />
+      {typeof args.files === "number" && typeof folders === "number" ? (
+        <Field
+          label={t("trashGoes")}
+          value={folders === 0 ? t("trashOneFile") : t("trashCounts", { files: args.files, folders })}
+        />
       ) : null}
       <p className="muted">{t("trashNote")}</p>
     </div>

@@ -26,7 +26,7 @@ const installArgs = {
   node: "/usr/bin/node",
   npm: "/usr/bin/npm",
   impact:
-    "QA sample (in memory): the real card says that npm runs twice with install scripts disabled into the directory above and that a DISABLED config is saved. Here nothing runs.",
+    "QA sample (in memory): the real card says that npm runs twice with install scripts disabled into the folder above and that a DISABLED config is saved. Here nothing runs.",
   disclosure: "The npm registry does not certify that software is trustworthy (INST-10).",
 };
 

@@ -2,7 +2,7 @@
 // (MCP-03: nothing is ever split or joined as shell text), an optional absolute working
 // directory, and the environment variables with where each value is kept (MCP-16..20).
 // Editing never shows an old value; the variables are replaced as a whole set or kept as they
-// are, and a changed command, argument list or directory never carries old values over.
+// are, and a changed command, argument list or working directory never carries old values over.
 import { useEffect, useRef, useState } from "react";
 import { useT } from "../../i18n";
 import { errorText } from "./errors";

@@ -146,7 +146,7 @@ const item = (name: string) => screen.getByRole("listitem", { name });
 const type = (label: string | RegExp, value: string, root: HTMLElement = document.body) => fireEvent.change(within(root).getByLabelText(label), { target: { value } });
 
 describe("Settings → Local MCP", () => {
-  it("lists a server with its command as separate arguments, its directory and variable names, never values", async () => {
+  it("lists a server with its command as separate arguments, its working directory and variable names, never values", async () => {
     const host = new FakeHost();
     await page(host);
     const echoItem = item("Echo");

@@ -43,7 +43,7 @@ export function reduceTabs(tabs: PreviewTab[], action: TabAction): PreviewTab[] 
   }
 }
 
-/** A workspace (directory) tab of the QA page: the Host's own list has them as kind `workspace`. */
+/** A workspace (folder) tab of the QA page: the Host's own list has them as kind `workspace`. */
 export function workspaceTab(id: string, path: string): PreviewTab {
   return { tabId: id, kind: "workspace", title: path.split("/").filter(Boolean).pop() ?? path, active: true, path };
 }
