@@ -709,11 +709,7 @@ mod tests {
         std::fs::write(&file, "").unwrap();
         let check = check_data_dir(&file);
         assert_eq!(check.status, Status::Fail);
-        assert!(
-            check.message.contains("not a folder"),
-            "{}",
-            check.message
-        );
+        assert!(check.message.contains("not a folder"), "{}", check.message);
     }
 
     #[test]

@@ -399,6 +399,75 @@ async fn an_openai_compatible_endpoint_gets_only_standard_fields() {
     );
 }
 
+/// A local OpenAI-compatible server that needs no key (as Ollama, LM Studio, vLLM and
+/// llama.cpp's server) works with no key set: it is asked without one. One that wants a key
+/// answers 401, and that says the endpoint wants a key, not that a key was refused.
+#[tokio::test]
+async fn an_openai_compatible_endpoint_is_asked_without_a_key_when_none_is_set() {
+    let keyless = SimServer::start(SimConfig {
+        strict_fields: true,
+        no_key: true,
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let w = configured(EnvModel::default()).await;
+    let at = |base: &str| json!({"provider": "openai_compatible", "baseUrl": format!("{base}/v1"), "model": "deepseek-v4-flash", "thinking": "disabled"});
+    let settings = w
+        .ok("PUT", "/api/settings", Some(at(&keyless.base_url())))
+        .await;
+    assert_eq!(settings["apiKey"]["set"], false, "{settings}");
+    let tested = w.ok("POST", "/api/settings/test", None).await;
+    assert_eq!(tested["ok"], true, "{tested}");
+    assert_eq!(health_until(&w, None).await["problem"], Value::Null);
+    let s = w.session().await;
+    let r = w
+        .drive(&w.run(&s, "[demo:multi] look").await, "approve")
+        .await;
+    assert_eq!(r["status"], "completed", "{r}");
+    let sent = keyless.requests();
+    assert!(
+        sent.len() >= 3,
+        "models and two chat rounds: {}",
+        sent.len()
+    );
+    assert!(sent.iter().all(|r| !r.sent_key), "a request carried a key");
+
+    // An endpoint that wants a key: the run fails saying so, with the endpoint.
+    let keyed = SimServer::start(SimConfig::default()).await.unwrap();
+    w.ok("PUT", "/api/settings", Some(at(&keyed.base_url())))
+        .await;
+    let tested = w.ok("POST", "/api/settings/test", None).await;
+    assert_eq!(tested["problem"]["kind"], "key_required", "{tested}");
+    let failed = w.finished(&w.run(&s, "hello").await).await;
+    assert_eq!(failed["status"], "failed");
+    assert_eq!(failed["error"]["kind"], "key_required", "{failed}");
+    let port = keyed.base_url().rsplit(':').next().unwrap().to_owned();
+    assert_eq!(failed["error"]["params"]["host"], "127.0.0.1", "{failed}");
+    assert_eq!(failed["error"]["params"]["port"], port.as_str(), "{failed}");
+    assert_eq!(failed["error"]["params"]["status"], "401", "{failed}");
+    assert!(keyed.requests().iter().all(|r| !r.sent_key));
+
+    // DeepSeek always needs one: with none set it is not even asked.
+    let before = keyed.requests().len();
+    w.ok(
+        "PUT",
+        "/api/settings",
+        Some(deepseek_at(
+            &format!("{}/v1", keyed.base_url()),
+            "deepseek-v4-flash",
+        )),
+    )
+    .await;
+    let failed = w.finished(&w.run(&s, "hello").await).await;
+    assert_eq!(failed["error"]["kind"], "missing_key", "{failed}");
+    assert_eq!(
+        keyed.requests().len(),
+        before,
+        "DeepSeek was asked without a key"
+    );
+}
+
 /// `--simulate` pins the provider: settings a fuzzer stores (any base URL, any provider) are
 /// kept but never followed, so it can never make the Host contact another address.
 #[tokio::test]

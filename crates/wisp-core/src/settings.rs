@@ -197,6 +197,7 @@ fn failure_kind(kind: ErrorKind) -> p::FailureKind {
         ErrorKind::InvalidConfig => K::InvalidConfig,
         ErrorKind::BadRequest => K::BadRequest,
         ErrorKind::KeyRefused => K::KeyRefused,
+        ErrorKind::KeyRequired => K::KeyRequired,
         ErrorKind::NoBalance => K::NoBalance,
         ErrorKind::InvalidParameters => K::InvalidParameters,
         ErrorKind::RateLimited => K::RateLimited,
@@ -232,6 +233,7 @@ fn failure_of(e: &ModelError, active: &ActiveModel, message: String) -> p::Failu
             endpoint(failure).with("source", active.base_code.as_str())
         }
         K::KeyRefused => endpoint(failure).with("source", active.key_code.as_str()),
+        K::KeyRequired => endpoint(failure),
         // No key anywhere: there is no source to name.
         K::MissingKey => failure,
         K::ModelNotOffered => failure.with("model", active.run_model.name.as_str()),
@@ -284,6 +286,9 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
         ),
         ErrorKind::KeyRefused => format!(
             "The model service at {host}:{port} refused the API key (401; the key comes from {key}). Replace it in Settings → Model."
+        ),
+        ErrorKind::KeyRequired => format!(
+            "The model service at {host}:{port} wants an API key (401), and none is set. Enter one in Settings → Model."
         ),
         ErrorKind::NoBalance => "The account has no balance left (402). Top it up with the provider, then test the connection again.".into(),
         ErrorKind::MissingKey
@@ -521,7 +526,9 @@ fn resolve(state: &SettingsState) -> (p::Settings, ActiveModel) {
         p::Provider::OpenaiCompatible => Dialect::OpenAiCompatible,
         p::Provider::Deepseek | p::Provider::Simulation => Dialect::DeepSeek,
     };
-    let missing_key = config.api_key.is_none();
+    // An OpenAI-compatible endpoint is asked without a key when none is set (a local server
+    // often needs none); DeepSeek always needs one.
+    let missing_key = config.api_key.is_none() && config.dialect == Dialect::DeepSeek;
     match DeepSeekClient::new(config) {
         Ok(client) => {
             active.client = Some(client);

@@ -204,21 +204,29 @@ impl DeepSeekClient {
         request: reqwest::RequestBuilder,
         deadline: Instant,
     ) -> Result<Response, ModelError> {
-        let key = self.key.as_ref().ok_or_else(|| {
-            ModelError::new(
-                ErrorKind::MissingKey,
-                "No API key is set. Enter one in Settings → Model, or set DEEPSEEK_API_KEY, or start Wisp with --simulate.",
-            )
-        })?;
-        let mut auth = HeaderValue::try_from(format!("Bearer {}", key.expose())).map_err(|_| {
-            ModelError::new(
-                ErrorKind::InvalidConfig,
-                "The DeepSeek API key cannot be sent in a header.",
-            )
-        })?;
-        auth.set_sensitive(true);
-        let response = match timeout_at(deadline, request.header(AUTHORIZATION, auth).send()).await
-        {
+        let request = match &self.key {
+            Some(key) => {
+                let mut auth =
+                    HeaderValue::try_from(format!("Bearer {}", key.expose())).map_err(|_| {
+                        ModelError::new(
+                            ErrorKind::InvalidConfig,
+                            "The API key cannot be sent in a header.",
+                        )
+                    })?;
+                auth.set_sensitive(true);
+                request.header(AUTHORIZATION, auth)
+            }
+            // A local OpenAI-compatible server (Ollama, LM Studio, vLLM, llama.cpp) often
+            // needs no key: it is asked without one, and a 401 then says it wants one.
+            None if self.dialect == Dialect::OpenAiCompatible => request,
+            None => {
+                return Err(ModelError::new(
+                    ErrorKind::MissingKey,
+                    "No API key is set. Enter one in Settings → Model, or set DEEPSEEK_API_KEY, or start Wisp with --simulate.",
+                ));
+            }
+        };
+        let response = match timeout_at(deadline, request.send()).await {
             Err(_) => return Err(ModelError::idle_timeout(self.limits.idle_timeout)),
             Ok(Err(e)) => return Err(transport_error(&e)),
             Ok(Ok(r)) => r,
@@ -241,8 +249,14 @@ impl DeepSeekClient {
             Ok(b) => b.error.message.map(|m| m.0.into_owned()),
             Err(_) => Some(String::from_utf8_lossy(&body).into_owned()),
         }
-        .map(|m| shorten(&key.redact(m.trim())));
+        .map(|m| match &self.key {
+            Some(key) => shorten(&key.redact(m.trim())),
+            None => shorten(m.trim()),
+        });
         tracing::debug!(status, "model request refused");
+        if status == 401 && self.key.is_none() {
+            return Err(ModelError::key_required(said.as_deref()));
+        }
         Err(ModelError::from_status(
             status,
             said.as_deref(),

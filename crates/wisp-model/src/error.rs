@@ -17,6 +17,9 @@ pub enum ErrorKind {
     BadRequest,
     /// 401: the key was refused.
     KeyRefused,
+    /// 401 to a request sent without a key (an OpenAI-compatible endpoint asked without one):
+    /// the endpoint wants a key.
+    KeyRequired,
     /// 402: the account has no balance left.
     NoBalance,
     /// 422: a parameter was invalid.
@@ -117,6 +120,25 @@ impl ModelError {
             | ErrorKind::IdleTimeout => true,
             ErrorKind::UnexpectedStatus => self.status.is_some_and(|s| s >= 500),
             _ => false,
+        }
+    }
+
+    /// A 401 to a request sent without a key: the endpoint wants one.
+    pub(crate) fn key_required(provider_message: Option<&str>) -> Self {
+        let said = provider_message
+            .filter(|m| !m.is_empty())
+            .map(|m| format!(" The service said: \"{m}\""))
+            .unwrap_or_default();
+        let mut e = Self::new(
+            ErrorKind::KeyRequired,
+            format!(
+                "The endpoint wants an API key (401), and none is set. Enter one in Settings → Model.{said}"
+            ),
+        );
+        e.status = Some(401);
+        match provider_message.filter(|m| !m.is_empty()) {
+            Some(m) => e.with_detail(m),
+            None => e,
         }
     }
 

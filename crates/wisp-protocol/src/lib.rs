@@ -227,6 +227,9 @@ pub enum FailureKind {
     /// 401: the key was refused (`host`, `port`, `source`: where the key came from).
     #[serde(alias = "unauthorized")]
     KeyRefused,
+    /// 401 to a request sent without a key: the OpenAI-compatible endpoint wants one (`host`,
+    /// `port`).
+    KeyRequired,
     /// 402: the account has no balance left (`host`, `port`).
     #[serde(alias = "insufficient_balance")]
     NoBalance,

@@ -71,6 +71,9 @@ pub struct SimConfig {
     /// field outside the standard chat-completions set (`thinking`, `reasoning_effort`,
     /// `reasoning_content`, …) is refused with 400, and no reasoning is streamed.
     pub strict_fields: bool,
+    /// Play a local server that needs no key (Ollama, LM Studio, vLLM, llama.cpp's server):
+    /// every request is admitted, with a key or without one.
+    pub no_key: bool,
 }
 
 /// The default [`SimConfig::stall_limit`]: longer than a client's usual idle timeout (the
@@ -87,6 +90,7 @@ impl Default for SimConfig {
             stall_limit: DEFAULT_STALL_LIMIT,
             balance_available: true,
             strict_fields: false,
+            no_key: false,
         }
     }
 }
@@ -119,6 +123,8 @@ pub struct RecordedRequest {
     pub path: String,
     /// Headers, lower-case names, without `authorization` and `cookie`.
     pub headers: Vec<(String, String)>,
+    /// Whether it came with an `authorization` header (its value is never kept).
+    pub sent_key: bool,
     /// The JSON body (a string when it was not JSON, `null` when empty).
     pub body: Value,
     /// What became of the answer.
@@ -326,6 +332,7 @@ fn admit(
             method: method.as_str().to_owned(),
             path: uri.path().to_owned(),
             headers: kept,
+            sent_key: headers.contains_key(header::AUTHORIZATION),
             body,
             outcome: Outcome::Answered,
         },
@@ -336,7 +343,7 @@ fn admit(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .unwrap_or("");
-    if presented != shared.config.api_key {
+    if presented != shared.config.api_key && !shared.config.no_key {
         let tail: String = presented
             .chars()
             .rev()

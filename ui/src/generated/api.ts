@@ -875,7 +875,7 @@ export interface components {
          *     a UI has a wording for each in every language). Older names are read too, so runs stored
          *     before a rename keep their kind.
          */
-        FailureKind: "missing_key" | "invalid_config" | "bad_request" | "key_refused" | "no_balance" | "invalid_parameters" | "rate_limited" | "server_error" | "server_overloaded" | "unexpected_status" | "model_not_offered" | "connect" | "tls" | "connection_lost" | "stream_cut" | "idle_timeout" | "malformed_stream" | "event_too_large" | "response_too_large" | "provider_error" | "budget_exhausted" | "interrupted" | "unfinished_at_start" | "secret_store_unavailable" | "secret_store_failed" | "internal";
+        FailureKind: "missing_key" | "invalid_config" | "bad_request" | "key_refused" | "key_required" | "no_balance" | "invalid_parameters" | "rate_limited" | "server_error" | "server_overloaded" | "unexpected_status" | "model_not_offered" | "connect" | "tls" | "connection_lost" | "stream_cut" | "idle_timeout" | "malformed_stream" | "event_too_large" | "response_too_large" | "provider_error" | "budget_exhausted" | "interrupted" | "unfinished_at_start" | "secret_store_unavailable" | "secret_store_failed" | "internal";
         /** @description One entry of a [`FolderView`]. */
         FolderEntry: {
             /** @description `file`, `dir`, `symlink` or `other`. */

@@ -158,7 +158,7 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
 
       <div className="setting api-key">
         <span>
-          {t("apiKey")}: <strong data-testid="key-state">{s.apiKey.set ? t("keySet", { s: t(`storage_${s.apiKey.storage}` as Key) }) : t("keyNotSet")}</strong>{" "}
+          {t("apiKey")}: <strong data-testid="key-state">{s.apiKey.set ? t("keySet", { s: t(`storage_${s.apiKey.storage}` as Key) }) : draft.provider === "openai_compatible" ? t("keyOptional") : t("keyNotSet")}</strong>{" "}
           <Source source={s.sources.apiKey} />
         </span>
         {!replacing ? (

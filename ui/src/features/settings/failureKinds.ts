@@ -9,6 +9,7 @@ export const FAILURE_KINDS = [
   "invalid_config",
   "bad_request",
   "key_refused",
+  "key_required",
   "no_balance",
   "invalid_parameters",
   "rate_limited",

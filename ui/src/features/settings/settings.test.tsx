@@ -83,6 +83,19 @@ describe("Settings → Model", () => {
     expect(screen.getByTestId("key-state").textContent).toBe("Not set");
   });
 
+  it("says a key is optional for an OpenAI-compatible endpoint, and words the 401 of one that wants a key", async () => {
+    const host = new FakeHost();
+    host.state = { ...host.state, provider: "openai_compatible", baseUrl: "http://127.0.0.1:11434/v1" };
+    await page(host);
+    expect(screen.getByTestId("key-state").textContent).toBe("Not set (optional: the endpoint is asked without one)");
+    const wants: Problem = { kind: "key_required", message: "x", params: { host: "127.0.0.1", port: "11434", status: "401" } };
+    const t = translator("zh");
+    expect(failureText(translator("en"), wants)).toBe(
+      "The model service at 127.0.0.1:11434 wants an API key (401), and none is set. Enter one in Settings → Model.",
+    );
+    expect(failureText(t, wants)).toContain("127.0.0.1:11434 上的模型服务需要 API 密钥");
+  });
+
   it("offers only the process choice when there is no secret store", async () => {
     const host = new FakeHost();
     host.state.keyringProblem = { kind: "secret_store_unavailable", message: "x", params: {} };
