@@ -1242,6 +1242,16 @@ async fn an_unnamed_session_is_named_after_its_first_message() {
         w.ok("GET", &format!("/api/sessions/{s}"), None).await["title"],
         "New session"
     );
+    // The UI shows this default in the person's language: it must know the Host's words.
+    let ui = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/ui/src/features/sessions/title.ts"
+    ))
+    .unwrap();
+    assert!(
+        ui.contains(r#"HOST_DEFAULT_TITLE = "New session";"#),
+        "the UI's title.ts names another default title than the Host's"
+    );
     let long = format!("\n  Refactor the parser {}\nsecond line", "x".repeat(80));
     w.finished(&w.run(&s, &long).await).await;
     let title = w.ok("GET", &format!("/api/sessions/{s}"), None).await["title"]

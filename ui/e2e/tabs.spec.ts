@@ -58,12 +58,15 @@ test("web-only: new and web tabs open through the Host, switch, close with the d
   await expect(page.getByRole("tab", { name: "New tab" })).toHaveAttribute("aria-selected", "true");
   await expect(page.getByRole("tabpanel")).toContainText("A blank tab");
 
+  // Typed as people type it, without a scheme: the box adds http:// for this computer and
+  // says so (the browser's own URL check would have refused it, in its own language).
   const address = page.getByRole("textbox", { name: "Web address to open" });
-  await address.fill(siteUrl);
+  await address.fill(siteUrl.replace(/^http:\/\//, ""));
   await address.press("Enter");
   const webTab = page.getByRole("tab", { name: /127\.0\.0\.1/ });
   await expect(webTab).toHaveAttribute("aria-selected", "true");
   await expect(address).toHaveValue("");
+  await expect(page.getByRole("status").filter({ hasText: "Opened as" })).toHaveText(`Opened as ${siteUrl} (http:// added).`);
   // The page is in a sandboxed frame that sends no referrer, and it loaded (WEB-05).
   const frame = page.locator("iframe.web-frame");
   await expect(frame).toHaveAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");

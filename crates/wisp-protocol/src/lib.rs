@@ -157,7 +157,8 @@ pub struct Session {
     pub project_id: Option<String>,
     /// The project's root, for display.
     pub root: Option<String>,
-    /// Display title.
+    /// Display title: `New session` while nobody named it and it has had no message (its
+    /// first message then names it); a UI shows that default in its own language.
     pub title: String,
     /// Unix milliseconds.
     pub created_at: i64,

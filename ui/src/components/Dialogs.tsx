@@ -142,7 +142,7 @@ export function SettingsDialog(props: {
       <p className="muted">{t("shortcuts")}</p>
       <div className="dialog-buttons">
         <Dialog.Close asChild>
-          <button className="primary">OK</button>
+          <button className="primary">{t("ok")}</button>
         </Dialog.Close>
       </div>
     </Shell>

@@ -1295,7 +1295,10 @@ export interface components {
             projectId: string | null;
             /** @description The project's root, for display. */
             root: string | null;
-            /** @description Display title. */
+            /**
+             * @description Display title: `New session` while nobody named it and it has had no message (its
+             *     first message then names it); a UI shows that default in its own language.
+             */
             title: string;
             /** @description Totals over the session's runs. */
             usage: components["schemas"]["Usage"];

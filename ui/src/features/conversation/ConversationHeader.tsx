@@ -6,6 +6,7 @@ import { useT } from "../../i18n";
 import type { Project, Session } from "../../types";
 import { folderLine } from "../projects/RevokeProject";
 import { sessionCostText } from "./RunView";
+import { sessionTitle } from "../sessions/title";
 
 interface Props {
   api: Api;
@@ -26,7 +27,7 @@ export function ConversationHeader({ api, session, projects, selectedProject, ru
   const cost = sessionCostText(t, session.usage);
   return (
     <header className="conv-head">
-      <h1 title={session.title}>{session.title}</h1>
+      <h1 title={sessionTitle(t, session)}>{sessionTitle(t, session)}</h1>
       {cost && (
         <span className="muted small session-cost" data-testid="session-cost">
           {cost}

@@ -23,9 +23,18 @@ describe("live runs", () => {
   it("says a retry until output arrives, and starts the round's text afresh", () => {
     let s: LiveRuns = { r1: { step: 0, text: "partial", thinking: false, requestSince: 1 } };
     s = liveRuns(s, ev({ ...base, type: "model_retry", attempt: 2, error }, 900));
-    expect(s.r1).toEqual({ step: 0, text: "", thinking: false, retry: { attempt: 2, error }, requestSince: 900 });
+    expect(s.r1).toEqual({ step: 0, text: "", thinking: false, retry: { attempt: 2, error }, requestSince: 1 });
     s = liveRuns(s, { kind: "delta", delta: { sessionId: "s1", runId: "r1", step: 0, text: "ok" }, now: 950 });
-    expect(s.r1).toEqual({ step: 0, text: "ok", thinking: false, requestSince: 900 });
+    expect(s.r1).toEqual({ step: 0, text: "ok", thinking: false, requestSince: 1 });
+  });
+
+  it("keeps the round's timer running across retries instead of starting it again at each attempt", () => {
+    let s = liveRuns({}, ev({ ...base, type: "step_started", step: 0 }, 1_000));
+    s = liveRuns(s, ev({ ...base, type: "model_retry", attempt: 2, error }, 5_000));
+    s = liveRuns(s, ev({ ...base, type: "model_retry", attempt: 3, error }, 9_000));
+    expect(s.r1).toMatchObject({ retry: { attempt: 3 }, requestSince: 1_000 });
+    // A retry with no round known (the stream joined late) starts counting when it arrives.
+    expect(liveRuns({}, ev({ ...base, type: "model_retry", attempt: 2, error }, 7_000)).r1?.requestSince).toBe(7_000);
   });
 
   it("ends a round at its text and at the run's end; an ended run and another session leave nothing", () => {

@@ -10,7 +10,7 @@ export interface LiveState {
   thinking: boolean;
   /** The model request failed and is being tried again (tools are not re-run). */
   retry?: { attempt: number; error: RunError };
-  /** When the open model request (or its latest attempt) started, in ms; absent when none is open. */
+  /** When the open model request started (its first attempt), in ms; absent when none is open. */
   requestSince?: number;
 }
 
@@ -80,7 +80,9 @@ function onEvent(state: LiveRuns, e: WispEvent, now: number): LiveRuns {
           ...(state[runId] ?? { step: 0, text: "", thinking: false }),
           text: "",
           retry: { attempt: e.attempt, error: e.error },
-          requestSince: now,
+          // The person waits for the round, not for one attempt: the timer goes on counting
+          // from the round's first request while the attempt number climbs.
+          requestSince: state[runId]?.requestSince ?? now,
         },
       };
     case "run_started":

@@ -520,6 +520,16 @@ describe("Settings navigation", () => {
     fireEvent.keyDown(tabs[1]!, { key: "ArrowRight" });
     expect(screen.getByRole("tabpanel").textContent).toBe("model page");
   });
+
+  it("words its own closing button in the person's language", () => {
+    render(
+      <I18n.Provider value={translator("zh")}>
+        <SettingsDialog open lang="zh" theme="system" onLang={() => {}} onTheme={() => {}} onClose={() => {}} />
+      </I18n.Provider>,
+    );
+    expect(screen.getByRole("button", { name: "确定" })).toBeTruthy();
+    expect(screen.queryByRole("button", { name: "OK" })).toBeNull();
+  });
 });
 
 describe("MCP tools in approvals (UI-08)", () => {

@@ -4,6 +4,7 @@ import type { Api } from "../../api";
 import { ConfirmDialog, RenameDialog } from "../../components/Dialogs";
 import { useT } from "../../i18n";
 import type { Session } from "../../types";
+import { sessionTitle } from "./title";
 
 interface Props {
   api: Api;
@@ -21,7 +22,7 @@ export function SessionDialogs({ api, open, session, onClose, loadSessions, show
     <>
       <RenameDialog
         open={open === "rename"}
-        initial={session?.title ?? ""}
+        initial={session ? sessionTitle(t, session) : ""}
         onClose={onClose}
         onSave={(title) => {
           if (!session) return;

@@ -3,6 +3,7 @@
 import { Pencil, Plus, Trash2 } from "lucide-react";
 import { useT } from "../../i18n";
 import type { Session } from "../../types";
+import { sessionTitle } from "./title";
 
 interface Props {
   sessions: Session[];
@@ -33,9 +34,9 @@ export function SessionList({ sessions, currentId, waiting, onSelect, onNew, onR
               onClick={() => onSelect(s.id)}
               aria-current={s.id === currentId}
               data-session-id={s.id}
-              title={s.title}
+              title={sessionTitle(t, s)}
             >
-              <span className="item-title">{s.title}</span>
+              <span className="item-title">{sessionTitle(t, s)}</span>
               {waiting.has(s.id) ? (
                 <span className="badge badge-awaiting_approval">{t("needsApproval")}</span>
               ) : (

@@ -13,6 +13,7 @@ import { useT } from "../../i18n";
 import type { SessionTabs } from "./useTabs";
 import { WebView } from "./WebView";
 import { Reveal, revealText } from "../../components/Reveal";
+import { addressOf } from "./address";
 
 const KIND_ICON: Record<TabKind, typeof Globe> = { web: Globe, file: FileText, new: SquareDashed, workspace: Folder };
 
@@ -44,6 +45,8 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
   const { tabs } = ctl;
   const active = tabs.find((x) => x.active) ?? null;
   const [url, setUrl] = useState("");
+  // What the box last said about an address: the scheme it added, or why it refused one.
+  const [addressNote, setAddressNote] = useState<{ text: string; refused: boolean } | null>(null);
   // The tab being dragged (only this strip's tabs are accepted as drops) and the one under it.
   const dragged = useRef<string | null>(null);
   const [over, setOver] = useState<string | null>(null);
@@ -84,9 +87,16 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
   };
   const openUrl = async (e: FormEvent) => {
     e.preventDefault();
-    const u = url.trim();
-    if (!u) return;
-    if (await ctl.open({ kind: "web", url: u })) setUrl("");
+    const address = addressOf(url);
+    if ("error" in address) {
+      setAddressNote(address.error === "empty" ? null : { text: t("tabsAddressInvalid"), refused: true });
+      return;
+    }
+    setAddressNote(null);
+    if (await ctl.open({ kind: "web", url: address.url })) {
+      setUrl("");
+      if (address.added) setAddressNote({ text: t("tabsAddressAdded", { scheme: address.added, url: address.url }), refused: false });
+    }
   };
   return (
     <aside className="preview" id="preview-panel" aria-label={t("preview")}>
@@ -160,11 +170,33 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
         </button>
       </div>
       <form className="url-form" onSubmit={(e) => void openUrl(e)}>
-        <input type="url" aria-label={t("tabsOpenUrl")} placeholder={t("tabsUrlPlaceholder")} value={url} onChange={(e) => setUrl(e.target.value)} disabled={!sessionId} />
+        {/* Text, not type="url": the browser's own check refuses `localhost:3000` and speaks its
+            own language; the box reads the address itself (address.ts). */}
+        <input
+          type="text"
+          inputMode="url"
+          autoComplete="off"
+          spellCheck={false}
+          aria-label={t("tabsOpenUrl")}
+          aria-describedby={addressNote ? "address-note" : undefined}
+          aria-invalid={addressNote?.refused || undefined}
+          placeholder={t("tabsUrlPlaceholder")}
+          value={url}
+          onChange={(e) => {
+            setUrl(e.target.value);
+            if (addressNote?.refused) setAddressNote(null);
+          }}
+          disabled={!sessionId}
+        />
         <button type="submit" disabled={!sessionId || !url.trim()}>
           <Globe size={14} aria-hidden /> {t("tabsOpen")}
         </button>
       </form>
+      {addressNote ? (
+        <p id="address-note" className={addressNote.refused ? "address-note refused" : "address-note muted"} role={addressNote.refused ? "alert" : "status"}>
+          {addressNote.text}
+        </p>
+      ) : null}
       {active ? (
         <div className="tab-body" role="tabpanel" id="preview-tabpanel" aria-label={revealText(active.path ?? active.url ?? active.title)}>
           {active.kind === "web" ? (

@@ -194,6 +194,31 @@ describe("the panel", () => {
       'open {"kind":"web","url":"https://example.com/"}',
     ]);
   });
+  it("opens what a browser's address bar would, says which scheme it added, and refuses what is no address", async () => {
+    const c = ctl([blank]);
+    const opened = web({ url: "http://127.0.0.1:43299/site/about" });
+    c.open = async (t) => {
+      c.log.push(`open ${JSON.stringify(t)}`);
+      return opened;
+    };
+    render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />));
+    const box = screen.getByRole("textbox", { name: "Web address to open" });
+    fireEvent.change(box, { target: { value: "127.0.0.1:43299/site/about" } });
+    fireEvent.submit(box.closest("form")!);
+    await act(async () => {});
+    expect(c.log).toEqual(['open {"kind":"web","url":"http://127.0.0.1:43299/site/about"}']);
+    expect(screen.getByRole("status").textContent).toBe("Opened as http://127.0.0.1:43299/site/about (http:// added).");
+    expect((box as HTMLInputElement).value).toBe("");
+    fireEvent.change(box, { target: { value: "two words" } });
+    fireEvent.submit(box.closest("form")!);
+    await act(async () => {});
+    expect(c.log).toHaveLength(1);
+    expect(screen.getByRole("alert").textContent).toMatch(/^That is not a web address/);
+    expect(box.getAttribute("aria-invalid")).toBe("true");
+    // Typing again takes the refusal back.
+    fireEvent.change(box, { target: { value: "example.com" } });
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
 });
 
 describe("the panel: moving tabs", () => {
