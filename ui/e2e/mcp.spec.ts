@@ -227,6 +227,14 @@ test("without a secret store, saving a variable says so next to the form and off
   await item.getByRole("button", { name: "Trust and activate", exact: true }).click();
   await expect(item.getByTestId("mcp-status")).toHaveText(/^Active · \d+ tools$/, { timeout: 15_000 });
   expect(await page.content()).not.toContain(CANARY);
+  // The page has learnt there is no store: the next server's variable is kept for this session
+  // from the start, and the store is not offered.
+  await mcp.getByRole("button", { name: "Add a server" }).click();
+  const next = mcp.getByRole("form", { name: "New server" });
+  await next.getByRole("button", { name: "Add variable" }).click();
+  await expect(next.getByLabel("Variable 1 kept in", { exact: true })).toHaveValue("session");
+  await expect(next.getByRole("option", { name: "OS secret store" })).toBeDisabled();
+  await expect(next).toContainText("new variables are kept for this session only");
 });
 
 test("import: a server from Cursor's config arrives disabled, its value stored only after the person chose where", async ({ page }) => {

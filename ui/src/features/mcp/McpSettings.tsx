@@ -22,6 +22,9 @@ export interface McpApi {
   refreshMcpServer(id: string): Promise<unknown>;
   mcpImportProposals(): Promise<ImportList>;
   importMcp(req: ImportRequest): Promise<unknown>;
+  /** The model settings, for what the Host already knows of the secret store (optional: the
+   * QA page has no Host). */
+  settings?(): Promise<{ keyringProblem: { kind: string } | null }>;
 }
 
 /** How often the list is asked again while a server runs: its tools can change by themselves
@@ -40,6 +43,8 @@ export function McpSettingsPage({ api }: { api: McpApi }) {
   const [busy, setBusy] = useState<Record<string, Action>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [note, setNote] = useState<string | null>(null);
+  // Learned from the Host's model settings or from a refused save, whichever comes first.
+  const [storeUnavailable, setStoreUnavailable] = useState(false);
   // Where the focus goes back to when a form closes (the button that opened it).
   const returnFocus = useRef<string | null>(null);
 
@@ -55,6 +60,18 @@ export function McpSettingsPage({ api }: { api: McpApi }) {
   useEffect(() => {
     void reload();
   }, [reload]);
+
+  useEffect(() => {
+    let stale = false;
+    api
+      .settings?.()
+      .then((s) => !stale && s.keyringProblem?.kind === "secret_store_unavailable" && setStoreUnavailable(true))
+      // Not knowing is the default: the store is offered, and a refused save says so.
+      .catch(() => {});
+    return () => {
+      stale = true;
+    };
+  }, [api]);
 
   const running = servers?.some((s) => s.enabled || s.status === "starting") ?? false;
   useEffect(() => {
@@ -126,7 +143,7 @@ export function McpSettingsPage({ api }: { api: McpApi }) {
           {t("mcpImport")}
         </button>
       </div>
-      {editing === "new" && <ServerForm onSave={(b) => save(undefined, b)} onCancel={() => closeForm("mcp-add")} />}
+      {editing === "new" && <ServerForm onSave={(b) => save(undefined, b)} onCancel={() => closeForm("mcp-add")} storeUnavailable={storeUnavailable} onStoreUnavailable={() => setStoreUnavailable(true)} />}
       {importing && (
         <ImportPanel
           api={api}
@@ -150,7 +167,13 @@ export function McpSettingsPage({ api }: { api: McpApi }) {
           {servers.map((s) =>
             editing === s.id ? (
               <li key={s.id} className="mcp-server">
-                <ServerForm server={s} onSave={(b) => save(s, b)} onCancel={() => closeForm(`mcp-edit-${s.id}`)} />
+                <ServerForm
+                  server={s}
+                  onSave={(b) => save(s, b)}
+                  onCancel={() => closeForm(`mcp-edit-${s.id}`)}
+                  storeUnavailable={storeUnavailable}
+                  onStoreUnavailable={() => setStoreUnavailable(true)}
+                />
               </li>
             ) : (
               <ServerItem

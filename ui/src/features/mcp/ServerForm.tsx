@@ -30,7 +30,18 @@ const sameLaunch = (s: McpServer, command: string, args: string[], cwd: string |
 export const DEFAULT_CALL_LIMIT_SECS = 300;
 export const MAX_CALL_LIMIT_SECS = 3600;
 
-export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; onSave: (body: ServerBody) => Promise<void>; onCancel: () => void }) {
+interface FormProps {
+  server?: McpServer;
+  onSave: (body: ServerBody) => Promise<void>;
+  onCancel: () => void;
+  /** The system's secret store is known to be out of reach: new variables default to this
+   * session, and the store cannot be chosen (as Settings → Model does for the key). */
+  storeUnavailable?: boolean;
+  /** A save was refused because the store cannot be reached. */
+  onStoreUnavailable?: () => void;
+}
+
+export function ServerForm({ server, onSave, onCancel, storeUnavailable = false, onStoreUnavailable }: FormProps) {
   const t = useT();
   const [name, setName] = useState(server?.name ?? "");
   const [command, setCommand] = useState(server?.command ?? "");
@@ -74,7 +85,7 @@ export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; o
   const addEnv = () => {
     const key = newKey();
     focusKey.current = key;
-    setEnv([...env, { key, name: "", value: "", storage: "keyring" }]);
+    setEnv([...env, { key, name: "", value: "", storage: storeUnavailable ? "session" : "keyring" }]);
   };
   const setEnvRow = (key: number, patch: Partial<EnvRow>) => setEnv(env.map((r) => (r.key === key ? { ...r, ...patch } : r)));
 
@@ -86,7 +97,9 @@ export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; o
     try {
       await onSave(body);
     } catch (e) {
-      setError({ text: errorText(t, e), noStore: (e as { code?: string }).code === "secret_store_unavailable" });
+      const noStore = (e as { code?: string }).code === "secret_store_unavailable";
+      if (noStore) onStoreUnavailable?.();
+      setError({ text: errorText(t, e), noStore });
     } finally {
       setSaving(false);
     }
@@ -211,7 +224,9 @@ export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; o
                     />
                     <input aria-label={t("mcpEnvValue", { n: i + 1 })} placeholder={t("mcpEnvValuePlaceholder")} type="password" autoComplete="off" value={r.value} onChange={(e) => setEnvRow(r.key, { value: e.target.value })} />
                     <select aria-label={t("mcpEnvStorage", { n: i + 1 })} value={r.storage} onChange={(e) => setEnvRow(r.key, { storage: e.target.value as EnvStorage })}>
-                      <option value="keyring">{t("mcpStorage_keyring")}</option>
+                      <option value="keyring" disabled={storeUnavailable && r.storage !== "keyring"}>
+                        {t("mcpStorage_keyring")}
+                      </option>
                       <option value="session">{t("mcpStorage_session")}</option>
                     </select>
                     <button type="button" aria-label={t("mcpEnvRemove", { n: i + 1 })} title={t("mcpEnvRemove", { n: i + 1 })} onClick={() => setEnv(env.filter((x) => x.key !== r.key))}>
@@ -224,6 +239,7 @@ export function ServerForm({ server, onSave, onCancel }: { server?: McpServer; o
             <button type="button" onClick={addEnv}>
               {t("mcpAddEnv")}
             </button>
+            {storeUnavailable && <p className="muted small">{t("mcpStoreUnavailableNote")}</p>}
             {env.some((r) => r.storage === "session") && <p className="muted small">{t("mcpSessionNote")}</p>}
           </>
         ) : (

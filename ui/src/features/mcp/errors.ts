@@ -5,6 +5,7 @@ import type { T } from "../../i18n";
 
 export function errorText(t: T, e: unknown): string {
   const code = (e as { code?: string }).code;
-  if (code === "secret_store_unavailable") return t("failure_secret_store_unavailable");
+  // The model page's wording speaks of "the key"; here it is a server's variables.
+  if (code === "secret_store_unavailable") return t("mcpStoreUnavailable");
   return e instanceof Error ? e.message : String(e);
 }

@@ -47,6 +47,9 @@ class FakeHost implements McpApi {
   bodies: ServerBody[] = [];
   imports: ImportRequest[] = [];
   listed = 0;
+  /** What the Host's model settings say of the secret store. */
+  keyringProblem: { kind: string } | null = null;
+  settings = async () => ({ keyringProblem: this.keyringProblem });
   /** The next add/update fails with this once. */
   failSave: ApiError | null = null;
   failActivate: ApiError | null = null;
@@ -414,6 +417,35 @@ describe("Settings → Local MCP", () => {
     await click(button("Add server", form));
     expect(host.bodies.at(-1)!.env).toEqual([{ name: "TOKEN", value: "v", storage: "session" }]);
     expect(within(item("S")).getByTestId("mcp-env").textContent).toBe("Environment variables: TOKEN (only for this session)");
+    // The refusal speaks of the server's values, not of "the key" (the model page's words).
+    expect(document.body.textContent).not.toContain("Keep the key");
+
+    // From now on the page knows: a new variable is kept for this session unless chosen
+    // otherwise, and the store is not offered.
+    await click(button("Add a server"));
+    const next = screen.getByRole("form", { name: "New server" });
+    await click(button("Add variable", next));
+    const storage = within(next).getByLabelText("Variable 1 kept in") as HTMLSelectElement;
+    expect(storage.value).toBe("session");
+    expect((within(next).getByRole("option", { name: "OS secret store" }) as HTMLOptionElement).disabled).toBe(true);
+    expect(next.textContent).toContain("new variables are kept for this session only");
+  });
+
+  it("starts with this session as the place for values when the Host already found no secret store", async () => {
+    const host = new FakeHost();
+    host.keyringProblem = { kind: "secret_store_unavailable" };
+    await page(host);
+    await click(button("Add a server"));
+    const form = screen.getByRole("form", { name: "New server" });
+    await click(button("Add variable", form));
+    expect((within(form).getByLabelText("Variable 1 kept in") as HTMLSelectElement).value).toBe("session");
+    // Not known: the OS store is the default, as before.
+    cleanup();
+    await page(new FakeHost());
+    await click(button("Add a server"));
+    const plain = screen.getByRole("form", { name: "New server" });
+    await click(button("Add variable", plain));
+    expect((within(plain).getByLabelText("Variable 1 kept in") as HTMLSelectElement).value).toBe("keyring");
   });
 
   it("imports the picked proposals, disabled, and asks where their values go instead of choosing", async () => {
