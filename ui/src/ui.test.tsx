@@ -529,6 +529,22 @@ describe("decision keys", () => {
 });
 
 describe("Markdown", () => {
+  it("ends a bare link before the JSON quotes and brackets around it, and keeps explicit links whole", () => {
+    const { container } = render(
+      withT(<Markdown text={'Open {"url":"https://example.com/a?b=1"} or ["http://127.0.0.1:8080/x"], \'www.example.org/y\', and [this](https://example.com/q"}) too'} />),
+    );
+    const links = [...container.querySelectorAll("a")].map((a) => [a.getAttribute("href"), a.textContent]);
+    expect(links).toEqual([
+      ["https://example.com/a?b=1", "https://example.com/a?b=1"],
+      ["http://127.0.0.1:8080/x", "http://127.0.0.1:8080/x"],
+      ["http://www.example.org/y", "www.example.org/y"],
+      ['https://example.com/q%22%7D', "this"],
+    ]);
+    // Nothing of the text is lost: the punctuation is back in the prose.
+    expect(container.textContent).toContain('{"url":"https://example.com/a?b=1"}');
+    expect(container.textContent).toContain('["http://127.0.0.1:8080/x"]');
+  });
+
   it("renders GitHub-flavoured markdown: tables, task lists, strikethrough, autolinks", () => {
     const { container } = render(withT(<Markdown text={"| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~old~~ see https://example.com\n\n> quoted"} />));
     expect(container.querySelectorAll("table td").length).toBe(2);

@@ -14,6 +14,7 @@ import typescript from "highlight.js/lib/languages/typescript";
 import python from "highlight.js/lib/languages/python";
 import rust from "highlight.js/lib/languages/rust";
 import { useT } from "../../i18n";
+import { remarkBareLinkPunctuation } from "./autolinks";
 
 const languages = { bash, sh: bash, json, javascript, js: javascript, typescript, ts: typescript, python, py: python, rust, rs: rust };
 
@@ -55,7 +56,7 @@ export function Markdown({ text }: { text: string }) {
   return (
     <div className="markdown">
       <ReactMarkdown
-        remarkPlugins={[remarkGfm]}
+        remarkPlugins={[remarkGfm, remarkBareLinkPunctuation]}
         rehypePlugins={[[rehypeHighlight, { languages, detect: false }]]}
         components={{
           a: ({ href, children }) => (
