@@ -119,6 +119,34 @@ test("web-only: new and web tabs open through the Host, switch, close with the d
   expect(await apiTabs(page, sid)).toEqual(tabs);
 });
 
+test("web-only: the selected tab is scrolled into view in a strip too narrow for all tabs", async ({ page }) => {
+  host = await startHost(["--web-only"]);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const sid = await newSession(page);
+  const ids: string[] = [];
+  for (let i = 0; i < 14; i++) {
+    const r = await page.request.post(`${host.base}/api/sessions/${sid}/tabs`, { headers: AUTH, data: { kind: "new" } });
+    expect(r.status()).toBe(201);
+    ids.push(((await r.json()) as { tabId: string }).tabId);
+  }
+  const strip = page.getByRole("tablist", { name: "Preview" });
+  await expect(page.getByRole("tab")).toHaveCount(14);
+  const inView = async (tabId: string) => {
+    const s = (await strip.boundingBox())!;
+    const b = (await page.locator(`[data-tab="${tabId}"]`).boundingBox())!;
+    return b.x >= s.x - 1 && b.x + b.width <= s.x + s.width + 1;
+  };
+  // The strip overflows: not every tab fits.
+  expect(await strip.evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
+  for (const id of [ids[0]!, ids[13]!, ids[6]!]) {
+    // Selected from outside the strip (as the agent or another window would).
+    const r = await page.request.post(`${host.base}/api/tabs/${id}/activate`, { headers: AUTH });
+    expect(r.ok()).toBe(true);
+    await expect(page.locator(`[data-tab="${id}"]`)).toHaveAttribute("aria-selected", "true");
+    await expect.poll(() => inView(id)).toBe(true);
+  }
+});
+
 test("web-only: the person reorders tabs with the keyboard; the Host keeps the order over a reload", async ({ page }) => {
   host = await startHost(["--web-only"]);
   await page.setViewportSize({ width: 1280, height: 900 });

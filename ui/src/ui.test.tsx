@@ -3,6 +3,7 @@
 // markup, and that both languages say everything.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { ApprovalCard, type ApprovalRequest } from "./features/approvals/ApprovalCard";
 import { sampleCanonical } from "./features/approvals/sample";
 import type { CurrentFile } from "./features/approvals/currentFile";
@@ -206,6 +207,25 @@ describe("ApprovalCard", () => {
     for (const key of "aaaa rrrr") await act(async () => fireEvent.keyDown(document.activeElement!, { key }));
     expect(onDecide).not.toHaveBeenCalled();
     box.remove();
+  });
+
+  it("announces a new card once and empties the announcement once the card is answered", () => {
+    const pending = (state: "pending" | "approved"): Run => ({
+      ...baseRun, status: state === "pending" ? "awaiting_approval" : "completed", finalText: null,
+      steps: [{ index: 0, partial: false, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: write.arguments, argumentsText: sampleCanonical(write.arguments), status: state === "pending" ? "awaiting_approval" : "succeeded", result: null,
+        approval: { id: "ap9", state, digest: write.digest, arguments: write.arguments, canonical: sampleCanonical(write.arguments) } }] }],
+    });
+    const { rerender } = render(withT(<ApprovalAnnouncer runs={[pending("pending")]} />));
+    const region = screen.getByTestId("announcer");
+    expect(region.getAttribute("aria-live")).toBe("polite");
+    expect(region.textContent).toMatch(/^Approval needed: files_write /);
+    rerender(withT(<ApprovalAnnouncer runs={[pending("pending")]} />));
+    expect(region.textContent).toMatch(/^Approval needed/);
+    rerender(withT(<ApprovalAnnouncer runs={[pending("approved")]} />));
+    expect(region.textContent).toBe("");
+    // The same card showing as pending again (an old list read late) is not announced twice.
+    rerender(withT(<ApprovalAnnouncer runs={[pending("pending")]} />));
+    expect(region.textContent).toBe("");
   });
 
   it("ignores A and R on a card focused by anything but Tab or a click", async () => {

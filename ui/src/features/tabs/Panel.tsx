@@ -59,6 +59,14 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
     refocus.current = null;
     [...(strip.current?.querySelectorAll<HTMLButtonElement>("[data-tab]") ?? [])].find((b) => b.dataset.tab === id)?.focus();
   }, [tabs]);
+  // The selected tab is always in view in the strip, however it was selected (a click, the
+  // keys, the agent opening a page, a close passing the selection on).
+  const activeId = active?.tabId ?? null;
+  useEffect(() => {
+    if (!activeId) return;
+    const button = [...(strip.current?.querySelectorAll<HTMLButtonElement>("[data-tab]") ?? [])].find((b) => b.dataset.tab === activeId);
+    button?.scrollIntoView?.({ block: "nearest", inline: "nearest" });
+  }, [activeId, tabs.length]);
   // Where the dragged tab lands, marked on the side it goes to (it takes the target's place).
   const dropSide = (index: number) => (tabs.findIndex((x) => x.tabId === dragged.current) < index ? "drop-after" : "drop-before");
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
