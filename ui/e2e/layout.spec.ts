@@ -7,7 +7,7 @@ import { test, expect, type Page } from "@playwright/test";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, relative } from "node:path";
-import { AUTH, shootAll, startHost, stopHost, type Host } from "./host";
+import { AUTH, SCREENS, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.afterEach(async () => {
@@ -40,6 +40,23 @@ test("narrow: the preview is a toggle, the card's buttons stay in view, titles t
     await expect(p.getByRole("group", { name: /files_write/ })).toBeVisible();
   });
   await page.setViewportSize({ width: 800, height: 800 });
+  // The preview opened while the card waits covers neither its buttons nor the simulation
+  // banner: what is at each one's centre is that element itself.
+  const onTop = (l: ReturnType<Page["locator"]>) =>
+    l.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+      return !!hit && (hit === el || el.contains(hit));
+    });
+  await page.locator(".preview-toggle").click();
+  await expect(page.locator("#preview-panel")).toBeVisible();
+  for (const l of [approve, card.getByRole("button", { name: "Reject" }), page.locator(".banner").first()]) {
+    await l.scrollIntoViewIfNeeded();
+    expect(await onTop(l)).toBe(true);
+  }
+  await page.screenshot({ path: join(SCREENS, "narrow-card-with-preview.png") });
+  await page.getByRole("button", { name: "Close the preview" }).click();
+  await expect(page.locator("#preview-panel")).toBeHidden();
   await approve.click();
   await expect(page.getByText("wisp-demo.txt was written").first()).toBeVisible();
   // The written file opened a tab without covering the conversation; the toggle shows it.

@@ -134,7 +134,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const mcpLabels = useMcpLabels(api, runs);
 
   return (
-    <div className={previewOpen ? "app preview-open" : "app"}>
+    // A card of the shown session waits: on a narrow window the open preview docks beside the
+    // conversation instead of floating over it, so the card is never covered.
+    <div className={["app", previewOpen && "preview-open", currentId !== null && waiting.has(currentId) && "card-waiting"].filter(Boolean).join(" ")}>
       {health?.mode === "simulation" && (
         <div className="banner" role="status">
           {t("simulation")}
