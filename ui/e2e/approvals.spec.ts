@@ -80,6 +80,10 @@ test("A approves the card the person tabbed to, and nothing with a modifier key"
   expect((await apiApprovals(request, host)).map((a) => a.state)).toEqual(["pending"]);
   await page.keyboard.press("a");
   await expect(page.getByText("wisp-demo.txt was written").first()).toBeVisible();
+  // The focus is back in the message box, not on the page's body, and the answered card is
+  // still in view.
+  await expect(page.getByRole("textbox", { name: /Message/ })).toBeFocused();
+  await expect(page.getByRole("group", { name: /wisp-demo\.txt/ }).first()).toBeInViewport();
   expect(decisions.length).toBe(1);
   expect((await apiApprovals(request, host)).map((a) => a.state)).toEqual(["approved"]);
   expect(readFileSync(join(host.project, "wisp-demo.txt"), "utf8")).toContain("Hello from the Wisp simulator.");

@@ -29,6 +29,10 @@ test("narrow: the preview is a toggle, the card's buttons stay in view, titles t
   const card = page.getByRole("group", { name: "Approve files_write?" });
   const approve = card.getByRole("button", { name: "Approve" });
   await expect(approve).toBeVisible();
+  // A card taller than the list arrives with its title in view, not scrolled above the top.
+  const list = (await page.locator(".runs").boundingBox())!;
+  const title = card.locator(".approval-head");
+  await expect.poll(async () => (await title.boundingBox())!.y >= list.y - 1).toBe(true);
   for (const b of [approve, card.getByRole("button", { name: "Reject" })]) {
     const box = (await b.boundingBox())!;
     const cardBox = (await card.boundingBox())!;

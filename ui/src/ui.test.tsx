@@ -228,6 +228,46 @@ describe("ApprovalCard", () => {
     expect(region.textContent).toBe("");
   });
 
+  it("gives the focus back to the message box once the person answered, by key or by button", async () => {
+    const box = document.createElement("textarea");
+    box.id = "message-box";
+    document.body.appendChild(box);
+    const onDecide = vi.fn(async () => "approved" as const);
+    const { unmount } = render(withT(<ApprovalCard request={asked(write)} onDecide={onDecide} />));
+    const card = screen.getByRole("group");
+    tabTo(card);
+    await act(async () => fireEvent.keyDown(card, { key: "a" }));
+    expect(onDecide).toHaveBeenCalledWith("approve");
+    expect(document.activeElement).toBe(box);
+    unmount();
+    // The Approve button the person pressed is gone once answered: the focus does not fall to
+    // the page's body.
+    render(withT(<ApprovalCard request={asked(write)} onDecide={async () => "rejected"} />));
+    const reject = screen.getByRole("button", { name: /Reject/ });
+    reject.focus();
+    await act(async () => fireEvent.click(reject));
+    expect(screen.queryByRole("button", { name: /Reject/ })).toBeNull();
+    expect(document.activeElement).toBe(box);
+    box.remove();
+  });
+
+  it("leaves the focus where the person moved it while the answer was on its way", async () => {
+    const box = document.createElement("textarea");
+    box.id = "message-box";
+    const elsewhere = document.createElement("input");
+    document.body.append(box, elsewhere);
+    let answer: (o: "approved") => void = () => {};
+    render(withT(<ApprovalCard request={asked(write)} onDecide={() => new Promise((r) => (answer = r))} />));
+    const card = screen.getByRole("group");
+    tabTo(card);
+    await act(async () => fireEvent.keyDown(card, { key: "a" }));
+    elsewhere.focus();
+    await act(async () => answer("approved"));
+    expect(document.activeElement).toBe(elsewhere);
+    box.remove();
+    elsewhere.remove();
+  });
+
   it("ignores A and R on a card focused by anything but Tab or a click", async () => {
     const onDecide = vi.fn(async () => "approved" as const);
     render(withT(<ApprovalCard request={asked(write)} onDecide={onDecide} />));

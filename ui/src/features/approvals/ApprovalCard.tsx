@@ -14,6 +14,7 @@ import { Reveal, hasHidden, revealText, type RevealMode } from "../../components
 import type { CurrentFile } from "./binding";
 import { toolViews } from "../tools/registry";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
+import { MESSAGE_BOX_ID } from "../conversation/Composer";
 
 export interface ApprovalRequest {
   approvalId: string;
@@ -61,6 +62,15 @@ export function cardHasHidden(tool: string, args: unknown, canonical: string): b
   return walk(args, "name");
 }
 
+/** Shows a new card where the person looks: whole when it fits the scrolling list, else from
+ * its title (scrolling to its nearest edge would show the buttons and hide what is asked). */
+function showTop(el: HTMLElement) {
+  let scroller: HTMLElement | null = el.parentElement;
+  while (scroller && !/(auto|scroll)/.test(getComputedStyle(scroller).overflowY)) scroller = scroller.parentElement;
+  const room = scroller?.clientHeight ?? el.ownerDocument.defaultView?.innerHeight ?? 0;
+  el.scrollIntoView?.({ block: el.getBoundingClientRect().height > room ? "start" : "nearest" });
+}
+
 export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatus }: Props) {
   const t = useT();
   const [outcome, setOutcome] = useState<Outcome>(request.state);
@@ -77,14 +87,33 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   // A new question is shown where the person looks, without moving their focus.
   const asked = request.state === "pending";
   useEffect(() => {
-    if (asked) card.current?.scrollIntoView?.({ block: "nearest" });
+    if (asked && card.current) showTop(card.current);
   }, [asked]);
+
+  // Answered by the person here: once the answer shows, the outcome stays in view and the focus
+  // (on the card or on a button that is gone now) goes back to the message box. Never to the
+  // next card: a focus the program gives is no deliberate act (keys.ts), so A and R would not
+  // answer it, and chaining answers by key must not be possible.
+  const answered = useRef(false);
+  useEffect(() => {
+    if (!answered.current || outcome === "pending") return;
+    answered.current = false;
+    const el = card.current;
+    if (!el) return;
+    const focus = el.ownerDocument.activeElement;
+    if (!focus || focus === el.ownerDocument.body || el.contains(focus)) {
+      el.ownerDocument.getElementById(MESSAGE_BOX_ID)?.focus({ preventScroll: true });
+    }
+    el.scrollIntoView?.({ block: "nearest" });
+  }, [outcome]);
 
   const decide = async (d: Decision) => {
     if (!open || busy) return;
     setBusy(true);
     try {
-      setOutcome(await onDecide(d));
+      const o = await onDecide(d);
+      answered.current = true;
+      setOutcome(o);
     } finally {
       setBusy(false);
     }

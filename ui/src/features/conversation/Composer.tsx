@@ -7,6 +7,9 @@ import type { Api } from "../../api";
 import { useT } from "../../i18n";
 import type { RunActions } from "./RunView";
 
+/** The message box, where the focus goes back to after a card is answered. */
+export const MESSAGE_BOX_ID = "message-box";
+
 export interface ComposerState {
   draft: string;
   setDraft: (text: string) => void;
@@ -74,6 +77,7 @@ export function Composer({ composer, running, onStop }: { composer: ComposerStat
     >
       <textarea
         ref={box}
+        id={MESSAGE_BOX_ID}
         aria-label={t("messagePlaceholder")}
         placeholder={t("messagePlaceholder")}
         value={draft}

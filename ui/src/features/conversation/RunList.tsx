@@ -41,6 +41,9 @@ export function RunList({ api, sessionId, runs, cursor, liveTail, addOlder, repo
   const atBottom = useRef(true);
   const lastStatus = runs[runs.length - 1]?.status;
   useEffect(() => {
+    // A card that waits places itself (its title first when it is taller than the list): the
+    // list's end would show its buttons and hide what is asked.
+    if (lastStatus === "awaiting_approval") return;
     if (atBottom.current && runs.length) virtual.scrollToIndex(runs.length - 1, { align: "end" });
   }, [runs.length, liveTail, lastStatus, virtual]);
 
