@@ -56,7 +56,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   onTabsLive.current = tabs.onLive;
 
   const { health, reload: reloadHealth } = useHealth(api, report);
-  const { projects, selected: selectedProject, setSelected: setSelectedProject, authorize, revoke: revokeProject } = useProjects(api, report, loadSessions);
+  const shown = { sessionId: currentId, projectId: sessions.find((s) => s.id === currentId)?.projectId ?? null };
+  const { projects, selected: selectedProject, setSelected: setSelectedProject, authorize, revoke: revokeProject } = useProjects(api, report, loadSessions, shown);
 
   const currentRef = useRef<string | null>(null);
   currentRef.current = currentId;
@@ -159,6 +160,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           <ProjectList projects={projects} selected={selectedProject} onSelect={setSelectedProject} onRevoke={revokeProject} onAuthorize={authorize} />
           <SessionList
             sessions={sessions}
+            projects={projects}
+            newIn={projects.find((p) => p.id === selectedProject) ?? null}
             currentId={currentId}
             waiting={waiting}
             onSelect={setCurrentId}

@@ -1,10 +1,18 @@
 // The authorized projects and the one new sessions go in: read from the Host at start, again
-// after a folder is authorized or revoked.
+// after a folder is authorized or revoked. The project new sessions go in follows the session
+// the person looks at; picking a project or authorizing a folder chooses another until another
+// session is shown.
 import { useCallback, useEffect, useState } from "react";
 import type { Api } from "../../api";
 import type { Project } from "../../types";
 
-export function useProjects(api: Api, report: (e: unknown) => void, onRevoked: () => Promise<unknown>) {
+/** The session shown now and the project it works in. */
+export interface Shown {
+  sessionId: string | null;
+  projectId: string | null;
+}
+
+export function useProjects(api: Api, report: (e: unknown) => void, onRevoked: () => Promise<unknown>, shown: Shown) {
   const [projects, setProjects] = useState<Project[]>([]);
   const [selected, setSelected] = useState<string | null>(null);
 
@@ -42,6 +50,10 @@ export function useProjects(api: Api, report: (e: unknown) => void, onRevoked: (
     },
     [api, report, onRevoked],
   );
+
+  useEffect(() => {
+    if (shown.projectId) setSelected(shown.projectId);
+  }, [shown.sessionId, shown.projectId]);
 
   return { projects, selected, setSelected, authorize, revoke };
 }

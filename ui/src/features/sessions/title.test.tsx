@@ -22,6 +22,8 @@ const list = (lang: "en" | "zh") =>
     <I18n.Provider value={translator(lang)}>
       <SessionList
         sessions={[session("s1", "New session"), session("s2", "Refactor the parser")]}
+        projects={[]}
+        newIn={null}
         currentId="s2"
         waiting={new Set()}
         onSelect={() => {}}
