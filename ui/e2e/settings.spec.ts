@@ -8,6 +8,7 @@ import { mkdtempSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { startHost, stopHost } from "./host";
 
 const TOKEN = "ui-e2e-token-0123456789abcdef0123456789abcdef";
 const BIN = process.env.WISP_BIN ?? resolve(process.env.CARGO_TARGET_DIR ?? "../target", "debug/wisp");
@@ -147,4 +148,21 @@ test.describe("in Chinese", () => {
     await expect(line).toContainText(`127.0.0.1:${simPort} 上的模型服务拒绝了 API 密钥（401；密钥来自 DEEPSEEK_API_KEY）`);
     await expect(line).not.toContainText("refused");
   });
+});
+
+test("under --simulate Settings → Model shows the simulator as pinned, saves nothing and tests the simulator", async ({ page }) => {
+  const host = await startHost();
+  try {
+    await page.goto(host.url);
+    await page.getByRole("button", { name: "Settings" }).click();
+    const settings = page.getByRole("region", { name: "Model" });
+    await expect(settings.getByRole("note")).toContainText("Wisp was started with --simulate");
+    await expect(settings.getByLabel("Provider")).toBeDisabled();
+    await expect(settings.getByLabel("Model name")).toBeDisabled();
+    await expect(settings.getByRole("button", { name: "Save model settings" })).toHaveCount(0);
+    await settings.getByRole("button", { name: "Test connection" }).click();
+    await expect(settings.getByTestId("test-outcome")).toContainText("Connected: the endpoint offers deepseek-v4-flash");
+  } finally {
+    await stopHost(host);
+  }
 });

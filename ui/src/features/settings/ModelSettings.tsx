@@ -22,6 +22,18 @@ function Source({ source }: { source: SettingSource }) {
   return null;
 }
 
+/** The form's values for saved settings. */
+function draftOf(s: Settings): UpdateSettings {
+  return {
+    provider: s.provider,
+    baseUrl: s.provider === "simulation" ? null : s.baseUrl || null,
+    model: s.model,
+    thinking: s.thinking,
+    reasoningEffort: s.reasoningEffort,
+    prices: s.sources.prices === "stored" ? s.prices : null,
+  };
+}
+
 export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChanged?: () => void }) {
   const t = useT();
   const [s, setS] = useState<Settings | null>(null);
@@ -36,14 +48,7 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
 
   const take = (next: Settings) => {
     setS(next);
-    setDraft({
-      provider: next.provider,
-      baseUrl: next.provider === "simulation" ? null : next.baseUrl || null,
-      model: next.model,
-      thinking: next.thinking,
-      reasoningEffort: next.reasoningEffort,
-      prices: next.sources.prices === "stored" ? next.prices : null,
-    });
+    setDraft(draftOf(next));
     if (next.keyringProblem) setStorage("process");
   };
   const fail = (e: unknown) => {
@@ -76,10 +81,21 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
   };
   const price = s.prices.models[draft.model];
   const offered = test?.models ?? [];
+  // `wisp serve --simulate` pins the simulator: nothing here would change what answers, so the
+  // form only shows it.
+  const pinned = s.sources.provider === "flag";
+  // Test connection checks what the Host uses, which is what was saved: with unsaved changes
+  // it would test something other than what the form shows.
+  const unsaved = JSON.stringify(draft) !== JSON.stringify(draftOf(s));
 
   return (
     <section className="model-settings" aria-label={t("modelSettings")}>
       <h3>{t("modelSettings")}</h3>
+      {pinned && (
+        <p className="pinned-note" role="note">
+          {t("simulatePinned")}
+        </p>
+      )}
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -92,68 +108,72 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
             .catch(fail);
         }}
       >
-        <label className="setting">
-          {t("provider")} <Source source={s.sources.provider} />
-          <select aria-label={t("provider")} value={draft.provider} onChange={(e) => set({ provider: e.target.value as Provider })}>
-            {(["simulation", "deepseek", "openai_compatible"] as Provider[]).map((p) => (
-              <option key={p} value={p}>
-                {t(`provider_${p}` as Key)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <p className="muted small">{t(`providerHelp_${draft.provider}` as Key)}</p>
-        {draft.provider !== "simulation" && (
+        <fieldset className="plain" disabled={pinned}>
           <label className="setting">
-            {t("baseUrl")} <Source source={s.sources.baseUrl} />
-            <input
-              aria-label={t("baseUrl")}
-              value={draft.baseUrl ?? ""}
-              placeholder={draft.provider === "deepseek" ? "https://api.deepseek.com" : "http://127.0.0.1:11434/v1"}
-              onChange={(e) => set({ baseUrl: e.target.value.trim() || null })}
-              maxLength={2048}
-            />
+            {t("provider")} <Source source={s.sources.provider} />
+            <select aria-label={t("provider")} value={draft.provider} onChange={(e) => set({ provider: e.target.value as Provider })}>
+              {(["simulation", "deepseek", "openai_compatible"] as Provider[]).map((p) => (
+                <option key={p} value={p}>
+                  {t(`provider_${p}` as Key)}
+                </option>
+              ))}
+            </select>
           </label>
-        )}
-        <label className="setting">
-          {t("modelName")} <Source source={s.sources.model} />
-          <input aria-label={t("modelName")} list="wisp-offered-models" value={draft.model} onChange={(e) => set({ model: e.target.value.trim() })} maxLength={200} required />
-          <datalist id="wisp-offered-models">
-            {offered.map((m) => (
-              <option key={m} value={m} />
-            ))}
-          </datalist>
-        </label>
-        {draft.provider !== "openai_compatible" && (
-          <>
+          <p className="muted small">{t(`providerHelp_${draft.provider}` as Key)}</p>
+          {draft.provider !== "simulation" && (
             <label className="setting">
-              {t("thinkingMode")}
-              <select aria-label={t("thinkingMode")} value={draft.thinking} onChange={(e) => set({ thinking: e.target.value as ThinkingMode })}>
-                <option value="enabled">{t("thinking_enabled")}</option>
-                <option value="disabled">{t("thinking_disabled")}</option>
-              </select>
+              {t("baseUrl")} <Source source={s.sources.baseUrl} />
+              <input
+                aria-label={t("baseUrl")}
+                value={draft.baseUrl ?? ""}
+                placeholder={draft.provider === "deepseek" ? "https://api.deepseek.com" : "http://127.0.0.1:11434/v1"}
+                onChange={(e) => set({ baseUrl: e.target.value.trim() || null })}
+                maxLength={2048}
+              />
             </label>
-            {draft.thinking === "enabled" && (
+          )}
+          <label className="setting">
+            {t("modelName")} <Source source={s.sources.model} />
+            <input aria-label={t("modelName")} list="wisp-offered-models" value={draft.model} onChange={(e) => set({ model: e.target.value.trim() })} maxLength={200} required />
+            <datalist id="wisp-offered-models">
+              {offered.map((m) => (
+                <option key={m} value={m} />
+              ))}
+            </datalist>
+          </label>
+          {draft.provider !== "openai_compatible" && (
+            <>
               <label className="setting">
-                {t("effort")}
-                <select
-                  aria-label={t("effort")}
-                  value={draft.reasoningEffort ?? ""}
-                  onChange={(e) => set({ reasoningEffort: (e.target.value || null) as Effort | null })}
-                >
-                  <option value="">{t("effort_default")}</option>
-                  <option value="high">{t("effort_high")}</option>
-                  <option value="max">{t("effort_max")}</option>
+                {t("thinkingMode")}
+                <select aria-label={t("thinkingMode")} value={draft.thinking} onChange={(e) => set({ thinking: e.target.value as ThinkingMode })}>
+                  <option value="enabled">{t("thinking_enabled")}</option>
+                  <option value="disabled">{t("thinking_disabled")}</option>
                 </select>
               </label>
-            )}
-          </>
-        )}
-        <div className="dialog-buttons">
-          <button type="submit" className="primary">
-            {t("saveSettings")}
-          </button>
-        </div>
+              {draft.thinking === "enabled" && (
+                <label className="setting">
+                  {t("effort")}
+                  <select
+                    aria-label={t("effort")}
+                    value={draft.reasoningEffort ?? ""}
+                    onChange={(e) => set({ reasoningEffort: (e.target.value || null) as Effort | null })}
+                  >
+                    <option value="">{t("effort_default")}</option>
+                    <option value="high">{t("effort_high")}</option>
+                    <option value="max">{t("effort_max")}</option>
+                  </select>
+                </label>
+              )}
+            </>
+          )}
+          {!pinned && (
+            <div className="dialog-buttons">
+              <button type="submit" className="primary">
+                {t("saveSettings")}
+              </button>
+            </div>
+          )}
+        </fieldset>
       </form>
 
       <div className="setting api-key">
@@ -163,7 +183,7 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
         </span>
         {!replacing ? (
           <span>
-            <button type="button" onClick={() => setReplacing(true)}>
+            <button type="button" onClick={() => setReplacing(true)} disabled={pinned}>
               {t("replaceKey")}
             </button>
             {s.apiKey.set && s.apiKey.storage !== "env" && (
@@ -217,9 +237,14 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
       </div>
 
       <div className="setting">
-        <button type="button" onClick={runTest} disabled={testing}>
+        <button type="button" onClick={runTest} disabled={testing || unsaved} aria-describedby={unsaved ? "test-unsaved" : undefined}>
           {testing ? t("testing") : t("testConnection")}
         </button>
+        {unsaved && (
+          <p id="test-unsaved" className="muted small">
+            {t("testUnsaved")}
+          </p>
+        )}
         {test && (
           <p role="status" className={test.ok ? "ok" : "warn"} data-testid="test-outcome">
             {test.ok ? t("connectionOk", { m: test.models.join(", ") }) : test.problem ? failureText(t, test.problem) : null}

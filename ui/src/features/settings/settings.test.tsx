@@ -96,6 +96,35 @@ describe("Settings → Model", () => {
     expect(failureText(t, wants)).toContain("127.0.0.1:11434 上的模型服务需要 API 密钥");
   });
 
+  it("under --simulate shows the simulator as pinned and saves nothing", async () => {
+    const host = new FakeHost();
+    host.state = { ...host.state, provider: "simulation", baseUrl: "", sources: { ...host.state.sources, provider: "flag" } };
+    await page(host);
+    expect(screen.getByRole("note").textContent).toMatch(/^Wisp was started with --simulate/);
+    // Disabled by their fieldset, as the browser sees it.
+    expect(screen.getByLabelText("Provider").matches(":disabled")).toBe(true);
+    expect(screen.getByLabelText("Model name").matches(":disabled")).toBe(true);
+    expect(screen.queryByRole("button", { name: "Save model settings" })).toBeNull();
+    expect((screen.getByRole("button", { name: "Replace" }) as HTMLButtonElement).disabled).toBe(true);
+    // What it tests is what it shows: the simulator.
+    await click("Test connection");
+    expect(screen.getByTestId("test-outcome").textContent).toContain("deepseek-v4-flash");
+    expect(host.updates).toEqual([]);
+  });
+
+  it("tests only saved settings: with unsaved changes Test connection waits for Save", async () => {
+    const host = new FakeHost();
+    await page(host);
+    const test = screen.getByRole("button", { name: "Test connection" }) as HTMLButtonElement;
+    expect(test.disabled).toBe(false);
+    fireEvent.change(screen.getByLabelText("Model name"), { target: { value: "deepseek-v4-pro" } });
+    expect(test.disabled).toBe(true);
+    expect(screen.getByText(/^Save the settings first/)).toBeTruthy();
+    await click("Save model settings");
+    expect(host.updates.at(-1)?.model).toBe("deepseek-v4-pro");
+    expect((screen.getByRole("button", { name: "Test connection" }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
   it("offers only the process choice when there is no secret store", async () => {
     const host = new FakeHost();
     host.state.keyringProblem = { kind: "secret_store_unavailable", message: "x", params: {} };
