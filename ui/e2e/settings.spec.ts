@@ -8,7 +8,7 @@ import { mkdtempSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { startHost, stopHost } from "./host";
+import { shootAll, startHost, stopHost } from "./host";
 
 const TOKEN = "ui-e2e-token-0123456789abcdef0123456789abcdef";
 const BIN = process.env.WISP_BIN ?? resolve(process.env.CARGO_TARGET_DIR ?? "../target", "debug/wisp");
@@ -164,5 +164,36 @@ test("under --simulate Settings → Model shows the simulator as pinned, saves n
     await expect(settings.getByTestId("test-outcome")).toContainText("Connected: the endpoint offers deepseek-v4-flash");
   } finally {
     await stopHost(host);
+  }
+});
+
+test("Settings → Model fits 800 px in both languages and themes", async ({ page }) => {
+  const { url } = await serveLive();
+  await page.goto(url);
+  const ready = async (p: import("@playwright/test").Page) => {
+    await p.getByRole("button", { name: /^(Settings|设置)$/ }).click();
+    await expect(p.getByTestId("key-state")).toBeVisible();
+  };
+  await shootAll(page, "settings-model", ready);
+  await page.setViewportSize({ width: 800, height: 900 });
+  for (const lang of ["zh", "en"]) {
+    await page.evaluate((l) => localStorage.setItem("wisp-lang", l), lang);
+    await page.reload();
+    await ready(page);
+    const dialog = page.getByRole("dialog");
+    expect(await dialog.evaluate((d) => d.scrollWidth - d.clientWidth)).toBeLessThanOrEqual(0);
+    // The key's line reads on one or two lines, not one word per line.
+    const keyLine = page.locator(".api-key > span").first();
+    expect((await keyLine.boundingBox())!.height).toBeLessThan(48);
+    // The closing button is whole inside the dialog.
+    const ok = dialog.getByRole("button", { name: /^(OK|确定)$/ });
+    const d = (await dialog.boundingBox())!;
+    const b = (await ok.boundingBox())!;
+    expect(b.x).toBeGreaterThanOrEqual(d.x);
+    expect(b.x + b.width).toBeLessThanOrEqual(d.x + d.width);
+    expect(b.y + b.height).toBeLessThanOrEqual(d.y + d.height);
+    // Labels do not wrap inside themselves, and the provider select shows its whole choice.
+    const select = page.getByLabel(/^(Provider|提供方|服务商)$/).first();
+    expect(await select.evaluate((s) => s.scrollWidth - s.clientWidth)).toBeLessThanOrEqual(0);
   }
 });

@@ -171,7 +171,9 @@ pub fn default_prices() -> p::PriceTable {
     };
     p::PriceTable {
         currency: "USD".into(),
-        source: "DeepSeek Models & Pricing, api-docs.deepseek.com/quick_start/pricing (as summarized by several independent pages; check the page before relying on an estimate)".into(),
+        // Only the source's name: how far to trust Wisp's copy is worded by the UI, in the
+        // person's language.
+        source: "DeepSeek Models & Pricing, api-docs.deepseek.com/quick_start/pricing".into(),
         as_of: "2026-06-28".into(),
         models: BTreeMap::from([
             ("deepseek-v4-flash".to_owned(), price(0.0028, 0.14, 0.28)),

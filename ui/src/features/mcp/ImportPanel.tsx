@@ -93,12 +93,12 @@ export function ImportPanel({ api, onDone, onCancel }: { api: Pick<McpApi, "mcpI
                   </ol>
                   {p.cwd && (
                     <p className="small">
-                      <span className="muted">{t("mcpCwd")}:</span> <code>{p.cwd}</code>
+                      <span className="muted">{t("mcpCwd")}{t("colon")}</span> <code>{p.cwd}</code>
                     </p>
                   )}
                   {p.env.length > 0 && (
                     <p className="small">
-                      <span className="muted">{t("mcpEnv")}:</span> {p.env.join(", ")}
+                      <span className="muted">{t("mcpEnv")}{t("colon")}</span> {p.env.join(", ")}
                     </p>
                   )}
                 </>

@@ -249,10 +249,10 @@ function ServerItem({ server: s, busy, error, onEdit, onAction }: { server: McpS
         </ol>
       </div>
       <p className="mcp-detail small">
-        <span className="muted">{t("mcpCwd")}:</span> {s.cwd ? <code>{s.cwd}</code> : <span className="muted">{t("mcpNoCwd")}</span>}
+        <span className="muted">{t("mcpCwd")}{t("colon")}</span> {s.cwd ? <code>{s.cwd}</code> : <span className="muted">{t("mcpNoCwd")}</span>}
       </p>
       <p className="mcp-detail small" data-testid="mcp-env">
-        <span className="muted">{t("mcpEnv")}:</span>{" "}
+        <span className="muted">{t("mcpEnv")}{t("colon")}</span>{" "}
         {s.env.length === 0 ? (
           <span className="muted">{t("mcpNoEnv")}</span>
         ) : (
@@ -296,11 +296,11 @@ function ServerItem({ server: s, busy, error, onEdit, onAction }: { server: McpS
         </div>
       )}
       <p className="mcp-detail small" data-testid="mcp-call-limit">
-        <span className="muted">{t("mcpCallLimit")}:</span> {t("mcpCallLimitValue", { n: s.callLimitSecs })}
+        <span className="muted">{t("mcpCallLimit")}{t("colon")}</span> {t("mcpCallLimitValue", { n: s.callLimitSecs })}
         {s.protocolVersion && (
           <>
             {" · "}
-            <span className="muted">{t("mcpProtocol")}:</span> <code>{s.protocolVersion}</code>
+            <span className="muted">{t("mcpProtocol")}{t("colon")}</span> <code>{s.protocolVersion}</code>
           </>
         )}
       </p>

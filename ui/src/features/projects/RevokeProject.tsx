@@ -15,7 +15,7 @@ export function folderName(root: string): string {
 /** What a session's header says about its folder: one, none, or one that was revoked (the
  * session keeps its link to the project, but not its root). */
 export function folderLine(t: ReturnType<typeof useT>, session: Pick<Session, "projectId" | "root">): string {
-  if (session.root) return `${t("inProject")}: ${session.root}`;
+  if (session.root) return `${t("inProject")}${t("colon")} ${session.root}`;
   return session.projectId ? t("projectRevoked") : t("noProject");
 }
 

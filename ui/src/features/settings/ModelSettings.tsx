@@ -178,7 +178,8 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
 
       <div className="setting api-key">
         <span>
-          {t("apiKey")}: <strong data-testid="key-state">{s.apiKey.set ? t("keySet", { s: t(`storage_${s.apiKey.storage}` as Key) }) : draft.provider === "openai_compatible" ? t("keyOptional") : t("keyNotSet")}</strong>{" "}
+          {t("apiKeyIs")}
+          <strong data-testid="key-state">{s.apiKey.set ? t("keySet", { s: t(`storage_${s.apiKey.storage}` as Key) }) : draft.provider === "openai_compatible" ? t("keyOptional") : t("keyNotSet")}</strong>{" "}
           <Source source={s.sources.apiKey} />
         </span>
         {!replacing ? (
@@ -262,6 +263,7 @@ export function ModelSettingsPage({ api, onChanged }: { api: SettingsApi; onChan
           <p data-testid="price">{draft.provider === "simulation" ? t("noCostSimulation") : t("noPrice")}</p>
         )}
         <p>{t("pricesSource", { s: s.prices.source, d: s.prices.asOf })}</p>
+        {s.sources.prices === "default" && <p>{t("pricesDefault")}</p>}
       </div>
       {note && <p className="muted small">{note}</p>}
       {error && <p role="alert">{error}</p>}

@@ -157,7 +157,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
                 aria-controls="preview-tabpanel"
                 tabIndex={x.active ? 0 : -1}
                 onClick={() => ctl.activate(x.tabId)}
-                title={`${t(`tabKind_${x.kind}`)}: ${revealText(x.url ?? x.path ?? tabName(t, x))}`}
+                title={`${t(`tabKind_${x.kind}`)}${t("colon")} ${revealText(x.url ?? x.path ?? tabName(t, x))}`}
               >
                 <TabIcon kind={x.kind} />{" "}
                 <span className="tab-title">
