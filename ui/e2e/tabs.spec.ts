@@ -431,8 +431,8 @@ test("the project's files open in a workspace tab: a file in a file tab, a subfo
   await page.setViewportSize({ width: 1280, height: 900 });
   const sid = await newSession(page);
   await page.getByRole("button", { name: "Project files" }).click();
-  await expect(page.getByRole("tab", { name: "Project" })).toHaveAttribute("aria-selected", "true");
-  const listing = page.getByRole("list", { name: "Folder: ." });
+  await expect(page.getByRole("tab", { name: "Project folder" })).toHaveAttribute("aria-selected", "true");
+  const listing = page.getByRole("list", { name: "Project folder" });
   await expect(listing.getByRole("button")).toHaveText(["README.md", "docs/"]);
   await listing.getByRole("button", { name: "docs/" }).click();
   await expect(page.getByRole("tab", { name: "docs/" })).toHaveAttribute("aria-selected", "true");
@@ -447,6 +447,6 @@ test("the project's files open in a workspace tab: a file in a file tab, a subfo
   ]);
   // A reload shows the same tabs, the folder listed again.
   await page.reload();
-  await page.getByRole("tab", { name: "Project" }).click();
-  await expect(page.getByRole("list", { name: "Folder: ." }).getByRole("button")).toHaveText(["README.md", "docs/"]);
+  await page.getByRole("tab", { name: "Project folder" }).click();
+  await expect(page.getByRole("list", { name: "Project folder" }).getByRole("button")).toHaveText(["README.md", "docs/"]);
 });

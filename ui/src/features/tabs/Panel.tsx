@@ -19,8 +19,12 @@ const KIND_ICON: Record<TabKind, typeof Globe> = { web: Globe, file: FileText, n
 
 /** What a tab is called: a blank tab in the person's language (the Host names it in English). */
 export function tabName(t: ReturnType<typeof useT>, tab: PreviewTab): string {
+  // The project's own folder is named as such, not "./".
+  if (tab.kind === "workspace" && isRoot(tab.path)) return t("tabProjectRoot");
   return tab.kind === "new" || !tab.title ? t(`tabKind_${tab.kind}`) : tab.title;
 }
+
+const isRoot = (path: string | null | undefined) => (path ?? ".") === ".";
 
 export function TabIcon({ kind }: { kind: TabKind }) {
   const Icon = KIND_ICON[kind] ?? SquareDashed;
@@ -248,7 +252,7 @@ function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sess
   const child = (name: string) => (path === "." ? name : `${path}/${name}`);
   return (
     <>
-      <div className="muted small mono">{t("tabWorkspaceBody", { path })}</div>
+      <div className="muted small mono">{isRoot(path) ? t("tabProjectRoot") : t("tabWorkspaceBody", { path })}</div>
       {shown?.error ? (
         <p className="error">{shown.error}</p>
       ) : !shown?.folder ? (
@@ -256,7 +260,7 @@ function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sess
       ) : !shown.folder.entries.length ? (
         <p className="muted">{t("folderEmpty")}</p>
       ) : (
-        <ul className="folder" aria-label={t("tabWorkspaceBody", { path })}>
+        <ul className="folder" aria-label={isRoot(path) ? t("tabProjectRoot") : t("tabWorkspaceBody", { path })}>
           {shown.folder.entries.map((e) => (
             <li key={e.name}>
               {e.kind === "file" ? (
