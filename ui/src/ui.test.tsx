@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
+import { errorLine, subjectOf } from "./features/conversation/RunView";
 import { ApprovalCard, type ApprovalRequest } from "./features/approvals/ApprovalCard";
 import { sampleCanonical } from "./features/approvals/sample";
 import type { CurrentFile } from "./features/approvals/currentFile";
@@ -350,6 +351,36 @@ const baseRun: Run = {
 
 const runView = (run: Run) =>
   render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
+
+describe("a tool call's collapsed row", () => {
+  it("says what each call was about and why a failed one failed, so eight refusals read as eight lines", () => {
+    const paths = ["../etc/passwd", "/etc/shadow", "a/../../b", ".git/config"];
+    const failed = paths.map((path, i) => ({
+      callId: `e${i}`, tool: "files_read", arguments: { path }, argumentsText: JSON.stringify({ path }), status: "failed" as const,
+      result: JSON.stringify({ error: `${path}: refused, the path leads outside the authorized project folder\nmore` }), approval: null,
+    }));
+    const moved = { callId: "m1", tool: "files_move", arguments: { source: "a.txt", target: "b/a.txt" }, argumentsText: "{}", status: "succeeded" as const, result: "{}", approval: null };
+    runView({ ...baseRun, steps: [{ index: 0, partial: false, text: "", toolCalls: [...failed, moved] }] });
+    // A process with a failed call is open from the start.
+    expect(screen.getByRole("button", { name: /Tool process/ }).getAttribute("aria-expanded")).toBe("true");
+    expect([...document.querySelectorAll(".call-subject")].map((e) => e.textContent)).toEqual([...paths, "a.txt → b/a.txt"]);
+    const errors = [...document.querySelectorAll(".call-error-line")].map((e) => e.textContent);
+    expect(errors).toEqual(paths.map((p) => `${p}: refused, the path leads outside the authorized project folder`));
+    expect(new Set(errors).size).toBe(paths.length);
+  });
+
+  it("reads the subject from the arguments a tool names, and the error from a result that is not JSON", () => {
+    expect(subjectOf({ url: "https://example.com/" })).toBe("https://example.com/");
+    expect(subjectOf({ path: "src", query: "TODO" })).toBe("src · “TODO”");
+    expect(subjectOf({ package: "@scope/server", version: "1.2.3" })).toBe("@scope/server@1.2.3");
+    expect(subjectOf({ tabId: "tab_1", action: "close" })).toBe("tab_1");
+    expect(subjectOf({ count: 3 })).toBeNull();
+    expect(subjectOf(null)).toBeNull();
+    expect(errorLine("plain words\nsecond")).toBe("plain words");
+    expect(errorLine('{"error":"\\nafter a blank line"}')).toBe("after a blank line");
+    expect(errorLine(null)).toBeNull();
+  });
+});
 
 describe("RunView", () => {
   it("collapses a successful process and keeps the final answer as the main content", () => {

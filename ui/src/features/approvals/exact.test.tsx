@@ -157,7 +157,9 @@ describe("a tool row", () => {
     expect(args.textContent).toBe('{\n  "path": "docs/⟨U+2067⟩x.md",\n  "offset": 9007199254740993\n}');
     const result = document.querySelector("pre.call-result")!;
     expect(result.textContent).toBe('{\n  "content": "a⟨U+200B⟩b",\n  "size": 18446744073709551615\n}');
-    expect(marks()).toEqual(["⟨U+2067⟩", "⟨U+200B⟩"]);
+    // The collapsed row names the path too, marked the same way.
+    expect(document.querySelector(".call-subject")!.textContent).toBe("docs/⟨U+2067⟩x.md");
+    expect(marks()).toEqual(["⟨U+2067⟩", "⟨U+2067⟩", "⟨U+200B⟩"]);
   });
 });
 

@@ -11,7 +11,7 @@ import { failureText } from "../settings/problem";
 import { useToolName } from "../mcp/labels";
 import { CallOutput } from "./ToolOutput";
 import { ShownToYou } from "./ShownToYou";
-import { Reveal } from "../../components/Reveal";
+import { Reveal, revealText } from "../../components/Reveal";
 import { layoutJson } from "../../components/jsonLayout";
 import { toolViews } from "../tools/registry";
 import type { LiveState } from "./liveRuns";
@@ -266,12 +266,44 @@ export function shortCallId(callId: string): string {
   return /-(s\d+-c\d+)$/.exec(callId)?.[1] ?? callId;
 }
 
+/** What a call was about, for its collapsed row: the path, the move, the address, the query
+ * or the package its arguments name (an MCP tool's server and name are its title already). */
+export function subjectOf(args: unknown): string | null {
+  if (!args || typeof args !== "object") return null;
+  const a = args as Record<string, unknown>;
+  const s = (k: string) => (typeof a[k] === "string" && a[k] !== "" ? (a[k] as string) : null);
+  if (s("source") && s("target")) return `${s("source")} → ${s("target")}`;
+  const first = s("path") ?? s("url") ?? s("tabId");
+  const query = s("query");
+  if (first && query) return `${first} · “${query}”`;
+  if (first) return first;
+  if (query) return `“${query}”`;
+  if (s("package")) return s("version") ? `${s("package")}@${s("version")}` : s("package");
+  return s("command") ?? s("name");
+}
+
+/** A failed call's error in one line, from its result (`{"error": …}` or the text itself). */
+export function errorLine(result: string | null): string | null {
+  if (!result) return null;
+  let text = result;
+  try {
+    const v = JSON.parse(result) as unknown;
+    if (v && typeof v === "object" && typeof (v as { error?: unknown }).error === "string") text = (v as { error: string }).error;
+  } catch {
+    // Not JSON: the text is the error.
+  }
+  const line = text.split("\n").find((l) => l.trim()) ?? "";
+  return line.trim() || null;
+}
+
 function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: string) => void }) {
   const t = useT();
   const { shown } = useToolName(call.tool);
   const [open, setOpen] = useState(false);
   const views = toolViews(call.tool);
   const path = call.status === "succeeded" ? views.previewPath?.(call.arguments) : undefined;
+  const subject = subjectOf(call.arguments);
+  const error = call.status === "failed" ? errorLine(call.result) : null;
   return (
     <div className={`call call-${call.status}`} data-call-id={call.callId}>
       <div className="call-head">
@@ -281,10 +313,15 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           <span className="tool" title={shown === call.tool ? undefined : call.tool}>
             <Reveal text={shown} />
           </span>
-          <span className="muted mono small" title={call.callId}>
+          {subject && (
+            <span className="call-subject mono small" title={revealText(subject)}>
+              <Reveal text={subject} />
+            </span>
+          )}
+          <span className={`badge badge-${call.status}`}>{t(`call_${call.status}` as Key)}</span>
+          <span className="muted mono small call-id" title={call.callId}>
             {shortCallId(call.callId)}
           </span>
-          <span className={`badge badge-${call.status}`}>{t(`call_${call.status}` as Key)}</span>
         </button>
         {path !== undefined && (
           <button className="link" onClick={() => onPreview(path)}>
@@ -292,6 +329,11 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
           </button>
         )}
       </div>
+      {error && (
+        <p className="call-error-line" title={error}>
+          <Reveal text={error} />
+        </p>
+      )}
       <CancelNote call={call} />
       {views.Result && call.status === "succeeded" && call.result !== null && <views.Result result={call.result} onPreview={onPreview} />}
       <CallOutput callId={call.callId} />
