@@ -26,6 +26,10 @@ export function tabName(t: ReturnType<typeof useT>, tab: PreviewTab): string {
 
 const isRoot = (path: string | null | undefined) => (path ?? ".") === ".";
 
+/** The strip's button of the tab `id`. */
+const tabButton = (strip: HTMLElement | null, id: string) =>
+  [...(strip?.querySelectorAll<HTMLButtonElement>("[data-tab]") ?? [])].find((b) => b.dataset.tab === id);
+
 export function TabIcon({ kind }: { kind: TabKind }) {
   const Icon = KIND_ICON[kind] ?? SquareDashed;
   return <Icon size={14} aria-hidden />;
@@ -61,15 +65,14 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
     const id = refocus.current;
     if (!id) return;
     refocus.current = null;
-    [...(strip.current?.querySelectorAll<HTMLButtonElement>("[data-tab]") ?? [])].find((b) => b.dataset.tab === id)?.focus();
+    tabButton(strip.current, id)?.focus();
   }, [tabs]);
   // The selected tab is always in view in the strip, however it was selected (a click, the
   // keys, the agent opening a page, a close passing the selection on).
   const activeId = active?.tabId ?? null;
   useEffect(() => {
     if (!activeId) return;
-    const button = [...(strip.current?.querySelectorAll<HTMLButtonElement>("[data-tab]") ?? [])].find((b) => b.dataset.tab === activeId);
-    button?.scrollIntoView?.({ block: "nearest", inline: "nearest" });
+    tabButton(strip.current, activeId)?.scrollIntoView?.({ block: "nearest", inline: "nearest" });
   }, [activeId, tabs.length]);
   // Where the dragged tab lands, marked on the side it goes to (it takes the target's place).
   const dropSide = (index: number) => (tabs.findIndex((x) => x.tabId === dragged.current) < index ? "drop-after" : "drop-before");
@@ -95,7 +98,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
     e.preventDefault();
     const next = tabs[(to + tabs.length) % tabs.length]!;
     ctl.activate(next.tabId);
-    [...e.currentTarget.querySelectorAll<HTMLButtonElement>("[data-tab]")].find((b) => b.dataset.tab === next.tabId)?.focus();
+    tabButton(e.currentTarget, next.tabId)?.focus();
   };
   const openUrl = async (e: FormEvent) => {
     e.preventDefault();
