@@ -135,7 +135,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         npm: Some(wisp_install::InstallConfig::new(npm_registry)),
         ..HostConfig::new(mode)
     };
-    let host = Host::start(store, None, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;
+    let host = Host::start(store, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;
     host.set_preview(preview_backend(args.web_only, &data_dir));
     // Reads the stored settings and the key (the OS secret store may answer over D-Bus), then
     // checks the connection in the background: a dead address, a refused key, an empty
@@ -150,7 +150,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     // Local MCP servers: the list is read, every one disabled; nothing starts (MCP-05).
     host.configure_mcp(&data_dir, secrets)
         .map_err(|e| anyhow!("cannot start: {e}"))?;
-    let problem = host.health().model_problem;
+    let problem = host.health().problem.map(|p| p.message);
     if let Some(dir) = &args.project_dir {
         let project = host
             .add_project(&std::fs::canonicalize(dir)?.display().to_string())

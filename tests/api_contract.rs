@@ -700,7 +700,6 @@ async fn bounded(
     let host = Host::start(
         wisp_store::Store::open_in_memory().unwrap(),
         None,
-        None,
         HostConfig::new(Mode::Simulation),
     )
     .unwrap();

@@ -362,12 +362,6 @@ async fn a_kill_during_an_approval_wait_replays_nothing_after_restart() {
     let (_, r) = second.call("GET", &format!("/api/runs/{run}"), None).await;
     assert_eq!(r["status"], "interrupted", "{r}");
     assert_eq!(r["error"]["kind"], "unfinished_at_start", "{r}");
-    assert!(
-        r["error"]["message"].as_str().unwrap().contains(
-            "stopped before this run finished (it crashed or was killed; found at start)"
-        ),
-        "{r}"
-    );
     assert_eq!(old(&r)["status"], "cancelled", "{r}");
     assert_eq!(old(&r)["approval"]["state"], "void", "{r}");
     assert_eq!(second.approve(&approval, &digest).await, 409);
@@ -470,21 +464,11 @@ async fn live_mode_without_a_key_says_so_instead_of_crashing() {
     let served = Served::start(&data, &project, &[]);
     let (_, health) = served.call("GET", "/api/health", None).await;
     assert_eq!(health["mode"], "live");
-    assert!(
-        health["model_problem"]
-            .as_str()
-            .unwrap()
-            .contains("DEEPSEEK_API_KEY")
-    );
+    assert_eq!(health["problem"]["kind"], "missing_key", "{health}");
     let run = served.start_run("hi").await;
     let r = served.wait(&run, "failed").await;
     assert_eq!(r["error"]["kind"], "missing_key");
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("DEEPSEEK_API_KEY")
-    );
+    assert!(r["error"].get("message").is_none(), "{r}");
 }
 
 /// How long a `wisp` that should refuse to start may take to exit.
@@ -649,8 +633,9 @@ async fn live_mode_says_up_front_when_the_account_does_not_offer_the_model() {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
     loop {
         let (_, health) = served.call("GET", "/api/health", None).await;
-        if let Some(p) = health["model_problem"].as_str() {
-            assert!(p.contains("\"deepseek-gone\" is not offered"), "{p}");
+        if let Some(p) = health.get("problem") {
+            assert_eq!(p["kind"], "model_not_offered", "{p}");
+            assert_eq!(p["params"]["model"], "deepseek-gone", "{p}");
             break;
         }
         assert!(

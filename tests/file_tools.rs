@@ -316,8 +316,8 @@ async fn the_next_start_removes_temp_files_a_crash_left_and_only_those() {
     std::fs::create_dir_all(project.join("sub")).unwrap();
     let db = tmp.path().join("wisp.db");
     let config = || wisp_core::HostConfig::new(wisp_protocol::Mode::Simulation);
-    let host = wisp_core::Host::start(wisp_store::Store::open(&db).unwrap(), None, None, config())
-        .unwrap();
+    let host =
+        wisp_core::Host::start(wisp_store::Store::open(&db).unwrap(), None, config()).unwrap();
     host.add_project(
         &std::fs::canonicalize(&project)
             .unwrap()
@@ -332,8 +332,8 @@ async fn the_next_start_removes_temp_files_a_crash_left_and_only_those() {
     std::fs::write(&leftover, "torn half").unwrap();
     std::fs::write(project.join(".wisp-tmp-mine"), "a person's file").unwrap();
     std::fs::write(project.join("sub/notes.txt"), "kept").unwrap();
-    let host = wisp_core::Host::start(wisp_store::Store::open(&db).unwrap(), None, None, config())
-        .unwrap();
+    let host =
+        wisp_core::Host::start(wisp_store::Store::open(&db).unwrap(), None, config()).unwrap();
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
     while leftover.exists() {
         assert!(

@@ -503,7 +503,6 @@ async fn a_restart_opens_nothing_and_old_tickets_name_nothing() {
     let host = wisp_core::Host::start(
         wisp_store::Store::open(&db).unwrap(),
         None,
-        None,
         wisp_core::HostConfig::new(wisp_protocol::Mode::Simulation),
     )
     .unwrap();

@@ -113,6 +113,8 @@ test.describe("in Chinese", () => {
     const host = await serveLive({ DEEPSEEK_BASE_URL: `http://127.0.0.1:${port}`, DEEPSEEK_API_KEY: "sk-any" });
     await page.goto(host.url);
     await expect(page.getByRole("alert")).toContainText(`无法连接 127.0.0.1:${port} 上的模型服务（地址来自 DEEPSEEK_BASE_URL）`);
+    // A full-width colon takes no space after it.
+    await expect(page.getByRole("alert")).toContainText("模型暂不可用：无法连接");
     await page.getByRole("button", { name: "设置" }).click();
     const settings = page.getByRole("region", { name: "模型" });
     await expect(settings.getByText("来自环境变量").first()).toBeVisible();

@@ -25,7 +25,7 @@ import { SessionList } from "./features/sessions/SessionList";
 import { useSessions } from "./features/sessions/useSessions";
 import { useWaiting } from "./features/sessions/useWaiting";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
-import { ModelBadge, ProblemText } from "./features/settings/problem";
+import { failureText, ModelBadge } from "./features/settings/problem";
 import { useHealth } from "./features/settings/useHealth";
 import { PreviewPanel } from "./features/tabs/Panel";
 import { TabDialog } from "./features/tabs/TabDialog";
@@ -143,9 +143,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           {t("simulation")}
         </div>
       )}
-      {health?.model_problem && (
+      {health?.problem && (
         <div className="banner warn" role="alert">
-          {t("modelProblem")} <ProblemText problem={health.problem} fallback={health.model_problem} />
+          {t("modelProblem", { problem: failureText(t, health.problem) })}
         </div>
       )}
       <div className="columns">

@@ -45,9 +45,7 @@ describe("i18n", () => {
         const key = `failure_${kind}` as const;
         expect(dictionaries[lang][key], kind).toBeTruthy();
         if (lang === "zh") expect(dictionaries.zh[key], kind).not.toBe(dictionaries.en[key]);
-        const text = failureText(t, { kind, message: "HOST SENTENCE", params });
-        // The Host's English sentence is never what a person reads, in any language.
-        expect(text, kind).not.toContain("HOST SENTENCE");
+        const text = failureText(t, { kind, params });
         expect(text, kind).not.toMatch(/\{\w+\}/);
         if (lang === "zh") expect(text, kind).toMatch(/[\u4e00-\u9fff]/);
         // The service's own words (or the setting that cannot work) are never dropped.
@@ -56,18 +54,22 @@ describe("i18n", () => {
     }
     const zh = translator("zh");
     const en = translator("en");
-    expect(failureText(zh, { kind: "connect", message: "x", params })).toContain("api.example.test:8443");
-    expect(failureText(zh, { kind: "connect", message: "x", params })).toContain("DEEPSEEK_BASE_URL");
-    expect(failureText(zh, { kind: "rate_limited", message: "x", params: { waited: "45" } })).toContain("45 秒");
-    expect(failureText(en, { kind: "rate_limited", message: "x", params: { asked: "90", limit: "60" } })).toContain("asked to wait 90 s");
-    expect(failureText(en, { kind: "model_not_offered", message: "x", params: { model: "m" } })).not.toContain("It offers");
-    expect(failureText(en, { kind: "model_not_offered", message: "x", params: { model: "m", offered: "a, b" } })).toContain("It offers: a, b");
-    expect(failureText(en, { kind: "bad_request", message: "x", params: { host: "h", port: "1", status: "400", detail: "no such field" } })).toBe(
+    expect(failureText(zh, { kind: "connect", params })).toContain("api.example.test:8443");
+    expect(failureText(zh, { kind: "connect", params })).toContain("DEEPSEEK_BASE_URL");
+    expect(failureText(zh, { kind: "rate_limited", params: { waited: "45" } })).toContain("45 秒");
+    expect(failureText(en, { kind: "rate_limited", params: { asked: "90", limit: "60" } })).toContain("asked to wait 90 s");
+    expect(failureText(en, { kind: "model_not_offered", params: { model: "m" } })).not.toContain("It offers");
+    expect(failureText(en, { kind: "model_not_offered", params: { model: "m", offered: "a, b" } })).toContain("It offers: a, b");
+    expect(failureText(en, { kind: "model_not_offered", params: { model: "m", offered: "a", source: "settings" } })).not.toContain("DEEPSEEK_MODEL");
+    expect(failureText(zh, { kind: "model_not_offered", params: { model: "m", offered: "a", source: "DEEPSEEK_BASE_URL" } })).toMatch(/选择一个。或在启动 Wisp 前设置 DEEPSEEK_MODEL。$/);
+    expect(failureText(en, { kind: "bad_request", params: { host: "h", port: "1", status: "400", detail: "no such field" } })).toBe(
       "The model service at h:1 rejected the request as invalid (400). The service said: “no such field”",
     );
-    // Only a failure stored by an older Host, without the parameters its wording names, keeps
-    // the stored sentence (it says more than a wording with a hole).
-    expect(failureText(zh, { kind: "connect", message: "HOST SENTENCE", params: {} })).toBe("HOST SENTENCE");
+    // A failure stored by an older Host, without the parameters its wording names, says they
+    // were not recorded instead of showing a placeholder.
+    expect(failureText(zh, { kind: "connect", params: {} })).toContain("（未记录）");
+    expect(failureText(en, { kind: "connect", params: { host: "h" } })).toContain("h:(not recorded)");
+    expect(failureText(en, { kind: "connect", params: {} })).not.toMatch(/[{}]/);
   });
   it("says a session's cost is a lower bound when some runs had no estimate", () => {
     const base = { promptTokens: 1, completionTokens: 1, reasoningTokens: 0, cacheHitTokens: 0, cacheMissTokens: 1 };
@@ -491,7 +493,7 @@ describe("RunView", () => {
 
   it("says when the model request is being retried", () => {
     render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
-      live={{ step: 0, text: "", thinking: false, retry: { attempt: 2, error: { kind: "server_overloaded", message: "The model service is overloaded (503).", params: { host: "h", port: "1", status: "503" } } } }}
+      live={{ step: 0, text: "", thinking: false, retry: { attempt: 2, error: { kind: "server_overloaded", params: { host: "h", port: "1", status: "503" } } } }}
       onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
     expect(screen.getByRole("status").textContent).toContain("attempt 2");
     expect(screen.getByRole("status").textContent).toContain("overloaded");
@@ -516,7 +518,7 @@ describe("RunView", () => {
   });
 
   it("offers no Retry while another run is active (no actions)", () => {
-    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "internal", message: "boom", params: {} } });
+    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "internal", params: {} } });
     expect(screen.queryByRole("button", { name: "Retry" })).toBeNull();
   });
 
@@ -529,19 +531,18 @@ describe("RunView", () => {
   });
 
   it("explains a failure in the model's words", () => {
-    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "no_balance", message: "HOST SENTENCE", params: { host: "h", port: "1", status: "402" } } });
+    runView({ ...baseRun, status: "failed", finalText: null, steps: [], error: { kind: "no_balance", params: { host: "h", port: "1", status: "402" } } });
     expect(screen.getByRole("alert").textContent).toContain("no balance left (402)");
-    expect(screen.getByRole("alert").textContent).not.toContain("HOST SENTENCE");
   });
 
   it("says why a run stopped at its step budget or was interrupted, in its own words and both languages", () => {
     const statusLine = () => document.querySelector(".status-line")?.textContent ?? "";
     const budget: Run = { ...baseRun, status: "budget_exhausted", finalText: null, steps: [],
-      error: { kind: "budget_exhausted", message: "Stopped after 8 steps, the step budget of one request, without a final answer. What it did is kept; Continue lets it go on.", params: { steps: "8" } } };
+      error: { kind: "budget_exhausted", params: { steps: "8" } } };
     const closed: Run = { ...budget, status: "interrupted",
-      error: { kind: "interrupted", message: "Interrupted: Wisp was closed while this run was going. What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again.", params: {} } };
+      error: { kind: "interrupted", params: {} } };
     const crashed: Run = { ...closed,
-      error: { kind: "unfinished_at_start", message: "Interrupted: Wisp stopped before this run finished (it crashed or was killed; found at start). What had already happened is kept and nothing was replayed; Continue lets it go on, Retry sends the same message again.", params: {} } };
+      error: { kind: "unfinished_at_start", params: {} } };
     const shown = (run: Run, lang: "en" | "zh") => {
       const { unmount } = render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} actions={{ send: () => {}, edit: () => {} }} />, lang));
       const text = statusLine();

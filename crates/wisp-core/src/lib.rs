@@ -203,19 +203,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Host {
     /// Starts the runtime on an opened store. Runs left unfinished by an earlier Host become
     /// `interrupted` and their approvals `void`; nothing is replayed (RUN-11).
-    /// `model` is `None` when the model configuration cannot work; `model_problem` then says
-    /// why, and every run fails with that message instead of the Host refusing to start.
+    /// With `model` `None` every run fails as having no model until [`Host::configure_model`]
+    /// gives it one; the Host does not refuse to start.
     pub fn start(
         store: Store,
         model: Option<DeepSeekClient>,
-        model_problem: Option<String>,
         config: HostConfig,
     ) -> Result<Self, CoreError> {
         // broadcast::channel panics on 0.
         let (events, _) = broadcast::channel(config.event_buffer.max(1));
         let (shutting_down, _) = watch::channel(false);
-        let mut active = settings::ActiveModel::fixed(model, config.mode);
-        active.problem = model_problem.map(unavailable);
+        let active = settings::ActiveModel::fixed(model, config.mode);
         let host = Self {
             inner: Arc::new(Inner {
                 store,
@@ -305,7 +303,6 @@ impl Host {
             }
             .into(),
             mode: active.mode,
-            model_problem: problem.as_ref().map(|p| p.message.clone()),
             problem,
             model: Some(active.run_model.clone()),
             blocking_file_tasks: u32::try_from(running).unwrap_or(u32::MAX),
@@ -421,13 +418,6 @@ impl Host {
     /// Makes `project_id` the project of sessions created without one (`wisp serve DIR`).
     pub fn set_default_project(&self, project_id: &str) {
         self.inner.projects.set_default_project(project_id);
-    }
-
-    /// Records (or clears) why the model cannot be used, e.g. after a start-up check found the
-    /// configured model missing from the account; `/api/health` reports it, until the next
-    /// check or settings change says otherwise.
-    pub fn set_model_problem(&self, problem: Option<String>) {
-        self.inner.settings.set_problem(problem.map(unavailable));
     }
 
     /// Authorized projects.
@@ -1265,11 +1255,6 @@ fn fs_fail(e: wisp_fs::FsError) -> CoreError {
         wisp_fs::FsErrorKind::NotFound => fail(CoreErrorKind::NotFound, e.message),
         _ => fail(CoreErrorKind::Invalid, e.message),
     }
-}
-
-/// A problem given as a sentence only (by [`Host::start`] or [`Host::set_model_problem`]).
-fn unavailable(message: String) -> p::Problem {
-    settings::invalid_config(&message)
 }
 
 pub(crate) fn interrupted_error() -> p::RunError {

@@ -971,7 +971,7 @@ mod tests {
     ) -> (tempfile::TempDir, Host, Arc<Secrets>) {
         let tmp = tempfile::tempdir().unwrap();
         let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-        let host = Host::start(store, None, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+        let host = Host::start(store, None, HostConfig::new(p::Mode::Simulation)).unwrap();
         let secrets = Arc::new(Secrets::new(keyring));
         host.configure_mcp(tmp.path(), secrets.clone()).unwrap();
         (tmp, host, secrets)
@@ -1006,7 +1006,7 @@ mod tests {
     async fn mcp_18_the_os_store_is_opened_only_for_a_variable_kept_there() {
         let tmp = tempfile::tempdir().unwrap();
         let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-        let host = Host::start(store, None, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+        let host = Host::start(store, None, HostConfig::new(p::Mode::Simulation)).unwrap();
         let secrets = Arc::new(Secrets::lazy(|| Ok(wisp_secrets::Keyring::mock())));
         host.configure_mcp(tmp.path(), secrets.clone()).unwrap();
         let session = |v| Some(vec![("K", v, p::McpStorageChoice::Session)]);

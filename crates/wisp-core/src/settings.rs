@@ -109,8 +109,7 @@ pub(crate) struct ActiveModel {
     key_code: String,
     base_url: String,
     /// Why this model cannot be used, as the Host last found: from its configuration when it
-    /// was resolved, then from each connection check or
-    /// [`crate::Host::set_model_problem`]. This is the Host's model problem (`/api/health`); no
+    /// was resolved, then from each connection check. This is the Host's model problem (`/api/health`); no
     /// other copy of it is kept.
     pub(crate) problem: Option<p::Problem>,
 }
@@ -617,7 +616,8 @@ async fn check(active: &ActiveModel) -> p::ConnectionTest {
                 ),
             )
             .with("model", name.as_str())
-            .with("offered", offered.as_str()),
+            .with("offered", offered.as_str())
+            .with("source", active.base_code.as_str()),
         ),
         models,
     }
@@ -763,7 +763,9 @@ impl ModelSettings {
         lock(&self.shared.state).model.clone()
     }
 
-    /// Records (or clears) the Host's model problem.
+    /// Records (or clears) the Host's model problem: tests only; the Host's own come from
+    /// each configuration and check.
+    #[cfg(test)]
     pub(crate) fn set_problem(&self, problem: Option<p::Problem>) {
         let mut state = lock(&self.shared.state);
         state.model = Arc::new(state.model.with_problem(problem));
@@ -976,13 +978,7 @@ mod tests {
     /// `keyring`, opened only when needed.
     fn host_on(db: &std::path::Path, keyring: wisp_secrets::Keyring) -> (Host, Arc<Secrets>) {
         let store = wisp_store::Store::open(db).unwrap();
-        let host = Host::start(
-            store,
-            None,
-            None,
-            crate::HostConfig::new(p::Mode::Simulation),
-        )
-        .unwrap();
+        let host = Host::start(store, None, crate::HostConfig::new(p::Mode::Simulation)).unwrap();
         let secrets = Arc::new(Secrets::lazy(move || Ok(keyring.clone())));
         let setup = ModelSetup {
             simulator: None,
@@ -1185,19 +1181,13 @@ mod tests {
     #[tokio::test]
     async fn a_checks_outcome_is_the_problem_health_reports_and_the_next_run_takes() {
         let store = wisp_store::Store::open_in_memory().unwrap();
-        let host = Host::start(
-            store,
-            None,
-            None,
-            crate::HostConfig::new(p::Mode::Simulation),
-        )
-        .unwrap();
+        let host = Host::start(store, None, crate::HostConfig::new(p::Mode::Simulation)).unwrap();
         assert!(host.health().problem.is_none());
         let outcome = host.test_connection().await;
         let found = outcome.problem.expect("a Host with no model has a problem");
         assert_eq!(host.health().problem.as_ref(), Some(&found));
         assert_eq!(host.inner.settings.model().problem.as_ref(), Some(&found));
-        host.set_model_problem(None);
+        host.inner.settings.set_problem(None);
         assert!(host.health().problem.is_none());
         assert!(host.inner.settings.model().problem.is_none());
     }

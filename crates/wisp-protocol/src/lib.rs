@@ -36,13 +36,11 @@ pub struct Health {
     pub status: String,
     /// Simulation or live.
     pub mode: Mode,
-    /// Why live runs cannot start (no key, bad configuration), when that is so.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub model_problem: Option<String>,
     /// Blocking file tasks running now, stuck ones included.
     #[serde(default)]
     pub blocking_file_tasks: u32,
-    /// The same problem as a stable kind with parameters, for the UI to word.
+    /// Why live runs cannot start (no key, bad configuration, a refused key), when that is
+    /// so: a stable kind with parameters, for the UI to word.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<Problem>,
     /// The provider and model the next run will use.
@@ -172,15 +170,16 @@ pub struct Session {
 }
 
 /// A failure a person can act on: a run's error, a retry's reason, or a problem of the model
-/// settings or the secret store. A UI words it from `kind` and `params` in the person's
-/// language, and never shows `message`; that is the Host's English sentence for its log and
-/// its command-line tools (it may quote the provider).
+/// settings or the secret store. On the wire it is a kind and parameters only: a UI words it
+/// in the person's language. `message` is the Host's English sentence for its log and its
+/// command-line tools (it may quote the provider); it is stored, never sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Failure {
     /// What failed: one of a closed list, each with the parameters it names.
     pub kind: FailureKind,
-    /// The Host's English sentence, for logs and command-line tools.
+    /// The Host's English sentence, for logs and command-line tools; not on the wire.
+    #[serde(skip)]
     pub message: String,
     /// What the wording names, as the kind's documentation lists: `host`, `port`, `source`
     /// (the setting or variable that gave the value: `stored`, `default`, `flag`,
@@ -246,7 +245,7 @@ pub enum FailureKind {
     /// Another HTTP status (`host`, `port`, `status`).
     UnexpectedStatus,
     /// The model is not offered by the endpoint (`model`; `offered` when the endpoint listed
-    /// what it offers).
+    /// what it offers, and `source` of the endpoint then).
     ModelNotOffered,
     /// The connection could not be opened (`host`, `port`, `source` of the address).
     Connect,

@@ -850,15 +850,13 @@ export interface components {
         });
         /**
          * @description A failure a person can act on: a run's error, a retry's reason, or a problem of the model
-         *     settings or the secret store. A UI words it from `kind` and `params` in the person's
-         *     language, and never shows `message`; that is the Host's English sentence for its log and
-         *     its command-line tools (it may quote the provider).
+         *     settings or the secret store. On the wire it is a kind and parameters only: a UI words it
+         *     in the person's language. `message` is the Host's English sentence for its log and its
+         *     command-line tools (it may quote the provider); it is stored, never sent.
          */
         Failure: {
             /** @description What failed: one of a closed list, each with the parameters it names. */
             kind: components["schemas"]["FailureKind"];
-            /** @description The Host's English sentence, for logs and command-line tools. */
-            message: string;
             /**
              * @description What the wording names, as the kind's documentation lists: `host`, `port`, `source`
              *     (the setting or variable that gave the value: `stored`, `default`, `flag`,
@@ -914,9 +912,10 @@ export interface components {
             mode: components["schemas"]["Mode"];
             /** @description The provider and model the next run will use. */
             model?: components["schemas"]["RunModel"] | null;
-            /** @description Why live runs cannot start (no key, bad configuration), when that is so. */
-            model_problem?: string | null;
-            /** @description The same problem as a stable kind with parameters, for the UI to word. */
+            /**
+             * @description Why live runs cannot start (no key, bad configuration, a refused key), when that is
+             *     so: a stable kind with parameters, for the UI to word.
+             */
             problem?: components["schemas"]["Failure"] | null;
             /**
              * @description `ok` when the Host answers and works; `degraded` when blocking file tasks pile up

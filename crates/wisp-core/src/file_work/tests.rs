@@ -27,7 +27,7 @@ fn fixture() -> Fixture {
     let project = tmp.path().join("project");
     std::fs::create_dir(&project).unwrap();
     let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-    let host = Host::start(store, None, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+    let host = Host::start(store, None, HostConfig::new(p::Mode::Simulation)).unwrap();
     let project_id = host.add_project(&project.display().to_string()).unwrap().id;
     Fixture {
         _tmp: tmp,

@@ -22,7 +22,7 @@ struct Fixture {
 fn fixture() -> Fixture {
     let tmp = tempfile::tempdir().unwrap();
     let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-    let host = Host::start(store, None, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+    let host = Host::start(store, None, HostConfig::new(p::Mode::Simulation)).unwrap();
     Fixture { _tmp: tmp, host }
 }
 

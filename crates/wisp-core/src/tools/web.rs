@@ -220,7 +220,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
         let config = crate::HostConfig::new(wisp_protocol::Mode::Simulation);
-        let host = crate::Host::start(store, None, None, config).unwrap();
+        let host = crate::Host::start(store, None, config).unwrap();
         (tmp, host)
     }
 

@@ -5,7 +5,7 @@ import type { WispEvent } from "../../types";
 
 const base = { seq: 1, sessionId: "s1", runId: "r1", at: 0 };
 const ev = (e: WispEvent, now = 1000) => ({ kind: "event" as const, event: e, now });
-const error = { kind: "rate_limited" as const, message: "slow down", params: {} };
+const error = { kind: "rate_limited" as const, params: {} };
 
 describe("live runs", () => {
   it("opens a timed request at a step, streams its text and reasoning, and closes it once the calls are known", () => {

@@ -1,6 +1,5 @@
 // Failures worded in the person's language: the Host sends a kind of a closed list with its
-// parameters; its English `message` is for its log and command line, and shown here only for
-// a failure stored by an older Host whose parameters are missing.
+// parameters and nothing else (its English sentence stays in its log and command line).
 import { useT, type Key, type T } from "../../i18n";
 import type { Failure, RunModel } from "./types";
 import type { FailureKind } from "./failureKinds";
@@ -27,20 +26,16 @@ function failureKey(f: Failure): Key {
 
 /** A failure (a run's error, a retry's reason, a settings problem) in the person's language,
  * from its kind and parameters only, with the service's own words when it gave any. A failure
- * stored by an older Host may lack a parameter its wording names: its stored sentence says
- * more than a wording with a hole. */
+ * stored by an older Host may lack a parameter its wording names: the wording says so where
+ * the value would be rather than show a placeholder. */
 export function failureText(t: T, f: Failure): string {
   const key = failureKey(f);
   const params = f.params ?? {};
-  let text = t(key, { ...params, source: sourceWord(t, params.source) });
-  if (/\{\w+\}/.test(text)) return f.message;
+  let text = t(key, { ...params, source: sourceWord(t, params.source) }).replace(/\{\w+\}/g, t("notRecorded"));
   if (params.detail && !t(key).includes("{detail}")) text += t("failureSaid", { detail: params.detail });
+  // The endpoint came from the environment, so the model likely did too.
+  if (f.kind === "model_not_offered" && params.source === "DEEPSEEK_BASE_URL") text += t("failureModelFromEnv");
   return text;
-}
-
-export function ProblemText({ problem, fallback }: { problem?: Failure | null; fallback?: string }) {
-  const t = useT();
-  return <>{problem ? failureText(t, problem) : fallback}</>;
 }
 
 /** "DeepSeek · deepseek-v4-flash", simulation labelled as such. */

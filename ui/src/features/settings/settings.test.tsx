@@ -88,7 +88,7 @@ describe("Settings → Model", () => {
     host.state = { ...host.state, provider: "openai_compatible", baseUrl: "http://127.0.0.1:11434/v1" };
     await page(host);
     expect(screen.getByTestId("key-state").textContent).toBe("Not set (optional: the endpoint is asked without one)");
-    const wants: Problem = { kind: "key_required", message: "x", params: { host: "127.0.0.1", port: "11434", status: "401" } };
+    const wants: Problem = { kind: "key_required", params: { host: "127.0.0.1", port: "11434", status: "401" } };
     const t = translator("zh");
     expect(failureText(translator("en"), wants)).toBe(
       "The model service at 127.0.0.1:11434 wants an API key (401), and none is set. Enter one in Settings → Model.",
@@ -127,7 +127,7 @@ describe("Settings → Model", () => {
 
   it("offers only the process choice when there is no secret store", async () => {
     const host = new FakeHost();
-    host.state.keyringProblem = { kind: "secret_store_unavailable", message: "x", params: {} };
+    host.state.keyringProblem = { kind: "secret_store_unavailable", params: {} };
     await page(host);
     await click("Replace");
     const keyring = screen.getByRole("option", { name: "system keyring" }) as HTMLOptionElement;
@@ -141,7 +141,7 @@ describe("Settings → Model", () => {
     // problem to tell.
     const host = new FakeHost();
     host.setApiKey = async () => {
-      host.state.keyringProblem = { kind: "secret_store_unavailable", message: "x", params: {} };
+      host.state.keyringProblem = { kind: "secret_store_unavailable", params: {} };
       throw Object.assign(new Error("refused"), { code: "secret_store_unavailable" });
     };
     await page(host);
@@ -181,16 +181,16 @@ describe("Settings → Model", () => {
   it("words every problem kind in Chinese from its parameters", async () => {
     const zh = translator("zh");
     const cases: [Problem, string][] = [
-      [{ kind: "connect", message: "en", params: { host: "127.0.0.1", port: "9", source: "DEEPSEEK_BASE_URL" } }, "无法连接 127.0.0.1:9 上的模型服务（地址来自 DEEPSEEK_BASE_URL）"],
-      [{ kind: "tls", message: "en", params: { host: "h", port: "443", source: "settings" } }, "与 h:443 的安全连接失败（地址来自 设置 → 模型）"],
-      [{ kind: "key_refused", message: "en", params: { host: "h", port: "443", source: "keyring" } }, "密钥来自 系统钥匙串"],
-      [{ kind: "no_balance", message: "en", params: {} }, "余额已用完（402）"],
-      [{ kind: "model_not_offered", message: "en", params: { model: "m-gone", offered: "a, b" } }, "不提供模型“m-gone”。它提供：a, b"],
-      [{ kind: "missing_key", message: "en", params: {} }, "尚未设置 API 密钥"],
-      [{ kind: "secret_store_unavailable", message: "en", params: {} }, "无法访问系统的密钥存储"],
+      [{ kind: "connect", params: { host: "127.0.0.1", port: "9", source: "DEEPSEEK_BASE_URL" } }, "无法连接 127.0.0.1:9 上的模型服务（地址来自 DEEPSEEK_BASE_URL）"],
+      [{ kind: "tls", params: { host: "h", port: "443", source: "settings" } }, "与 h:443 的安全连接失败（地址来自 设置 → 模型）"],
+      [{ kind: "key_refused", params: { host: "h", port: "443", source: "keyring" } }, "密钥来自 系统钥匙串"],
+      [{ kind: "no_balance", params: {} }, "余额已用完（402）"],
+      [{ kind: "model_not_offered", params: { model: "m-gone", offered: "a, b" } }, "不提供模型“m-gone”。它提供：a, b"],
+      [{ kind: "missing_key", params: {} }, "尚未设置 API 密钥"],
+      [{ kind: "secret_store_unavailable", params: {} }, "无法访问系统的密钥存储"],
     ];
     for (const [p, want] of cases) expect(failureText(zh, p)).toContain(want);
-    expect(failureText(zh, { kind: "no_balance", message: "en", params: {} })).toContain("余额已用完（402）");
+    expect(failureText(zh, { kind: "no_balance", params: {} })).toContain("余额已用完（402）");
 
     const host = new FakeHost();
     host.next = { ok: false, problem: cases[3]![0], models: [] };
