@@ -99,6 +99,9 @@ enum Command {
     },
 }
 
+/// [`wisp_core::limits::CARD_RECHECK_INTERVAL`] in milliseconds.
+const CARD_RECHECK_MS: u64 = wisp_core::limits::CARD_RECHECK_INTERVAL.as_millis() as u64;
+
 /// `wisp serve` arguments.
 #[derive(clap::Args)]
 struct ServeArgs {
@@ -123,6 +126,11 @@ struct ServeArgs {
     /// With --simulate: pause between streamed pieces, in milliseconds (0 = as fast as possible).
     #[arg(long, default_value_t = 12)]
     sim_pace_ms: u64,
+    /// How often a file card waiting for approval is checked against the disk, in
+    /// milliseconds: once what it shows changes, it becomes void (0 = checked only when
+    /// approved).
+    #[arg(long, default_value_t = CARD_RECHECK_MS)]
+    card_recheck_ms: u64,
     /// The project folder to authorize; new sessions start in it.
     project_dir: Option<std::path::PathBuf>,
 }

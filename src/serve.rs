@@ -133,6 +133,8 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let config = HostConfig {
         trash: TrashConfig::from_environment(),
         npm: Some(wisp_install::InstallConfig::new(npm_registry)),
+        card_recheck: (args.card_recheck_ms > 0)
+            .then(|| Duration::from_millis(args.card_recheck_ms)),
         ..HostConfig::new(mode)
     };
     let host = Host::start(store, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;

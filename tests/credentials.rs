@@ -137,7 +137,7 @@ async fn a_file_changed_after_the_card_is_refused_and_nothing_is_sent() {
     let why = result(&calls(&r)[0])["error"].as_str().unwrap().to_owned();
     assert_eq!(
         why,
-        ".env: the file changed after the person was asked; nothing of the file was sent"
+        ".env: the file changed since the person was asked; nothing of the file was sent"
     );
     assert_eq!(sent_count(&w, "sk-live-"), 0);
     assert_eq!(sent_count(&w, "DEBUG=1"), 0);

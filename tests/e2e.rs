@@ -42,6 +42,9 @@ impl Wisp {
         let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
         let mut config = HostConfig::new(Mode::Simulation);
         config.retry_base_delay = Duration::from_millis(20);
+        // A test that changes a file under a pending card and then answers it tests the
+        // execution's own check; the watch while a card waits is tested with it switched on.
+        config.card_recheck = None;
         tune(&mut config);
         let host = Host::start(store, Some(client), config).unwrap();
         let p = host

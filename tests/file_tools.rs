@@ -433,7 +433,7 @@ async fn a_move_approved_after_the_tree_changed_is_refused_and_moves_nothing() {
     assert_eq!(statuses(&r), ["failed"], "{r}");
     let why = calls(&r)[0]["result"].as_str().unwrap().to_owned();
     assert!(
-        why.contains("changed after the move was approved") && why.contains("nothing was moved"),
+        why.contains("changed since its card appeared") && why.contains("nothing was moved"),
         "{why}"
     );
     assert_eq!(
@@ -533,4 +533,65 @@ async fn new_names_with_control_characters_are_refused_before_any_approval() {
             .contains("made elsewhere"),
         "{r}"
     );
+}
+
+/// A card waiting while its file is edited elsewhere becomes void by itself: the call fails
+/// saying why (`void: changed`), nothing is written, the edit stays and the approval can no
+/// longer be given. While nothing changes, check after check leaves the card pending.
+#[tokio::test]
+async fn a_waiting_write_whose_file_changes_becomes_void_and_writes_nothing() {
+    let w = Wisp::start_with(|c| c.card_recheck = Some(std::time::Duration::from_millis(10))).await;
+    std::fs::write(w.file("wisp-demo.txt"), "original").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:write] please").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    let [(id, digest)] = Wisp::pending(&r).try_into().unwrap();
+    // Some twenty checks find the file as the card shows it: the card stays.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let r = w.get_run(&run).await;
+    assert_eq!(r["status"], "awaiting_approval", "{r}");
+    assert_eq!(calls(&r)[0]["approval"]["state"], "pending", "{r}");
+    // Same size, other content: only the digest tells.
+    std::fs::write(w.file("wisp-demo.txt"), "ORIGINAL").unwrap();
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["failed"], "{r}");
+    let call = &calls(&r)[0];
+    assert_eq!(call["approval"]["state"], "void", "{r}");
+    let result: serde_json::Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    assert_eq!(result["void"], "changed", "{result}");
+    assert_eq!(
+        result["error"],
+        "the approval became void before it was decided: wisp-demo.txt: the file changed since its card appeared; nothing was written"
+    );
+    assert_eq!(w.decide(&id, &digest, "approve").await, 409);
+    assert_eq!(
+        std::fs::read_to_string(w.file("wisp-demo.txt")).unwrap(),
+        "ORIGINAL"
+    );
+}
+
+/// The same for a move: a file added deep in the tree voids the waiting card, nothing moves.
+#[tokio::test]
+async fn a_waiting_move_whose_tree_changes_becomes_void_and_moves_nothing() {
+    let w = Wisp::start_with(|c| c.card_recheck = Some(std::time::Duration::from_millis(10))).await;
+    std::fs::create_dir_all(w.file("docs/deep")).unwrap();
+    std::fs::write(w.file("docs/deep/a.md"), "a").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:move] file=docs to=moved").await;
+    w.wait(&run, &["awaiting_approval"]).await;
+    std::fs::write(w.file("docs/deep/b.md"), "b").unwrap();
+    let r = w.finished(&run).await;
+    assert_eq!(statuses(&r), ["failed"], "{r}");
+    let call = &calls(&r)[0];
+    assert_eq!(call["approval"]["state"], "void", "{r}");
+    let result: serde_json::Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    assert_eq!(result["void"], "changed", "{result}");
+    assert!(
+        result["error"]
+            .as_str()
+            .unwrap()
+            .contains("docs: changed since its card appeared"),
+        "{result}"
+    );
+    assert!(w.file("docs/deep/b.md").exists() && !w.file("moved").exists());
 }

@@ -825,13 +825,21 @@ fn model_saw_tool_result(sim: &SimServer) -> String {
         .to_owned()
 }
 
-/// The error the model was told in the last tool message: a failure's shape
-/// (`{"error": …}` and nothing else), never a result's.
+/// The error the model was told in the last tool message: a failure's shape (`{"error": …}`,
+/// with `void` when an approval became void), never a result's.
 fn model_saw_failure(sim: &SimServer) -> String {
     let told = model_saw_tool_result(sim);
     let v: Value = serde_json::from_str(&told).unwrap_or_else(|_| panic!("not JSON: {told}"));
     let fields: Vec<&String> = v.as_object().unwrap().keys().collect();
-    assert_eq!(fields, ["error"], "a failure, not a result: {told}");
+    let void = v.get("void").is_some();
+    let expected: &[&str] = if void { &["error", "void"] } else { &["error"] };
+    assert_eq!(fields, expected, "a failure, not a result: {told}");
+    if void {
+        assert_eq!(
+            v["void"], "withdrawn",
+            "an MCP binding is withdrawn: {told}"
+        );
+    }
     v["error"].as_str().unwrap().to_owned()
 }
 

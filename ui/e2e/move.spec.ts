@@ -1,10 +1,10 @@
 // The files_move card in real Chromium against a real Host (FILE-21): source → target
 // with the counts the Host's tree fingerprint binds; approving moves the folder on disk, and a
-// tree changed after the card is refused with nothing moved.
+// tree changed while the card waits makes it void by itself, with nothing moved.
 import { test, expect, type Page } from "@playwright/test";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SCREENS, startHost, stopHost, type Host } from "./host";
+import { SCREENS, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -43,11 +43,20 @@ test("the move card shows source → target and the bound counts; approving move
   expect(readFileSync(join(host.project, "archive/drafts/plan.md"), "utf8")).toBe("# Plan\n");
 });
 
-test("a tree changed after the card is refused and nothing moves", async ({ page }) => {
+test("a tree changed while its card waits makes the card void by itself and nothing moves", async ({ page }) => {
   const card = await askMove(page);
+  await expect(card.getByRole("button", { name: "Approve" })).toBeVisible();
   writeFileSync(join(host.project, "drafts/old/new.md"), "added after the card\n");
-  await card.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByText(/changed after the move was approved/).first()).toBeAttached();
+  // The Host checks the tree while the card waits: no Approve is left to press, and the card
+  // says why it was withdrawn.
+  const voided = page.getByRole("group", { name: "Not answered: move drafts to archive/drafts" });
+  await expect(voided).toBeVisible();
+  await expect(voided.getByRole("status")).toContainText("changed on disk before a decision");
+  await expect(page.getByRole("button", { name: "Approve" })).toHaveCount(0);
+  await expect(page.getByText(/drafts: changed since its card appeared/).first()).toBeAttached();
+  await shootAll(page, "move-card-void", async (p) => {
+    await expect(p.locator(".approval-void")).toBeVisible();
+  });
   expect(existsSync(join(host.project, "archive/drafts"))).toBe(false);
   expect(existsSync(join(host.project, "drafts/old/new.md"))).toBe(true);
 });

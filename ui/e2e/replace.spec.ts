@@ -1,7 +1,9 @@
 // The files_replace card in real Chromium against a real Host (FILE-16, "diff with the
 // file as it is at approval"): the diff is against the file the approval is bound to; when the
 // file is edited after the card appeared, the card says so as soon as the person looks, shows no
-// diff against the edited file, and approving is refused as stale with the edit kept.
+// diff against the edited file, and approving is refused as stale with the edit kept. The Host
+// here checks a waiting card only when it is approved (`--card-recheck-ms 0`), so the card stays
+// to be looked at; the void a change makes by itself is move.spec.ts's.
 import { test, expect, type Page } from "@playwright/test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,14 +11,14 @@ import { apiApprovals, SCREENS, shootAll, startHost, stopHost, type Host } from 
 
 let host: Host;
 test.beforeEach(async () => {
-  host = await startHost();
+  host = await startHost(["--card-recheck-ms", "0"]);
   writeFileSync(join(host.project, "wisp-demo.txt"), "alpha\nbeta\n");
 });
 test.afterEach(async () => {
   await stopHost(host);
 });
 
-const STALE = "This file changed after the request was prepared; approving will be refused as stale.";
+const STALE = "This file changed since this card appeared: approving it would be refused.";
 
 async function askReplace(page: Page) {
   await page.goto(host.url);
@@ -61,7 +63,7 @@ test("a file edited after the card appeared: the card says so when the person lo
     await expect(p.locator(".approval-pending .file-notice.error")).toBeVisible();
   });
   await card.getByRole("button", { name: "Approve" }).click();
-  await expect(page.getByText(/changed after it was approved; nothing was written/).first()).toBeAttached();
+  await expect(page.getByText(/the file changed since its card appeared \(nothing was written\)/).first()).toBeAttached();
   // The decided card is not titled as if the edit had been made.
   await expect(page.getByRole("group", { name: "Approved, but it did not succeed: edit wisp-demo.txt" })).toBeVisible();
   await expect(page.getByRole("group", { name: "Approved: edit wisp-demo.txt" })).toHaveCount(0);

@@ -491,6 +491,24 @@ describe("RunView", () => {
     expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
   });
 
+  it("says what made a card void when its call's result names it, in both languages", () => {
+    const voided = (result: string): Run => ({
+      ...baseRun, status: "completed", finalText: "done",
+      steps: [{ index: 0, partial: false, text: "", toolCalls: [{ callId: "c9", tool: "files_write", arguments: { path: "a", content: "x" }, argumentsText: '{"content":"x","path":"a"}', status: "failed", result,
+        approval: { id: "ap9", state: "void", digest: "e".repeat(64), arguments: { path: "a", content: "x" }, canonical: '{"content":"x","path":"a"}' } }] }],
+    });
+    const said = () => screen.getAllByRole("status").map((e) => e.textContent).join(" ");
+    const { unmount } = runView(voided(JSON.stringify({ error: "a: the file changed since its card appeared", void: "changed" })));
+    expect(said()).toContain("changed on disk before a decision");
+    unmount();
+    const zh = render(withT(<RunView run={voided(JSON.stringify({ error: "x", void: "revoked" }))} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />, "zh"));
+    expect(said()).toContain("该文件夹的授权已被撤回");
+    zh.unmount();
+    // A result that names no known reason keeps the general wording.
+    runView(voided(JSON.stringify({ error: "x", void: "something else" })));
+    expect(said()).toContain("the run stopped, Wisp restarted");
+  });
+
   it("says when the model request is being retried", () => {
     render(withT(<RunView run={{ ...baseRun, status: "running", finalText: null, steps: [] }}
       live={{ step: 0, text: "", thinking: false, retry: { attempt: 2, error: { kind: "server_overloaded", params: { host: "h", port: "1", status: "503" } } } }}

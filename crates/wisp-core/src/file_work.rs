@@ -25,8 +25,8 @@ impl Drop for FileTask {
     }
 }
 
-/// The Host's count of file tasks running now.
-#[derive(Debug, Default)]
+/// The Host's count of file tasks running now; a clone counts into the same.
+#[derive(Debug, Default, Clone)]
 pub(crate) struct FileTasks {
     count: Arc<AtomicUsize>,
 }

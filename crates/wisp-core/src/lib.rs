@@ -119,6 +119,9 @@ pub struct HostConfig {
     /// How `mcp_install_npm` installs: the one allowed registry and the deadline (INST-13,
     /// INST-16). [`HostConfig::new`] has the public registry; `None` refuses every install.
     pub npm: Option<wisp_install::InstallConfig>,
+    /// How often a pending file card is checked against the disk
+    /// ([`limits::CARD_RECHECK_INTERVAL`]); `None` never while it waits (only at execution).
+    pub card_recheck: Option<Duration>,
 }
 
 impl HostConfig {
@@ -135,6 +138,7 @@ impl HostConfig {
             npm: wisp_install::Registry::public()
                 .ok()
                 .map(wisp_install::InstallConfig::new),
+            card_recheck: Some(limits::CARD_RECHECK_INTERVAL),
         }
     }
 }

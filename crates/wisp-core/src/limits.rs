@@ -14,6 +14,11 @@ pub const MODEL_ATTEMPTS: u32 = 3;
 /// size trades memory for how often that happens, never correctness.
 pub const EVENT_BROADCAST_CAPACITY: usize = 4096;
 
+/// How often a pending file card's bindings are checked against the disk, at least (a check
+/// that takes long waits four times as long before the next, so it never takes more than a
+/// fifth of a core).
+pub const CARD_RECHECK_INTERVAL: Duration = Duration::from_secs(1);
+
 /// First pause before retrying a model request; doubled each time unless the service named
 /// its own (`Retry-After`).
 pub const RETRY_BASE_DELAY: Duration = Duration::from_millis(500);

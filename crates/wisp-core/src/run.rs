@@ -32,7 +32,9 @@ use wisp_protocol as p;
 
 use crate::output::OutputSink;
 use crate::runs::PendingApproval;
-use crate::tool::{Binding, ChangeError, Checked, Execute, FileWork, Prepared, Subject, ToolCtx};
+use crate::tool::{
+    Binding, BoxFuture, ChangeError, Checked, Execute, FileWork, Prepared, Subject, ToolCtx,
+};
 use crate::tools;
 use crate::{Host, lock, new_id, now_ms};
 
@@ -754,6 +756,49 @@ where
     }
 }
 
+/// What made a pending approval void, in its call's result (`void`) for the UI to word.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+enum VoidedBy {
+    /// The project folder's authorization was withdrawn.
+    Revoked,
+    /// What the binding holds went away (an MCP server's connection or tool list).
+    Withdrawn,
+    /// What a file card shows changed on disk.
+    Changed,
+}
+
+/// Resolves, with the reason, once what a file card shows no longer holds on disk: checked
+/// every [`crate::HostConfig::card_recheck`] on the blocking pool as a counted file task, one check
+/// at a time (a hung file system holds one thread, never more). A check that cannot start
+/// (too many file tasks) or that panicked is skipped: execution checks everything again.
+fn changed_while_waiting(
+    ctx: &RunCtx,
+    sandbox: Arc<Sandbox>,
+    recheck: crate::tool::Recheck,
+) -> BoxFuture<String> {
+    let every = ctx.host.inner.config.card_recheck;
+    let tasks = ctx.host.inner.file_tasks.clone();
+    Box::pin(async move {
+        let Some(every) = every else {
+            return std::future::pending().await;
+        };
+        let mut pause = every;
+        loop {
+            tokio::time::sleep(pause).await;
+            let (s, check) = (sandbox.clone(), recheck.clone());
+            let started = std::time::Instant::now();
+            let Ok(handle) = tasks.spawn(move || check(&s)) else {
+                continue;
+            };
+            if let Ok(Err(reason)) = handle.await {
+                return reason;
+            }
+            pause = every.max(started.elapsed() * 4);
+        }
+    })
+}
+
 /// Ask, wait, then execute: file work through the Host's serial change queue, async work on
 /// its own; each execution re-checks its bindings first.
 async fn with_approval(
@@ -774,16 +819,20 @@ async fn with_approval(
         None => (None, None),
     };
     // Only file work needs the project folder.
-    let (work, revoked) = match execute {
-        // A revoke voids the approval while it waits (DEC-03).
-        Execute::Files(work) => match ctx.host.authorized_sandbox(ctx.sandbox.as_ref()) {
-            Ok(sandbox) => {
-                let revoked = ctx.host.sandbox_revoked(&sandbox);
-                (Work::Files(work, sandbox), Some(revoked))
+    let (work, revoked, changed) = match execute {
+        // A revoke voids the approval while it waits (DEC-03), and so does a change on disk
+        // of what the card shows.
+        Execute::Files { run, recheck } => {
+            match ctx.host.authorized_sandbox(ctx.sandbox.as_ref()) {
+                Ok(sandbox) => {
+                    let revoked = ctx.host.sandbox_revoked(&sandbox);
+                    let changed = changed_while_waiting(ctx, sandbox.clone(), recheck);
+                    (Work::Files(run, sandbox), Some(revoked), Some(changed))
+                }
+                Err(e) => return failed(with_unchanged(e, unchanged)),
             }
-            Err(e) => return failed(with_unchanged(e, unchanged)),
-        },
-        Execute::Async(run) => (Work::Async(run), None),
+        }
+        Execute::Async(run) => (Work::Async(run), None, None),
     };
     let canonical = tools::canonical(&canonical_args);
     let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
@@ -824,21 +873,16 @@ async fn with_approval(
     });
     ctx.set_status(p::RunStatus::AwaitingApproval);
     let voided = async move {
-        let revoked = async move {
-            match revoked {
-                Some(v) => v.await,
-                None => std::future::pending().await,
-            }
-        };
-        let bound = async move {
-            match bound {
+        let either = |f: Option<BoxFuture<String>>| async move {
+            match f {
                 Some(v) => v.await,
                 None => std::future::pending().await,
             }
         };
         tokio::select! {
-            reason = revoked => reason,
-            reason = bound => reason,
+            reason = either(revoked) => (VoidedBy::Revoked, reason),
+            reason = either(bound) => (VoidedBy::Withdrawn, reason),
+            reason = either(changed) => (VoidedBy::Changed, reason),
         }
     };
     // No timeout: a pending approval waits for the person, for cancel, or until what it binds
@@ -869,11 +913,16 @@ async fn with_approval(
                 });
             }
             return match other {
-                Err(reason) if !ctx.cancelled() => {
+                Err((by, reason)) if !ctx.cancelled() => {
                     ctx.set_status(p::RunStatus::Running);
-                    failed(format!(
-                        "the approval became void before it was decided: {reason}; {unchanged}"
-                    ))
+                    CallOutcome::Done {
+                        status: p::ToolCallStatus::Failed,
+                        result: json!({
+                            "error": format!("the approval became void before it was decided: {reason}; {unchanged}"),
+                            "void": by,
+                        })
+                        .to_string(),
+                    }
                 }
                 _ => CallOutcome::Cancelled,
             };

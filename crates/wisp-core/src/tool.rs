@@ -131,6 +131,22 @@ impl Binding {
 pub(crate) type Execution =
     Box<dyn FnOnce(&Sandbox) -> Result<Value, ChangeError> + Send + 'static>;
 
+/// Whether what a file card shows still holds on disk (the file, folder or tree it binds):
+/// the reason when not. Reads only; the run loop calls it again and again while the person
+/// decides, and voids the approval once it fails.
+pub(crate) type Recheck = Arc<dyn Fn(&Sandbox) -> Result<(), String> + Send + Sync + 'static>;
+
+/// A file change to run once approved, and its re-check while the card waits.
+pub(crate) fn files(
+    run: impl FnOnce(&Sandbox) -> Result<Value, ChangeError> + Send + 'static,
+    recheck: impl Fn(&Sandbox) -> Result<(), wisp_fs::FsError> + Send + Sync + 'static,
+) -> Execute {
+    Execute::Files {
+        run: Box::new(run),
+        recheck: Arc::new(move |s| recheck(s).map_err(|e| e.message)),
+    }
+}
+
 /// Why an approved change did not complete.
 #[derive(Debug)]
 pub(crate) enum ChangeError {
@@ -156,8 +172,8 @@ impl From<wisp_fs::FsError> for ChangeError {
 pub(crate) enum Execute {
     /// Blocking work on the project: under the Host's serial change queue, on the blocking
     /// pool, through the sandbox (file identity, content digest and tree fingerprint are
-    /// re-checked there).
-    Files(Execution),
+    /// re-checked there). `recheck` checks the same bindings while the card waits.
+    Files { run: Execution, recheck: Recheck },
     /// Async work with a cancel signal, outside the change queue and without a project folder
     /// (APPR-05 covers file changes only; the run still makes its calls one at a time, RUN-04).
     Async(AsyncWork),

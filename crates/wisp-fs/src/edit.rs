@@ -7,9 +7,9 @@
 //! A mkdir binds the parent folder's identity and creates exactly one directory with a call
 //! that fails on anything already there.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use cap_std::fs::MetadataExt;
+use cap_std::fs::{Dir, MetadataExt};
 use serde::Serialize;
 
 use crate::{
@@ -257,6 +257,27 @@ impl Sandbox {
         })
     }
 
+    /// Whether `plan` still holds as its card showed it (nothing at the path, the parent the
+    /// very folder it was): `Changed` or the refusal when not. Reads only.
+    pub fn mkdir_is_current(&self, plan: &MkdirPlan) -> Result<(), FsError> {
+        self.mkdir_current(plan).map(|_| ())
+    }
+
+    /// The path and the parent folder's handle, when `plan` still holds.
+    fn mkdir_current(&self, plan: &MkdirPlan) -> Result<(PathBuf, Dir), FsError> {
+        let rel = check_path(&plan.path)?;
+        let parent = self.mkdir_check(&rel, &plan.path)?;
+        if parent != plan.parent {
+            return Err(parent_changed(plan));
+        }
+        let dir = match split(&rel).0 {
+            Some(p) => self.dir.open_dir(p),
+            None => self.dir.try_clone(),
+        }
+        .map_err(|e| io_err(&plan.path, &e))?;
+        Ok((rel, dir))
+    }
+
     /// Validates `files_mkdir {path}`: one new folder whose parent exists; nothing there yet.
     pub fn prepare_mkdir(&self, path: &str) -> Result<MkdirPlan, FsError> {
         let rel = check_path(path)?;
@@ -271,25 +292,13 @@ impl Sandbox {
     /// Executes an approved mkdir: the same checks again, the parent must be the very folder
     /// it was, then one `mkdirat`, which fails on anything that exists (never over it).
     pub fn mkdir(&self, plan: &MkdirPlan) -> Result<Made, FsError> {
-        let rel = check_path(&plan.path)?;
-        let parent = self.mkdir_check(&rel, &plan.path)?;
-        let (parent_rel, name) = split(&rel);
-        let dir = match parent_rel {
-            Some(p) => self.dir.open_dir(p),
-            None => self.dir.try_clone(),
+        let (rel, parent) = self.mkdir_current(plan)?;
+        let (_, name) = split(&rel);
+        let opened = parent.dir_metadata().map_err(|e| io_err(&plan.path, &e))?;
+        if (opened.dev(), opened.ino()) != plan.parent {
+            return Err(parent_changed(plan));
         }
-        .map_err(|e| io_err(&plan.path, &e))?;
-        let opened = dir.dir_metadata().map_err(|e| io_err(&plan.path, &e))?;
-        if parent != plan.parent || (opened.dev(), opened.ino()) != plan.parent {
-            return Err(err(
-                FsErrorKind::Changed,
-                format!(
-                    "{}: the parent folder changed after it was approved; nothing was created",
-                    plan.path
-                ),
-            ));
-        }
-        dir.create_dir(name).map_err(|e| match e.kind() {
+        parent.create_dir(name).map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => exists(&plan.path),
             _ => io_err(&plan.path, &e),
         })?;
@@ -356,6 +365,16 @@ fn too_large_file(shown: &str, len: u64) -> FsError {
         format!(
             "{shown}: is {len} bytes; files_replace edits files of at most {} bytes (use files_write)",
             limits::MAX_REPLACE_FILE_BYTES
+        ),
+    )
+}
+
+fn parent_changed(plan: &MkdirPlan) -> FsError {
+    err(
+        FsErrorKind::Changed,
+        format!(
+            "{}: the parent folder changed since its card appeared",
+            plan.path
         ),
     )
 }

@@ -485,6 +485,25 @@ impl Sandbox {
         })
     }
 
+    /// Whether the target of `plan` is still as its card showed it (identity, version,
+    /// content): `Changed` when not. Reads, never writes; an approval waiting for the person
+    /// is re-checked with it.
+    pub fn write_is_current(&self, plan: &WritePlan) -> Result<(), FsError> {
+        self.write_check(plan).map(|_| ())
+    }
+
+    fn write_check(&self, plan: &WritePlan) -> Result<PathBuf, FsError> {
+        let rel = check_path(&plan.path)?;
+        let now = self.inspect_target(&rel, &plan.path)?;
+        if now != plan.target {
+            return Err(err(
+                FsErrorKind::Changed,
+                format!("{}: the file changed since its card appeared", plan.path),
+            ));
+        }
+        Ok(rel)
+    }
+
     /// Validates `files_write {path, content}` before approval: inside the root, parent exists,
     /// target is not a directory or symlink, content within the cap.
     pub fn prepare_write(&self, path: &str, content: String) -> Result<WritePlan, FsError> {
@@ -515,17 +534,7 @@ impl Sandbox {
     /// refuses if the target changed (identity, version or content), then writes atomically.
     /// A replaced file's permission bits and owner pass to the new one.
     pub fn write(&self, plan: &WritePlan) -> Result<Written, FsError> {
-        let rel = check_path(&plan.path)?;
-        let now = self.inspect_target(&rel, &plan.path)?;
-        if now != plan.target {
-            return Err(err(
-                FsErrorKind::Changed,
-                format!(
-                    "{}: the file changed after it was approved; nothing was written",
-                    plan.path
-                ),
-            ));
-        }
+        let rel = self.write_check(plan)?;
         let (parent, name) = split(&rel);
         let parent_dir = match parent {
             Some(p) => self.dir.open_dir(p).map_err(|e| io_err(&plan.path, &e))?,

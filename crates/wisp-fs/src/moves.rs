@@ -220,14 +220,20 @@ impl Sandbox {
         self.move_with(plan, &SystemOps)
     }
 
-    pub(crate) fn move_with(&self, plan: &MovePlan, ops: &dyn MoveOps) -> Result<Moved, FsError> {
+    /// Whether `plan` still holds as its card showed it (the whole source tree and the target
+    /// folder): `Changed` or the refusal when not. Reads only.
+    pub fn move_is_current(&self, plan: &MovePlan) -> Result<(), FsError> {
+        self.move_current(plan).map(|_| ())
+    }
+
+    fn move_current(&self, plan: &MovePlan) -> Result<(MovePaths, MoveCheck), FsError> {
         let paths = move_paths(&plan.source, &plan.target)?;
         let c = self.move_check(&paths)?;
         if c.fingerprint != plan.fingerprint {
             return Err(err(
                 FsErrorKind::Changed,
                 format!(
-                    "{}: changed after the move was approved (its files or folders are not as they were); nothing was moved",
+                    "{}: changed since its card appeared (its files or folders are not as they were)",
                     paths.ss
                 ),
             ));
@@ -236,11 +242,16 @@ impl Sandbox {
             return Err(err(
                 FsErrorKind::Changed,
                 format!(
-                    "{}: the target folder changed after the move was approved; nothing was moved",
+                    "{}: the target folder changed since the card appeared",
                     paths.ts
                 ),
             ));
         }
+        Ok((paths, c))
+    }
+
+    pub(crate) fn move_with(&self, plan: &MovePlan, ops: &dyn MoveOps) -> Result<Moved, FsError> {
+        let (paths, c) = self.move_current(plan)?;
         let sname = name_str(split(&paths.src).1, &paths.ss)?;
         let tname = name_str(split(&paths.dst).1, &paths.ts)?;
         let top = &c.entries[0];

@@ -167,22 +167,25 @@ impl Sandbox {
         }
     }
 
+    /// Whether the file of `plan` is still the one the person was asked about (identity, size,
+    /// modification time, content digest): `Changed` when not. Reads it, sends nothing.
+    pub fn sensitive_read_is_current(&self, plan: &SensitiveRead) -> Result<(), FsError> {
+        self.read_current(plan).map(|_| ())
+    }
+
+    fn read_current(&self, plan: &SensitiveRead) -> Result<OpenedRead, FsError> {
+        let mut opened = self.open_for_read(&plan.path)?;
+        if Bound::of(&mut opened)? != plan.bound {
+            return Err(changed_since_asked(plan));
+        }
+        Ok(opened)
+    }
+
     /// Executes an approved [`SensitiveRead`]: the same file, unchanged since the card (identity,
     /// size, modification time and content digest), else refused and nothing is read.
     pub fn read_approved(&self, plan: &SensitiveRead) -> Result<ReadText, FsError> {
-        let changed = || {
-            err(
-                FsErrorKind::Changed,
-                format!(
-                    "{}: the file changed after the person was asked; nothing of the file was sent",
-                    plan.path
-                ),
-            )
-        };
-        let mut opened = self.open_for_read(&plan.path)?;
-        if Bound::of(&mut opened)? != plan.bound {
-            return Err(changed());
-        }
+        let changed = || changed_since_asked(plan);
+        let mut opened = self.read_current(plan)?;
         let (text, _) = opened.read_part(Some(plan.offset), plan.length, 0)?;
         // Changed between the check and the read: a whole file's digest must be the bound one,
         // and size and modification time must still be those the card was shown for.
@@ -196,6 +199,16 @@ impl Sandbox {
         }
         Ok(text)
     }
+}
+
+fn changed_since_asked(plan: &SensitiveRead) -> FsError {
+    err(
+        FsErrorKind::Changed,
+        format!(
+            "{}: the file changed since the person was asked; nothing of the file was sent",
+            plan.path
+        ),
+    )
 }
 
 #[cfg(test)]

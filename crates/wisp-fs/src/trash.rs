@@ -182,6 +182,21 @@ impl Sandbox {
         })
     }
 
+    /// Whether `plan` still holds as its card showed it (the item's identity and its whole
+    /// tree): `Changed` or the refusal when not. Reads only.
+    pub fn trash_is_current(&self, plan: &TrashPlan) -> Result<(), FsError> {
+        self.trash_current(plan).map(|_| ())
+    }
+
+    fn trash_current(&self, plan: &TrashPlan) -> Result<PathBuf, FsError> {
+        let rel = check_path(&plan.path)?;
+        let (ident, fingerprint) = self.trash_check(&rel, &plan.path)?;
+        if ident != plan.ident || !fingerprint.matches(&plan.fingerprint) {
+            return Err(stale(&plan.path));
+        }
+        Ok(rel)
+    }
+
     /// Executes an approved trash: the path and the bindings checked again (changed →
     /// refused as stale), then the item goes from its parent's handle into the trash.
     pub fn trash(&self, plan: &TrashPlan, config: &TrashConfig) -> Result<Trashed, FsError> {
@@ -196,11 +211,7 @@ impl Sandbox {
         config: &TrashConfig,
         before_rename: &dyn Fn(usize),
     ) -> Result<Trashed, FsError> {
-        let rel = check_path(&plan.path)?;
-        let (ident, fingerprint) = self.trash_check(&rel, &plan.path)?;
-        if ident != plan.ident || !fingerprint.matches(&plan.fingerprint) {
-            return Err(stale(&plan.path));
-        }
+        let rel = self.trash_current(plan)?;
         let (parent_rel, name) = split(&rel);
         let parent = match parent_rel {
             Some(p) => self.dir.open_dir(p),
@@ -325,7 +336,7 @@ impl Sandbox {
 fn stale(shown: &str) -> FsError {
     err(
         FsErrorKind::Changed,
-        format!("{shown}: changed after it was approved; nothing was trashed"),
+        format!("{shown}: changed since its card appeared"),
     )
 }
 

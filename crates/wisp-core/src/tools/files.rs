@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use wisp_protocol::ToolInfo;
 
 use super::parse_args;
-use crate::tool::{Checked, Execute, Prepared, Subject, Tool, ToolCtx, ToolRef};
+use crate::tool::{self, Checked, Prepared, Subject, Tool, ToolCtx, ToolRef};
 
 /// The family, in the order runs list it.
 pub(super) fn tools() -> Vec<ToolRef> {
@@ -135,14 +135,20 @@ fn sensitive_read(plan: wisp_fs::SensitiveRead) -> Subject {
     }
     Subject {
         arguments,
-        execute: Execute::Files(Box::new(move |s| {
-            let mut v = read_result(s.read_approved(&plan)?);
-            v["approved"] = json!(format!(
-                "the person approved sending this once; it looks like {}: do not repeat its secrets where they are not needed",
-                plan.sensitive.reason()
-            ));
-            Ok(v)
-        })),
+        execute: tool::files(
+            {
+                let plan = plan.clone();
+                move |s| {
+                    let mut v = read_result(s.read_approved(&plan)?);
+                    v["approved"] = json!(format!(
+                        "the person approved sending this once; it looks like {}: do not repeat its secrets where they are not needed",
+                        plan.sensitive.reason()
+                    ));
+                    Ok(v)
+                }
+            },
+            move |s| s.sensitive_read_is_current(&plan),
+        ),
         binding: None,
         unchanged: "nothing of the file was sent",
     }
@@ -188,7 +194,13 @@ impl Tool for Write {
             }
             Ok(Checked::Approval(Subject {
                 arguments,
-                execute: Execute::Files(Box::new(move |s| Ok(json!(s.write(&plan)?)))),
+                execute: tool::files(
+                    {
+                        let plan = plan.clone();
+                        move |s| Ok(json!(s.write(&plan)?))
+                    },
+                    move |s| s.write_is_current(&plan),
+                ),
                 binding: None,
                 unchanged: "nothing was written",
             }))
@@ -246,12 +258,18 @@ impl Tool for Replace {
             // re-checks identity and digest and refuses a file that changed (FILE-16).
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": path, "oldText": old_text, "newText": new_text, "sha256": sha256, "line": line}),
-                execute: Execute::Files(Box::new(move |s| {
-                    let w = s.write(&write)?;
-                    Ok(
-                        json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}),
-                    )
-                })),
+                execute: tool::files(
+                    {
+                        let write = write.clone();
+                        move |s| {
+                            let w = s.write(&write)?;
+                            Ok(
+                                json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}),
+                            )
+                        }
+                    },
+                    move |s| s.write_is_current(&write),
+                ),
                 binding: None,
                 unchanged: "nothing was written",
             }))
@@ -284,7 +302,13 @@ impl Tool for Mkdir {
             let plan = s.prepare_mkdir(&a.path).map_err(|e| e.message)?;
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path}),
-                execute: Execute::Files(Box::new(move |s| Ok(json!(s.mkdir(&plan)?)))),
+                execute: tool::files(
+                    {
+                        let plan = plan.clone();
+                        move |s| Ok(json!(s.mkdir(&plan)?))
+                    },
+                    move |s| s.mkdir_is_current(&plan),
+                ),
                 binding: None,
                 unchanged: "nothing was created",
             }))
@@ -327,7 +351,13 @@ impl Tool for Move {
             let fp = &plan.fingerprint;
             Ok(Checked::Approval(Subject {
                 arguments: json!({"source": plan.source, "target": plan.target, "files": fp.files, "folders": fp.folders, "fingerprint": fp.digest}),
-                execute: Execute::Files(Box::new(move |s| Ok(json!(s.move_entry(&plan)?)))),
+                execute: tool::files(
+                    {
+                        let plan = plan.clone();
+                        move |s| Ok(json!(s.move_entry(&plan)?))
+                    },
+                    move |s| s.move_is_current(&plan),
+                ),
                 binding: None,
                 unchanged: "nothing was moved",
             }))
@@ -425,9 +455,13 @@ impl Tool for Trash {
             // fingerprint again and refuses a changed tree (FILE-29).
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path, "files": plan.files, "folders": plan.folders}),
-                execute: Execute::Files(Box::new(move |s| {
-                    s.trash(&plan, &trash).map(|t| json!(t)).map_err(Into::into)
-                })),
+                execute: tool::files(
+                    {
+                        let plan = plan.clone();
+                        move |s| s.trash(&plan, &trash).map(|t| json!(t)).map_err(Into::into)
+                    },
+                    move |s| s.trash_is_current(&plan),
+                ),
                 binding: None,
                 unchanged: "nothing was trashed",
             }))

@@ -375,7 +375,7 @@ fn a_tree_changed_after_approval_is_refused_and_nothing_moves() {
         assert_eq!(e.kind, FsErrorKind::Changed, "{what}: {e}");
         assert_eq!(
             e.message,
-            "src: changed after the move was approved (its files or folders are not as they were); nothing was moved"
+            "src: changed since its card appeared (its files or folders are not as they were)"
         );
         assert_eq!(snapshot(&f), before, "{what}");
     }

@@ -11,7 +11,7 @@ import type { ApprovalState, CallStatus } from "../../types";
 import { useT } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
 import { Reveal, hasHidden, revealText, type RevealMode } from "../../components/Reveal";
-import type { CurrentFile } from "./binding";
+import { bindingOf, type CurrentFile } from "./binding";
 import { toolViews } from "../tools/registry";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 import { MESSAGE_BOX_ID } from "../conversation/Composer";
@@ -40,6 +40,22 @@ interface Props {
   /** How the approved call ended, for a decided card: an approval the execution then refused
    * (a file changed since) or that failed is not titled as if it had been done. */
   callStatus?: CallStatus;
+  /** What made a void card void, when its call's result says (`void`). */
+  voidedBy?: VoidedBy;
+}
+
+/** What voided a pending approval, as the Host records it in the call's result. */
+export type VoidedBy = "changed" | "revoked" | "withdrawn";
+
+/** The `void` of a call's result, when it names one of the reasons. */
+export function voidedByOf(result: string | null | undefined): VoidedBy | undefined {
+  if (!result) return undefined;
+  try {
+    const v = (JSON.parse(result) as { void?: unknown }).void;
+    return v === "changed" || v === "revoked" || v === "withdrawn" ? v : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Arguments shown as multi-line content: newlines and tabs there are layout. */
@@ -71,7 +87,7 @@ function showTop(el: HTMLElement) {
   el.scrollIntoView?.({ block: el.getBoundingClientRect().height > room ? "start" : "nearest" });
 }
 
-export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatus }: Props) {
+export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatus, voidedBy }: Props) {
   const t = useT();
   const [outcome, setOutcome] = useState<Outcome>(request.state);
   const [busy, setBusy] = useState(false);
@@ -126,6 +142,9 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   const views = toolViews(request.tool);
   const what = views.action?.(request.tool, args, t) ?? revealText(shown);
   const hidden = cardHasHidden(request.tool, args, request.canonical);
+  // Known to be stale (its file differs from the one it is bound to): approving would only be
+  // refused, so Reject is the main action.
+  const stale = open && views.boundDigest !== undefined && bindingOf(views.boundDigest(args), currentFile).kind === "changed";
   const title =
     outcome === "pending"
       ? views.pendingTitle
@@ -182,16 +201,16 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
         {open ? (
           <span className="buttons">
             <span className="muted">{t("keysHint")}</span>
-            <button className="reject" disabled={busy} onClick={() => void decide("reject")}>
+            <button className={stale ? "reject primary" : "reject"} disabled={busy} onClick={() => void decide("reject")}>
               <X size={16} aria-hidden /> {t("reject")}
             </button>
-            <button className="approve" disabled={busy} onClick={() => void decide("approve")}>
+            <button className={stale ? "approve stale" : "approve"} disabled={busy} onClick={() => void decide("approve")}>
               <Check size={16} aria-hidden /> {t("approve")}
             </button>
           </span>
         ) : (
           <span className={`outcome outcome-${outcome}`} role="status">
-            {outcome === "approved" ? t("approved") : outcome === "rejected" ? t("rejected") : outcome === "void" ? t("void") : t("stale")}
+            {outcome === "approved" ? t("approved") : outcome === "rejected" ? t("rejected") : outcome === "void" ? t(voidedBy ? `void_${voidedBy}` : "void") : t("stale")}
           </span>
         )}
       </div>

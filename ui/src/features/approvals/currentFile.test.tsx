@@ -17,7 +17,7 @@ afterEach(cleanup);
 const BOUND = "b".repeat(64);
 const EDITED = "e".repeat(64);
 const FILE = "one\ntwo\nthree\n";
-const STALE = "This file changed after the request was prepared; approving will be refused as stale.";
+const STALE = "This file changed since this card appeared: approving it would be refused.";
 
 const replace = {
   approvalId: "ap-replace",
@@ -52,6 +52,7 @@ describe("a replace card", () => {
     expect(diffText()).toContain("+ 2");
     expect(diffText()).toContain("three");
     expect(screen.queryByText(STALE)).toBeNull();
+    expect(screen.getByRole("button", { name: /Approve/ }).className).toBe("approve");
   });
 
   it("says the file changed and shows only the requested change, never the other file", () => {
@@ -61,6 +62,9 @@ describe("a replace card", () => {
     expect(screen.queryByText("Changes against the current file")).toBeNull();
     expect(screen.getByText("The requested change")).toBeTruthy();
     expect(diffText()).toBe("- two+ 2");
+    // Approving would only be refused: Reject is the main action.
+    expect(screen.getByRole("button", { name: /Reject/ }).className).toBe("reject primary");
+    expect(screen.getByRole("button", { name: /Approve/ }).className).toBe("approve stale");
   });
 
   it("says a file that is gone changed, in Chinese too", () => {
@@ -68,7 +72,7 @@ describe("a replace card", () => {
     expect(screen.getByText(STALE)).toBeTruthy();
     unmount();
     show(replace, { state: "missing" }, "zh");
-    expect(screen.getByText("此文件在请求准备好之后已被修改；批准将因已过期而被拒绝。")).toBeTruthy();
+    expect(screen.getByText("此文件在此卡片出现后已被修改：批准将被拒绝。")).toBeTruthy();
   });
 
   it("says when the current file could not be loaded instead of degrading silently", () => {

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
 import type { Run, ToolCall, Usage as UsageTotals } from "../../types";
 import { useT, type Key, type T } from "../../i18n";
-import { ApprovalCard, type Outcome } from "../approvals/ApprovalCard";
+import { ApprovalCard, voidedByOf, type Outcome } from "../approvals/ApprovalCard";
 import type { CurrentFile } from "../approvals/currentFile";
 import { Markdown } from "./Markdown";
 import { failureText } from "../settings/problem";
@@ -137,6 +137,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
                             request={{ approvalId: c.approval.id, tool: c.tool, arguments: c.approval.arguments, canonical: c.approval.canonical, digest: c.approval.digest, state: c.approval.state }}
                             onDecide={async () => c.approval!.state}
                             callStatus={c.status}
+                            voidedBy={voidedByOf(c.result)}
                           />
                         )}
                       </div>

@@ -240,8 +240,8 @@ const CHANGE: ToolViews = { action: fileAction, changesFiles: true };
 export const FILES: ToolFamily = {
   files_read: { Details: SensitiveReadDetails, action: fileAction, pendingTitle: "readSensitiveTitle", previewPath: pathOf },
   // A write that creates its file binds its absence: nothing to fetch (and no 404 to log).
-  files_write: { ...CHANGE, Details: WriteDetails, previewPath: pathOf, opensWhenDone: true, boundFile: (args) => (args.creates === true ? undefined : pathOf(args)) },
-  files_replace: { ...CHANGE, Details: ReplaceDetails, previewPath: pathOf, opensWhenDone: true, boundFile: pathOf },
+  files_write: { ...CHANGE, Details: WriteDetails, previewPath: pathOf, opensWhenDone: true, boundFile: (args) => (args.creates === true ? undefined : pathOf(args)), boundDigest: (args) => args.replaces },
+  files_replace: { ...CHANGE, Details: ReplaceDetails, previewPath: pathOf, opensWhenDone: true, boundFile: pathOf, boundDigest: (args) => args.sha256 },
   files_mkdir: { ...CHANGE, Details: MkdirDetails },
   files_move: { ...CHANGE, Details: MoveDetails },
   files_trash: { ...CHANGE, Details: TrashDetails },

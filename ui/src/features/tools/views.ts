@@ -39,6 +39,9 @@ export interface ToolViews {
   /** The file its pending card diffs against, fetched while the card waits; none when the call
    * binds no existing file. */
   boundFile?: (args: Record<string, unknown>) => string | undefined;
+  /** The digest of `boundFile` the change is bound to: a card whose file is known to differ
+   * offers Reject, not Approve, as its main action. */
+  boundDigest?: (args: Record<string, unknown>) => unknown;
   /** What the call's row shows of a succeeded result. */
   Result?: ComponentType<ResultProps>;
 }
