@@ -86,7 +86,7 @@ test("web-only: new and web tabs open through the Host, switch, close with the d
   await expect(page.frameLocator("iframe.web-frame").getByText("hello from the local site")).toBeVisible();
 
   // Closing the page asks; Escape is no answer, Keep keeps it.
-  const closeWeb = page.getByRole("button", { name: /^Close tab http:\/\/127\.0\.0\.1/ });
+  const closeWeb = page.getByTitle(/^Close tab http:\/\/127\.0\.0\.1/);
   await closeWeb.click();
   const dialog = page.getByRole("alertdialog", { name: "Close this page?" });
   await expect(dialog).toBeVisible();
@@ -204,7 +204,7 @@ test("web-only: a close question still waiting is shown again after a reload and
   await address.press("Enter");
   const webTab = page.getByRole("tab", { name: /127\.0\.0\.1/ });
   await expect(webTab).toHaveAttribute("aria-selected", "true");
-  await page.getByRole("button", { name: /^Close tab http:\/\/127\.0\.0\.1/ }).click();
+  await page.getByTitle(/^Close tab http:\/\/127\.0\.0\.1/).click();
   const dialog = page.getByRole("alertdialog", { name: "Close this page?" });
   await expect(dialog).toBeVisible();
 
@@ -287,7 +287,7 @@ test("native: a web tab is a page of the Host's headless Chromium, shown by titl
   await live.click();
   await expect.poll(() => fronts).toEqual(["POST"]);
   // Closing asks first; Close closes the browser page and the tab.
-  await page.getByRole("button", { name: "Close tab Local page" }).click();
+  await page.getByTitle("Close tab Local page").click();
   await page.getByRole("alertdialog", { name: "Close this page?" }).getByRole("button", { name: "Close" }).click();
   // Every tab, not the one named "Local page": while the page closes its title may go, and
   // the tab is then named by its URL.

@@ -199,7 +199,7 @@ test("sessions are renamed and deleted with confirmation; a bad folder is explai
   await expect(page.getByRole("dialog")).toContainText("Delete this session?");
   await page.screenshot({ path: join(SCREENS, "delete-confirm.png") });
   await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
-  await expect(page.getByText("Create or choose a session on the left.")).toBeVisible();
+  await expect(page.getByText("Write a message to start a session in the selected project, or choose one on the left.")).toBeVisible();
 });
 
 test("a session with 1,000 runs stays responsive: only what is on screen is rendered", async ({ page, request }) => {

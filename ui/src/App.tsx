@@ -9,7 +9,7 @@ import { SettingsDialog, type LangSetting, type Theme } from "./components/Dialo
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
 import { useDecide } from "./features/approvals/useDecide";
-import { Composer, useComposer } from "./features/conversation/Composer";
+import { Composer, MESSAGE_BOX_ID, useComposer } from "./features/conversation/Composer";
 import { ConversationHeader } from "./features/conversation/ConversationHeader";
 import { useWorkbenchKeys } from "./features/conversation/keys";
 import { RunList } from "./features/conversation/RunList";
@@ -105,21 +105,40 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
 
   const decide = useDecide(api, currentId, report);
 
-  const composer = useComposer({ api, sessionId: currentId, busy: !!activeRun, onStarted: refreshRun, report });
+  // One session at a time: a message sent while "New session" is still being made goes to
+  // that session instead of making another.
+  const creating = useRef<Promise<string | null> | null>(null);
+  const newSession = (): Promise<string | null> =>
+    (creating.current ??= (async () => {
+      try {
+        const s = await api.createSession(selectedProject ?? undefined);
+        await loadSessions();
+        setCurrentId(s.id);
+        return s.id;
+      } catch (e) {
+        report(e);
+        return null;
+      } finally {
+        creating.current = null;
+      }
+    })());
+  const composer = useComposer({ api, sessionId: currentId, newSession, busy: !!activeRun, onStarted: refreshRun, report });
+
+  // A new session suggests a start; in simulation, the scripted scenarios.
+  const examples = (
+    <div className="examples">
+      <p className="muted">{t("examplesTitle")}</p>
+      {(health?.mode === "simulation" ? SIM_EXAMPLES : LIVE_EXAMPLES).map((k) => (
+        <button key={k} className="example" onClick={() => composer.put(t(k))}>
+          {t(k)}
+        </button>
+      ))}
+    </div>
+  );
 
   const cancelRun = useCallback(() => {
     if (activeRun) api.cancel(activeRun.id).catch(report);
   }, [activeRun, api, report]);
-
-  const newSession = async () => {
-    try {
-      const s = await api.createSession(selectedProject ?? undefined);
-      await loadSessions();
-      setCurrentId(s.id);
-    } catch (e) {
-      report(e);
-    }
-  };
 
   useWorkbenchKeys({
     dialogOpen: !!dialog || tabs.dialogs.length > 0,
@@ -138,6 +157,17 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     // A card of the shown session waits: on a narrow window the open preview docks beside the
     // conversation instead of floating over it, so the card is never covered.
     <div className={["app", previewOpen && "preview-open", currentId !== null && waiting.has(currentId) && "card-waiting"].filter(Boolean).join(" ")}>
+      <a
+        className="skip-link"
+        href={`#${MESSAGE_BOX_ID}`}
+        onClick={(e) => {
+          // The address's fragment carries the token: focus, never navigate.
+          e.preventDefault();
+          composer.box.current?.focus();
+        }}
+      >
+        {t("skipToMessage")}
+      </a>
       {health?.mode === "simulation" && (
         <div className="banner" role="status">
           {t("simulation")}
@@ -181,7 +211,14 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             </div>
           )}
           {!current ? (
-            <p className="empty">{t("noSession")}</p>
+            // Nothing chosen yet: the first message makes its session where the person is.
+            <>
+              <div className="runs first-screen">
+                <h1 className="empty">{t("noSession")}</h1>
+                {examples}
+              </div>
+              <Composer composer={composer} running={false} onStop={cancelRun} />
+            </>
           ) : (
             <>
               <ConversationHeader
@@ -207,17 +244,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 empty={
                   runs.length === 0 &&
                   !cursor &&
-                  loadedFor === currentId && (
-                    // A new session suggests a start; in simulation, the scripted scenarios.
-                    <div className="examples">
-                      <p className="muted">{t("examplesTitle")}</p>
-                      {(health?.mode === "simulation" ? SIM_EXAMPLES : LIVE_EXAMPLES).map((k) => (
-                        <button key={k} className="example" onClick={() => composer.put(t(k))}>
-                          {t(k)}
-                        </button>
-                      ))}
-                    </div>
-                  )
+                  loadedFor === currentId &&
+                  examples
                 }
                 renderRun={(run) => (
                   <McpToolLabels.Provider value={mcpLabels}>
@@ -227,7 +255,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   </McpToolLabels.Provider>
                 )}
               />
-              <Composer composer={composer} running={!!activeRun} onStop={cancelRun} />
+              <Composer composer={composer} running={!!activeRun} onStop={cancelRun} last={runs.at(-1)?.text} />
             </>
           )}
         </main>

@@ -382,6 +382,22 @@ describe("a tool call's collapsed row", () => {
     expect(errorLine('{"error":"\\nafter a blank line"}')).toBe("after a blank line");
     expect(errorLine(null)).toBeNull();
   });
+
+  it("opens to its arguments and result laid out, each copyable and scrollable from the keyboard", async () => {
+    const writes: string[] = [];
+    Object.defineProperty(navigator, "clipboard", { value: { writeText: async (t: string) => void writes.push(t) }, configurable: true });
+    const call = { callId: "c1", tool: "files_read", arguments: { path: "a" }, argumentsText: '{"path":"a"}', status: "failed" as const, result: '{"error":"no"}', approval: null };
+    runView({ ...baseRun, steps: [{ index: 0, partial: false, text: "", toolCalls: [call] }] });
+    fireEvent.click(screen.getByRole("button", { name: /files_read/ }));
+    const args = screen.getByLabelText("Arguments", { selector: "pre" });
+    const result = screen.getByLabelText("Result", { selector: "pre" });
+    expect(args.textContent).toContain('"path": "a"');
+    expect([args.tabIndex, result.tabIndex]).toEqual([0, 0]);
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Copy result" })));
+    await act(async () => fireEvent.click(screen.getByRole("button", { name: "Copy arguments" })));
+    // What was sent, byte for byte, not the layout.
+    expect(writes).toEqual(['{"error":"no"}', '{"path":"a"}']);
+  });
 });
 
 describe("RunView", () => {

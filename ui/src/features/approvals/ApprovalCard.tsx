@@ -226,7 +226,9 @@ function ExactArguments({ canonical, compact }: { canonical: string; compact: bo
   return (
     <div className="details">
       <p className="muted">{t("exactArguments")}</p>
-      <pre className={`exact-arguments${compact ? " compact" : ""}`} aria-label={t("exactArguments")}>
+      {/* Focusable, so a long text scrolls from the keyboard; the card's decision keys work on
+          the card itself only, never here. */}
+      <pre className={`exact-arguments${compact ? " compact" : ""}`} aria-label={t("exactArguments")} tabIndex={0}>
         <Reveal text={canonical} />
       </pre>
     </div>

@@ -1,7 +1,7 @@
 // The message box: what the person writes, sending it as a new run, and stopping the active run.
 // The box is emptied when the message leaves, not when the Host answers: what the person types
 // meanwhile stays. A failed send puts the message back in front of it.
-import { useMemo, useRef, useState, type RefObject } from "react";
+import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { Send, Square } from "lucide-react";
 import type { Api } from "../../api";
 import { useT } from "../../i18n";
@@ -25,25 +25,39 @@ export interface ComposerState {
 interface Options {
   api: Api;
   sessionId: string | null;
+  /** Makes the session a first message goes to when none is shown (in the project the person
+   * is looking at); its ID, or null when it could not be made (reported). */
+  newSession: () => Promise<string | null>;
   /** A run of the session is active: nothing is sent. */
   busy: boolean;
   onStarted: (runId: string) => void;
   report: (e: unknown) => void;
 }
 
-export function useComposer({ api, sessionId, busy, onStarted, report }: Options): ComposerState {
+export function useComposer({ api, sessionId, newSession, busy, onStarted, report }: Options): ComposerState {
   const [draft, setDraft] = useState("");
   const box = useRef<HTMLTextAreaElement>(null);
+  // The first screen is ready to type: the box has the focus once, at start.
+  useEffect(() => {
+    box.current?.focus({ preventScroll: true });
+  }, []);
   const sending = useRef(false);
   const startRun = async (text: string, fromBox: boolean) => {
-    if (!text || !sessionId || busy || sending.current) return;
+    if (!text || busy || sending.current) return;
     sending.current = true;
     if (fromBox) setDraft("");
+    const putBack = () => fromBox && setDraft((d) => (d ? `${text}\n${d}` : text));
     try {
-      const { runId } = await api.startRun(sessionId, text);
+      // The first message of a first visit makes its session (newSession reports a failure).
+      const sid = sessionId ?? (await newSession());
+      if (!sid) {
+        putBack();
+        return;
+      }
+      const { runId } = await api.startRun(sid, text);
       onStarted(runId);
     } catch (e) {
-      if (fromBox) setDraft((d) => (d ? `${text}\n${d}` : text));
+      putBack();
       report(e);
     } finally {
       sending.current = false;
@@ -64,7 +78,8 @@ export function useComposer({ api, sessionId, busy, onStarted, report }: Options
   return { draft, setDraft, box, send: () => void startRun(draft.trim(), true), put, actions };
 }
 
-export function Composer({ composer, running, onStop }: { composer: ComposerState; running: boolean; onStop: () => void }) {
+/** `last` is the session's latest message: ↑ in an empty box brings it back to edit. */
+export function Composer({ composer, running, onStop, last }: { composer: ComposerState; running: boolean; onStop: () => void; last?: string }) {
   const t = useT();
   const { draft, setDraft, box, send } = composer;
   return (
@@ -86,6 +101,10 @@ export function Composer({ composer, running, onStop }: { composer: ComposerStat
           if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
             e.preventDefault();
             send();
+          }
+          if (e.key === "ArrowUp" && !draft && last && !e.shiftKey && !e.altKey && !e.ctrlKey && !e.metaKey) {
+            e.preventDefault();
+            setDraft(last);
           }
         }}
         rows={3}

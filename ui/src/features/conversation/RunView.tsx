@@ -308,7 +308,7 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
   return (
     <div className={`call call-${call.status}`} data-call-id={call.callId}>
       <div className="call-head">
-        <button className="call-toggle" aria-expanded={open} onClick={() => setOpen(!open)} aria-label={`${shown} ${call.callId}`}>
+        <button className="call-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
           {open ? <ChevronDown size={14} aria-hidden /> : <ChevronRight size={14} aria-hidden />}
           {icons[call.status]}
           <span className="tool" title={shown === call.tool ? undefined : call.tool}>
@@ -343,14 +343,19 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
         <div className="call-body">
           {/* The model's text and the result as they were sent, laid out without reparsing a
               number, hidden characters marked. */}
-          <div className="muted">{t("arguments")}</div>
-          <pre className="call-arguments">
+          {/* Focusable, so a long text scrolls from the keyboard. */}
+          <div className="muted call-part">
+            {t("arguments")} <CopyButton text={call.argumentsText} label={t("copyArguments")} />
+          </div>
+          <pre className="call-arguments" tabIndex={0} aria-label={t("arguments")}>
             <Reveal text={layoutJson(call.argumentsText)} mode="text" />
           </pre>
           {call.result !== null && (
             <>
-              <div className="muted">{t("result")}</div>
-              <pre className="call-result">
+              <div className="muted call-part">
+                {t("result")} <CopyButton text={call.result} label={t("copyResult")} />
+              </div>
+              <pre className="call-result" tabIndex={0} aria-label={t("result")}>
                 <Reveal text={layoutJson(call.result)} mode="text" />
               </pre>
             </>

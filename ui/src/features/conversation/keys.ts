@@ -1,6 +1,9 @@
-// The workbench's own keys: Esc stops the run, Alt+↓/↑ moves between sessions.
+// The workbench's own keys: Esc stops the run, Alt+↓/↑ moves between sessions, "/" outside a
+// text field goes to the message box.
 import { useEffect } from "react";
 import type { Session } from "../../types";
+import { isTextField } from "../approvals/keys";
+import { MESSAGE_BOX_ID } from "./Composer";
 
 interface Keys {
   /** A dialog is open: its Escape is its own. */
@@ -21,6 +24,13 @@ export function useWorkbenchKeys({ dialogOpen, running, stop, sessions, currentI
       if (e.key === "Escape" && running && !e.defaultPrevented && !e.isComposing) {
         e.preventDefault();
         stop();
+      }
+      if (e.key === "/" && !e.ctrlKey && !e.altKey && !e.metaKey && !isTextField(e.target) && !e.defaultPrevented) {
+        const box = document.getElementById(MESSAGE_BOX_ID);
+        if (box) {
+          e.preventDefault();
+          box.focus();
+        }
       }
       if (e.altKey && (e.key === "ArrowDown" || e.key === "ArrowUp") && sessions.length) {
         e.preventDefault();

@@ -89,9 +89,17 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
       ctl.move(focused, to);
       return;
     }
-    // The tab pattern: arrows move between tabs, Home/End to the ends (without Ctrl, Alt or
-    // Meta, which belong to the browser and the workbench).
+    // The tab pattern: arrows move between tabs, Home/End to the ends, Delete closes the focused
+    // one (without Ctrl, Alt or Meta, which belong to the browser and the workbench).
     if (e.ctrlKey || e.altKey || e.metaKey) return;
+    if (e.key === "Delete" && focused) {
+      e.preventDefault();
+      const at = tabs.findIndex((x) => x.tabId === focused);
+      const next = tabs[at + 1] ?? tabs[at - 1];
+      if (next) refocus.current = next.tabId;
+      ctl.close(focused);
+      return;
+    }
     const i = tabs.findIndex((x) => x.active);
     const to = e.key === "ArrowRight" ? i + 1 : e.key === "ArrowLeft" ? i - 1 : e.key === "Home" ? 0 : e.key === "End" ? tabs.length - 1 : null;
     if (to === null || !tabs.length) return;
@@ -123,6 +131,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
           {tabs.map((x, index) => (
             <div
               key={x.tabId}
+              role="presentation"
               className={["tab", x.active && "active", over === x.tabId && dragged.current !== x.tabId && dropSide(index)].filter(Boolean).join(" ")}
               data-kind={x.kind}
               onDragStart={(e) => {
@@ -156,7 +165,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
               <button
                 role="tab"
                 data-tab={x.tabId}
-                aria-keyshortcuts="Control+Shift+ArrowLeft Control+Shift+ArrowRight"
+                aria-keyshortcuts="Delete Control+Shift+ArrowLeft Control+Shift+ArrowRight"
                 // The tab itself is what is dragged (Chromium starts no drag from a button inside a
                 // draggable box); its box takes the events.
                 draggable
@@ -171,20 +180,27 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
                   <Reveal text={tabName(t, x)} />
                 </span>
               </button>
-              <button className="icon" aria-label={`${t("closeTab")} ${revealText(tabName(t, x))}`} title={`${t("closeTab")} ${revealText(tabName(t, x))}`} onClick={() => ctl.close(x.tabId)}>
+              {/* For the pointer: a tab list holds tabs only, so the keyboard and screen readers
+                  close the focused tab with Delete (announced by its aria-keyshortcuts). */}
+              <button className="icon tab-close" aria-hidden="true" tabIndex={-1} title={`${t("closeTab")} ${revealText(tabName(t, x))}`} onClick={() => ctl.close(x.tabId)}>
                 <X size={13} />
               </button>
             </div>
           ))}
         </div>
-        <button className="icon" aria-label={t("tabsNew")} title={t("tabsNew")} disabled={!sessionId} onClick={() => void ctl.open({ kind: "new" })}>
-          <Plus size={16} />
-        </button>
-        <button className="icon" aria-label={t("tabsProject")} title={t("tabsProject")} disabled={!sessionId} onClick={() => void ctl.open({ kind: "workspace" })}>
-          <Folder size={16} />
-        </button>
+        {/* Nothing to open tabs in before there is a session: no controls that do nothing. */}
+        {sessionId && (
+          <>
+            <button className="icon" aria-label={t("tabsNew")} title={t("tabsNew")} onClick={() => void ctl.open({ kind: "new" })}>
+              <Plus size={16} />
+            </button>
+            <button className="icon" aria-label={t("tabsProject")} title={t("tabsProject")} onClick={() => void ctl.open({ kind: "workspace" })}>
+              <Folder size={16} />
+            </button>
+          </>
+        )}
       </div>
-      <form className="url-form" onSubmit={(e) => void openUrl(e)}>
+      {sessionId && <form className="url-form" onSubmit={(e) => void openUrl(e)}>
         {/* Text, not type="url": the browser's own check refuses `localhost:3000` and speaks its
             own language; the box reads the address itself (address.ts). */}
         <input
@@ -201,12 +217,11 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
             setUrl(e.target.value);
             if (addressNote?.refused) setAddressNote(null);
           }}
-          disabled={!sessionId}
         />
-        <button type="submit" disabled={!sessionId || !url.trim()}>
+        <button type="submit" disabled={!url.trim()}>
           <Globe size={14} aria-hidden /> {t("tabsOpen")}
         </button>
-      </form>
+      </form>}
       {addressNote ? (
         <p id="address-note" className={addressNote.refused ? "address-note refused" : "address-note muted"} role={addressNote.refused ? "alert" : "status"}>
           {addressNote.text}

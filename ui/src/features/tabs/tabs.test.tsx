@@ -171,6 +171,14 @@ describe("the panel", () => {
   const file: PreviewTab = { tabId: "tab_" + "f".repeat(32), kind: "file", title: "a.txt", active: false, path: "docs/a.txt" };
   const blank: PreviewTab = { tabId: "tab_" + "b".repeat(32), kind: "new", title: "New tab", active: true };
 
+  it("shows no controls before there is a session to open tabs in", () => {
+    render(withT(<PreviewPanel api={new Api("tok")} sessionId={null} tabs={ctl([])} webTabs="iframe" onHide={() => {}} />));
+    expect(screen.queryByRole("button", { name: "New tab" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Project files" })).toBeNull();
+    expect(screen.queryByRole("textbox")).toBeNull();
+    expect(document.querySelectorAll("button:disabled, input:disabled")).toHaveLength(0);
+  });
+
   it("renders the Host's tabs in order with the active one selected, and sends the person's actions", async () => {
     const c = ctl([file, blank]);
     render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />));
@@ -180,7 +188,10 @@ describe("the panel", () => {
     expect(screen.getByRole("tabpanel").textContent).toContain("A blank tab");
     fireEvent.click(tabs[0]!);
     fireEvent.keyDown(tabs[1]!, { key: "ArrowRight" });
-    fireEvent.click(screen.getByRole("button", { name: "Close tab a.txt" }));
+    fireEvent.click(screen.getByTitle("Close tab a.txt"));
+    // The keyboard's way: Delete on a focused tab (the close buttons are the pointer's only).
+    fireEvent.keyDown(tabs[1]!, { key: "Delete" });
+    expect(screen.queryByRole("button", { name: /Close tab/ })).toBeNull();
     fireEvent.click(screen.getByRole("button", { name: "New tab" }));
     fireEvent.change(screen.getByRole("textbox", { name: "Web address to open" }), { target: { value: " https://example.com/ " } });
     fireEvent.submit(screen.getByRole("textbox", { name: "Web address to open" }).closest("form")!);
@@ -190,6 +201,7 @@ describe("the panel", () => {
       // From the last tab, → wraps to the first.
       `activate ${file.tabId}`,
       `close ${file.tabId}`,
+      `close ${blank.tabId}`,
       'open {"kind":"new"}',
       'open {"kind":"web","url":"https://example.com/"}',
     ]);
@@ -254,7 +266,7 @@ describe("the panel: moving tabs", () => {
     const log: string[] = [];
     render(<Harness log={log} />);
     const tb = screen.getByRole("tab", { name: "Tb" });
-    expect(tb.getAttribute("aria-keyshortcuts")).toBe("Control+Shift+ArrowLeft Control+Shift+ArrowRight");
+    expect(tb.getAttribute("aria-keyshortcuts")).toBe("Delete Control+Shift+ArrowLeft Control+Shift+ArrowRight");
     tb.focus();
     ctrlShift(tb, "ArrowRight");
     expect(names()).toEqual(["Ta", "Tc", "Tb"]);
@@ -279,7 +291,7 @@ describe("the panel: moving tabs", () => {
   it("moves nothing from a close button, the address field, or with other modifiers; plain arrows still select", () => {
     const log: string[] = [];
     render(<Harness log={log} />);
-    ctrlShift(screen.getByRole("button", { name: "Close tab Ta" }), "ArrowRight");
+    ctrlShift(screen.getByTitle("Close tab Ta"), "ArrowRight");
     const address = screen.getByRole("textbox", { name: "Web address to open" });
     fireEvent.change(address, { target: { value: "https://example.com/" } });
     ctrlShift(address, "ArrowLeft");
@@ -320,7 +332,7 @@ describe("the panel in Chinese", () => {
     const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, move: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
     render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />, "zh"));
     expect(screen.getByRole("tab").textContent?.trim()).toBe("新标签");
-    expect(screen.getByRole("button", { name: "关闭标签 新标签" })).toBeTruthy();
+    expect(screen.getByTitle("关闭标签 新标签")).toBeTruthy();
   });
 });
 

@@ -1,0 +1,60 @@
+// The first minute in real Chromium against a real Host: the first screen is ready to type (the
+// message box has the focus, examples are offered, the first message makes its session in the
+// project shown), "/" and a skip link lead to the message box, and ↑ in an empty box brings
+// back the last message.
+import { test, expect } from "@playwright/test";
+import { join } from "node:path";
+import { SCREENS, startHost, stopHost, type Host } from "./host";
+
+let host: Host;
+test.beforeEach(async () => {
+  host = await startHost();
+});
+test.afterEach(async () => {
+  await stopHost(host);
+});
+
+test("the first screen takes a message at once and the first send makes the session", async ({ page }) => {
+  await page.goto(host.url);
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await expect(box).toBeFocused();
+  await expect(page.locator(".example").first()).toBeVisible();
+  await page.screenshot({ path: join(SCREENS, "first-screen.png") });
+  await page.keyboard.type("hello there");
+  await page.keyboard.press("Enter");
+  // One session, in the project, with the message as its title, and the answer in it.
+  await expect(page.getByRole("heading", { name: "hello there" })).toBeVisible();
+  await expect(page.locator(".session-row")).toHaveCount(1);
+  await expect(page.locator(".conv-head")).toContainText(host.project);
+  await expect(page.locator(".run .answer").first()).not.toBeEmpty();
+  // ↑ in the empty box brings the last message back to edit; in a box with text it does not.
+  await expect(box).toHaveValue("");
+  await box.focus();
+  await page.keyboard.press("ArrowUp");
+  await expect(box).toHaveValue("hello there");
+  await page.keyboard.press("ArrowUp");
+  await expect(box).toHaveValue("hello there");
+});
+
+test("/ goes to the message box from anywhere but a text field, and the skip link does too", async ({ page }) => {
+  await page.goto(host.url);
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await page.getByRole("button", { name: "Settings" }).focus();
+  await page.keyboard.press("/");
+  await expect(box).toBeFocused();
+  await expect(box).toHaveValue("");
+  // In a text field "/" is a character.
+  const folder = page.getByRole("textbox", { name: /Folder path/ });
+  await folder.focus();
+  await page.keyboard.press("/");
+  await expect(folder).toHaveValue("/");
+  // The skip link is the first stop of the keyboard and shows itself when reached.
+  const skip = page.getByRole("link", { name: "Skip to the message box" });
+  const first = await page.evaluate(() => document.querySelector('a[href], button, input, textarea, select, [tabindex]:not([tabindex="-1"])')?.textContent);
+  expect(first).toBe("Skip to the message box");
+  await expect(skip).not.toBeInViewport();
+  await skip.focus();
+  await expect(skip).toBeInViewport();
+  await page.keyboard.press("Enter");
+  await expect(box).toBeFocused();
+});
