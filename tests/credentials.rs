@@ -219,3 +219,30 @@ async fn a_move_that_would_hide_env_from_the_check_is_refused_before_any_card() 
     assert!(!w.file("notes.txt").exists());
     assert_eq!(std::fs::read_to_string(w.file(".env")).unwrap(), env_file());
 }
+
+/// A session's Markdown export holds the messages and calls, and never a credential file's
+/// content, even one the person let the model read; an unknown session is 404.
+#[tokio::test]
+async fn an_export_leaves_out_an_approved_credential_read() {
+    let w = Wisp::start().await;
+    std::fs::write(w.file(".env"), env_file()).unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:secrets]").await;
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(statuses(&r), ["succeeded"], "{r}");
+    let (status, body) = w
+        .call("GET", &format!("/api/sessions/{s}/export"), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let md = body.as_str().unwrap();
+    assert!(md.contains("## You\n\n[demo:secrets]\n"), "{md}");
+    assert!(
+        md.contains("**Tool call `files_read`** (succeeded)"),
+        "{md}"
+    );
+    assert!(md.contains("\"path\":\".env\""), "{md}");
+    assert!(md.contains("Result not exported"), "{md}");
+    assert!(!md.contains(SECRET), "{md}");
+    let unknown = format!("/api/sessions/s_{}/export", "0".repeat(32));
+    assert_eq!(w.status("GET", &unknown, None).await, 404);
+}

@@ -86,6 +86,17 @@ export class Api {
   answerDialog = (dialogId: string, accept: boolean) => this.call<void>("POST", `/api/dialogs/${encodeURIComponent(dialogId)}`, { accept } satisfies Schemas["AnswerDialog"]);
   /** Brings the real browser window of a native web tab to the front. */
   frontTab = (tabId: string) => this.call<void>("POST", `/api/tabs/${encodeURIComponent(tabId)}/front`);
+  /** The session as Markdown (what `exportSession` says it holds). */
+  async exportSession(id: string): Promise<Blob> {
+    const r = await fetch(`/api/sessions/${encodeURIComponent(id)}/export`, { headers: { Authorization: `Bearer ${this.token}` } });
+    if (r.status === 401) this.onUnauthorized();
+    if (!r.ok) {
+      const data = (await r.json().catch(() => null)) as { error?: string; message?: string } | null;
+      throw new ApiError(r.status, data?.error ?? "error", data?.message ?? `HTTP ${r.status}`);
+    }
+    return r.blob();
+  }
+
   /** The latest live-view frame of a native web tab (JPEG), or null when there is none yet (404). */
   async tabScreen(tabId: string, signal?: AbortSignal): Promise<Blob | null> {
     const r = await fetch(`/api/tabs/${encodeURIComponent(tabId)}/screen`, { headers: { Authorization: `Bearer ${this.token}` }, signal });

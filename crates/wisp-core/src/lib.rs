@@ -30,6 +30,7 @@
 //!
 //! This crate never speaks HTTP and never writes SQL; it never prints.
 
+mod export;
 mod file_work;
 pub mod limits;
 mod mcp;
@@ -473,6 +474,34 @@ impl Host {
             .ok_or_else(|| fail(CoreErrorKind::NotFound, format!("no session {id}")))?;
         s.active_run_id = self.inner.runs.active_run_id(id);
         Ok(s)
+    }
+
+    /// The session as Markdown: its messages, steps, tool calls and answers, never reasoning nor
+    /// a credential file's content; the newest runs up to [`limits::MAX_EXPORT_BYTES`].
+    pub fn export_session(&self, id: &str) -> Result<String, CoreError> {
+        let session = self.session(id)?;
+        let mut runs = Vec::new();
+        let (mut bytes, mut cursor, mut truncated) = (0usize, None, false);
+        'pages: loop {
+            let (page, next) = self
+                .inner
+                .store
+                .runs_page(id, cursor, limits::MAX_RUNS_PAGE)?;
+            for run in page {
+                bytes += run_bytes(&run);
+                if bytes > limits::MAX_EXPORT_BYTES {
+                    truncated = true;
+                    break 'pages;
+                }
+                runs.push(run);
+            }
+            match next {
+                Some(n) => cursor = Some(n),
+                None => break,
+            }
+        }
+        runs.reverse();
+        Ok(export::markdown(&session, &runs, truncated))
     }
 
     /// The tools a new run of this session would get (`tool_introspect`'s answer).
@@ -1251,6 +1280,18 @@ fn expand_home(path: &str) -> Result<std::path::PathBuf, CoreError> {
             )
         })?;
     Ok(Path::new(&home).join(rest))
+}
+
+/// What a run adds to an export, about.
+fn run_bytes(run: &p::Run) -> usize {
+    let calls: usize = run
+        .steps
+        .iter()
+        .flat_map(|s| &s.tool_calls)
+        .map(|c| c.arguments_text.len() + c.result.as_ref().map_or(0, String::len))
+        .sum();
+    let texts: usize = run.steps.iter().map(|s| s.text.len()).sum();
+    run.text.len() + run.final_text.as_ref().map_or(0, String::len) + calls + texts
 }
 
 /// A file-system refusal for the API: a missing path is `not_found`, anything else `invalid`.

@@ -23,6 +23,10 @@ pub const CARD_RECHECK_INTERVAL: Duration = Duration::from_secs(1);
 /// its own (`Retry-After`).
 pub const RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
 
+/// Bytes of runs a session's Markdown export takes at most (the newest first; earlier ones are
+/// then left out, and the export says so).
+pub const MAX_EXPORT_BYTES: usize = 32 * 1024 * 1024;
+
 /// Longest pause before a retry.
 pub const MAX_RETRY_DELAY: Duration = Duration::from_secs(30);
 

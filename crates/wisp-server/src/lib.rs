@@ -90,6 +90,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         )
         .route("/api/sessions/{id}/preview", get(preview))
         .route("/api/sessions/{id}/folder", get(folder))
+        .route("/api/sessions/{id}/export", get(export_session))
         .route("/api/sessions/{id}/runs", get(list_runs).post(start_run))
         .route("/api/sessions/{id}/events", get(events))
         .route("/api/sessions/{id}/tools", get(session_tools))
@@ -531,6 +532,35 @@ impl Check for FolderQuery {
             Some(_) => Ok(()),
         }
     }
+}
+
+async fn export_session(State(s): State<AppState>, Id(id): Id) -> Result<Response, ApiError> {
+    // The store is read page by page: blocking work, off the async threads.
+    let host = s.host.clone();
+    let (markdown, id) = tokio::task::spawn_blocking(move || (host.export_session(&id), id))
+        .await
+        .map_err(|_| {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "the export stopped unexpectedly",
+            )
+        })?;
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "text/markdown; charset=utf-8".to_owned(),
+            ),
+            (header::CACHE_CONTROL, "no-store".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"wisp-{id}.md\""),
+            ),
+        ],
+        markdown?,
+    )
+        .into_response())
 }
 
 async fn folder(

@@ -127,6 +127,7 @@ fn session_links(id: &str) -> Value {
         "DeleteSession": link("deleteSession", id),
         "PreviewFile": link("previewFile", id),
         "ViewFolder": link("viewFolder", id),
+        "ExportSession": link("exportSession", id),
         "ListRuns": link("listRuns", id),
         "StartRun": link("startRun", id),
         "FollowEvents": link("followEvents", id),
@@ -332,6 +333,18 @@ fn build_paths(s: &mut Schemas) -> Value {
     )
     .params(vec![session()])
     .params(s.query::<FolderQuery>());
+    let export_session = Op::new(
+        "exportSession",
+        "The session as Markdown, to keep: each message, the steps with their text and tool calls (arguments and results verbatim), the answers. Never reasoning, nor the content of a file that looks like credentials (even one the person let the model read); the newest runs up to 32 MiB, saying when earlier ones were left out. Sent as an attachment named after the session's ID",
+        (
+            "200".into(),
+            json!({
+                "description": "the session (Cache-Control: no-store)",
+                "content": {"text/markdown": {"schema": {"type": "string"}}},
+            }),
+        ),
+    )
+    .params(vec![session()]);
     let list_runs = Op::new(
         "listRuns",
         "A page of the session's runs, newest first",
@@ -606,6 +619,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         },
         "/api/sessions/{id}/preview": {"get": preview.into_json()},
         "/api/sessions/{id}/folder": {"get": folder.into_json()},
+        "/api/sessions/{id}/export": {"get": export_session.into_json()},
         "/api/sessions/{id}/runs": {"get": list_runs.into_json(), "post": start_run.into_json()},
         "/api/sessions/{id}/events": {"get": events.into_json()},
         "/api/sessions/{id}/tools": {"get": tools.into_json()},

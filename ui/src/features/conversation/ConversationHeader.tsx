@@ -1,6 +1,6 @@
 // The shown session's header: its title, what it cost, its folder (and, for a session without
 // one, a form to attach an authorized project), and the toggle of the preview panel.
-import { FileText } from "lucide-react";
+import { Download, FileText } from "lucide-react";
 import type { Api } from "../../api";
 import { useT } from "../../i18n";
 import type { Project, Session } from "../../types";
@@ -58,10 +58,25 @@ export function ConversationHeader({ api, session, projects, selectedProject, ru
           </button>
         </form>
       )}
+      <button className="link small export" onClick={() => void exportMarkdown(api, session).catch(report)}>
+        <Download size={14} aria-hidden /> {t("exportSession")}
+      </button>
       <button className="preview-toggle" aria-expanded={previewOpen} aria-controls="preview-panel" onClick={onTogglePreview}>
         <FileText size={15} aria-hidden /> {t("preview")}
         {tabCount ? ` (${tabCount})` : ""}
       </button>
     </header>
   );
+}
+
+/** Saves the session as a Markdown file (the Host writes it; the browser downloads it). */
+async function exportMarkdown(api: Api, session: Session) {
+  const blob = await api.exportSession(session.id);
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = `wisp-${session.id}.md`;
+  a.click();
+  // After the click has started the download.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
 }
