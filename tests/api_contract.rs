@@ -119,6 +119,28 @@ async fn every_refusal_is_the_json_error_shape_with_a_stable_kind() {
     );
 }
 
+/// The largest message the document allows, in the longest JSON it can take (every character
+/// outside the BMP, escaped as a surrogate pair), fits under the body cap and starts a run.
+#[tokio::test]
+async fn the_longest_valid_message_in_its_longest_json_is_accepted() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let chars = wisp_core::limits::MAX_USER_TEXT_CHARS;
+    let body = format!("{{\"text\": \"{}\"}}", "\\ud83d\\ude00".repeat(chars));
+    assert!(body.len() > 1024 * 1024, "{}", body.len());
+    let (got, v) = w
+        .call_with("POST", &format!("/api/sessions/{s}/runs"), None, |r| {
+            r.bearer_auth(TOKEN)
+                .header("content-type", "application/json")
+                .body(body)
+        })
+        .await;
+    assert_eq!(got, 202, "{v}");
+    let run = v["runId"].as_str().unwrap().to_owned();
+    let r = w.get_run(&run).await;
+    assert_eq!(r["text"].as_str().unwrap().chars().count(), chars);
+}
+
 /// An oversized body is 413, announced or streamed.
 #[tokio::test]
 async fn a_body_past_the_limit_is_413_and_at_the_limit_is_read() {

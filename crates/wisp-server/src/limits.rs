@@ -3,9 +3,10 @@
 use std::time::Duration;
 
 /// Bytes of a request body. The largest legitimate one is a user message of
-/// `MAX_USER_TEXT_CHARS` (100,000) characters, at most 6 bytes each once JSON-escaped; a
+/// `MAX_USER_TEXT_CHARS` (100,000) characters, at most 12 bytes each once JSON-escaped (a
+/// character outside the Basic Multilingual Plane as a `\uD8xx\uDCxx` pair): 1.2 MB. A
 /// larger body is refused with 413 before it is read.
-pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// Time a client gets to send a request's whole head, counted from when the connection starts
 /// waiting for one: a client that trickles its headers, or a kept-alive connection that sends
