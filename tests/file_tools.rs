@@ -553,14 +553,9 @@ async fn a_waiting_write_whose_file_changes_becomes_void_and_writes_nothing() {
     assert_eq!(calls(&r)[0]["approval"]["state"], "pending", "{r}");
     // Same size, other content: only the digest tells.
     std::fs::write(w.file("wisp-demo.txt"), "ORIGINAL").unwrap();
-    let r = w.finished(&run).await;
-    assert_eq!(statuses(&r), ["failed"], "{r}");
-    let call = &calls(&r)[0];
-    assert_eq!(call["approval"]["state"], "void", "{r}");
-    let result: serde_json::Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
-    assert_eq!(result["void"], "changed", "{result}");
+    let error = void_by_change(&w.finished(&run).await);
     assert_eq!(
-        result["error"],
+        error,
         "the approval became void before it was decided: wisp-demo.txt: the file changed since its card appeared; nothing was written"
     );
     assert_eq!(w.decide(&id, &digest, "approve").await, 409);
@@ -580,18 +575,21 @@ async fn a_waiting_move_whose_tree_changes_becomes_void_and_moves_nothing() {
     let run = w.run(&s, "[demo:move] file=docs to=moved").await;
     w.wait(&run, &["awaiting_approval"]).await;
     std::fs::write(w.file("docs/deep/b.md"), "b").unwrap();
-    let r = w.finished(&run).await;
-    assert_eq!(statuses(&r), ["failed"], "{r}");
-    let call = &calls(&r)[0];
+    let error = void_by_change(&w.finished(&run).await);
+    assert!(
+        error.contains("docs: changed since its card appeared"),
+        "{error}"
+    );
+    assert!(w.file("docs/deep/b.md").exists() && !w.file("moved").exists());
+}
+
+/// The error of a finished run's one call whose card became void because what it showed
+/// changed on disk.
+fn void_by_change(r: &serde_json::Value) -> String {
+    assert_eq!(statuses(r), ["failed"], "{r}");
+    let call = &calls(r)[0];
     assert_eq!(call["approval"]["state"], "void", "{r}");
     let result: serde_json::Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
     assert_eq!(result["void"], "changed", "{result}");
-    assert!(
-        result["error"]
-            .as_str()
-            .unwrap()
-            .contains("docs: changed since its card appeared"),
-        "{result}"
-    );
-    assert!(w.file("docs/deep/b.md").exists() && !w.file("moved").exists());
+    result["error"].as_str().unwrap().to_owned()
 }
