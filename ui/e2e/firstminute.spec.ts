@@ -24,6 +24,8 @@ test("the first screen takes a message at once and the first send makes the sess
   await page.keyboard.press("Enter");
   // One session, in the project, with the message as its title, and the answer in it.
   await expect(page.getByRole("heading", { name: "hello there" })).toBeVisible();
+  // The box kept the focus through the session's making.
+  await expect(box).toBeFocused();
   await expect(page.locator(".session-row")).toHaveCount(1);
   await expect(page.locator(".conv-head")).toContainText(host.project);
   await expect(page.locator(".run .answer").first()).not.toBeEmpty();

@@ -212,13 +212,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           )}
           {!current ? (
             // Nothing chosen yet: the first message makes its session where the person is.
-            <>
-              <div className="runs first-screen">
-                <h1 className="empty">{t("noSession")}</h1>
-                {examples}
-              </div>
-              <Composer composer={composer} running={false} onStop={cancelRun} />
-            </>
+            <div className="runs first-screen">
+              <h1 className="empty">{t("noSession")}</h1>
+              {examples}
+            </div>
           ) : (
             <>
               <ConversationHeader
@@ -255,9 +252,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                   </McpToolLabels.Provider>
                 )}
               />
-              <Composer composer={composer} running={!!activeRun} onStop={cancelRun} last={runs.at(-1)?.text} />
             </>
           )}
+          {/* One box in one place, so it keeps its focus when the first message makes the
+              session. */}
+          <Composer composer={composer} running={!!activeRun} onStop={cancelRun} last={current ? runs.at(-1)?.text : undefined} />
         </main>
 
         <PreviewPanel api={api} sessionId={currentId} tabs={tabs} webTabs={health?.web_tabs ?? "browser"} onHide={() => setPreviewOpen(false)} />

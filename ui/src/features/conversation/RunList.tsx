@@ -39,13 +39,23 @@ export function RunList({ api, sessionId, runs, cursor, liveTail, addOlder, repo
     getItemKey: (i) => runs[i]?.id ?? i,
   });
   const atBottom = useRef(true);
-  const lastStatus = runs[runs.length - 1]?.status;
+  const last = runs[runs.length - 1];
+  // A card waits from its approval_requested on, which can come a moment before the run's
+  // status says so.
+  const cardWaits = last?.status === "awaiting_approval" || !!last?.steps.some((s) => s.toolCalls.some((c) => c.approval?.state === "pending"));
+  useEffect(() => {
+    // The card has placed itself by now (a child's effect runs first). A follow still in flight
+    // would undo that: the virtualizer keeps re-aiming at the list's end for a while as sizes
+    // settle, so it is given "stay here" instead.
+    const el = scroller.current;
+    if (cardWaits && el) virtual.scrollToOffset(el.scrollTop);
+  }, [cardWaits, virtual]);
   useEffect(() => {
     // A card that waits places itself (its title first when it is taller than the list): the
     // list's end would show its buttons and hide what is asked.
-    if (lastStatus === "awaiting_approval") return;
+    if (cardWaits) return;
     if (atBottom.current && runs.length) virtual.scrollToIndex(runs.length - 1, { align: "end" });
-  }, [runs.length, liveTail, lastStatus, virtual]);
+  }, [runs.length, liveTail, cardWaits, virtual]);
 
   const list = useRef<HTMLDivElement>(null);
   const loadingOlder = useRef(false);
