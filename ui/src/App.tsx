@@ -105,21 +105,26 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
 
   const decide = useDecide(api, currentId, report);
 
-  // One session at a time: a message sent while "New session" is still being made goes to
-  // that session instead of making another.
+  // One session at a time: a message sent while "New session" is still being made, or made
+  // but not shown yet, goes to that session instead of making another.
   const creating = useRef<Promise<string | null> | null>(null);
+  const madeId = useRef<string | null>(null);
+  if (creating.current && madeId.current === currentId) {
+    creating.current = null;
+    madeId.current = null;
+  }
   const newSession = (): Promise<string | null> =>
     (creating.current ??= (async () => {
       try {
         const s = await api.createSession(selectedProject ?? undefined);
         await loadSessions();
+        madeId.current = s.id;
         setCurrentId(s.id);
         return s.id;
       } catch (e) {
         report(e);
-        return null;
-      } finally {
         creating.current = null;
+        return null;
       }
     })());
   const composer = useComposer({ api, sessionId: currentId, newSession, busy: !!activeRun, onStarted: refreshRun, report });
