@@ -86,9 +86,10 @@ export class Api {
   answerDialog = (dialogId: string, accept: boolean) => this.call<void>("POST", `/api/dialogs/${encodeURIComponent(dialogId)}`, { accept } satisfies Schemas["AnswerDialog"]);
   /** Brings the real browser window of a native web tab to the front. */
   frontTab = (tabId: string) => this.call<void>("POST", `/api/tabs/${encodeURIComponent(tabId)}/front`);
-  /** The session as Markdown (what `exportSession` says it holds). */
-  async exportSession(id: string): Promise<Blob> {
-    const r = await fetch(`/api/sessions/${encodeURIComponent(id)}/export`, { headers: { Authorization: `Bearer ${this.token}` } });
+  /** A GET whose answer is not JSON, as a blob; `orNull` answers null for that status. */
+  private async blob(path: string, orNull?: number, signal?: AbortSignal): Promise<Blob | null> {
+    const r = await fetch(path, { headers: { Authorization: `Bearer ${this.token}` }, signal });
+    if (r.status === orNull) return null;
     if (r.status === 401) this.onUnauthorized();
     if (!r.ok) {
       const data = (await r.json().catch(() => null)) as { error?: string; message?: string } | null;
@@ -97,14 +98,11 @@ export class Api {
     return r.blob();
   }
 
+  /** The session as Markdown (what `exportSession` says it holds). */
+  exportSession = async (id: string): Promise<Blob> => (await this.blob(`/api/sessions/${encodeURIComponent(id)}/export`))!;
+
   /** The latest live-view frame of a native web tab (JPEG), or null when there is none yet (404). */
-  async tabScreen(tabId: string, signal?: AbortSignal): Promise<Blob | null> {
-    const r = await fetch(`/api/tabs/${encodeURIComponent(tabId)}/screen`, { headers: { Authorization: `Bearer ${this.token}` }, signal });
-    if (r.status === 404) return null;
-    if (r.status === 401) this.onUnauthorized();
-    if (!r.ok) throw new ApiError(r.status, "error", `HTTP ${r.status}`);
-    return r.blob();
-  }
+  tabScreen = (tabId: string, signal?: AbortSignal) => this.blob(`/api/tabs/${encodeURIComponent(tabId)}/screen`, 404, signal);
 
   /** Follows a session's events from `after`; returns a function that stops. Reconnects after a
    * drop, resuming from the last sequence number seen. Live events with another name (`tabs`,

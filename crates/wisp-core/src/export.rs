@@ -77,6 +77,18 @@ fn write_call(out: &mut String, call: &p::ToolCall) {
     }
 }
 
+/// What a run adds to an export, about: its texts, arguments and results.
+pub(crate) fn run_bytes(run: &p::Run) -> usize {
+    let calls: usize = run
+        .steps
+        .iter()
+        .flat_map(|s| &s.tool_calls)
+        .map(|c| c.arguments_text.len() + c.result.as_ref().map_or(0, String::len))
+        .sum();
+    let texts: usize = run.steps.iter().map(|s| s.text.len()).sum();
+    run.text.len() + run.final_text.as_ref().map_or(0, String::len) + calls + texts
+}
+
 /// `text` in a fence longer than any run of backticks in it, so nothing in it ends the fence.
 fn fence(out: &mut String, lang: &str, text: &str) {
     let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);

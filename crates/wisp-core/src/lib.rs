@@ -488,7 +488,7 @@ impl Host {
                 .store
                 .runs_page(id, cursor, limits::MAX_RUNS_PAGE)?;
             for run in page {
-                bytes += run_bytes(&run);
+                bytes += export::run_bytes(&run);
                 if bytes > limits::MAX_EXPORT_BYTES {
                     truncated = true;
                     break 'pages;
@@ -1280,18 +1280,6 @@ fn expand_home(path: &str) -> Result<std::path::PathBuf, CoreError> {
             )
         })?;
     Ok(Path::new(&home).join(rest))
-}
-
-/// What a run adds to an export, about.
-fn run_bytes(run: &p::Run) -> usize {
-    let calls: usize = run
-        .steps
-        .iter()
-        .flat_map(|s| &s.tool_calls)
-        .map(|c| c.arguments_text.len() + c.result.as_ref().map_or(0, String::len))
-        .sum();
-    let texts: usize = run.steps.iter().map(|s| s.text.len()).sum();
-    run.text.len() + run.final_text.as_ref().map_or(0, String::len) + calls + texts
 }
 
 /// A file-system refusal for the API: a missing path is `not_found`, anything else `invalid`.

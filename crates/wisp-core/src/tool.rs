@@ -136,14 +136,18 @@ pub(crate) type Execution =
 /// decides, and voids the approval once it fails.
 pub(crate) type Recheck = Arc<dyn Fn(&Sandbox) -> Result<(), String> + Send + Sync + 'static>;
 
-/// A file change to run once approved, and its re-check while the card waits.
-pub(crate) fn files(
-    run: impl FnOnce(&Sandbox) -> Result<Value, ChangeError> + Send + 'static,
-    recheck: impl Fn(&Sandbox) -> Result<(), wisp_fs::FsError> + Send + Sync + 'static,
+/// A file change of `plan` to run once approved, and its re-check while the card waits; both
+/// read the one plan.
+pub(crate) fn files<P: Send + Sync + 'static>(
+    plan: P,
+    run: impl FnOnce(&Sandbox, &P) -> Result<Value, ChangeError> + Send + 'static,
+    recheck: impl Fn(&Sandbox, &P) -> Result<(), wisp_fs::FsError> + Send + Sync + 'static,
 ) -> Execute {
+    let plan = Arc::new(plan);
+    let checked = plan.clone();
     Execute::Files {
-        run: Box::new(run),
-        recheck: Arc::new(move |s| recheck(s).map_err(|e| e.message)),
+        run: Box::new(move |s| run(s, &plan)),
+        recheck: Arc::new(move |s| recheck(s, &checked).map_err(|e| e.message)),
     }
 }
 

@@ -242,7 +242,7 @@ impl Sandbox {
             return Err(err(
                 FsErrorKind::Changed,
                 format!(
-                    "{}: the target folder changed since the card appeared",
+                    "{}: the target folder changed since its card appeared",
                     paths.ts
                 ),
             ));

@@ -136,18 +136,16 @@ fn sensitive_read(plan: wisp_fs::SensitiveRead) -> Subject {
     Subject {
         arguments,
         execute: tool::files(
-            {
-                let plan = plan.clone();
-                move |s| {
-                    let mut v = read_result(s.read_approved(&plan)?);
-                    v["approved"] = json!(format!(
-                        "the person approved sending this once; it looks like {}: do not repeat its secrets where they are not needed",
-                        plan.sensitive.reason()
-                    ));
-                    Ok(v)
-                }
+            plan,
+            |s, plan| {
+                let mut v = read_result(s.read_approved(plan)?);
+                v["approved"] = json!(format!(
+                    "the person approved sending this once; it looks like {}: do not repeat its secrets where they are not needed",
+                    plan.sensitive.reason()
+                ));
+                Ok(v)
             },
-            move |s| s.sensitive_read_is_current(&plan),
+            |s, plan| s.sensitive_read_is_current(plan),
         ),
         binding: None,
         unchanged: "nothing of the file was sent",
@@ -195,11 +193,9 @@ impl Tool for Write {
             Ok(Checked::Approval(Subject {
                 arguments,
                 execute: tool::files(
-                    {
-                        let plan = plan.clone();
-                        move |s| Ok(json!(s.write(&plan)?))
-                    },
-                    move |s| s.write_is_current(&plan),
+                    plan,
+                    |s, plan| Ok(json!(s.write(plan)?)),
+                    |s, plan| s.write_is_current(plan),
                 ),
                 binding: None,
                 unchanged: "nothing was written",
@@ -259,16 +255,14 @@ impl Tool for Replace {
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": path, "oldText": old_text, "newText": new_text, "sha256": sha256, "line": line}),
                 execute: tool::files(
-                    {
-                        let write = write.clone();
-                        move |s| {
-                            let w = s.write(&write)?;
-                            Ok(
-                                json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}),
-                            )
-                        }
+                    write,
+                    |s, write| {
+                        let w = s.write(write)?;
+                        Ok(
+                            json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}),
+                        )
                     },
-                    move |s| s.write_is_current(&write),
+                    |s, write| s.write_is_current(write),
                 ),
                 binding: None,
                 unchanged: "nothing was written",
@@ -303,11 +297,9 @@ impl Tool for Mkdir {
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path}),
                 execute: tool::files(
-                    {
-                        let plan = plan.clone();
-                        move |s| Ok(json!(s.mkdir(&plan)?))
-                    },
-                    move |s| s.mkdir_is_current(&plan),
+                    plan,
+                    |s, plan| Ok(json!(s.mkdir(plan)?)),
+                    |s, plan| s.mkdir_is_current(plan),
                 ),
                 binding: None,
                 unchanged: "nothing was created",
@@ -352,11 +344,9 @@ impl Tool for Move {
             Ok(Checked::Approval(Subject {
                 arguments: json!({"source": plan.source, "target": plan.target, "files": fp.files, "folders": fp.folders, "fingerprint": fp.digest}),
                 execute: tool::files(
-                    {
-                        let plan = plan.clone();
-                        move |s| Ok(json!(s.move_entry(&plan)?))
-                    },
-                    move |s| s.move_is_current(&plan),
+                    plan,
+                    |s, plan| Ok(json!(s.move_entry(plan)?)),
+                    |s, plan| s.move_is_current(plan),
                 ),
                 binding: None,
                 unchanged: "nothing was moved",
@@ -456,11 +446,9 @@ impl Tool for Trash {
             Ok(Checked::Approval(Subject {
                 arguments: json!({"path": plan.path, "files": plan.files, "folders": plan.folders}),
                 execute: tool::files(
-                    {
-                        let plan = plan.clone();
-                        move |s| s.trash(&plan, &trash).map(|t| json!(t)).map_err(Into::into)
-                    },
-                    move |s| s.trash_is_current(&plan),
+                    plan,
+                    move |s, plan| s.trash(plan, &trash).map(|t| json!(t)).map_err(Into::into),
+                    |s, plan| s.trash_is_current(plan),
                 ),
                 binding: None,
                 unchanged: "nothing was trashed",
