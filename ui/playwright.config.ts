@@ -6,7 +6,7 @@ export default defineConfig({
   testDir: "e2e",
   timeout: 60_000,
   workers: 1,
-  reporter: [["list"]],
+  reporter: [["list"], ["./scripts/failure-context.ts"]],
   outputDir: "test-results/playwright",
   use: {
     viewport: { width: 1400, height: 900 },

@@ -1,7 +1,7 @@
 // The first minute in real Chromium against a real Host: the first screen is ready to type (the
 // message box has the focus, examples are offered, the first message makes its session in the
-// project shown), "/" and a skip link lead to the message box, and ↑ in an empty box brings
-// back the last message.
+// project shown) and a session made before the first list arrived stays shown, "/" and a skip
+// link lead to the message box, and ↑ in an empty box brings back the last message.
 import { test, expect } from "@playwright/test";
 import { join } from "node:path";
 import { SCREENS, startHost, stopHost, type Host } from "./host";
@@ -36,6 +36,34 @@ test("the first screen takes a message at once and the first send makes the sess
   await expect(box).toHaveValue("hello there");
   await page.keyboard.press("ArrowUp");
   await expect(box).toHaveValue("hello there");
+});
+
+test("a session made while the first list is still on its way stays shown", async ({ page }) => {
+  // The first read of the session list answers late, as on a busy machine; the person does not
+  // wait for it. The list it brings is from before the session was made.
+  let first = true;
+  let delivered!: () => void;
+  const staleDelivered = new Promise<void>((r) => (delivered = r));
+  await page.route("**/api/sessions", async (route) => {
+    if (route.request().method() !== "GET" || !first) return route.continue();
+    first = false;
+    const stale = await route.fetch();
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.fulfill({ response: stale });
+    delivered();
+  });
+  await page.goto(host.url);
+  await page.getByRole("button", { name: "New session" }).click();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill("quick one");
+  await box.press("Enter");
+  await expect(page.getByRole("heading", { name: "quick one" })).toBeVisible();
+  await staleDelivered;
+  // Two frames: the page has read the late list and rendered what follows from it.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  expect(await page.getByRole("heading", { name: "quick one" }).isVisible()).toBe(true);
+  await expect(page.locator(".run .answer").first()).not.toBeEmpty();
+  await expect(page.locator(".session-row")).toHaveCount(1);
 });
 
 test("/ goes to the message box from anywhere but a text field, and the skip link does too", async ({ page }) => {

@@ -66,6 +66,44 @@ describe("useSessions", () => {
     expect(host.stop).toHaveBeenCalledTimes(1);
   });
 
+  it("a list read before a session was made does not take it away once it is shown", async () => {
+    // The first read of the list is slow; meanwhile the person makes a session and it is shown.
+    const made = session("s1", "made");
+    const answers: ((l: Session[]) => void)[] = [];
+    const api = {
+      sessions: vi.fn(() => new Promise<Session[]>((resolve) => answers.push(resolve))),
+      followSessions: vi.fn(() => () => {}),
+    } as unknown as Api;
+    const { result } = renderHook(() => useSessions(api, report));
+    expect(answers).toHaveLength(1);
+    let read!: Promise<Session[]>;
+    act(() => {
+      read = result.current.loadSessions();
+    });
+    await act(async () => {
+      answers[1]!([made]);
+      await read;
+      result.current.setCurrentId("s1");
+    });
+    await act(async () => answers[0]!([]));
+    expect(result.current.currentId).toBe("s1");
+    expect(result.current.sessions.map((s) => s.id)).toEqual(["s1"]);
+  });
+
+  it("shows the remembered session if it still exists, else the first", async () => {
+    localStorage.setItem("wisp-session", "s2");
+    const kept = fakeHost([session("s1", "one"), session("s2", "two")]);
+    const a = renderHook(() => useSessions(kept.api, report));
+    await waitFor(() => expect(a.result.current.sessions).toHaveLength(2));
+    expect(a.result.current.currentId).toBe("s2");
+    a.unmount();
+
+    localStorage.setItem("wisp-session", "gone");
+    const other = fakeHost([session("s1", "one")]);
+    const b = renderHook(() => useSessions(other.api, report));
+    await waitFor(() => expect(b.result.current.currentId).toBe("s1"));
+  });
+
   it("asks nothing while nothing changes", async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true });
     const host = fakeHost([session("s1", "one")]);

@@ -2,7 +2,7 @@
 // the Host's own stream says it changed, the shown one remembered across reloads. The same
 // stream names the sessions waiting for the person's approval, also those not on screen (a
 // session's event stream follows the shown session only).
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { Api } from "../../api";
 import type { Session } from "../../types";
 
@@ -11,18 +11,38 @@ const STORED = "wisp-session";
 
 export function useSessions(api: Api, report: (e: unknown) => void) {
   const [sessions, setSessions] = useState<Session[]>([]);
-  const [currentId, setCurrentId] = useState<string | null>(() => localStorage.getItem(STORED));
+  const [currentId, setShown] = useState<string | null>(() => localStorage.getItem(STORED));
 
+  // Lists are read on many occasions at once (start, the stream's connect, a session made):
+  // an answer older than one already applied is dropped, or a list from before "New session"
+  // would take away the session just made and shown.
+  const issued = useRef(0);
+  const applied = useRef(0);
+  // The remembered session is checked against the first list only if the person has not
+  // chosen one since.
+  const settled = useRef(false);
   const loadSessions = useCallback(async () => {
+    const mine = ++issued.current;
     const list = await api.sessions();
-    setSessions(list);
+    if (mine > applied.current) {
+      applied.current = mine;
+      setSessions(list);
+      if (!settled.current) {
+        settled.current = true;
+        setShown((id) => (id && list.some((s) => s.id === id) ? id : list[0]?.id ?? null));
+      }
+    }
     return list;
   }, [api]);
 
+  /** Shows a session the person chose (or made): it stands whatever list arrives later. */
+  const setCurrentId = useCallback((id: string | null) => {
+    settled.current = true;
+    setShown(id);
+  }, []);
+
   useEffect(() => {
-    loadSessions()
-      .then((list) => setCurrentId((id) => (id && list.some((s) => s.id === id) ? id : list[0]?.id ?? null)))
-      .catch(report);
+    loadSessions().catch(report);
   }, [loadSessions, report]);
 
   useEffect(() => {
