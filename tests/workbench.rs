@@ -345,3 +345,70 @@ async fn a_run_stored_without_rounds_comes_back_with_none_and_no_thinking_is_eve
     assert!(!text.contains(wisp_sim::REASONING_CANARY), "{text}");
     assert!(!text.contains("\"reasoning\""), "{text}");
 }
+
+#[tokio::test]
+async fn sessions_are_found_by_what_was_said_and_a_pinned_one_stays_on_top() {
+    let w = Wisp::start().await;
+    let older = w.session().await;
+    let run = w.run(&older, "Explain the 配置文件 loader").await;
+    let done = w.finished(&run).await;
+    let answer = done["finalText"].as_str().unwrap().to_owned();
+    let newer = w.session().await;
+    let ids = |list: &Value| -> Vec<String> {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    let found = w.ok("GET", "/api/search?q=%E9%85%8D%E7%BD%AE", None).await;
+    assert_eq!(found["truncated"], false);
+    let hits = found["hits"].as_array().unwrap();
+    assert_eq!(hits.len(), 1, "{found}");
+    assert_eq!(hits[0]["sessionId"], older.as_str());
+    assert_eq!(hits[0]["runId"], run.as_str());
+    assert_eq!(hits[0]["field"], "message");
+    assert_eq!(hits[0]["snippet"], "Explain the 配置文件 loader");
+    // The simulated model's answer is searchable too, by a word of it in other case.
+    let word: String = answer
+        .split_whitespace()
+        .find(|w| w.chars().count() >= 4 && w.chars().all(char::is_alphabetic))
+        .unwrap()
+        .to_uppercase();
+    let found = w.ok("GET", &format!("/api/search?q={word}"), None).await;
+    assert!(
+        found["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|h| h["sessionId"] == older.as_str()),
+        "{word}: {found}"
+    );
+    for bad in ["/api/search", "/api/search?q=", "/api/search?q=%20%20"] {
+        let (status, body) = w.call("GET", bad, None).await;
+        assert_eq!(status, 400, "{bad}: {body}");
+    }
+    let long = "x".repeat(p::limits::MAX_SEARCH_CHARS + 1);
+    let (status, _) = w.call("GET", &format!("/api/search?q={long}"), None).await;
+    assert_eq!(status, 400);
+
+    // Pinning moves the older session above the newer one; unpinning puts it back.
+    let list = w.ok("GET", "/api/sessions", None).await;
+    assert_eq!(ids(&list)[..2], [newer.clone(), older.clone()]);
+    let path = format!("/api/sessions/{older}");
+    let s = w.ok("PATCH", &path, Some(json!({"pinned": true}))).await;
+    assert_eq!(s["pinned"], true);
+    assert_eq!(
+        s["title"], list[1]["title"],
+        "a pin alone changes nothing else"
+    );
+    let list = w.ok("GET", "/api/sessions", None).await;
+    assert_eq!(ids(&list)[..2], [older.clone(), newer.clone()]);
+    let (status, _) = w.call("PATCH", &path, Some(json!({"pinned": "yes"}))).await;
+    assert_eq!(status, 400);
+    w.ok("PATCH", &path, Some(json!({"pinned": false}))).await;
+    let list = w.ok("GET", "/api/sessions", None).await;
+    assert_eq!(ids(&list)[..2], [newer, older]);
+    assert_eq!(list[1]["pinned"], false);
+}

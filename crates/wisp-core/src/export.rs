@@ -145,7 +145,7 @@ mod tests {
     fn session() -> p::Session {
         serde_json::from_value(serde_json::json!({
             "id": "s", "projectId": null, "root": "/p", "title": "Fix\nthe parser", "createdAt": 0,
-            "activeRunId": null, "lastEventSeq": 0,
+            "activeRunId": null, "lastEventSeq": 0, "pinned": false,
             "usage": {"promptTokens": 0, "completionTokens": 0, "cacheHitTokens": 0,
                       "cacheMissTokens": 0, "reasoningTokens": 0},
         }))

@@ -895,17 +895,17 @@ impl Host {
         self.session(id)
     }
 
-    /// `PATCH /api/sessions/{id}`: a new title and/or a project folder for a session that has
-    /// none. Everything is checked before anything changes.
+    /// `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none,
+    /// pinned or not. Everything is checked before anything changes.
     pub fn update_session(
         &self,
         id: &str,
         request: &p::UpdateSession,
     ) -> Result<p::Session, CoreError> {
-        if request.title.is_none() && request.project_id.is_none() {
+        if request.title.is_none() && request.project_id.is_none() && request.pinned.is_none() {
             return Err(fail(
                 CoreErrorKind::Invalid,
-                "give a title, a projectId, or both",
+                "give a title, a projectId, pinned, or any of them",
             ));
         }
         let session = self.session(id)?;
@@ -953,8 +953,30 @@ impl Host {
         if let Some(t) = title {
             self.inner.store.rename_session(id, &t)?;
         }
+        if let Some(pinned) = request.pinned {
+            self.inner.store.pin_session(id, pinned.then(now_ms))?;
+        }
         self.inner.runs.sessions_changed();
         self.session(id)
+    }
+
+    /// `GET /api/search?q=`: the sessions whose title, messages or answers hold `query` (case
+    /// folded), newest match first, one hit per session.
+    pub fn search_sessions(&self, query: &str) -> Result<p::SearchResults, CoreError> {
+        let query = query.trim();
+        if query.is_empty() || query.chars().count() > p::limits::MAX_SEARCH_CHARS {
+            return Err(fail(
+                CoreErrorKind::Invalid,
+                format!(
+                    "a search has 1 to {} characters besides white space",
+                    p::limits::MAX_SEARCH_CHARS
+                ),
+            ));
+        }
+        Ok(self
+            .inner
+            .store
+            .search_sessions(query, p::limits::MAX_SEARCH_HITS)?)
     }
 
     /// Deletes a session with its runs and events, and closes its preview tabs (their pages

@@ -167,6 +167,8 @@ pub struct Session {
     pub last_event_seq: u64,
     /// Totals over the session's runs.
     pub usage: Usage,
+    /// Kept at the top of the list by the person (`PATCH` with `pinned`).
+    pub pinned: bool,
 }
 
 /// A failure a person can act on: a run's error, a retry's reason, or a problem of the model
@@ -635,18 +637,62 @@ pub struct UpdateSession {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(pattern(PROJECT_ID))]
     pub project_id: Option<String>,
+    /// Keep the session at the top of the list (`true`) or among the others (`false`); absent
+    /// or `null`: unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<bool>,
 }
 
 impl Check for UpdateSession {
     fn check(&self) -> Result<(), String> {
-        if self.title.is_none() && self.project_id.is_none() {
-            return Err("give a title, a projectId, or both".into());
+        if self.title.is_none() && self.project_id.is_none() && self.pinned.is_none() {
+            return Err("give a title, a projectId, pinned, or any of them".into());
         }
         match &self.title {
             Some(t) => visible_text("title", t, limits::MAX_TITLE_CHARS),
             None => Ok(()),
         }
     }
+}
+
+/// Where a search found its text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchField {
+    /// The session's title.
+    Title,
+    /// A message the person sent.
+    Message,
+    /// An answer of the model.
+    Answer,
+}
+
+/// One session a search found, by its newest match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    /// The session.
+    pub session_id: String,
+    /// The session's title.
+    pub title: String,
+    /// The run whose message or answer matched; `None` for a title.
+    pub run_id: Option<String>,
+    /// What matched.
+    pub field: SearchField,
+    /// The matched text around the first match, at most about 160 characters, `…` where cut.
+    pub snippet: String,
+    /// Unix milliseconds: when the matching run (or the session, for a title) was made.
+    pub at: i64,
+}
+
+/// `GET /api/search?q=`: sessions whose title, messages or answers hold the text.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchResults {
+    /// Newest match first, one per session.
+    pub hits: Vec<SearchHit>,
+    /// More sessions matched than [`limits::MAX_SEARCH_HITS`].
+    pub truncated: bool,
 }
 
 /// `GET /api/sessions/{id}/preview?path=`: a text file of the session's project.
@@ -887,11 +933,16 @@ mod tests {
         let title = |t: &str| {
             UpdateSession {
                 title: Some(t.into()),
-                project_id: None,
+                ..UpdateSession::default()
             }
             .check()
         };
         assert!(UpdateSession::default().check().is_err());
+        let pin = UpdateSession {
+            pinned: Some(false),
+            ..UpdateSession::default()
+        };
+        assert!(pin.check().is_ok());
         assert!(title(&"t".repeat(limits::MAX_TITLE_CHARS)).is_ok());
         // The raw length counts, as the schema's maxLength does.
         assert!(title(&format!("{} ", "t".repeat(limits::MAX_TITLE_CHARS))).is_err());

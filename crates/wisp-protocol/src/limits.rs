@@ -8,6 +8,12 @@ pub const MAX_USER_TEXT_CHARS: usize = 100_000;
 /// Characters of a session title.
 pub const MAX_TITLE_CHARS: usize = 200;
 
+/// Characters of a search across sessions (`GET /api/search?q=`).
+pub const MAX_SEARCH_CHARS: usize = 200;
+
+/// Sessions one search answers at most, newest match first.
+pub const MAX_SEARCH_HITS: usize = 50;
+
 /// Runs per page of `GET /api/sessions/{id}/runs`; a larger `limit` is refused (400).
 pub const MAX_RUNS_PAGE: u32 = 100;
 

@@ -82,6 +82,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/projects/{id}", axum::routing::delete(revoke_project))
         .route("/api/events", get(host_events))
         .route("/api/sessions", get(list_sessions).post(create_session))
+        .route("/api/search", get(search_sessions))
         .route(
             "/api/sessions/{id}",
             get(get_session)
@@ -422,6 +423,38 @@ async fn revoke_project(State(s): State<AppState>, Id(id): Id) -> Result<StatusC
 
 async fn list_sessions(State(s): State<AppState>) -> ApiResult<Vec<p::Session>> {
     Ok(Json(s.host.sessions()?))
+}
+
+/// The query of `GET /api/search`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct SearchQuery {
+    /// The text to find (case folded) in the sessions' titles, messages and answers; white
+    /// space around it does not count.
+    #[schemars(length(min = 1, max = wire::MAX_SEARCH_CHARS), pattern(p::HAS_VISIBLE_CHAR))]
+    q: String,
+}
+
+impl Check for SearchQuery {
+    fn check(&self) -> Result<(), String> {
+        if self.q.trim().is_empty() {
+            return Err("q is empty or only white space".into());
+        }
+        if self.q.chars().count() > wire::MAX_SEARCH_CHARS {
+            return Err(format!(
+                "q is longer than {} characters",
+                wire::MAX_SEARCH_CHARS
+            ));
+        }
+        Ok(())
+    }
+}
+
+async fn search_sessions(
+    State(s): State<AppState>,
+    Q(q): Q<SearchQuery>,
+) -> ApiResult<p::SearchResults> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.search_sessions(&q.q)).await?))
 }
 
 async fn create_session(

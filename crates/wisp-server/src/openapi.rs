@@ -8,7 +8,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 use wisp_protocol::{self as p, limits};
 
-use crate::{EventsQuery, FolderQuery, PageQuery, PreviewQuery};
+use crate::{EventsQuery, FolderQuery, PageQuery, PreviewQuery, SearchQuery};
 
 const DESCRIPTION: &str = "Loopback only. Every /api call except /api/health needs `Authorization: Bearer TOKEN` (the token printed at start, also in the UI URL fragment; the scheme name is case-insensitive). Every request needs the Host header 127.0.0.1:PORT or localhost:PORT; a foreign Origin gets 403. Writes with a body must be application/json. Every refusal is an ApiError `{error, message}` whose `error` is a stable kind: invalid_path, invalid_query, invalid_header, invalid_json, invalid_body, invalid, unauthorized, forbidden_host, forbidden_origin, not_found, no_frame_yet (404: a tab's live view has no frame yet; ask again), method_not_allowed, conflict, secret_store_unavailable (409: the OS secret store cannot be reached; keep the key with storage `process`), payload_too_large, unsupported_media_type, internal. Reasoning never appears in any answer or event.";
 
@@ -289,10 +289,16 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![id_param(p::PROJECT_ID, "a project ID")]);
     let list_sessions = Op::new(
         "listSessions",
-        "Sessions, newest first",
+        "Sessions: the pinned ones first (newest pin first), then the others newest first",
         s.answer::<Vec<p::Session>>("200", "OK"),
     )
     .links(session_links("$response.body#/0/id"));
+    let search_sessions = Op::new(
+        "searchSessions",
+        "The sessions whose title, messages or answers hold `q` (case folded; in any script, Chinese too), one hit per session by its newest match (a message or answer before the title), newest first, at most 50 with `truncated` saying there were more; each hit has a one-line snippet around the match. Reasoning, tool arguments and results are not searched",
+        s.answer::<p::SearchResults>("200", "OK"),
+    )
+    .params(s.query::<SearchQuery>());
     let create_session = Op::new(
         "createSession",
         "Start a session; with projectId it inherits the project's root and gets the file tools",
@@ -308,7 +314,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![session()]);
     let rename_session = Op::new(
         "renameSession",
-        "Rename a session",
+        "Rename a session, give it a project folder it lacks, or pin or unpin it",
         s.answer::<p::Session>("200", "renamed"),
     )
     .params(vec![session()])
@@ -612,6 +618,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/projects/{id}": {"delete": revoke_project.into_json()},
         "/api/events": {"get": host_events.into_json()},
         "/api/sessions": {"get": list_sessions.into_json(), "post": create_session.into_json()},
+        "/api/search": {"get": search_sessions.into_json()},
         "/api/sessions/{id}": {
             "get": get_session.into_json(),
             "patch": rename_session.into_json(),

@@ -18,6 +18,7 @@
 //!   in one transaction, with the caller's reason (at start, or at shutdown).
 
 mod migrations;
+mod search;
 mod settings;
 
 use std::path::Path;
@@ -289,7 +290,8 @@ impl Store {
         let conn = self.conn();
         let mut session = conn
             .query_row(
-                "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1 FROM sessions s
+                "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1, s.pinned_at
+                 FROM sessions s
                  LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL WHERE s.id = ?1",
                 [id],
                 session_row,
@@ -301,13 +303,14 @@ impl Store {
         Ok(session)
     }
 
-    /// Every session, newest first.
+    /// Every session: the pinned ones first (newest pin first), then the others newest first.
     pub fn sessions(&self) -> Result<Vec<p::Session>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
-            "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1 FROM sessions s
+            "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1, s.pinned_at
+             FROM sessions s
              LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL
-             ORDER BY s.created_at DESC, s.id DESC",
+             ORDER BY s.pinned_at IS NULL, s.pinned_at DESC, s.created_at DESC, s.id DESC",
         )?;
         let rows = stmt.query_map([], session_row)?;
         let mut sessions: Vec<p::Session> = rows.collect::<rusqlite::Result<_>>()?;
@@ -322,6 +325,17 @@ impl Store {
         self.conn().execute(
             "UPDATE sessions SET title = ?2 WHERE id = ?1",
             params![id, title],
+        )?;
+        Ok(())
+    }
+
+    /// Pins a session (`at`: when) or unpins it (`None`). Pinning a pinned session keeps its
+    /// first pin's time, so asking twice does not reorder the list.
+    pub fn pin_session(&self, id: &str, at: Option<i64>) -> Result<()> {
+        self.conn().execute(
+            "UPDATE sessions SET pinned_at = CASE WHEN ?2 IS NULL THEN NULL ELSE COALESCE(pinned_at, ?2) END
+             WHERE id = ?1",
+            params![id, at],
         )?;
         Ok(())
     }
@@ -792,6 +806,7 @@ fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<p::Session> {
         active_run_id: None,
         last_event_seq: r.get::<_, i64>(5)?.max(0) as u64,
         usage: p::Usage::default(),
+        pinned: r.get::<_, Option<i64>>(6)?.is_some(),
     })
 }
 

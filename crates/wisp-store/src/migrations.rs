@@ -126,4 +126,30 @@ pub(crate) const MIGRATIONS: &[&str] = &[
        OR EXISTS (SELECT 1 FROM sessions)
        OR EXISTS (SELECT 1 FROM projects);
     "#,
+    // 9: sessions can be pinned (kept at the top of the list, newest pin first), and messages
+    // and answers are searchable: an FTS5 index over the runs' text with the trigram tokenizer,
+    // which finds any substring of three or more characters in any script (Chinese has no
+    // spaces between words). Triggers keep it in step with the runs table it indexes. The
+    // index refers to runs by their implicit rowid, which a VACUUM may renumber: nothing here
+    // runs one, and one that is added must rebuild the index after it.
+    r#"
+    ALTER TABLE sessions ADD COLUMN pinned_at INTEGER;
+    CREATE VIRTUAL TABLE runs_text USING fts5(
+        text, final_text, content='runs', content_rowid='rowid',
+        tokenize='trigram case_sensitive 0'
+    );
+    CREATE TRIGGER runs_text_insert AFTER INSERT ON runs BEGIN
+        INSERT INTO runs_text(rowid, text, final_text) VALUES (new.rowid, new.text, new.final_text);
+    END;
+    CREATE TRIGGER runs_text_delete AFTER DELETE ON runs BEGIN
+        INSERT INTO runs_text(runs_text, rowid, text, final_text)
+        VALUES ('delete', old.rowid, old.text, old.final_text);
+    END;
+    CREATE TRIGGER runs_text_update AFTER UPDATE OF text, final_text ON runs BEGIN
+        INSERT INTO runs_text(runs_text, rowid, text, final_text)
+        VALUES ('delete', old.rowid, old.text, old.final_text);
+        INSERT INTO runs_text(rowid, text, final_text) VALUES (new.rowid, new.text, new.final_text);
+    END;
+    INSERT INTO runs_text(runs_text) VALUES ('rebuild');
+    "#,
 ];

@@ -30,7 +30,7 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 8);
+    assert_eq!(store.schema_version().unwrap(), 9);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
@@ -501,4 +501,180 @@ fn settings_run_models_and_session_totals_are_kept() {
         None
     );
     assert_eq!(s.sessions().unwrap()[0].usage.completion_tokens, 40);
+}
+
+#[test]
+fn pinned_sessions_come_first_newest_pin_first_and_a_second_pin_keeps_the_place() {
+    let (_dir, store) = store();
+    for (id, at) in [("a", 1), ("b", 2), ("c", 3), ("d", 4)] {
+        store.insert_session(id, None, id, at).unwrap();
+    }
+    let order = |store: &Store| -> Vec<String> {
+        store
+            .sessions()
+            .unwrap()
+            .into_iter()
+            .map(|s| s.id)
+            .collect()
+    };
+    assert_eq!(order(&store), ["d", "c", "b", "a"]);
+    store.pin_session("a", Some(10)).unwrap();
+    store.pin_session("b", Some(11)).unwrap();
+    assert_eq!(order(&store), ["b", "a", "d", "c"]);
+    // Pinning "a" again does not move it above "b".
+    store.pin_session("a", Some(12)).unwrap();
+    assert_eq!(order(&store), ["b", "a", "d", "c"]);
+    assert!(store.session("a").unwrap().unwrap().pinned);
+    assert!(!store.session("c").unwrap().unwrap().pinned);
+    store.pin_session("b", None).unwrap();
+    assert_eq!(order(&store), ["a", "d", "c", "b"]);
+    assert!(!store.session("b").unwrap().unwrap().pinned);
+}
+
+/// Sessions "s1".."sN", each with one finished run: (title, message, answer).
+fn searchable(store: &Store, sessions: &[(&str, &str, &str)]) {
+    for (i, (title, text, answer)) in sessions.iter().enumerate() {
+        let (sid, rid, at) = (format!("s{}", i + 1), format!("r{}", i + 1), i as i64 + 1);
+        store.insert_session(&sid, None, title, at).unwrap();
+        store.insert_run(&rid, &sid, text, Mode::Live, at).unwrap();
+        store
+            .finish_run(
+                &rid,
+                RunStatus::Completed,
+                Some(answer),
+                None,
+                &Usage::default(),
+                at,
+            )
+            .unwrap();
+    }
+}
+
+fn found(store: &Store, q: &str) -> Vec<(String, wisp_protocol::SearchField)> {
+    let results = store.search_sessions(q, 50).unwrap();
+    results
+        .hits
+        .into_iter()
+        .map(|h| (h.session_id, h.field))
+        .collect()
+}
+
+#[test]
+fn search_finds_titles_messages_and_answers_case_folded_in_any_script() {
+    use wisp_protocol::SearchField::{Answer, Message, Title};
+    let (_dir, store) = store();
+    searchable(
+        &store,
+        &[
+            (
+                "Parser",
+                "Fix the TOKENIZER please",
+                "Done: the tokenizer is fixed.",
+            ),
+            ("修复解析器", "请把配置文件改成中文", "已经改好了配置"),
+            ("Straße", "nothing here", "no"),
+        ],
+    );
+    assert_eq!(found(&store, "tokenizer"), [("s1".into(), Message)]);
+    assert_eq!(found(&store, "is fixed"), [("s1".into(), Answer)]);
+    assert_eq!(found(&store, "配置文件"), [("s2".into(), Message)]);
+    // Two characters are below the trigram index: a scan finds them.
+    assert_eq!(found(&store, "配置"), [("s2".into(), Message)]);
+    assert_eq!(found(&store, "解析"), [("s2".into(), Title)]);
+    assert_eq!(found(&store, "STRASSE"), []);
+    assert_eq!(found(&store, "straße"), [("s3".into(), Title)]);
+    // A run's match outranks its session's title; newest session first.
+    assert_eq!(
+        found(&store, "pars"),
+        [("s1".into(), Title)],
+        "a title alone is a hit"
+    );
+    let hit = &store.search_sessions("tokenizer", 50).unwrap().hits[0];
+    assert_eq!(hit.title, "Parser");
+    assert_eq!(hit.run_id.as_deref(), Some("r1"));
+    assert_eq!(hit.snippet, "Fix the TOKENIZER please");
+    assert_eq!(hit.at, 1);
+}
+
+#[test]
+fn search_takes_wildcards_and_quotes_literally() {
+    let (_dir, store) = store();
+    searchable(
+        &store,
+        &[
+            ("one", "100% sure", "a_b"),
+            ("two", "1000 sure", "axb"),
+            ("three", r#"say "hi" now"#, r"c:\dir"),
+        ],
+    );
+    assert_eq!(found(&store, "0%").len(), 1);
+    assert_eq!(found(&store, "a_b").len(), 1);
+    assert_eq!(found(&store, "_").len(), 1);
+    assert_eq!(found(&store, r#""hi""#).len(), 1);
+    assert_eq!(found(&store, r#"""#).len(), 1);
+    assert_eq!(found(&store, r"\d").len(), 1);
+    // FTS operators are text, not syntax: read as syntax, both would match two sessions.
+    assert_eq!(found(&store, "sure OR nothing").len(), 0);
+    assert_eq!(found(&store, "sure NOT zzz").len(), 0);
+    assert_eq!(found(&store, "sure").len(), 2);
+}
+
+#[test]
+fn search_follows_changes_deletions_and_its_limit() {
+    let (_dir, store) = store();
+    let many: Vec<(&str, &str, &str)> = (0..7).map(|_| ("t", "needle here", "")).collect();
+    searchable(&store, &many);
+    let results = store.search_sessions("needle", 5).unwrap();
+    assert_eq!(results.hits.len(), 5);
+    assert!(results.truncated);
+    assert_eq!(results.hits[0].session_id, "s7", "newest first");
+    assert!(!store.search_sessions("needle", 7).unwrap().truncated);
+
+    store.delete_session("s7").unwrap();
+    assert_eq!(found(&store, "needle").len(), 6);
+    assert!(found(&store, "needle").iter().all(|(s, _)| s != "s7"));
+
+    // An answer written after the run began is indexed when it is written.
+    store.insert_session("late", None, "x", 100).unwrap();
+    store
+        .insert_run("rl", "late", "ask", Mode::Live, 100)
+        .unwrap();
+    assert_eq!(found(&store, "haystack"), []);
+    store
+        .finish_run(
+            "rl",
+            RunStatus::Completed,
+            Some("a haystack"),
+            None,
+            &Usage::default(),
+            101,
+        )
+        .unwrap();
+    assert_eq!(
+        found(&store, "haystack"),
+        [("late".into(), wisp_protocol::SearchField::Answer)]
+    );
+}
+
+#[test]
+fn runs_written_before_the_search_index_are_found_after_the_migration() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wisp.db");
+    wisp_store::create_at_version(&path, 8).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "INSERT INTO sessions (id, title, created_at) VALUES ('s', 'old', 1)",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "INSERT INTO runs (id, session_id, ordinal, text, status, mode, final_text, created_at)
+         VALUES ('r', 's', 1, 'an older message', 'done', 'live', 'an older answer', 1)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(found(&store, "older answer").len(), 1);
+    assert!(!store.session("s").unwrap().unwrap().pinned);
 }

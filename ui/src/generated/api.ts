@@ -263,6 +263,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sessions whose title, messages or answers hold `q` (case folded; in any script, Chinese too), one hit per session by its newest match (a message or answer before the title), newest first, at most 50 with `truncated` saying there were more; each hit has a one-line snippet around the match. Reasoning, tool arguments and results are not searched */
+        get: operations["searchSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions": {
         parameters: {
             query?: never;
@@ -270,7 +287,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sessions, newest first */
+        /** Sessions: the pinned ones first (newest pin first), then the others newest first */
         get: operations["listSessions"];
         put?: never;
         /** Start a session; with projectId it inherits the project's root and gets the file tools */
@@ -296,7 +313,7 @@ export interface paths {
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
-        /** Rename a session */
+        /** Rename a session, give it a project folder it lacks, or pin or unpin it */
         patch: operations["renameSession"];
         trace?: never;
     };
@@ -1290,6 +1307,33 @@ export interface components {
         };
         /** @description The state of a run. */
         RunStatus: "running" | "awaiting_approval" | "completed" | "cancelled" | "failed" | "budget_exhausted" | "interrupted";
+        /** @description Where a search found its text. */
+        SearchField: "title" | "message" | "answer";
+        /** @description One session a search found, by its newest match. */
+        SearchHit: {
+            /**
+             * Format: int64
+             * @description Unix milliseconds: when the matching run (or the session, for a title) was made.
+             */
+            at: number;
+            /** @description What matched. */
+            field: components["schemas"]["SearchField"];
+            /** @description The run whose message or answer matched; `None` for a title. */
+            runId: string | null;
+            /** @description The session. */
+            sessionId: string;
+            /** @description The matched text around the first match, at most about 160 characters, `…` where cut. */
+            snippet: string;
+            /** @description The session's title. */
+            title: string;
+        };
+        /** @description `GET /api/search?q=`: sessions whose title, messages or answers hold the text. */
+        SearchResults: {
+            /** @description Newest match first, one per session. */
+            hits: components["schemas"]["SearchHit"][];
+            /** @description More sessions matched than [`limits::MAX_SEARCH_HITS`]. */
+            truncated: boolean;
+        };
         /** @description A conversation. */
         Session: {
             /** @description The run in flight, if any. */
@@ -1307,6 +1351,8 @@ export interface components {
              *     `after` set to it to receive only what happens from now on.
              */
             lastEventSeq: number;
+            /** @description Kept at the top of the list by the person (`PATCH` with `pinned`). */
+            pinned: boolean;
             /** @description The trusted project it works in; `None`: no file tools. */
             projectId: string | null;
             /** @description The project's root, for display. */
@@ -1549,6 +1595,11 @@ export interface components {
          *     both; at least one of them not `null`.
          */
         UpdateSession: {
+            /**
+             * @description Keep the session at the top of the list (`true`) or among the others (`false`); absent
+             *     or `null`: unchanged.
+             */
+            pinned?: boolean | null;
             /**
              * @description An authorized project to attach. Only a session without a folder gets one; a session's
              *     folder never changes once set.
@@ -3561,6 +3612,113 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    searchSessions: {
+        parameters: {
+            query: {
+                /**
+                 * @description The text to find (case folded) in the sessions' titles, messages and answers; white
+                 *     space around it does not count.
+                 */
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
+                };
             };
             /** @description the path, query, a header or the body breaks this document's rules */
             400: {

@@ -14,6 +14,7 @@ const session = (id: string, title: string): Session => ({
   createdAt: 0,
   activeRunId: null,
   lastEventSeq: 0,
+  pinned: false,
   usage: { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cacheHitTokens: 0, cacheMissTokens: 0, estimatedCost: null },
 });
 
