@@ -23,6 +23,7 @@ import { useProjects } from "./features/projects/useProjects";
 import { SessionDialogs } from "./features/sessions/SessionDialogs";
 import { SessionList } from "./features/sessions/SessionList";
 import { useSessions } from "./features/sessions/useSessions";
+import { useSessionSearch } from "./features/sessions/useSessionSearch";
 import { useWaiting } from "./features/sessions/useWaiting";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { failureText, ModelBadge } from "./features/settings/problem";
@@ -50,6 +51,14 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   const { sessions, currentId, setCurrentId, loadSessions, waiting: hostWaiting } = useSessions(api, report);
+  const search = useSessionSearch(api, sessions);
+  // The run a chosen search hit matched, brought into view once its session's runs are read.
+  const [reveal, setReveal] = useState<{ sessionId: string; runId: string } | null>(null);
+  const pinSession = (id: string, pinned: boolean) =>
+    void api
+      .pinSession(id, pinned)
+      .then(() => loadSessions())
+      .catch(report);
   // The session's preview tabs, held by the Host: kept per session there.
   const tabs = useSessionTabs(api, currentId, report);
   const onTabsLive = useRef(tabs.onLive);
@@ -203,6 +212,12 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             onNew={() => void newSession()}
             onRename={() => setDialog("rename")}
             onDelete={() => setDialog("delete")}
+            onPin={pinSession}
+            search={search}
+            onOpenHit={(hit) => {
+              setCurrentId(hit.sessionId);
+              setReveal(hit.runId ? { sessionId: hit.sessionId, runId: hit.runId } : null);
+            }}
           />
         </aside>
 
@@ -243,6 +258,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 liveTail={liveTail}
                 addOlder={addOlder}
                 report={report}
+                reveal={reveal && reveal.sessionId === current.id && loadedFor === current.id ? reveal.runId : null}
+                onRevealed={() => setReveal(null)}
                 empty={
                   runs.length === 0 &&
                   !cursor &&

@@ -1,6 +1,6 @@
 // The Host's local API, and nothing else: every request carries the token in a header (never
 // in a URL), and the event stream is read with fetch so the header goes there too.
-import type { Delta, FolderView, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, Session, SessionsChanged, WispEvent } from "./types";
+import type { Delta, FolderView, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, SearchResults, Session, SessionsChanged, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
 import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
 
@@ -46,6 +46,9 @@ export class Api {
   sessions = () => this.call<Session[]>("GET", "/api/sessions");
   createSession = (projectId?: string) => this.call<Session>("POST", "/api/sessions", (projectId ? { projectId } : {}) satisfies Schemas["CreateSession"]);
   renameSession = (id: string, title: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { title } satisfies Schemas["UpdateSession"]);
+  pinSession = (id: string, pinned: boolean) => this.call<Session>("PATCH", `/api/sessions/${id}`, { pinned } satisfies Schemas["UpdateSession"]);
+  /** Sessions whose title, messages or answers hold `q`, newest match first. */
+  searchSessions = (q: string) => this.call<SearchResults>("GET", `/api/search?q=${encodeURIComponent(q)}`);
   attachProject = (id: string, projectId: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { projectId } satisfies Schemas["UpdateSession"]);
   deleteSession = (id: string) => this.call<void>("DELETE", `/api/sessions/${id}`);
   runs = (sessionId: string, cursor?: string | null, limit = 30) =>

@@ -488,6 +488,19 @@ const en = {
   mcpSource_claude_desktop: "Claude Desktop",
   mcpSource_cursor: "Cursor",
   mcpSource_vs_code: "VS Code (this project)",
+  searchSessions: "Search sessions",
+  searchPlaceholder: "Search titles, messages, answers",
+  searching: "Searching…",
+  searchNone: "No session holds this text.",
+  searchFound: "{n} {n:session|sessions} found",
+  sessionSearchTruncated: "More sessions hold this text; the {n} newest are shown",
+  searchResultsLabel: "Sessions found",
+  searchIn_title: "in the title",
+  searchIn_message: "in a message",
+  searchIn_answer: "in an answer",
+  pin: "Pin to the top",
+  unpin: "Unpin",
+  pinned: "Pinned",
 };
 
 type Dict = typeof en;
@@ -975,6 +988,19 @@ const zh: Dict = {
   mcpSource_claude_desktop: "Claude Desktop",
   mcpSource_cursor: "Cursor",
   mcpSource_vs_code: "VS Code（本项目）",
+  searchSessions: "搜索会话",
+  searchPlaceholder: "搜索标题、消息和回答",
+  searching: "正在搜索…",
+  searchNone: "没有会话包含这段文字。",
+  searchFound: "找到 {n} 个会话",
+  sessionSearchTruncated: "找到的会话更多，这里是最新的 {n} 个",
+  searchResultsLabel: "找到的会话",
+  searchIn_title: "在标题中",
+  searchIn_message: "在消息中",
+  searchIn_answer: "在回答中",
+  pin: "置顶",
+  unpin: "取消置顶",
+  pinned: "已置顶",
 };
 
 export const dictionaries: Record<Lang, Dict> = { en, zh };

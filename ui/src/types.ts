@@ -17,6 +17,8 @@ export type WebTabs = Schemas["WebTabs"];
 export type Project = Schemas["Project"];
 export type Session = Schemas["Session"];
 export type SessionsChanged = Schemas["SessionsChanged"];
+export type SearchResults = Schemas["SearchResults"];
+export type SearchHit = Schemas["SearchHit"];
 /** `canonical`: the exact text whose SHA-256 is `digest`, and what is sent. Show it, never a
  * re-serialisation of `arguments` (JSON.parse loses integers past 2^53 and the sign of -0.0). */
 export type Approval = Schemas["Approval"];

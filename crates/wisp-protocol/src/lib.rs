@@ -675,7 +675,7 @@ pub struct SearchHit {
     pub session_id: String,
     /// The session's title.
     pub title: String,
-    /// The run whose message or answer matched; `None` for a title.
+    /// The run whose message or answer matched; null for a title.
     pub run_id: Option<String>,
     /// What matched.
     pub field: SearchField,
@@ -691,7 +691,7 @@ pub struct SearchHit {
 pub struct SearchResults {
     /// Newest match first, one per session.
     pub hits: Vec<SearchHit>,
-    /// More sessions matched than [`limits::MAX_SEARCH_HITS`].
+    /// More sessions matched than the 50 a search answers with (`MAX_SEARCH_HITS`).
     pub truncated: bool,
 }
 

@@ -1318,7 +1318,7 @@ export interface components {
             at: number;
             /** @description What matched. */
             field: components["schemas"]["SearchField"];
-            /** @description The run whose message or answer matched; `None` for a title. */
+            /** @description The run whose message or answer matched; null for a title. */
             runId: string | null;
             /** @description The session. */
             sessionId: string;
@@ -1331,7 +1331,7 @@ export interface components {
         SearchResults: {
             /** @description Newest match first, one per session. */
             hits: components["schemas"]["SearchHit"][];
-            /** @description More sessions matched than [`limits::MAX_SEARCH_HITS`]. */
+            /** @description More sessions matched than the 50 a search answers with (`MAX_SEARCH_HITS`). */
             truncated: boolean;
         };
         /** @description A conversation. */

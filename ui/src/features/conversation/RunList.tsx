@@ -1,8 +1,9 @@
 // The shown session's runs as a scrolling list: only the runs on screen are rendered (a long
 // session stays smooth), it follows the newest run while the person is at the bottom, and
 // older runs load when they scroll near the top (or click), keeping the run they were reading
-// where it was on screen.
-import { useEffect, useLayoutEffect, useRef, type ReactNode } from "react";
+// where it was on screen. A run asked for (a search hit's) is brought into view and marked,
+// older pages read until it is found.
+import { useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import type { Api } from "../../api";
 import { useT } from "../../i18n";
@@ -12,6 +13,8 @@ import type { Run, RunPage } from "../../types";
 const OLDER_THRESHOLD_PX = 200;
 /** Within this of the bottom, the list follows new output. */
 const AT_BOTTOM_PX = 80;
+/** How long a revealed run stays marked. */
+const MARK_MS = 2500;
 
 interface Props {
   api: Api;
@@ -26,9 +29,13 @@ interface Props {
   /** Shown in place of the runs when the session has none yet. */
   empty: ReactNode;
   renderRun: (run: Run) => ReactNode;
+  /** A run to bring into view and mark (`null`: none); `onRevealed` once it is, or is not
+   * among the session's runs at all. */
+  reveal?: string | null;
+  onRevealed?: () => void;
 }
 
-export function RunList({ api, sessionId, runs, cursor, liveTail, addOlder, report, empty, renderRun }: Props) {
+export function RunList({ api, sessionId, runs, cursor, liveTail, addOlder, report, empty, renderRun, reveal = null, onRevealed }: Props) {
   const t = useT();
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualizer({
@@ -76,6 +83,29 @@ export function RunList({ api, sessionId, runs, cursor, liveTail, addOlder, repo
       loadingOlder.current = false;
     }
   };
+  const [marked, setMarked] = useState<string | null>(null);
+  useEffect(() => {
+    if (!reveal) return;
+    const i = runs.findIndex((r) => r.id === reveal);
+    if (i >= 0) {
+      atBottom.current = false;
+      virtual.scrollToIndex(i, { align: "start" });
+      setMarked(reveal);
+      onRevealed?.();
+    } else if (cursor) {
+      void loadOlder();
+    } else {
+      onRevealed?.();
+    }
+    // loadOlder and onRevealed are new each render; the runs and the cursor say when to look again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [reveal, runs, cursor, virtual]);
+  useEffect(() => {
+    if (!marked) return;
+    const timer = setTimeout(() => setMarked(null), MARK_MS);
+    return () => clearTimeout(timer);
+  }, [marked]);
+
   useLayoutEffect(() => {
     const a = anchor.current;
     const el = scroller.current;
@@ -104,7 +134,7 @@ export function RunList({ api, sessionId, runs, cursor, liveTail, addOlder, repo
       )}
       <div ref={list} style={{ height: virtual.getTotalSize(), position: "relative" }}>
         {virtual.getVirtualItems().map((item) => (
-          <div key={item.key} data-index={item.index} ref={virtual.measureElement} className="run-slot" style={{ transform: `translateY(${item.start}px)` }}>
+          <div key={item.key} data-index={item.index} ref={virtual.measureElement} className={runs[item.index]?.id === marked ? "run-slot found" : "run-slot"} style={{ transform: `translateY(${item.start}px)` }}>
             {renderRun(runs[item.index]!)}
           </div>
         ))}

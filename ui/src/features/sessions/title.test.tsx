@@ -31,6 +31,9 @@ const list = (lang: "en" | "zh") =>
         onNew={() => {}}
         onRename={() => {}}
         onDelete={() => {}}
+        onPin={() => {}}
+        search={{ query: "", setQuery: () => {}, results: null, error: null }}
+        onOpenHit={() => {}}
       />
     </I18n.Provider>,
   );
