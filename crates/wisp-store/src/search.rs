@@ -45,11 +45,11 @@ impl Store {
             "SELECT r.session_id, r.id, r.text, r.final_text, r.created_at
              FROM runs_text JOIN runs r ON r.rowid = runs_text.rowid
              WHERE runs_text MATCH ?1
-             ORDER BY r.created_at DESC, r.ordinal DESC"
+             ORDER BY runs_text.rowid DESC"
         } else {
             "SELECT r.session_id, r.id, r.text, r.final_text, r.created_at FROM runs r
              WHERE r.text LIKE ?1 ESCAPE '\\' OR r.final_text LIKE ?1 ESCAPE '\\'
-             ORDER BY r.created_at DESC, r.ordinal DESC"
+             ORDER BY r.rowid DESC"
         };
         let pattern = if by_index {
             format!("\"{}\"", query.replace('"', "\"\""))
@@ -78,6 +78,13 @@ impl Store {
                 .unwrap_or_default()
         };
         for row in rows {
+            // Rows come newest first (by rowid, the order runs were added, so both the index
+            // and the scan stream and stop early instead of sorting every match), and a
+            // session is never newer than its runs: past `limit` sessions found in runs, no
+            // later row or title can enter the first `limit`.
+            if hits.len() > limit {
+                break;
+            }
             let m = row?;
             if seen.contains(&m.session_id) {
                 continue;
