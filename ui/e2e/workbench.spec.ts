@@ -3,7 +3,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { SCREENS, TOKEN, sendInNewSession as send, startHost, stopHost, trashOf, type Host } from "./host";
+import { AUTH, SCREENS, TOKEN, sendInNewSession as send, startHost, stopHost, trashOf, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -184,7 +184,7 @@ test("the QA workbench works in memory only", async ({ page }) => {
   expect(apiCalls).toEqual([]);
 });
 
-test("sessions are renamed and deleted with confirmation; a bad folder is explained", async ({ page }) => {
+test("sessions are renamed, deleted with a moment to undo; a bad folder is explained", async ({ page, request }) => {
   await page.goto(host.url);
   await page.getByRole("textbox", { name: /Folder path/ }).fill("relative/folder");
   await page.getByRole("button", { name: "Authorize", exact: true }).click();
@@ -195,11 +195,35 @@ test("sessions are renamed and deleted with confirmation; a bad folder is explai
   await title.fill("Refactor the parser");
   await title.press("Enter");
   await expect(page.getByRole("heading", { name: "Refactor the parser" })).toBeVisible();
+  const hostSessions = async () => (await (await request.get(`${host.base}/api/sessions`, { headers: AUTH })).json()).length;
+  // Delete asks nothing: the session goes at once, and Undo (focused) brings it back.
   await page.getByRole("button", { name: "Delete" }).click();
-  await expect(page.getByRole("dialog")).toContainText("Delete this session?");
-  await page.screenshot({ path: join(SCREENS, "delete-confirm.png") });
-  await page.getByRole("dialog").getByRole("button", { name: "Delete" }).click();
   await expect(page.getByText("Write a message to start a session in the selected project, or choose one on the left.")).toBeVisible();
+  const undo = page.getByRole("button", { name: "Undo" });
+  await expect(undo).toBeFocused();
+  await expect(page.getByRole("status").filter({ hasText: "will be deleted" })).toContainText("“Refactor the parser” will be deleted");
+  await page.screenshot({ path: join(SCREENS, "delete-undo.png") });
+  expect(await hostSessions()).toBe(1);
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "Refactor the parser" })).toBeVisible();
+  await expect(undo).toBeHidden();
+  // Deleted again and left alone, it is gone from the Host once the offer ends.
+  await page.getByRole("button", { name: "Delete" }).click();
+  await expect(undo).toBeVisible();
+  await expect.poll(hostSessions, { timeout: 15_000 }).toBe(0);
+  await expect(undo).toBeHidden();
+  await expect(page.getByRole("textbox", { name: /Message/ })).toBeFocused();
+  await page.reload();
+  await expect(page.getByText("Write a message to start a session in the selected project, or choose one on the left.")).toBeVisible();
+});
+
+test("a session deleted just before the page closes is deleted", async ({ page, request }) => {
+  await page.goto(host.url);
+  await page.getByRole("button", { name: "New session" }).click();
+  await page.getByRole("button", { name: "Delete" }).click();
+  await expect(page.getByRole("button", { name: "Undo" })).toBeVisible();
+  await page.close({ runBeforeUnload: true });
+  await expect.poll(async () => (await (await request.get(`${host.base}/api/sessions`, { headers: AUTH })).json()).length, { timeout: 5_000 }).toBe(0);
 });
 
 test("a session with 1,000 runs stays responsive: only what is on screen is rendered", async ({ page, request }) => {

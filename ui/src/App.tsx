@@ -20,10 +20,12 @@ import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { McpToolLabels, useMcpLabels } from "./features/mcp/labels";
 import { ProjectList } from "./features/projects/ProjectList";
 import { useProjects } from "./features/projects/useProjects";
-import { SessionDialogs } from "./features/sessions/SessionDialogs";
+import { RenameSession } from "./features/sessions/RenameSession";
 import { SessionList } from "./features/sessions/SessionList";
 import { useSessions } from "./features/sessions/useSessions";
 import { useSessionSearch } from "./features/sessions/useSessionSearch";
+import { UndoDelete } from "./features/sessions/UndoDelete";
+import { useUndoableDelete } from "./features/sessions/useUndoableDelete";
 import { useWaiting } from "./features/sessions/useWaiting";
 import { ModelSettingsPage } from "./features/settings/ModelSettings";
 import { failureText, ModelBadge } from "./features/settings/problem";
@@ -48,10 +50,13 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const t = useT();
   const [previewOpen, setPreviewOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [dialog, setDialog] = useState<null | "settings" | "rename" | "delete">(null);
+  const [dialog, setDialog] = useState<null | "settings" | "rename">(null);
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   const { sessions, currentId, setCurrentId, loadSessions, waiting: hostWaiting } = useSessions(api, report);
   const search = useSessionSearch(api, sessions);
+  const deletion = useUndoableDelete(api, { sessions, loadSessions, show: setCurrentId, report });
+  // A session being deleted is gone from everything the person moves through.
+  const listed = deletion.pending ? sessions.filter((s) => s.id !== deletion.pending!.id) : sessions;
   // The run a chosen search hit matched, brought into view once its session's runs are read.
   const [reveal, setReveal] = useState<{ sessionId: string; runId: string } | null>(null);
   const pinSession = (id: string, pinned: boolean) =>
@@ -158,7 +163,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
     dialogOpen: !!dialog || tabs.dialogs.length > 0,
     running: !!activeRun,
     stop: cancelRun,
-    sessions,
+    sessions: listed,
     currentId,
     show: setCurrentId,
   });
@@ -203,7 +208,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           </header>
           <ProjectList projects={projects} selected={selectedProject} onSelect={setSelectedProject} onRevoke={revokeProject} onAuthorize={authorize} />
           <SessionList
-            sessions={sessions}
+            sessions={listed}
+            hidden={deletion.pending?.id ?? null}
             projects={projects}
             newIn={projects.find((p) => p.id === selectedProject) ?? null}
             currentId={currentId}
@@ -211,7 +217,11 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
             onSelect={setCurrentId}
             onNew={() => void newSession()}
             onRename={() => setDialog("rename")}
-            onDelete={() => setDialog("delete")}
+            onDelete={() => {
+              if (!current) return;
+              if (current.activeRunId) report(new Error(t("deleteWhileRunning")));
+              else deletion.start(current);
+            }}
             onPin={pinSession}
             search={search}
             onOpenHit={(hit) => {
@@ -301,15 +311,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           { id: "mcp", label: t("mcpSettings"), content: <McpSettingsPage api={api} /> },
         ]}
       />
-      <SessionDialogs
-        api={api}
-        open={dialog === "rename" || dialog === "delete" ? dialog : null}
-        session={current}
-        onClose={() => setDialog(null)}
-        loadSessions={loadSessions}
-        show={setCurrentId}
-        report={report}
-      />
+      <RenameSession api={api} open={dialog === "rename"} session={current} onClose={() => setDialog(null)} loadSessions={loadSessions} report={report} />
+      <UndoDelete pending={deletion.pending} onUndo={deletion.undo} onHold={deletion.hold} onResume={deletion.resume} />
     </div>
   );
 }

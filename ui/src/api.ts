@@ -26,10 +26,10 @@ export class Api {
   /** `onUnauthorized` runs when the Host refuses the token (it restarted with a new one). */
   constructor(private token: string, private onUnauthorized: () => void = () => {}) {}
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  private async call<T>(method: string, path: string, body?: unknown, keepalive = false): Promise<T> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.token}` };
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), keepalive });
     if (r.status === 204) return undefined as T;
     // 202 answers may or may not carry a body (start run does, cancel does not).
     const data = await r.json().catch(() => null);
@@ -51,6 +51,8 @@ export class Api {
   searchSessions = (q: string) => this.call<SearchResults>("GET", `/api/search?q=${encodeURIComponent(q)}`);
   attachProject = (id: string, projectId: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { projectId } satisfies Schemas["UpdateSession"]);
   deleteSession = (id: string) => this.call<void>("DELETE", `/api/sessions/${id}`);
+  /** The same, sent so that it still reaches the Host while the page goes away. */
+  deleteSessionOnLeave = (id: string) => void this.call<void>("DELETE", `/api/sessions/${id}`, undefined, true).catch(() => {});
   runs = (sessionId: string, cursor?: string | null, limit = 30) =>
     this.call<RunPage>("GET", `/api/sessions/${sessionId}/runs?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
   run = (id: string) => this.call<Run>("GET", `/api/runs/${id}`);

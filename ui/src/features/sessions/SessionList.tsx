@@ -11,6 +11,8 @@ import type { SessionSearch } from "./useSessionSearch";
 
 interface Props {
   sessions: Session[];
+  /** A session being deleted: left out of what a search found, too. */
+  hidden?: string | null;
   /** The authorized projects: each session is labelled with its own once sessions of more
    * than one place are listed. */
   projects: Project[];
@@ -29,7 +31,7 @@ interface Props {
   onOpenHit: (hit: SearchHit) => void;
 }
 
-export function SessionList({ sessions, projects, newIn, currentId, waiting, onSelect, onNew, onRename, onDelete, onPin, search, onOpenHit }: Props) {
+export function SessionList({ sessions, hidden = null, projects, newIn, currentId, waiting, onSelect, onNew, onRename, onDelete, onPin, search, onOpenHit }: Props) {
   const t = useT();
   const places = new Set(sessions.map((s) => s.projectId ?? null));
   // A session's place: its project's folder, the folder it had (a revoked project), or none.
@@ -62,7 +64,7 @@ export function SessionList({ sessions, projects, newIn, currentId, waiting, onS
         }}
       />
       {search.query.trim() ? (
-        <SearchHits query={search.query} results={search.results} error={search.error} currentId={currentId} onOpen={onOpenHit} />
+        <SearchHits query={search.query} results={search.results && hidden ? { ...search.results, hits: search.results.hits.filter((h) => h.sessionId !== hidden) } : search.results} error={search.error} currentId={currentId} onOpen={onOpenHit} />
       ) : (
         <ul className="list">
           {sessions.map((s) => (
