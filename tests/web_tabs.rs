@@ -750,6 +750,55 @@ async fn workspace_tabs_show_folders_inside_the_project_only() {
     );
 }
 
+/// UI-07: the person takes a folder tab to another folder in place, through the same checks
+/// as opening one; a refused folder leaves the tab where it was.
+#[tokio::test]
+async fn a_folder_tab_goes_to_another_folder_inside_the_project_only() {
+    let w = Wisp::start().await;
+    w.host.set_preview(wisp_core::PreviewBackend::WebOnly(
+        "Wisp runs with --web-only".into(),
+    ));
+    let s = w.session().await;
+    std::fs::create_dir_all(w.file("sub/deeper")).unwrap();
+    std::fs::write(w.file("notes.txt"), "some notes").unwrap();
+    std::os::unix::fs::symlink(&w.outside, w.file("out")).unwrap();
+    let (_, root) = open(&w, &s, json!({"kind": "workspace"})).await;
+    let path = format!("/api/tabs/{}/navigate", root["tabId"].as_str().unwrap());
+    let go = |body: Value| w.call("POST", &path, Some(body));
+
+    let (status, list) = go(json!({"to": "folder", "path": "./sub//deeper"})).await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(
+        (&list[0]["tabId"], &list[0]["path"], &list[0]["title"]),
+        (&root["tabId"], &json!("sub/deeper"), &json!("deeper/"))
+    );
+    for (bad, want) in [
+        (json!({"to": "folder", "path": "../outside"}), 400),
+        (json!({"to": "folder", "path": "out"}), 400),
+        (json!({"to": "folder", "path": "notes.txt"}), 400),
+        (json!({"to": "folder", "path": "gone"}), 404),
+        (json!({"to": "address", "url": "http://127.0.0.1/"}), 409),
+        (json!({"to": "back"}), 409),
+        (json!({"to": "sideways"}), 400),
+        (json!({"to": "folder", "path": "sub", "extra": 1}), 400),
+    ] {
+        let (status, v) = go(bad.clone()).await;
+        assert_eq!(status, want, "{bad} -> {v}");
+    }
+    assert_eq!(tabs(&w, &s).await[0]["path"], "sub/deeper");
+    let (status, list) = go(json!({"to": "folder"})).await;
+    assert_eq!((status, &list[0]["path"]), (200, &json!(".")));
+    assert_eq!(tabs(&w, &s).await.len(), 1, "no tab was opened");
+    let (status, _) = w
+        .call(
+            "POST",
+            "/api/tabs/tab_00000000000000000000000000000000/navigate",
+            Some(json!({"to": "reload"})),
+        )
+        .await;
+    assert_eq!(status, 404);
+}
+
 /// The next SSE event named `name` of a stream (within 20 s), and the names of the events
 /// that came before it on the way.
 async fn next_named(stream: &mut reqwest::Response, name: &str) -> (Value, Vec<String>) {

@@ -23,7 +23,8 @@ test.beforeEach(async () => {
       return;
     }
     res.writeHead(200, { "Content-Type": "text/html" });
-    res.end("<title>Local page</title><p>hello from the local site</p>");
+    if (req.url === "/other") res.end("<title>Other page</title><p>the other page</p>");
+    else res.end("<title>Local page</title><p>hello from the local site</p>");
   });
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", () => r()));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/page`;
@@ -60,11 +61,14 @@ test("web-only: new and web tabs open through the Host, switch, close with the d
 
   // Typed as people type it, without a scheme: the box adds http:// for this computer and
   // says so (the browser's own URL check would have refused it, in its own language).
+  // The blank tab shown takes the address, as a browser's does: no second tab.
   const address = page.getByRole("textbox", { name: "Web address to open" });
+  await expect(page.getByRole("button", { name: "Go" })).toHaveAttribute("title", "Load this address in the tab shown");
   await address.fill(siteUrl.replace(/^http:\/\//, ""));
   await address.press("Enter");
   const webTab = page.getByRole("tab", { name: /127\.0\.0\.1/ });
   await expect(webTab).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tab")).toHaveCount(1);
   await expect(address).toHaveValue("");
   await expect(page.getByRole("status").filter({ hasText: "Opened as" })).toHaveText(`Opened as ${siteUrl} (http:// added).`);
   // The page is in a sandboxed frame that sends no referrer, and it loaded (WEB-05).
@@ -74,14 +78,34 @@ test("web-only: new and web tabs open through the Host, switch, close with the d
   await expect(page.frameLocator("iframe.web-frame").getByText("hello from the local site")).toBeVisible();
   await expect(page.getByRole("tabpanel")).toContainText(siteUrl);
   let tabs = await apiTabs(page, sid);
-  expect(tabs.map((t) => [t.kind, t.active])).toEqual([["new", false], ["web", true]]);
-  expect(tabs[1]!.url).toBe(siteUrl);
+  expect(tabs.map((t) => [t.kind, t.active])).toEqual([["web", true]]);
+  expect(tabs[0]!.url).toBe(siteUrl);
+  const webTabId = tabs[0]!.tabId;
+
+  // Another address typed into the web tab shown loads in it: the same tab, the new page.
+  await address.fill(siteUrl.replace("/page", "/other"));
+  await address.press("Enter");
+  await expect(page.getByRole("tab", { name: /\/other$/ })).toHaveAttribute("aria-selected", "true");
+  await expect(page.frameLocator("iframe.web-frame").getByText("the other page")).toBeVisible();
+  tabs = await apiTabs(page, sid);
+  expect(tabs.map((t) => [t.tabId, t.url])).toEqual([[webTabId, siteUrl.replace("/page", "/other")]]);
+  await address.fill(siteUrl);
+  await address.press("Enter");
+  await expect(page.frameLocator("iframe.web-frame").getByText("hello from the local site")).toBeVisible();
+  // A framed page has no history the panel can walk: only Reload, which loads it anew.
+  await expect(page.getByRole("button", { name: "Back" })).toHaveCount(0);
+  await page.getByRole("button", { name: "Reload" }).click();
+  await expect(page.frameLocator("iframe.web-frame").getByText("hello from the local site")).toBeVisible();
 
   // Switching goes to the Host.
+  await page.getByRole("button", { name: "New tab" }).click();
+  await expect(page.getByRole("tab", { name: "New tab" })).toHaveAttribute("aria-selected", "true");
+  await webTab.click();
+  await expect(webTab).toHaveAttribute("aria-selected", "true");
   await page.getByRole("tab", { name: "New tab" }).click();
   await expect(page.getByRole("tab", { name: "New tab" })).toHaveAttribute("aria-selected", "true");
   await expect(frame).toHaveCount(0);
-  await expect.poll(async () => (await apiTabs(page, sid)).map((t) => t.active)).toEqual([true, false]);
+  await expect.poll(async () => (await apiTabs(page, sid)).map((t) => t.active)).toEqual([false, true]);
   await webTab.click();
   await expect(page.frameLocator("iframe.web-frame").getByText("hello from the local site")).toBeVisible();
 
@@ -96,7 +120,7 @@ test("web-only: new and web tabs open through the Host, switch, close with the d
   await dialog.getByRole("button", { name: "Keep" }).click();
   await expect(dialog).toBeHidden();
   await expect(webTab).toBeVisible();
-  expect((await apiTabs(page, sid)).map((t) => t.kind)).toEqual(["new", "web"]);
+  expect((await apiTabs(page, sid)).map((t) => t.kind)).toEqual(["web", "new"]);
   // Close closes it, and the neighbour is selected.
   await closeWeb.click();
   await dialog.getByRole("button", { name: "Close" }).click();
@@ -105,6 +129,8 @@ test("web-only: new and web tabs open through the Host, switch, close with the d
   expect((await apiTabs(page, sid)).map((t) => t.kind)).toEqual(["new"]);
 
   // A page that refuses framing: the tab says what the UI cannot see (the frame's error page).
+  // Typed into the blank tab, which becomes it.
+  await page.getByRole("button", { name: "New tab" }).click();
   await address.fill(siteUrl.replace("/page", "/deny"));
   await address.press("Enter");
   await expect(page.getByRole("tab", { name: /deny/ })).toHaveAttribute("aria-selected", "true");
@@ -154,6 +180,8 @@ test("web-only: the person reorders tabs with the keyboard; the Host keeps the o
   await page.getByRole("button", { name: "New tab" }).click();
   const address = page.getByRole("textbox", { name: "Web address to open" });
   for (const path of ["/page", "/other"]) {
+    // Each in a blank tab of its own, which the address turns into a web tab.
+    await page.getByRole("button", { name: "New tab" }).click();
     await address.fill(siteUrl.replace("/page", path));
     await address.press("Enter");
     await expect(page.getByRole("tab", { name: new RegExp(`${path}$`) })).toHaveAttribute("aria-selected", "true");
@@ -286,8 +314,21 @@ test("native: a web tab is a page of the Host's headless Chromium, shown by titl
   await expect(live.getByRole("img", { name: "Live view of Local page" })).toBeVisible();
   await live.click();
   await expect.poll(() => fronts).toEqual(["POST"]);
+  // An address typed now loads in the same page of the browser; Back and Forward walk its
+  // history there.
+  const [opened] = await apiTabs(page, sid);
+  await address.fill(siteUrl.replace("/page", "/other"));
+  await address.press("Enter");
+  await expect(page.getByRole("tab", { name: "Other page" })).toHaveAttribute("aria-selected", "true", { timeout: 20_000 });
+  await body.getByRole("button", { name: "Back" }).click();
+  await expect(page.getByRole("tab", { name: "Local page" })).toBeVisible({ timeout: 20_000 });
+  await body.getByRole("button", { name: "Forward" }).click();
+  await expect(page.getByRole("tab", { name: "Other page" })).toBeVisible({ timeout: 20_000 });
+  await body.getByRole("button", { name: "Reload" }).click();
+  await expect(body.getByText("Loaded")).toBeVisible({ timeout: 20_000 });
+  expect((await apiTabs(page, sid)).map((t) => [t.tabId, t.url])).toEqual([[opened!.tabId, siteUrl.replace("/page", "/other")]]);
   // Closing asks first; Close closes the browser page and the tab.
-  await page.getByTitle("Close tab Local page").click();
+  await page.getByTitle("Close tab Other page").click();
   await page.getByRole("alertdialog", { name: "Close this page?" }).getByRole("button", { name: "Close" }).click();
   // Every tab, not the one named "Local page": while the page closes its title may go, and
   // the tab is then named by its URL.
@@ -424,7 +465,7 @@ test("QA samples of the tabs work in memory only (UI-11, UI-12, UI-14, UI-15)", 
   expect(asked).toEqual([]);
 });
 
-test("the project's files open in a workspace tab: a file in a file tab, a subfolder in a workspace tab of its own", async ({ page }) => {
+test("the project's files open in a workspace tab: a file in a file tab, a subfolder in the same tab, Up to the folder above", async ({ page }) => {
   host = await startHost(["--web-only"]);
   mkdirSync(join(host.project, "docs"));
   writeFileSync(join(host.project, "docs", "guide.md"), "Read me first.\n");
@@ -434,19 +475,28 @@ test("the project's files open in a workspace tab: a file in a file tab, a subfo
   await expect(page.getByRole("tab", { name: "Project folder" })).toHaveAttribute("aria-selected", "true");
   const listing = page.getByRole("list", { name: "Project folder" });
   await expect(listing.getByRole("button")).toHaveText(["README.md", "docs/"]);
+  await expect(page.getByRole("button", { name: "Up to the folder above" })).toHaveCount(0);
   await listing.getByRole("button", { name: "docs/" }).click();
   await expect(page.getByRole("tab", { name: "docs/" })).toHaveAttribute("aria-selected", "true");
+  await expect(page.getByRole("tab")).toHaveCount(1);
+  const [folderTab] = await apiTabs(page, sid);
+  expect([folderTab!.kind, folderTab!.path]).toEqual(["workspace", "docs"]);
   await page.getByRole("list", { name: "Folder: docs" }).getByRole("button", { name: "guide.md" }).click();
   await expect(page.getByRole("tab", { name: "guide.md" })).toHaveAttribute("aria-selected", "true");
   await expect(page.getByRole("tabpanel")).toContainText("Read me first.");
-  const tabs = await apiTabs(page, sid);
-  expect(tabs.map((t) => [t.kind, t.path])).toEqual([
-    ["workspace", "."],
-    ["workspace", "docs"],
-    ["file", "docs/guide.md"],
+  expect((await apiTabs(page, sid)).map((t) => [t.tabId === folderTab!.tabId, t.kind, t.path])).toEqual([
+    [true, "workspace", "docs"],
+    [false, "file", "docs/guide.md"],
   ]);
-  // A reload shows the same tabs, the folder listed again.
+  // A reload shows the same tabs; Up takes the folder tab back to the project's root in place.
   await page.reload();
-  await page.getByRole("tab", { name: "Project folder" }).click();
+  await page.getByRole("tab", { name: "docs/" }).click();
+  await page.getByRole("button", { name: "Up to the folder above" }).click();
+  await expect(page.getByRole("tab", { name: "Project folder" })).toHaveAttribute("aria-selected", "true");
   await expect(page.getByRole("list", { name: "Project folder" }).getByRole("button")).toHaveText(["README.md", "docs/"]);
+  await expect(page.getByRole("button", { name: "Up to the folder above" })).toHaveCount(0);
+  expect((await apiTabs(page, sid)).map((t) => [t.tabId === folderTab!.tabId, t.path])).toEqual([
+    [true, "."],
+    [false, "docs/guide.md"],
+  ]);
 });

@@ -1,6 +1,6 @@
 // The Host's local API, and nothing else: every request carries the token in a header (never
 // in a URL), and the event stream is read with fetch so the header goes there too.
-import type { Delta, FolderView, Health, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, SearchResults, Session, SessionsChanged, WispEvent } from "./types";
+import type { Delta, FolderView, Health, NavigateTab, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, SearchResults, Session, SessionsChanged, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
 import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
 
@@ -87,6 +87,8 @@ export class Api {
   activateTab = (tabId: string) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/activate`);
   /** Moves a tab to `index` in its session's order (past the end: the end); the tabs after. */
   moveTab = (tabId: string, index: number) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/move`, { index } satisfies Schemas["MoveTab"]);
+  /** Takes a tab elsewhere in place (another folder or address, back, forward, reload); the tabs after. */
+  navigateTab = (tabId: string, to: NavigateTab) => this.call<PreviewTab[]>("POST", `/api/tabs/${encodeURIComponent(tabId)}/navigate`, to);
   closeTab = (tabId: string) => this.call<Schemas["TabClosed"]>("DELETE", `/api/tabs/${encodeURIComponent(tabId)}`);
   answerDialog = (dialogId: string, accept: boolean) => this.call<void>("POST", `/api/dialogs/${encodeURIComponent(dialogId)}`, { accept } satisfies Schemas["AnswerDialog"]);
   /** Brings the real browser window of a native web tab to the front. */

@@ -56,6 +56,7 @@ export type TabKind = Schemas["TabKind"];
 /** How private a web address is, from the least private to the most. */
 export type AddressKind = Schemas["AddressKind"];
 export type OpenTab = Schemas["OpenTab"];
+export type NavigateTab = Schemas["NavigateTab"];
 /** `GET /api/sessions/{id}/folder`: one folder of the project for a workspace tab. */
 export type FolderView = Schemas["FolderView"];
 /** The session event `dialog`: answered only by the person's click (`POST /api/dialogs/{id}`). */

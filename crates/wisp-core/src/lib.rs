@@ -1156,26 +1156,59 @@ impl Host {
                 })?;
                 p::OpenTab::File { path: checked }
             }
-            p::OpenTab::Workspace { path } => {
-                let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
-                    fail(
-                        CoreErrorKind::Conflict,
-                        "this session has no authorized project folder",
-                    )
-                })?;
-                let path = path.unwrap_or_else(|| ".".into());
-                let listed = tokio::task::spawn_blocking(move || sandbox.list(&path))
-                    .await
-                    .map_err(|_| fail(CoreErrorKind::Internal, "the check stopped unexpectedly"))?
-                    .map_err(fs_fail)?;
-                p::OpenTab::Workspace {
-                    path: Some(listed.path),
-                }
-            }
+            p::OpenTab::Workspace { path } => p::OpenTab::Workspace {
+                path: Some(self.checked_folder(&session, path).await?),
+            },
             other => other,
         };
         let id = self.inner.tabs.open(session_id, request).await?;
         self.tab_view(session_id, &id).await
+    }
+
+    /// The sandbox's form of a folder of the session's project (absent: its root), if it is
+    /// one inside the authorization.
+    async fn checked_folder(
+        &self,
+        session: &p::Session,
+        path: Option<String>,
+    ) -> Result<String, CoreError> {
+        let sandbox = self.sandbox_for(session)?.ok_or_else(|| {
+            fail(
+                CoreErrorKind::Conflict,
+                "this session has no authorized project folder",
+            )
+        })?;
+        let path = path.unwrap_or_else(|| ".".into());
+        let listed = tokio::task::spawn_blocking(move || sandbox.list(&path))
+            .await
+            .map_err(|_| fail(CoreErrorKind::Internal, "the check stopped unexpectedly"))?
+            .map_err(fs_fail)?;
+        Ok(listed.path)
+    }
+
+    /// `POST /api/tabs/{id}/navigate`: the person takes a tab elsewhere in place (another
+    /// folder, another address, back, forward, reload); the session's tabs after.
+    pub async fn navigate_tab(
+        &self,
+        tab_id: &str,
+        to: p::NavigateTab,
+    ) -> Result<Vec<p::PreviewTab>, CoreError> {
+        let to = match to {
+            p::NavigateTab::Folder { path } => {
+                let owner = self
+                    .inner
+                    .tabs
+                    .session_of(tab_id)
+                    .ok_or_else(|| fail(CoreErrorKind::NotFound, format!("no tab {tab_id}")))?;
+                let session = self.session(&owner)?;
+                p::NavigateTab::Folder {
+                    path: Some(self.checked_folder(&session, path).await?),
+                }
+            }
+            other => other,
+        };
+        let session = self.inner.tabs.navigate(tab_id, to).await?;
+        Ok(self.inner.tabs.list_wire(&session).await)
     }
 
     async fn tab_view(&self, session_id: &str, tab_id: &str) -> Result<p::PreviewTab, CoreError> {

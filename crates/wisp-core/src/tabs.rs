@@ -19,7 +19,8 @@
 //!   waiting refuses actions; an action the browser never answered is "status unknown", never
 //!   retried. A file or folder tab's reload re-checks the sandbox.
 //! - Workspace tabs are folder views of the project (`.` for its root), opened, listed and
-//!   refreshed only while the folder is still inside the authorization.
+//!   refreshed only while the folder is still inside the authorization. The person moves a
+//!   tab elsewhere in place (`navigate.rs`); the model's list binds how often it moved.
 //! - The person's live view (the latest JPEG frame) and bringing a tab to the front exist only
 //!   for pages of Wisp's own browser.
 
@@ -37,6 +38,7 @@ use crate::limits::{CLOSE_CONFIRM_TIMEOUT, MAX_TABS_PER_SESSION, TAB_LIST_VALIDI
 use crate::{CoreError, CoreErrorKind, fail, lock, new_id};
 
 mod closing;
+mod navigate;
 mod tickets;
 mod trust;
 pub(crate) use tickets::address_kind;
@@ -84,6 +86,9 @@ struct State {
 struct Tab {
     session: String,
     kind: Kind,
+    /// How often the person took it elsewhere in place (`navigate.rs`): a model's list binds
+    /// it, so a file or folder tab that moved since it was listed is no longer the listed one.
+    moves: u64,
 }
 
 #[derive(Clone)]
@@ -345,6 +350,7 @@ impl Tabs {
             Tab {
                 session: session.to_owned(),
                 kind,
+                moves: 0,
             },
         );
         Ok(id)
@@ -720,7 +726,7 @@ impl Tabs {
         session: &str,
         sandbox: Option<Arc<Sandbox>>,
     ) -> Result<Value, String> {
-        let tabs: Vec<(String, Kind, bool)> = {
+        let tabs: Vec<(String, Kind, bool, u64)> = {
             let state = lock(&self.shared.state);
             let active = state.active.get(session);
             state
@@ -732,7 +738,7 @@ impl Tabs {
                     state
                         .tabs
                         .get(id)
-                        .map(|t| (id.clone(), t.kind.clone(), active == Some(id)))
+                        .map(|t| (id.clone(), t.kind.clone(), active == Some(id), t.moves))
                 })
                 .collect()
         };
@@ -740,7 +746,7 @@ impl Tabs {
         // async threads.
         let places: Vec<Place> = tabs
             .iter()
-            .filter_map(|(_, k, _)| match k {
+            .filter_map(|(_, k, _, _)| match k {
                 Kind::File { path } => Some((false, path.clone())),
                 Kind::Workspace { path } => Some((true, path.clone())),
                 _ => None,
@@ -762,7 +768,7 @@ impl Tabs {
         let browser = self.running().await;
         let mut listed = Vec::new();
         let mut entries = HashMap::new();
-        for (id, kind, active) in tabs {
+        for (id, kind, active, moves) in tabs {
             let info = match (&kind, &browser) {
                 (
                     Kind::Web {
@@ -809,7 +815,7 @@ impl Tabs {
                 {
                     Some(checked) => {
                         entry["path"] = json!(checked);
-                        (Some(checked), 0, None)
+                        (Some(checked), moves, None)
                     }
                     // No longer inside the authorization: not listed at all.
                     None => continue,
@@ -933,15 +939,15 @@ impl Tabs {
             ));
         }
         let bound = self.bound(session, tab, false)?;
-        let (kind, waiting) = {
+        let (kind, moves, waiting) = {
             let state = lock(&self.shared.state);
-            let kind = state
+            let (kind, moves) = state
                 .tabs
                 .get(tab)
-                .map(|t| t.kind.clone())
+                .map(|t| (t.kind.clone(), t.moves))
                 .ok_or("the tab is closed")?;
             let waiting = state.dialogs.values().any(|d| d.shown.tab_id == tab);
-            (kind, waiting)
+            (kind, moves, waiting)
         };
         let changed = || format!("tab {tab} changed since it was listed; list the tabs again");
         // WEB-29: what was recorded at listing — the kind, the URL or path, the page — must
@@ -1031,8 +1037,11 @@ impl Tabs {
                 }
             }
             Kind::File { path } | Kind::Workspace { path } => {
+                // The person took it to another folder (or read it again) since the list.
+                if moves != bound.version {
+                    return Err(changed());
+                }
                 if action == "close" {
-                    // The path a tab shows never changes: its kind and ID are the tab.
                     self.remove(tab);
                     return Ok(requested("closed"));
                 }
@@ -1167,7 +1176,7 @@ mod tests {
 
     pub(crate) use wisp_test_support::{html, raw_site, site};
 
-    async fn settle(tabs: &Tabs, id: &str) {
+    pub(super) async fn settle(tabs: &Tabs, id: &str) {
         let browser = tabs.running().await.unwrap();
         let handle = match &lock(&tabs.shared.state).tabs[id].kind {
             Kind::Web {
@@ -1414,7 +1423,7 @@ mod tests {
         port
     }
 
-    fn native_handle(tabs: &Tabs, id: &str) -> TabHandle {
+    pub(super) fn native_handle(tabs: &Tabs, id: &str) -> TabHandle {
         match &lock(&tabs.shared.state).tabs[id].kind {
             Kind::Web {
                 native: Some(h), ..

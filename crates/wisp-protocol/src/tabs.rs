@@ -306,6 +306,42 @@ impl Check for MoveTab {
     }
 }
 
+/// `POST /api/tabs/{tabId}/navigate`: the person takes a tab somewhere else in place, as a
+/// browser's address box, back, forward and reload do. The tab keeps its ID and its place.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "to", rename_all = "snake_case", deny_unknown_fields)]
+pub enum NavigateTab {
+    /// A web tab loads this address; a blank tab becomes a web tab showing it.
+    Address {
+        /// A full http(s) URL without credentials.
+        #[schemars(length(min = 1, max = limits::MAX_URL_CHARS), pattern(WEB_URL))]
+        url: String,
+    },
+    /// A folder tab shows another folder of the session's project.
+    Folder {
+        /// Project-relative folder path; absent: the project's root.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(length(min = 1, max = limits::MAX_TAB_PATH_CHARS), pattern(RELATIVE_FILE_PATH))]
+        path: Option<String>,
+    },
+    /// A page of Wisp's browser goes one entry back in its history.
+    Back {},
+    /// A page of Wisp's browser goes one entry forward in its history.
+    Forward {},
+    /// A page of Wisp's browser loads again; a file or folder tab is read again.
+    Reload {},
+}
+
+impl Check for NavigateTab {
+    fn check(&self) -> Result<(), String> {
+        match self {
+            Self::Address { url } => OpenTab::Web { url: url.clone() }.check(),
+            Self::Folder { path } => OpenTab::Workspace { path: path.clone() }.check(),
+            Self::Back {} | Self::Forward {} | Self::Reload {} => Ok(()),
+        }
+    }
+}
+
 /// `DELETE /api/tabs/{tabId}`: what happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]

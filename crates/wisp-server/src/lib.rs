@@ -99,6 +99,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/tabs/{id}/activate", post(activate_tab))
         .route("/api/tabs/{id}", axum::routing::delete(close_tab))
         .route("/api/tabs/{id}/move", post(move_tab))
+        .route("/api/tabs/{id}/navigate", post(navigate_tab))
         .route("/api/tabs/{id}/screen", get(tab_screen))
         .route("/api/tabs/{id}/front", post(tab_front))
         .route("/api/dialogs/{id}", post(answer_dialog))
@@ -681,6 +682,15 @@ async fn move_tab(
 ) -> ApiResult<Vec<p::PreviewTab>> {
     tab_id(&id, "tab_")?;
     Ok(Json(s.host.move_tab(&id, body.index).await?))
+}
+
+async fn navigate_tab(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Body(body): Body<p::NavigateTab>,
+) -> ApiResult<Vec<p::PreviewTab>> {
+    tab_id(&id, "tab_")?;
+    Ok(Json(s.host.navigate_tab(&id, body).await?))
 }
 
 async fn close_tab(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::TabClosed> {

@@ -424,6 +424,7 @@ fn build_paths(s: &mut Schemas) -> Value {
             "ActivateTab": link("activateTab", id),
             "CloseTab": link("closeTab", id),
             "MoveTab": link("moveTab", id),
+            "NavigateTab": link("navigateTab", id),
             "TabScreen": link("tabScreen", id),
             "TabFront": link("tabFront", id),
         })
@@ -456,6 +457,13 @@ fn build_paths(s: &mut Schemas) -> Value {
     )
     .params(vec![tab()])
     .body(s.body::<p::MoveTab>());
+    let navigate_tab = Op::new(
+        "navigateTab",
+        "Take a tab elsewhere in place as the person: a web tab loads another address (a blank tab becomes a web tab showing it), a folder tab shows another folder of the session's project, a page of Wisp's browser goes back, forward or loads again, and a file or folder tab is read again on reload. The tab keeps its ID and place; a model's list taken before a new folder or address no longer names it. The session's tabs after. 409 when the tab is being asked about, cannot do this (a folder to a file tab, an address to a file or folder tab, back to a framed page or a tab with no page), or the browser refused or did not answer",
+        s.answer::<Vec<p::PreviewTab>>("200", "OK"),
+    )
+    .params(vec![tab()])
+    .body(s.body::<p::NavigateTab>());
     let close_tab = Op::new(
         "closeTab",
         "Close a tab as the person. A page of Wisp's browser closes with its beforeunload (a `dialog` event; the `tabs` event and the list say how it ended): status closing",
@@ -637,6 +645,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/tabs/{id}/activate": {"post": activate_tab.into_json()},
         "/api/tabs/{id}": {"delete": close_tab.into_json()},
         "/api/tabs/{id}/move": {"post": move_tab.into_json()},
+        "/api/tabs/{id}/navigate": {"post": navigate_tab.into_json()},
         "/api/tabs/{id}/screen": {"get": tab_screen.into_json()},
         "/api/tabs/{id}/front": {"post": tab_front.into_json()},
         "/api/dialogs/{id}": {"post": answer_dialog.into_json()},

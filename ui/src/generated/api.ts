@@ -559,6 +559,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tabs/{id}/navigate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a tab elsewhere in place as the person: a web tab loads another address (a blank tab becomes a web tab showing it), a folder tab shows another folder of the session's project, a page of Wisp's browser goes back, forward or loads again, and a file or folder tab is read again on reload. The tab keeps its ID and place; a model's list taken before a new folder or address no longer names it. The session's tabs after. 409 when the tab is being asked about, cannot do this (a folder to a file tab, an address to a file or folder tab, back to a framed page or a tab with no page), or the browser refused or did not answer */
+        post: operations["navigateTab"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tabs/{id}/screen": {
         parameters: {
             query?: never;
@@ -1149,6 +1166,30 @@ export interface components {
              *     panel's order may have lost a tab since the person started dragging).
              */
             index: number;
+        };
+        /**
+         * @description `POST /api/tabs/{tabId}/navigate`: the person takes a tab somewhere else in place, as a
+         *     browser's address box, back, forward and reload do. The tab keeps its ID and its place.
+         */
+        NavigateTab: {
+            /** @constant */
+            to: "address";
+            /** @description A full http(s) URL without credentials. */
+            url: string;
+        } | {
+            /** @description Project-relative folder path; absent: the project's root. */
+            path?: string | null;
+            /** @constant */
+            to: "folder";
+        } | {
+            /** @constant */
+            to: "back";
+        } | {
+            /** @constant */
+            to: "forward";
+        } | {
+            /** @constant */
+            to: "reload";
         };
         /** @description `POST /api/sessions/{id}/tabs`: a tab the person opens. */
         OpenTab: {
@@ -6156,6 +6197,114 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["MoveTab"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewTab"][];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    navigateTab: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a tab ID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NavigateTab"];
             };
         };
         responses: {

@@ -6,7 +6,7 @@
 // Escape and Alt+↑/↓). Titles, paths, names and file content show hidden and direction-changing
 // characters marked (components/Reveal.tsx): a page title or a file name can hold them.
 import { useEffect, useLayoutEffect, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
-import { FileText, Folder, Globe, Plus, SquareDashed, X } from "lucide-react";
+import { ArrowUp, FileText, Folder, Globe, Plus, SquareDashed, X } from "lucide-react";
 import type { Api } from "../../api";
 import type { FolderView as FolderListing, Preview, PreviewTab, TabKind, WebTabs } from "../../types";
 import { useT } from "../../i18n";
@@ -108,6 +108,9 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
     ctl.activate(next.tabId);
     tabButton(e.currentTarget, next.tabId)?.focus();
   };
+  // An address typed while a web or blank tab is shown goes there, as in a browser; from a file
+  // or folder tab it opens a web tab of its own.
+  const inPlace = active && (active.kind === "web" || active.kind === "new") ? active : null;
   const openUrl = async (e: FormEvent) => {
     e.preventDefault();
     const address = addressOf(url);
@@ -116,7 +119,8 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
       return;
     }
     setAddressNote(null);
-    if (await ctl.open({ kind: "web", url: address.url })) {
+    const done = inPlace ? await ctl.navigate(inPlace.tabId, { to: "address", url: address.url }) : await ctl.open({ kind: "web", url: address.url });
+    if (done) {
       setUrl("");
       if (address.added) setAddressNote({ text: t("tabsAddressAdded", { scheme: address.added, url: address.url }), refused: false });
     }
@@ -218,8 +222,8 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
             if (addressNote?.refused) setAddressNote(null);
           }}
         />
-        <button type="submit" disabled={!url.trim()}>
-          <Globe size={14} aria-hidden /> {t("tabsOpen")}
+        <button type="submit" disabled={!url.trim()} title={inPlace ? t("tabsGoHere") : t("tabsOpenNew")}>
+          <Globe size={14} aria-hidden /> {inPlace ? t("tabsGo") : t("tabsOpen")}
         </button>
       </form>}
       {addressNote ? (
@@ -230,7 +234,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
       {active ? (
         <div className="tab-body" role="tabpanel" id="preview-tabpanel" aria-label={revealText(active.path ?? active.url ?? active.title)}>
           {active.kind === "web" ? (
-            renderWeb ? renderWeb(active) : <WebView api={api} tab={active} mode={webTabs} />
+            renderWeb ? renderWeb(active) : <WebView api={api} tab={active} mode={webTabs} onNavigate={(to) => void ctl.navigate(active.tabId, to)} />
           ) : active.kind === "file" && sessionId ? (
             <FileView api={api} sessionId={sessionId} tab={active} version={ctl.fileVersion} />
           ) : active.kind === "workspace" && sessionId ? (
@@ -246,12 +250,19 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
   );
 }
 
-/** A workspace tab: one folder of the project as `GET …/folder` gives it; a file opens in a file
- * tab, a subfolder in a workspace tab of its own. Read again when the tabs change (a reload). */
 /** How an entry that is neither a file nor a folder is worded (the Host names `symlink` and
  * `other`). */
 const otherKindKey = (kind: string) => (kind === "symlink" ? "folderKind_symlink" : "folderKind_other");
 
+/** The folder that holds `path` (`.` for a folder at the root). */
+export function parentOf(path: string): string {
+  const parts = path.split("/").filter((p) => p !== "" && p !== ".");
+  return parts.slice(0, -1).join("/") || ".";
+}
+
+/** A workspace tab: one folder of the project as `GET …/folder` gives it; a file opens in a file
+ * tab, a subfolder in the same tab, as a file manager does, and Up goes to the folder above.
+ * Read again when the tabs change (a reload). */
 function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sessionId: string; tab: PreviewTab; version: number; ctl: SessionTabs }) {
   const t = useT();
   const path = tab.path ?? ".";
@@ -268,9 +279,17 @@ function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sess
   }, [api, sessionId, path, version]);
   const shown = state?.for === path ? state : null;
   const child = (name: string) => (path === "." ? name : `${path}/${name}`);
+  const goTo = (folder: string) => ctl.navigate(tab.tabId, isRoot(folder) ? { to: "folder" } : { to: "folder", path: folder });
   return (
     <>
-      <div className="muted small mono">{isRoot(path) ? t("tabProjectRoot") : t("tabWorkspaceBody", { path })}</div>
+      <div className="folder-head">
+        {!isRoot(path) && (
+          <button className="icon" aria-label={t("folderUp")} title={t("folderUp")} onClick={() => void goTo(parentOf(path))}>
+            <ArrowUp size={14} aria-hidden />
+          </button>
+        )}
+        <span className="muted small mono">{isRoot(path) ? t("tabProjectRoot") : <Reveal text={t("tabWorkspaceBody", { path })} />}</span>
+      </div>
       {shown?.error ? (
         <p className="error">{shown.error}</p>
       ) : !shown?.folder ? (
@@ -286,7 +305,7 @@ function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sess
                   <FileText size={14} aria-hidden /> <Reveal text={e.name} />
                 </button>
               ) : e.kind === "dir" ? (
-                <button className="link" onClick={() => void ctl.open({ kind: "workspace", path: child(e.name) })}>
+                <button className="link" onClick={() => void goTo(child(e.name))}>
                   <Folder size={14} aria-hidden /> <Reveal text={e.name} />/
                 </button>
               ) : (

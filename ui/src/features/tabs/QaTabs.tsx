@@ -51,6 +51,10 @@ export function QaTabsProvider({ children }: { children: ReactNode }) {
       },
       activate: (tabId) => setTabs((ts) => reduceTabs(ts, { type: "activate", id: tabId })),
       move: (tabId, index) => setTabs((ts) => reduceTabs(ts, { type: "move", id: tabId, index })),
+      navigate: async (tabId, to) => {
+        setTabs((ts) => reduceTabs(ts, { type: "navigate", id: tabId, to }));
+        return true;
+      },
       close: (tabId) => setTabs((ts) => reduceTabs(ts, { type: "close", id: tabId })),
       answer: async () => {},
       onLive: () => {},

@@ -2,11 +2,13 @@
 // page moved itself somewhere more private than what was opened in it (the agent may then
 // neither read it nor act on it) or when a download from it was blocked, then either a
 // sandboxed iframe of the page (web-only Host: `--web-only`, or no browser found) or the live
-// view of the Host's browser page, a click on which brings the real window to the front.
+// view of the Host's browser page, a click on which brings the real window to the front. Back,
+// forward and reload move a page of the Host's browser in its own history; a framed page can
+// only be loaded again (its history is the iframe's, across origins).
 import { useEffect, useRef, useState } from "react";
-import { ExternalLink } from "lucide-react";
+import { ArrowLeft, ArrowRight, ExternalLink, RotateCw } from "lucide-react";
 import type { Api } from "../../api";
-import type { PreviewTab, WebTabs } from "../../types";
+import type { NavigateTab, PreviewTab, WebTabs } from "../../types";
 import { useT } from "../../i18n";
 import { Reveal, revealText } from "../../components/Reveal";
 
@@ -27,12 +29,22 @@ export const FRAME_LOAD_TIMEOUT_MS = 15_000;
  */
 export const FRAME_SANDBOX = "allow-scripts allow-same-origin allow-forms";
 
-export function WebView({ api, tab, mode }: { api: LiveApi; tab: PreviewTab; mode: WebTabs }) {
+export function WebView({ api, tab, mode, onNavigate }: { api: LiveApi; tab: PreviewTab; mode: WebTabs; onNavigate?: (to: NavigateTab) => void }) {
   const t = useT();
   const url = tab.url ?? "";
+  // A framed page loads again as a new iframe.
+  const [framed, setFramed] = useState(0);
+  const step = (to: NavigateTab, key: "webBack" | "webForward" | "webReload", Icon: typeof ArrowLeft) => (
+    <button className="icon" aria-label={t(key)} title={t(key)} onClick={() => (mode === "iframe" ? setFramed((n) => n + 1) : onNavigate?.(to))}>
+      <Icon size={14} aria-hidden />
+    </button>
+  );
   return (
     <div className="web-tab">
       <div className="web-meta">
+        {mode !== "iframe" && onNavigate && step({ to: "back" }, "webBack", ArrowLeft)}
+        {mode !== "iframe" && onNavigate && step({ to: "forward" }, "webForward", ArrowRight)}
+        {(mode === "iframe" || onNavigate) && step({ to: "reload" }, "webReload", RotateCw)}
         <span className="mono small web-url" title={revealText(url)}>
           <Reveal text={url} />
         </span>
@@ -58,7 +70,7 @@ export function WebView({ api, tab, mode }: { api: LiveApi; tab: PreviewTab; mod
             : t("tabBlockedDownloads", { count: String(tab.blockedDownloads.count), name: revealText(tab.blockedDownloads.lastFileName) })}
         </p>
       )}
-      {mode === "iframe" ? <FramedPage key={`${tab.tabId} ${url}`} tab={tab} /> : <LiveView api={api} tab={tab} />}
+      {mode === "iframe" ? <FramedPage key={`${tab.tabId} ${url} ${framed}`} tab={tab} /> : <LiveView api={api} tab={tab} />}
     </div>
   );
 }

@@ -3,9 +3,14 @@
 // (the tab that took its place, else the new last one), closing a background tab keeps the
 // selection (WEB-35); a move puts a tab at a place (past the last one: the end) and keeps the
 // selection. The workbench itself never uses this: the Host holds the real tabs.
-import type { OpenTab, PreviewTab } from "../../types";
+import type { NavigateTab, OpenTab, PreviewTab } from "../../types";
 
-export type TabAction = { type: "open"; tab: OpenTab; id: string } | { type: "activate"; id: string } | { type: "close"; id: string } | { type: "move"; id: string; index: number };
+export type TabAction =
+  | { type: "open"; tab: OpenTab; id: string }
+  | { type: "activate"; id: string }
+  | { type: "close"; id: string }
+  | { type: "move"; id: string; index: number }
+  | { type: "navigate"; id: string; to: NavigateTab };
 
 /** `tabs` with tab `id` at place `index` (0 first; past the last place: the end), as the Host
  * moves it (`POST /api/tabs/{id}/move`); the selection does not change. Unknown IDs and moves
@@ -32,6 +37,17 @@ export function reduceTabs(tabs: PreviewTab[], action: TabAction): PreviewTab[] 
       return tabs.some((x) => x.tabId === action.id) ? tabs.map((x) => ({ ...x, active: x.tabId === action.id })) : tabs;
     case "move":
       return moveTab(tabs, action.id, action.index);
+    case "navigate": {
+      // In place, as the Host does: a folder tab to another folder, a web or blank tab to an
+      // address; history has nothing to walk in memory.
+      const to = action.to;
+      return tabs.map((x) => {
+        if (x.tabId !== action.id) return x;
+        if (to.to === "folder" && x.kind === "workspace") return { ...workspaceTab(x.tabId, to.path ?? "."), active: x.active };
+        if (to.to === "address" && (x.kind === "web" || x.kind === "new")) return { tabId: x.tabId, kind: "web", title: to.url, active: x.active, url: to.url };
+        return x;
+      });
+    }
     case "close": {
       const at = tabs.findIndex((x) => x.tabId === action.id);
       if (at < 0) return tabs;

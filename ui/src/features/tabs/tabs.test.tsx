@@ -11,7 +11,7 @@ import { I18n, translator } from "../../i18n";
 import type { PreviewTab, TabDialog as Question } from "../../types";
 import { LIVE_VIEW_INTERVAL_MS, FRAME_SANDBOX, WebView, ownOrigin } from "./WebView";
 import { TabDialog } from "./TabDialog";
-import { PreviewPanel } from "./Panel";
+import { PreviewPanel, type PanelApi } from "./Panel";
 import type { SessionTabs } from "./useTabs";
 import { moveTab, reduceTabs } from "./memory";
 import { samePath, useSessionTabs } from "./useTabs";
@@ -148,6 +148,21 @@ describe("web-only tab: the iframe", () => {
   });
 });
 
+/** A panel API whose every folder holds a folder `inner` and a file `a.txt`. */
+const folderApi = {
+  preview: async () => ({ path: "", content: "", size: 0, partial: false, sha256: null }),
+  folder: async (_s: string, path?: string) => ({
+    path: path ?? ".",
+    entries: [
+      { name: "inner", kind: "dir" },
+      { name: "a.txt", kind: "file", size: 1 },
+    ],
+    truncated: false,
+  }),
+  tabScreen: async () => null,
+  frontTab: async () => {},
+} satisfies PanelApi;
+
 describe("the panel", () => {
   const ctl = (tabs: PreviewTab[]): SessionTabs & { log: string[] } => {
     const log: string[] = [];
@@ -162,6 +177,10 @@ describe("the panel", () => {
       },
       openFile: (p) => log.push(`file ${p}`),
       activate: (id) => log.push(`activate ${id}`),
+      navigate: async (id, to) => {
+        log.push(`navigate ${id} ${JSON.stringify(to)}`);
+        return true;
+      },
       move: (id, index) => log.push(`move ${id} ${index}`),
       close: (id) => log.push(`close ${id}`),
       answer: async () => {},
@@ -203,22 +222,36 @@ describe("the panel", () => {
       `close ${file.tabId}`,
       `close ${blank.tabId}`,
       'open {"kind":"new"}',
-      'open {"kind":"web","url":"https://example.com/"}',
+      // The blank tab shown takes the address, as a browser's does.
+      `navigate ${blank.tabId} {"to":"address","url":"https://example.com/"}`,
     ]);
+  });
+  it("opens a typed address in a web tab of its own from a file tab, and in the tab shown from a web tab", async () => {
+    const page = web({ active: false });
+    const c = ctl([{ ...file, active: true }, page]);
+    const { rerender } = render(withT(<PreviewPanel api={folderApi} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />));
+    const box = () => screen.getByRole("textbox", { name: "Web address to open" });
+    const go = async (typed: string) => {
+      fireEvent.change(box(), { target: { value: typed } });
+      fireEvent.submit(box().closest("form")!);
+      await act(async () => {});
+    };
+    expect(screen.getByRole("button", { name: "Open" }).getAttribute("title")).toBe("Open this address in a new web tab");
+    await go("example.com/a");
+    c.tabs = [{ ...file, active: false }, { ...page, active: true }];
+    rerender(withT(<PreviewPanel api={folderApi} sessionId="s1" tabs={{ ...c }} webTabs="iframe" onHide={() => {}} />));
+    expect(screen.getByRole("button", { name: "Go" }).getAttribute("title")).toBe("Load this address in the tab shown");
+    await go("example.com/b");
+    expect(c.log).toEqual(['open {"kind":"web","url":"https://example.com/a"}', `navigate ${page.tabId} {"to":"address","url":"https://example.com/b"}`]);
   });
   it("opens what a browser's address bar would, says which scheme it added, and refuses what is no address", async () => {
     const c = ctl([blank]);
-    const opened = web({ url: "http://127.0.0.1:43299/site/about" });
-    c.open = async (t) => {
-      c.log.push(`open ${JSON.stringify(t)}`);
-      return opened;
-    };
     render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />));
     const box = screen.getByRole("textbox", { name: "Web address to open" });
     fireEvent.change(box, { target: { value: "127.0.0.1:43299/site/about" } });
     fireEvent.submit(box.closest("form")!);
     await act(async () => {});
-    expect(c.log).toEqual(['open {"kind":"web","url":"http://127.0.0.1:43299/site/about"}']);
+    expect(c.log).toEqual([`navigate ${blank.tabId} {"to":"address","url":"http://127.0.0.1:43299/site/about"}`]);
     expect(screen.getByRole("status").textContent).toBe("Opened as http://127.0.0.1:43299/site/about (http:// added).");
     expect((box as HTMLInputElement).value).toBe("");
     fireEvent.change(box, { target: { value: "two words" } });
@@ -230,6 +263,64 @@ describe("the panel", () => {
     // Typing again takes the refusal back.
     fireEvent.change(box, { target: { value: "example.com" } });
     expect(screen.queryByRole("alert")).toBeNull();
+  });
+});
+
+describe("the panel: moving in place", () => {
+  const log: string[] = [];
+  const ctlOf = (tabs: PreviewTab[]): SessionTabs => ({
+    tabs,
+    dialogs: [],
+    fileVersion: 0,
+    open: async (t) => {
+      log.push(`open ${JSON.stringify(t)}`);
+      return null;
+    },
+    openFile: (p) => log.push(`file ${p}`),
+    activate: () => {},
+    navigate: async (id, to) => {
+      log.push(`navigate ${id.slice(4, 5)} ${JSON.stringify(to)}`);
+      return true;
+    },
+    move: () => {},
+    close: () => {},
+    answer: async () => {},
+    onLive: () => {},
+  });
+  const folder = (path: string): PreviewTab => ({ tabId: "tab_" + "d".repeat(32), kind: "workspace", title: path, active: true, path });
+  beforeEach(() => {
+    log.length = 0;
+  });
+
+  it("a folder opens in the same tab, a file in a file tab, and Up goes to the folder above, then to the root", async () => {
+    const { rerender } = render(withT(<PreviewPanel api={folderApi} sessionId="s1" tabs={ctlOf([folder("src/deep")])} webTabs="iframe" onHide={() => {}} />));
+    await act(async () => {});
+    fireEvent.click(screen.getByRole("button", { name: "inner/" }));
+    fireEvent.click(screen.getByRole("button", { name: "a.txt" }));
+    fireEvent.click(screen.getByRole("button", { name: "Up to the folder above" }));
+    rerender(withT(<PreviewPanel api={folderApi} sessionId="s1" tabs={ctlOf([folder("src")])} webTabs="iframe" onHide={() => {}} />));
+    await act(async () => {});
+    fireEvent.click(screen.getByRole("button", { name: "Up to the folder above" }));
+    expect(log).toEqual(['navigate d {"to":"folder","path":"src/deep/inner"}', "file src/deep/a.txt", 'navigate d {"to":"folder","path":"src"}', 'navigate d {"to":"folder"}']);
+    rerender(withT(<PreviewPanel api={folderApi} sessionId="s1" tabs={ctlOf([folder(".")])} webTabs="iframe" onHide={() => {}} />));
+    await act(async () => {});
+    expect(screen.queryByRole("button", { name: "Up to the folder above" })).toBeNull();
+    expect(log.some((l) => l.startsWith("open"))).toBe(false);
+  });
+
+  it("a page of Wisp's browser goes back, forward and reloads through the Host; a framed page only reloads, as a new frame", async () => {
+    screenStatus = 404;
+    const steps: unknown[] = [];
+    const { unmount } = render(withT(<WebView api={new Api("tok")} tab={web({ loadState: "loaded" })} mode="browser" onNavigate={(to) => steps.push(to)} />));
+    for (const name of ["Back", "Forward", "Reload"]) fireEvent.click(screen.getByRole("button", { name }));
+    expect(steps).toEqual([{ to: "back" }, { to: "forward" }, { to: "reload" }]);
+    unmount();
+    render(withT(<WebView api={new Api("tok")} tab={web()} mode="iframe" onNavigate={(to) => steps.push(to)} />));
+    expect(screen.queryByRole("button", { name: "Back" })).toBeNull();
+    const before = screen.getByTitle("Example Domain");
+    fireEvent.click(screen.getByRole("button", { name: "Reload" }));
+    expect(screen.getByTitle("Example Domain")).not.toBe(before);
+    expect(steps).toHaveLength(3);
   });
 });
 
@@ -245,6 +336,7 @@ describe("the panel: moving tabs", () => {
       fileVersion: 0,
       open: async () => null,
       openFile: () => {},
+      navigate: async () => true,
       activate: (id) => {
         log.push(`activate ${id}`);
         setTabs((ts) => reduceTabs(ts, { type: "activate", id }));
@@ -329,7 +421,7 @@ describe("the panel: moving tabs", () => {
 describe("the panel in Chinese", () => {
   it("names a blank tab in the person's language, not the Host's English", () => {
     const blank: PreviewTab = { tabId: "tab_" + "b".repeat(32), kind: "new", title: "New tab", active: true };
-    const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, move: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
+    const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, navigate: async () => true, move: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
     render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />, "zh"));
     expect(screen.getByRole("tab").textContent?.trim()).toBe("新标签");
     expect(screen.getByTitle("关闭标签 新标签")).toBeTruthy();

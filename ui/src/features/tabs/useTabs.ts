@@ -4,7 +4,7 @@
 // reload shows the same tabs. `dialog` events queue the questions the Host waits on.
 import { useCallback, useEffect, useRef, useState } from "react";
 import { ApiError, type Api } from "../../api";
-import type { OpenTab, PreviewTab, TabDialog } from "../../types";
+import type { NavigateTab, OpenTab, PreviewTab, TabDialog } from "../../types";
 import { moveTab } from "./memory";
 
 export interface SessionTabs {
@@ -17,6 +17,9 @@ export interface SessionTabs {
   /** A file tab: the existing one for that path is selected (and re-read), else one is opened. */
   openFile: (path: string) => void;
   activate: (tabId: string) => void;
+  /** Takes a tab elsewhere in place (another folder or address, back, forward, reload);
+   * whether the Host did. */
+  navigate: (tabId: string, to: NavigateTab) => Promise<boolean>;
   /** Moves a tab to a place in the order (0 first); the selection stays. */
   move: (tabId: string, index: number) => void;
   close: (tabId: string) => void;
@@ -99,6 +102,23 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
     [api, report],
   );
 
+  const navigate = useCallback(
+    async (tabId: string, to: NavigateTab) => {
+      const s = sid.current;
+      try {
+        const list = await api.navigateTab(tabId, to);
+        if (sid.current === s) setTabs(list);
+        // A reload reads the file or folder again; a new folder is read anyway.
+        setFileVersion((v) => v + 1);
+        return true;
+      } catch (e) {
+        report(e);
+        return false;
+      }
+    },
+    [api, report],
+  );
+
   const move = useCallback(
     (tabId: string, index: number) => {
       const s = sid.current;
@@ -171,7 +191,7 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
     [refresh],
   );
 
-  return { tabs, dialogs, fileVersion, open, openFile, activate, move, close, answer, onLive };
+  return { tabs, dialogs, fileVersion, open, openFile, activate, navigate, move, close, answer, onLive };
 }
 
 /** Whether two project-relative paths name the same file once `.` and empty segments go. */
