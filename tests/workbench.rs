@@ -346,6 +346,68 @@ async fn a_run_stored_without_rounds_comes_back_with_none_and_no_thinking_is_eve
     assert!(!text.contains("\"reasoning\""), "{text}");
 }
 
+/// A session's own model: picked with `PATCH`, it is what its next run asks the endpoint for
+/// and records, another session keeps the Settings' model, the empty string goes back to it,
+/// and a name that is no model name is refused and changes nothing.
+#[tokio::test]
+async fn a_session_asks_for_the_model_picked_for_it_from_its_next_run() {
+    let w = Wisp::start().await;
+    let picked = w.session().await;
+    let other = w.session().await;
+    let path = format!("/api/sessions/{picked}");
+    let set = w
+        .ok("PATCH", &path, Some(json!({"model": "deepseek-v4-pro"})))
+        .await;
+    assert_eq!(set["model"], "deepseek-v4-pro");
+    let listed = w.ok("GET", "/api/sessions", None).await;
+    let of = |id: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap()
+            .get("model")
+            .cloned()
+    };
+    assert_eq!(of(&picked), Some(json!("deepseek-v4-pro")));
+    assert_eq!(of(&other), None, "the other session follows Settings");
+
+    let asked = |skip: usize| -> Vec<String> {
+        w.sim.chat_requests()[skip..]
+            .iter()
+            .map(|r| r.body["model"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let run = w.run(&picked, "hello").await;
+    let done = w.finished(&run).await;
+    assert_eq!(done["model"]["name"], "deepseek-v4-pro");
+    assert_eq!(asked(0), ["deepseek-v4-pro"]);
+    let seen = w.sim.chat_requests().len();
+    let run = w.run(&other, "hello").await;
+    let done = w.finished(&run).await;
+    assert_eq!(done["model"]["name"], "deepseek-v4-flash");
+    assert_eq!(asked(seen), ["deepseek-v4-flash"]);
+
+    for bad in [
+        json!({"model": "two words"}),
+        json!({"model": "x".repeat(201)}),
+        json!({"model": 3}),
+    ] {
+        assert_eq!(
+            w.status("PATCH", &path, Some(bad.clone())).await,
+            400,
+            "{bad}"
+        );
+    }
+    let back = w.ok("PATCH", &path, Some(json!({"model": ""}))).await;
+    assert_eq!(back.get("model"), None);
+    let seen = w.sim.chat_requests().len();
+    let run = w.run(&picked, "hello").await;
+    w.finished(&run).await;
+    assert_eq!(asked(seen), ["deepseek-v4-flash"]);
+}
+
 #[tokio::test]
 async fn sessions_are_found_by_what_was_said_and_a_pinned_one_stays_on_top() {
     let w = Wisp::start().await;

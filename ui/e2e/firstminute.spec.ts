@@ -4,7 +4,7 @@
 // link lead to the message box, and ↑ in an empty box brings back the last message.
 import { test, expect } from "@playwright/test";
 import { join } from "node:path";
-import { SCREENS, startHost, stopHost, type Host } from "./host";
+import { AUTH, SCREENS, apiRuns, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -87,4 +87,26 @@ test("/ goes to the message box from anywhere but a text field, and the skip lin
   await expect(skip).toBeInViewport();
   await page.keyboard.press("Enter");
   await expect(box).toBeFocused();
+});
+
+test("the model is picked beside the message box: before the first message, then for the next run", async ({ page, request }) => {
+  await page.goto(host.url);
+  const picker = page.getByRole("combobox", { name: "Model of this session" });
+  // The default names the model Settings gives; the others are the price table's.
+  await expect(picker.locator("option:checked")).toHaveText("deepseek-v4-flash (as in Settings)");
+  await expect(picker.locator("option")).toHaveText(["deepseek-v4-flash (as in Settings)", "deepseek-v4-pro"]);
+  await picker.selectOption("deepseek-v4-pro");
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill("first on pro");
+  await box.press("Enter");
+  await expect(page.getByRole("heading", { name: "first on pro" })).toBeVisible();
+  await expect.poll(async () => (await apiRuns(request, host)).map((r) => r.model?.name)).toEqual(["deepseek-v4-pro"]);
+  await expect(picker).toHaveValue("deepseek-v4-pro");
+  await expect.poll(async () => (await apiRuns(request, host)).map((r) => r.status)).toEqual(["completed"]);
+  // Back to Settings' model: the next run asks for it; the first keeps what it used.
+  await picker.selectOption("");
+  await expect.poll(async () => ((await (await request.get(`${host.base}/api/sessions`, { headers: AUTH })).json()) as { model?: string }[])[0]!.model).toBeUndefined();
+  await box.fill("then as in settings");
+  await box.press("Enter");
+  await expect.poll(async () => (await apiRuns(request, host)).map((r) => r.model?.name).sort()).toEqual(["deepseek-v4-flash", "deepseek-v4-pro"]);
 });

@@ -75,6 +75,7 @@ export async function stopHost(host: Host): Promise<void> {
 interface ApiRun {
   id: string;
   status: string;
+  model?: { provider: string; name: string } | null;
   steps: { toolCalls: { tool: string; status: string; approval: { id: string; state: string } | null }[] }[];
 }
 

@@ -10,6 +10,7 @@ import { ApprovalAnnouncer } from "./features/approvals/Announcer";
 import { useCurrentFiles } from "./features/approvals/currentFile";
 import { useDecide } from "./features/approvals/useDecide";
 import { Composer, MESSAGE_BOX_ID, useComposer } from "./features/conversation/Composer";
+import { ModelPicker, useModelPick } from "./features/conversation/ModelPicker";
 import { ConversationHeader } from "./features/conversation/ConversationHeader";
 import { useWorkbenchKeys } from "./features/conversation/keys";
 import { RunList } from "./features/conversation/RunList";
@@ -141,7 +142,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         return null;
       }
     })());
-  const composer = useComposer({ api, sessionId: currentId, newSession, busy: !!activeRun, onStarted: refreshRun, report });
+  const modelPick = useModelPick(api, current, loadSessions, report);
+  const composer = useComposer({ api, sessionId: currentId, newSession, onMade: modelPick.applyTo, busy: !!activeRun, onStarted: refreshRun, report });
 
   // A new session suggests a start; in simulation, the scripted scenarios.
   const examples = (
@@ -288,7 +290,13 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           )}
           {/* One box in one place, so it keeps its focus when the first message makes the
               session. */}
-          <Composer composer={composer} running={!!activeRun} onStop={cancelRun} last={current ? runs.at(-1)?.text : undefined} />
+          <Composer
+            composer={composer}
+            running={!!activeRun}
+            onStop={cancelRun}
+            last={current ? runs.at(-1)?.text : undefined}
+            tools={<ModelPicker model={modelPick} settingsModel={health?.model?.name} />}
+          />
         </main>
 
         <PreviewPanel api={api} sessionId={currentId} tabs={tabs} webTabs={health?.web_tabs ?? "browser"} onHide={() => setPreviewOpen(false)} />

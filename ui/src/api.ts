@@ -49,6 +49,8 @@ export class Api {
   pinSession = (id: string, pinned: boolean) => this.call<Session>("PATCH", `/api/sessions/${id}`, { pinned } satisfies Schemas["UpdateSession"]);
   /** Sessions whose title, messages or answers hold `q`, newest match first. */
   searchSessions = (q: string) => this.call<SearchResults>("GET", `/api/search?q=${encodeURIComponent(q)}`);
+  /** The model the session's next runs ask for; "" for the model in Settings. */
+  setSessionModel = (id: string, model: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { model } satisfies Schemas["UpdateSession"]);
   attachProject = (id: string, projectId: string) => this.call<Session>("PATCH", `/api/sessions/${id}`, { projectId } satisfies Schemas["UpdateSession"]);
   deleteSession = (id: string) => this.call<void>("DELETE", `/api/sessions/${id}`);
   /** The same, sent so that it still reaches the Host while the page goes away. */

@@ -582,6 +582,11 @@ impl Host {
         let session = self.session(session_id)?;
         let sandbox = self.sandbox_for(&session)?;
         let model = self.inner.settings.model();
+        // A session's own pick of model wins over Settings' for its runs.
+        let model = match session.model.as_deref() {
+            Some(name) if name != model.run_model.name => Arc::new(model.asking_for(name)),
+            _ => model,
+        };
         let run_id = new_id("r");
         let (cancel, cancel_rx) = watch::channel(false);
         let (done_tx, done) = watch::channel(false);
@@ -902,12 +907,35 @@ impl Host {
         id: &str,
         request: &p::UpdateSession,
     ) -> Result<p::Session, CoreError> {
-        if request.title.is_none() && request.project_id.is_none() && request.pinned.is_none() {
+        if request.title.is_none()
+            && request.project_id.is_none()
+            && request.pinned.is_none()
+            && request.model.is_none()
+        {
             return Err(fail(
                 CoreErrorKind::Invalid,
-                "give a title, a projectId, pinned, or any of them",
+                "give a title, a projectId, pinned, a model, or any of them",
             ));
         }
+        let model = match request.model.as_deref() {
+            None => None,
+            Some("") => Some(None),
+            Some(m)
+                if m.len() <= p::limits::MAX_MODEL_NAME_CHARS
+                    && m.bytes().all(|b| b.is_ascii_graphic()) =>
+            {
+                Some(Some(m))
+            }
+            Some(_) => {
+                return Err(fail(
+                    CoreErrorKind::Invalid,
+                    format!(
+                        "model: a model name of visible ASCII characters, at most {}; or empty for the model in Settings",
+                        p::limits::MAX_MODEL_NAME_CHARS
+                    ),
+                ));
+            }
+        };
         let session = self.session(id)?;
         let title = match &request.title {
             Some(t) => {
@@ -955,6 +983,9 @@ impl Host {
         }
         if let Some(pinned) = request.pinned {
             self.inner.store.pin_session(id, pinned.then(now_ms))?;
+        }
+        if let Some(model) = model {
+            self.inner.store.set_session_model(id, model)?;
         }
         self.inner.runs.sessions_changed();
         self.session(id)

@@ -100,6 +100,9 @@ pub(crate) struct ActiveModel {
     pub(crate) thinking: Thinking,
     /// The price of `run_model.name`, when the table has one.
     pub(crate) price: Option<p::ModelPrice>,
+    /// The price table `price` came from (empty for the simulator, which costs nothing), so a
+    /// session asking for another model is priced too.
+    prices: Arc<BTreeMap<String, p::ModelPrice>>,
     /// What gave the base URL and the key, for messages.
     base_label: String,
     key_label: String,
@@ -133,12 +136,27 @@ impl ActiveModel {
             mode,
             thinking: Thinking::Enabled { effort: None },
             price: None,
+            prices: Arc::default(),
             base_label: "the command line".into(),
             key_label: wisp_model::ENV_API_KEY.into(),
             base_code: "flag".into(),
             key_code: "flag".into(),
             base_url: String::new(),
             problem: None,
+        }
+    }
+
+    /// The same endpoint and settings asking for the model `name`: what a run of a session
+    /// that picked its own model uses. Everything else, the problem too, is the Settings'.
+    pub(crate) fn asking_for(&self, name: &str) -> Self {
+        Self {
+            client: self.client.as_ref().map(|c| c.with_model(name)),
+            run_model: p::RunModel {
+                provider: self.run_model.provider,
+                name: name.to_owned(),
+            },
+            price: self.prices.get(name).copied(),
+            ..self.clone()
         }
     }
 
@@ -479,6 +497,11 @@ fn resolve(state: &SettingsState) -> (p::Settings, ActiveModel) {
         price: (!simulated)
             .then(|| prices.models.get(&model).copied())
             .flatten(),
+        prices: Arc::new(if simulated {
+            BTreeMap::new()
+        } else {
+            prices.models.clone()
+        }),
         base_label,
         base_code: match base_src {
             _ if simulated => "simulator".to_owned(),
@@ -1155,6 +1178,32 @@ mod tests {
         assert!(!view.api_key.set);
         assert_eq!(active.problem.unwrap().kind, p::FailureKind::MissingKey);
         assert!(active.price.is_some());
+    }
+
+    /// A session's own model keeps Settings' endpoint, key and thinking, and is priced by the
+    /// same table; the simulator stays free whatever is asked of it.
+    #[test]
+    fn a_session_asking_for_another_model_keeps_the_endpoint_and_takes_its_price() {
+        let env = EnvModel {
+            api_key: Some("sk-env".into()),
+            ..EnvModel::default()
+        };
+        let (_, active) = resolve(&state(env.clone(), None, false));
+        let pro = active.asking_for("deepseek-v4-pro");
+        assert_eq!(pro.run_model.name, "deepseek-v4-pro");
+        assert_eq!(pro.run_model.provider, active.run_model.provider);
+        assert_eq!(pro.client.as_ref().unwrap().model(), "deepseek-v4-pro");
+        assert_eq!(active.client.as_ref().unwrap().model(), "deepseek-v4-flash");
+        assert_eq!(
+            pro.price,
+            default_prices().models.get("deepseek-v4-pro").copied()
+        );
+        assert_ne!(pro.price, active.price);
+        assert_eq!(pro.base_url, active.base_url);
+        assert_eq!(pro.thinking, active.thinking);
+        assert!(active.asking_for("local-llama").price.is_none());
+        let (_, simulated) = resolve(&state(env, None, true));
+        assert!(simulated.asking_for("deepseek-v4-pro").price.is_none());
     }
 
     #[test]

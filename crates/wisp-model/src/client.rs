@@ -99,6 +99,15 @@ impl DeepSeekClient {
         &self.model
     }
 
+    /// The same endpoint, key and limits, naming `model` in every request (a session's own
+    /// pick of the endpoint's models). The name is sent as given: the endpoint judges it.
+    pub fn with_model(&self, model: &str) -> Self {
+        Self {
+            model: model.to_owned(),
+            ..self.clone()
+        }
+    }
+
     /// The models the account offers (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, ModelError> {
         let deadline = Instant::now() + self.limits.idle_timeout;

@@ -169,6 +169,11 @@ pub struct Session {
     pub usage: Usage,
     /// Kept at the top of the list by the person (`PATCH` with `pinned`).
     pub pinned: bool,
+    /// The model this session's next runs ask for, picked by the person beside the message
+    /// box (`PATCH` with `model`); absent: the model in Settings. Each run records the model
+    /// it used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 /// A failure a person can act on: a run's error, a retry's reason, or a problem of the model
@@ -618,13 +623,15 @@ pub enum Live {
     Tabs(TabLive),
 }
 
-/// `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, or
-/// both; at least one of them not `null`.
+/// `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, a pin,
+/// the session's model, or several; at least one of them not `null`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(extend("anyOf" = [
     {"required": ["title"], "properties": {"title": {"type": "string"}}},
-    {"required": ["projectId"], "properties": {"projectId": {"type": "string"}}}
+    {"required": ["projectId"], "properties": {"projectId": {"type": "string"}}},
+    {"required": ["pinned"], "properties": {"pinned": {"type": "boolean"}}},
+    {"required": ["model"], "properties": {"model": {"type": "string"}}}
 ]))]
 pub struct UpdateSession {
     /// New title: up to 200 characters with at least one that is not white space (it is
@@ -641,12 +648,25 @@ pub struct UpdateSession {
     /// or `null`: unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pinned: Option<bool>,
+    /// The model the session's next runs ask for, as the endpoint's `/models` lists it; the
+    /// empty string: the model in Settings again. Absent or `null`: unchanged. A run under way
+    /// keeps the model it started with.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = limits::MAX_MODEL_NAME_CHARS), pattern("^[!-~]*$"))]
+    pub model: Option<String>,
 }
 
 impl Check for UpdateSession {
     fn check(&self) -> Result<(), String> {
-        if self.title.is_none() && self.project_id.is_none() && self.pinned.is_none() {
-            return Err("give a title, a projectId, pinned, or any of them".into());
+        if self.title.is_none()
+            && self.project_id.is_none()
+            && self.pinned.is_none()
+            && self.model.is_none()
+        {
+            return Err("give a title, a projectId, pinned, a model, or any of them".into());
+        }
+        if let Some(m) = self.model.as_deref().filter(|m| !m.is_empty()) {
+            settings::model_name("model", m)?;
         }
         match &self.title {
             Some(t) => visible_text("title", t, limits::MAX_TITLE_CHARS),

@@ -231,7 +231,7 @@ pub const BASE_URL: &str =
 /// A model name: visible ASCII.
 pub const MODEL_NAME: &str = "^[!-~]+$";
 
-fn model_name(field: &str, v: &str) -> Result<(), String> {
+pub(crate) fn model_name(field: &str, v: &str) -> Result<(), String> {
     if v.is_empty() || !v.bytes().all(|b| b.is_ascii_graphic()) {
         return Err(format!("{field}: a model name of visible ASCII characters"));
     }

@@ -290,7 +290,7 @@ impl Store {
         let conn = self.conn();
         let mut session = conn
             .query_row(
-                "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1, s.pinned_at
+                "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1, s.pinned_at, s.model
                  FROM sessions s
                  LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL WHERE s.id = ?1",
                 [id],
@@ -307,7 +307,7 @@ impl Store {
     pub fn sessions(&self) -> Result<Vec<p::Session>> {
         let conn = self.conn();
         let mut stmt = conn.prepare(
-            "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1, s.pinned_at
+            "SELECT s.id, s.project_id, p.root, s.title, s.created_at, s.next_seq - 1, s.pinned_at, s.model
              FROM sessions s
              LEFT JOIN projects p ON p.id = s.project_id AND p.revoked_at IS NULL
              ORDER BY s.pinned_at IS NULL, s.pinned_at DESC, s.created_at DESC, s.id DESC",
@@ -336,6 +336,15 @@ impl Store {
             "UPDATE sessions SET pinned_at = CASE WHEN ?2 IS NULL THEN NULL ELSE COALESCE(pinned_at, ?2) END
              WHERE id = ?1",
             params![id, at],
+        )?;
+        Ok(())
+    }
+
+    /// Sets the model a session's next runs ask for (`None`: the model in Settings).
+    pub fn set_session_model(&self, id: &str, model: Option<&str>) -> Result<()> {
+        self.conn().execute(
+            "UPDATE sessions SET model = ?2 WHERE id = ?1",
+            params![id, model],
         )?;
         Ok(())
     }
@@ -807,6 +816,7 @@ fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<p::Session> {
         last_event_seq: r.get::<_, i64>(5)?.max(0) as u64,
         usage: p::Usage::default(),
         pinned: r.get::<_, Option<i64>>(6)?.is_some(),
+        model: r.get(7)?,
     })
 }
 

@@ -152,4 +152,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     END;
     INSERT INTO runs_text(runs_text) VALUES ('rebuild');
     "#,
+    // 10: a session may ask for a model of its own (picked beside the message box); NULL:
+    // the model in Settings, as every session before had.
+    r#"
+    ALTER TABLE sessions ADD COLUMN model TEXT;
+    "#,
 ];

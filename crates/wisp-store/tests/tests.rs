@@ -30,13 +30,40 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 9);
+    assert_eq!(store.schema_version().unwrap(), 10);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
     // Reopening an up-to-date database changes nothing.
     drop(store);
     assert_eq!(Store::open(&path).unwrap().projects().unwrap().len(), 1);
+}
+
+/// A session made before sessions had a model of their own (schema 9) follows Settings; a
+/// pick is kept and the empty pick is gone again.
+#[test]
+fn a_session_from_before_its_own_model_follows_settings_until_one_is_picked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wisp.db");
+    wisp_store::create_at_version(&path, 9).unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "INSERT INTO sessions (id, title, created_at) VALUES ('s', 't', 1)",
+            [],
+        )
+        .unwrap();
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.session("s").unwrap().unwrap().model, None);
+    store
+        .set_session_model("s", Some("deepseek-v4-pro"))
+        .unwrap();
+    assert_eq!(
+        store.sessions().unwrap()[0].model.as_deref(),
+        Some("deepseek-v4-pro")
+    );
+    store.set_session_model("s", None).unwrap();
+    assert_eq!(store.session("s").unwrap().unwrap().model, None);
 }
 
 /// A run failed under schema 4 (no error parameters) reads back with its kind and message and

@@ -1392,6 +1392,12 @@ export interface components {
              *     `after` set to it to receive only what happens from now on.
              */
             lastEventSeq: number;
+            /**
+             * @description The model this session's next runs ask for, picked by the person beside the message
+             *     box (`PATCH` with `model`); absent: the model in Settings. Each run records the model
+             *     it used.
+             */
+            model?: string | null;
             /** @description Kept at the top of the list by the person (`PATCH` with `pinned`). */
             pinned: boolean;
             /** @description The trusted project it works in; `None`: no file tools. */
@@ -1632,10 +1638,16 @@ export interface components {
         /** @description What a line of a running tool call's output is. */
         ToolOutputKind: "step" | "output" | "held_back";
         /**
-         * @description `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, or
-         *     both; at least one of them not `null`.
+         * @description `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, a pin,
+         *     the session's model, or several; at least one of them not `null`.
          */
         UpdateSession: {
+            /**
+             * @description The model the session's next runs ask for, as the endpoint's `/models` lists it; the
+             *     empty string: the model in Settings again. Absent or `null`: unchanged. A run under way
+             *     keeps the model it started with.
+             */
+            model?: string | null;
             /**
              * @description Keep the session at the top of the list (`true`) or among the others (`false`); absent
              *     or `null`: unchanged.
@@ -1655,6 +1667,10 @@ export interface components {
             title: string;
         } | {
             projectId: string;
+        } | {
+            pinned: boolean;
+        } | {
+            model: string;
         };
         /**
          * @description `PUT /api/settings`: the stored settings (the key has its own calls). Values given by the

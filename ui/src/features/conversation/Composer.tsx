@@ -1,7 +1,7 @@
 // The message box: what the person writes, sending it as a new run, and stopping the active run.
 // The box is emptied when the message leaves, not when the Host answers: what the person types
 // meanwhile stays. A failed send puts the message back in front of it.
-import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from "react";
 import { Send, Square } from "lucide-react";
 import type { Api } from "../../api";
 import { useT } from "../../i18n";
@@ -28,13 +28,16 @@ interface Options {
   /** Makes the session a first message goes to when none is shown (in the project the person
    * is looking at); its ID, or null when it could not be made (reported). */
   newSession: () => Promise<string | null>;
+  /** Readies a session the first message just made (the model picked for it) before the
+   * message goes. */
+  onMade?: (sessionId: string) => Promise<void>;
   /** A run of the session is active: nothing is sent. */
   busy: boolean;
   onStarted: (runId: string) => void;
   report: (e: unknown) => void;
 }
 
-export function useComposer({ api, sessionId, newSession, busy, onStarted, report }: Options): ComposerState {
+export function useComposer({ api, sessionId, newSession, onMade, busy, onStarted, report }: Options): ComposerState {
   const [draft, setDraft] = useState("");
   const box = useRef<HTMLTextAreaElement>(null);
   // The first screen is ready to type: the box has the focus once, at start.
@@ -54,6 +57,7 @@ export function useComposer({ api, sessionId, newSession, busy, onStarted, repor
         putBack();
         return;
       }
+      if (!sessionId) await onMade?.(sid);
       const { runId } = await api.startRun(sid, text);
       onStarted(runId);
     } catch (e) {
@@ -79,7 +83,7 @@ export function useComposer({ api, sessionId, newSession, busy, onStarted, repor
 }
 
 /** `last` is the session's latest message: ↑ in an empty box brings it back to edit. */
-export function Composer({ composer, running, onStop, last }: { composer: ComposerState; running: boolean; onStop: () => void; last?: string }) {
+export function Composer({ composer, running, onStop, last, tools }: { composer: ComposerState; running: boolean; onStop: () => void; last?: string; tools?: ReactNode }) {
   const t = useT();
   const { draft, setDraft, box, send } = composer;
   return (
@@ -109,15 +113,18 @@ export function Composer({ composer, running, onStop, last }: { composer: Compos
         }}
         rows={3}
       />
-      {running ? (
-        <button type="button" className="danger" onClick={onStop} aria-label={t("stop")}>
-          <Square size={16} /> {t("stop")}
-        </button>
-      ) : (
-        <button type="submit" className="primary" disabled={!draft.trim()} aria-label={t("send")}>
-          <Send size={16} /> {t("send")}
-        </button>
-      )}
+      <div className="composer-side">
+        {tools}
+        {running ? (
+          <button type="button" className="danger" onClick={onStop} aria-label={t("stop")}>
+            <Square size={16} /> {t("stop")}
+          </button>
+        ) : (
+          <button type="submit" className="primary" disabled={!draft.trim()} aria-label={t("send")}>
+            <Send size={16} /> {t("send")}
+          </button>
+        )}
+      </div>
     </form>
   );
 }
