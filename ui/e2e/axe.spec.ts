@@ -103,6 +103,37 @@ test("each tab kind, and Settings", async ({ page }) => {
   await audit(page, "settings-mcp");
 });
 
+test("a search hit opens its file at the line, highlighted and numbered", async ({ page }) => {
+  mkdirSync(join(host.project, "src"));
+  const long = `    let wide = "${"x".repeat(300)}";`;
+  writeFileSync(join(host.project, "src/lib.rs"), `fn one() {}\n${long}\n// TODO: ship it\nfn two() {}\n`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(host.url);
+  await sendInNewSession(page, "[demo:search] query=TODO");
+  const process = page.getByRole("button", { name: /Tool process/ }).first();
+  await expect(process).toBeVisible();
+  if ((await process.getAttribute("aria-expanded")) !== "true") await process.click();
+  const toggle = page.locator(".call-toggle").first();
+  if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  await page.getByRole("button", { name: "src/lib.rs:3" }).click();
+  await expect(page.getByRole("tab", { name: "lib.rs" })).toHaveAttribute("aria-selected", "true");
+  const code = page.getByRole("region", { name: "Text of src/lib.rs" });
+  await expect(code.locator(".hljs-keyword").first()).toHaveText("fn");
+  await expect(code.locator(".code-gutter .hit")).toHaveText("3");
+  const mark = code.locator(".line-mark");
+  await expect(mark).toBeInViewport();
+  // The marked band covers the line the hit is on, and long lines scroll rather than wrap.
+  const [band, comment] = [await mark.boundingBox(), await code.locator(".hljs-comment").boundingBox()];
+  expect(Math.abs(band!.y - comment!.y)).toBeLessThan(3);
+  expect(await code.evaluate((e) => e.scrollWidth > e.clientWidth)).toBe(true);
+  // Opening at the line scrolled down, not sideways: each line's start is shown, not under the
+  // gutter.
+  const first = await code.locator(".hljs-keyword").first().boundingBox();
+  const shown = await page.evaluate(([x, y]) => document.elementFromPoint(x!, y!)?.textContent, [first!.x + first!.width / 2, first!.y + first!.height / 2]);
+  expect(shown).toBe("fn");
+  await audit(page, "tab-code");
+});
+
 test("the narrow layout with its preview overlay", async ({ page }) => {
   await page.setViewportSize({ width: 800, height: 900 });
   await page.goto(host.url);

@@ -78,12 +78,18 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   currentRef.current = currentId;
 
   const openFile = tabs.openFile;
+  // On a narrow window the panel opens only when the person asked for the file.
   const openPreview = useCallback(
-    (path: string, show = true) => {
+    (path: string, line?: number) => {
       if (!currentRef.current) return;
-      openFile(path);
-      // On a narrow window the panel opens only when the person asked for the file.
-      if (show) setPreviewOpen(true);
+      openFile(path, line);
+      setPreviewOpen(true);
+    },
+    [openFile],
+  );
+  const showWritten = useCallback(
+    (path: string) => {
+      if (currentRef.current) openFile(path);
     },
     [openFile],
   );
@@ -107,7 +113,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
       onTicket(name, data);
       onToolOutput.current(name, data);
     },
-    onFileDone: (path) => openPreview(path, false),
+    onFileDone: showWritten,
   });
   const current = sessions.find((s) => s.id === currentId) ?? null;
   const activeRun = runs.find((r) => r.status === "running" || r.status === "awaiting_approval") ?? null;

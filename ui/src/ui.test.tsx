@@ -447,7 +447,8 @@ describe("RunView", () => {
     render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={onPreview} currentFile={() => undefined} onLook={() => {}} />));
     fireEvent.click(screen.getByRole("button", { name: /Tool process/ }));
     fireEvent.click(screen.getByRole("button", { name: "src/a.rs:2" }));
-    expect(onPreview).toHaveBeenCalledWith("src/a.rs");
+    // At the line it was found on.
+    expect(onPreview).toHaveBeenCalledWith("src/a.rs", 2);
     expect(screen.getByText("// TODO: ship", { exact: false })).toBeTruthy();
     expect(screen.getByText(/stopped at a limit: results/)).toBeTruthy();
     expect(screen.getByText(/3 skipped, not searched: hidden 2, binary 1|3 skipped, not searched: binary 1, hidden 2/)).toBeTruthy();

@@ -1,22 +1,15 @@
 // Model text as markdown: GitHub-flavoured (tables, task lists, strikethrough, autolinks) as
 // the tools people use render it. react-markdown never renders raw HTML from the text (no
-// rehype-raw), so a model cannot inject markup or script. Code blocks are highlighted for a few
-// languages, named, and copyable.
+// rehype-raw), so a model cannot inject markup or script. Code blocks are highlighted for the
+// languages the file preview knows (components/CodeView.tsx), named, and copyable.
 import { useRef, useState, type ReactNode } from "react";
 import ReactMarkdown from "react-markdown";
 import remarkGfm from "remark-gfm";
 import rehypeHighlight from "rehype-highlight";
 import { Copy } from "lucide-react";
-import bash from "highlight.js/lib/languages/bash";
-import json from "highlight.js/lib/languages/json";
-import javascript from "highlight.js/lib/languages/javascript";
-import typescript from "highlight.js/lib/languages/typescript";
-import python from "highlight.js/lib/languages/python";
-import rust from "highlight.js/lib/languages/rust";
 import { useT } from "../../i18n";
+import { LANGUAGES as languages } from "../../components/CodeView";
 import { remarkBareLinkPunctuation } from "./autolinks";
-
-const languages = { bash, sh: bash, json, javascript, js: javascript, typescript, ts: typescript, python, py: python, rust, rs: rust };
 
 /** The language a fenced block names (`language-rust` on its code element), if any. */
 function languageOf(children: ReactNode): string | null {

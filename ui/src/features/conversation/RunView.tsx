@@ -39,7 +39,7 @@ interface Props {
   run: Run;
   live?: LiveState;
   onDecide: (approvalId: string, decision: "approve" | "reject", digest: string) => Promise<Outcome>;
-  onPreview: (path: string) => void;
+  onPreview: (path: string, line?: number) => void;
   /** The file a pending write or replace would change, by approval ID (see currentFile.ts). */
   currentFile: (approvalId: string) => CurrentFile | undefined;
   /** The person looks at a card: its file is fetched again. */
@@ -297,7 +297,7 @@ export function errorLine(result: string | null): string | null {
   return line.trim() || null;
 }
 
-function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: string) => void }) {
+function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: string, line?: number) => void }) {
   const t = useT();
   const { shown } = useToolName(call.tool);
   const [open, setOpen] = useState(false);

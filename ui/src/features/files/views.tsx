@@ -202,7 +202,7 @@ function SearchResults({ result, onPreview }: ResultProps) {
                 <Reveal text={h.path} />/
               </code>
             ) : (
-              <button className="link mono" onClick={() => onPreview(h.path)}>
+              <button className="link mono" onClick={() => onPreview(h.path, h.line)}>
                 <Reveal text={h.path} />
                 {h.line ? `:${h.line}` : ""}
               </button>

@@ -14,6 +14,9 @@ import type { SessionTabs } from "./useTabs";
 import { WebView } from "./WebView";
 import { Reveal, revealText } from "../../components/Reveal";
 import { addressOf } from "./address";
+import { samePath } from "./useTabs";
+import { CodeView } from "../../components/CodeView";
+import { Markdown } from "../conversation/Markdown";
 
 const KIND_ICON: Record<TabKind, typeof Globe> = { web: Globe, file: FileText, new: SquareDashed, workspace: Folder };
 
@@ -236,7 +239,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
           {active.kind === "web" ? (
             renderWeb ? renderWeb(active) : <WebView api={api} tab={active} mode={webTabs} onNavigate={(to) => void ctl.navigate(active.tabId, to)} />
           ) : active.kind === "file" && sessionId ? (
-            <FileView api={api} sessionId={sessionId} tab={active} version={ctl.fileVersion} />
+            <FileView api={api} sessionId={sessionId} tab={active} version={ctl.fileVersion} line={ctl.fileLine && samePath(ctl.fileLine.path, active.path ?? "") ? ctl.fileLine.line : null} />
           ) : active.kind === "workspace" && sessionId ? (
             <FolderView api={api} sessionId={sessionId} tab={active} version={ctl.fileVersion} ctl={ctl} />
           ) : (
@@ -322,10 +325,20 @@ function FolderView({ api, sessionId, tab, version, ctl }: { api: PanelApi; sess
   );
 }
 
-/** A file tab: the file as `GET …/preview` gives it, read again when the file is opened again. */
-function FileView({ api, sessionId, tab, version }: { api: PanelApi; sessionId: string; tab: PreviewTab; version: number }) {
+/** Whether a file is Markdown, shown rendered unless the person asks for its source. */
+const isMarkdown = (path: string) => /\.(md|markdown)$/i.test(path);
+
+/** A file tab: the file as `GET …/preview` gives it, read again when the file is opened again.
+ * Code is highlighted and numbered, with `line` marked; Markdown is rendered, its source a
+ * toggle away (rendered text shows no marks for hidden characters: the source does). */
+function FileView({ api, sessionId, tab, version, line }: { api: PanelApi; sessionId: string; tab: PreviewTab; version: number; line: number | null }) {
   const t = useT();
   const path = tab.path ?? "";
+  const [source, setSource] = useState(false);
+  // A line asked for is a line of the source.
+  useEffect(() => {
+    if (line) setSource(true);
+  }, [line, version]);
   const [state, setState] = useState<{ for: string; preview?: Preview; error?: string } | null>(null);
   useEffect(() => {
     let stale = false;
@@ -340,17 +353,26 @@ function FileView({ api, sessionId, tab, version }: { api: PanelApi; sessionId: 
   const shown = state?.for === path ? state : null;
   return (
     <>
-      <div className="muted small mono">
-        <Reveal text={path} />
+      <div className="file-head">
+        <span className="muted small mono">
+          <Reveal text={path} />
+        </span>
+        {isMarkdown(path) && (
+          <button className="link small" aria-pressed={source} onClick={() => setSource((s) => !s)}>
+            {source ? t("fileShowRendered") : t("fileShowSource")}
+          </button>
+        )}
       </div>
       {shown?.error ? (
         <p className="error">{shown.error}</p>
       ) : !shown?.preview ? (
         <p className="muted">…</p>
+      ) : isMarkdown(path) && !source ? (
+        <div className="file-rendered">
+          <Markdown text={shown.preview.content} />
+        </div>
       ) : (
-        <pre className="file">
-          <Reveal text={shown.preview.content} mode="text" />
-        </pre>
+        <CodeView text={shown.preview.content} path={path} line={line} label={t("fileText", { path: revealText(path) })} />
       )}
       {shown?.preview?.partial && <p className="muted small">{t("partial")}</p>}
     </>

@@ -324,6 +324,44 @@ describe("the panel: moving in place", () => {
   });
 });
 
+describe("the panel: a file tab", () => {
+  const md: PreviewTab = { tabId: "tab_" + "m".repeat(32), kind: "file", title: "a.md", active: true, path: "docs/a.md" };
+  const api = { ...folderApi, preview: async (_s: string, path: string) => ({ path, content: "# Guide\n\nSome *text*.\n", size: 20, partial: false, sha256: null }) } satisfies PanelApi;
+  const ctl = (fileLine: SessionTabs["fileLine"]): SessionTabs => ({
+    tabs: [md],
+    dialogs: [],
+    fileVersion: 0,
+    fileLine,
+    open: async () => null,
+    openFile: () => {},
+    activate: () => {},
+    navigate: async () => true,
+    move: () => {},
+    close: () => {},
+    answer: async () => {},
+    onLive: () => {},
+  });
+
+  it("renders Markdown, shows its source on request, and opens at a line asked for in the source", async () => {
+    const { rerender } = render(withT(<PreviewPanel api={api} sessionId="s1" tabs={ctl(null)} webTabs="iframe" onHide={() => {}} />));
+    await act(async () => {});
+    expect(screen.getByRole("heading", { name: "Guide" })).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Show source" }));
+    expect(screen.queryByRole("heading", { name: "Guide" })).toBeNull();
+    expect(screen.getByRole("region", { name: "Text of docs/a.md" }).textContent).toContain("# Guide");
+    fireEvent.click(screen.getByRole("button", { name: "Show rendered" }));
+    expect(screen.getByRole("heading", { name: "Guide" })).toBeTruthy();
+    // A search hit's line: the source, that line marked; a line of another file marks nothing.
+    rerender(withT(<PreviewPanel api={api} sessionId="s1" tabs={ctl({ path: "./docs//a.md", line: 3 })} webTabs="iframe" onHide={() => {}} />));
+    await act(async () => {});
+    expect(screen.getByRole("button", { name: "Show rendered" }).getAttribute("aria-pressed")).toBe("true");
+    expect(document.querySelector(".line-mark")?.getAttribute("data-line")).toBe("3");
+    rerender(withT(<PreviewPanel api={api} sessionId="s1" tabs={ctl({ path: "docs/b.md", line: 2 })} webTabs="iframe" onHide={() => {}} />));
+    await act(async () => {});
+    expect(document.querySelector(".line-mark")).toBeNull();
+  });
+});
+
 describe("the panel: moving tabs", () => {
   const tab = (id: string, active = false): PreviewTab => ({ tabId: `tab_${id.repeat(32)}`, kind: "file", title: `T${id}`, active, path: `T${id}` });
   const [a, b, c] = [tab("a"), tab("b", true), tab("c")];

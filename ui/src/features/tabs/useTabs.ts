@@ -14,8 +14,11 @@ export interface SessionTabs {
   /** Bumped when a file is opened again or the tabs changed: the file view reads it anew. */
   fileVersion: number;
   open: (tab: OpenTab) => Promise<PreviewTab | null>;
-  /** A file tab: the existing one for that path is selected (and re-read), else one is opened. */
-  openFile: (path: string) => void;
+  /** A file tab: the existing one for that path is selected (and re-read), else one is opened;
+   * `line` (from 1) is marked and scrolled to there. */
+  openFile: (path: string, line?: number) => void;
+  /** The line the latest `openFile` asked for, and of which file. */
+  fileLine?: { path: string; line: number } | null;
   activate: (tabId: string) => void;
   /** Takes a tab elsewhere in place (another folder or address, back, forward, reload);
    * whether the Host did. */
@@ -36,6 +39,7 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
   const [tabs, setTabs] = useState<PreviewTab[]>([]);
   const [dialogs, setDialogs] = useState<TabDialog[]>([]);
   const [fileVersion, setFileVersion] = useState(0);
+  const [fileLine, setFileLine] = useState<{ path: string; line: number } | null>(null);
   const sid = useRef(sessionId);
   sid.current = sessionId;
   const tabsRef = useRef(tabs);
@@ -139,8 +143,9 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
   );
 
   const openFile = useCallback(
-    (path: string) => {
+    (path: string, line?: number) => {
       setFileVersion((v) => v + 1);
+      setFileLine(line ? { path, line } : null);
       // The Host keeps the path it checked (`./a//b` is `a/b`): compared the same way.
       const known = tabsRef.current.find((x) => x.kind === "file" && typeof x.path === "string" && samePath(x.path, path));
       if (known) activate(known.tabId);
@@ -191,7 +196,7 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
     [refresh],
   );
 
-  return { tabs, dialogs, fileVersion, open, openFile, activate, navigate, move, close, answer, onLive };
+  return { tabs, dialogs, fileVersion, fileLine, open, openFile, activate, navigate, move, close, answer, onLive };
 }
 
 /** Whether two project-relative paths name the same file once `.` and empty segments go. */

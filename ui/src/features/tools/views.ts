@@ -17,7 +17,8 @@ export interface DetailsProps {
 
 export interface ResultProps {
   result: string;
-  onPreview: (path: string) => void;
+  /** Opens a file in the preview; `line` (from 1) is marked there. */
+  onPreview: (path: string, line?: number) => void;
 }
 
 export interface ToolViews {
