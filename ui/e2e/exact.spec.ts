@@ -59,6 +59,10 @@ test("an MCP card shows every digit of 12345678901234567891 and -0.0, and the se
   const exact = card.getByLabel("Exact arguments (what the digest covers and what is sent)");
   await expect(exact).toHaveText(canonical);
   await expect(card).not.toContainText("12345678901234567000");
+  // The friendly fields above agree with it, digit for digit.
+  const fields = card.locator(".mcp-arguments");
+  await expect(fields.locator("div").filter({ hasText: /^n1/ }).locator("dd")).toHaveText("12345678901234567891");
+  await expect(fields.locator("div").filter({ hasText: /^n2/ }).locator("dd")).toHaveText("-0.0");
   await expect(card.getByRole("note")).toHaveCount(0);
 
   await shootAll(page, "exact-mcp-bigint", async (p) => {

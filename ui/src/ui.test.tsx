@@ -124,7 +124,12 @@ describe("ApprovalCard", () => {
     const diff = screen.getByLabelText("diff");
     expect(diff.textContent).toContain("- two");
     expect(diff.textContent).toContain("+ three");
-    expect(screen.getByText(/Digest dddddddd/)).toBeTruthy();
+    // The whole digest, under the card's details (closed until asked for).
+    const toggle = screen.getByRole("button", { name: "Details" });
+    expect(toggle.getAttribute("aria-expanded")).toBe("false");
+    expect(document.querySelector(".card-meta dd")).toBeNull();
+    fireEvent.click(toggle);
+    expect(document.querySelector(".card-meta dd")!.textContent).toBe(write.digest);
   });
 
   it("titles an answered card by its outcome and says when a write changes nothing", () => {
@@ -210,6 +215,17 @@ describe("ApprovalCard", () => {
     for (const key of "aaaa rrrr") await act(async () => fireEvent.keyDown(document.activeElement!, { key }));
     expect(onDecide).not.toHaveBeenCalled();
     box.remove();
+  });
+
+  it("shows what the model wrote with a call above its pending card, once per step", () => {
+    const call = (id: string) => ({ callId: id, tool: "files_write", arguments: write.arguments, argumentsText: sampleCanonical(write.arguments), status: "awaiting_approval" as const, result: null,
+      approval: { id: `ap_${id}`, state: "pending" as const, digest: write.digest, arguments: write.arguments, canonical: sampleCanonical(write.arguments) } });
+    const run: Run = { ...baseRun, status: "awaiting_approval", finalText: null, steps: [{ index: 0, partial: false, text: "I will write **a.txt** now.", toolCalls: [call("c1"), call("c2")] }] };
+    render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
+    const words = [...document.querySelectorAll(".answer > .card-words")];
+    expect(words.map((w) => w.textContent)).toEqual(["The model wrote, with this request:I will write a.txt now."]);
+    // Right above the first card of its step.
+    expect(words[0]!.nextElementSibling?.getAttribute("role")).toBe("group");
   });
 
   it("announces a new card once and empties the announcement once the card is answered", () => {

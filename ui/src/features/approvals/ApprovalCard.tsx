@@ -6,7 +6,7 @@
 // focus: it scrolls into view and the workbench announces it, and only a person who moved to it
 // (Tab or click) can answer it with A or R (see keys.ts).
 import { useEffect, useRef, useState } from "react";
-import { Check, ShieldAlert, X } from "lucide-react";
+import { Check, ChevronDown, ChevronRight, ShieldAlert, X } from "lucide-react";
 import type { ApprovalState, CallStatus } from "../../types";
 import { useT } from "../../i18n";
 import { useToolName, useToolOrigin } from "../mcp/labels";
@@ -15,9 +15,12 @@ import { bindingOf, type CurrentFile } from "./binding";
 import { toolViews } from "../tools/registry";
 import { decisionOf, focusCameFromTab, isTextField, trackFocusIntent, type Decision } from "./keys";
 import { MESSAGE_BOX_ID } from "../conversation/Composer";
+import { rawMembers, rawString } from "./rawJson";
 
 export interface ApprovalRequest {
   approvalId: string;
+  /** The call it is asked for, when known (shown under the card's details). */
+  callId?: string;
   tool: string;
   arguments: unknown;
   /** The exact text whose SHA-256 is `digest`: what the card shows as sent. */
@@ -91,6 +94,8 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   const t = useT();
   const [outcome, setOutcome] = useState<Outcome>(request.state);
   const [busy, setBusy] = useState(false);
+  // Digest and IDs, shown on request.
+  const [meta, setMeta] = useState(false);
   const card = useRef<HTMLDivElement>(null);
   // True while the card has a focus the person gave it (Tab or a click), see keys.ts.
   const deliberate = useRef(false);
@@ -137,7 +142,7 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
 
   // An answered card is titled by what happened to what was asked.
   // An MCP tool goes by its server's and its own name (UI-08), the model's name in the tooltip.
-  const { shown } = useToolName(request.tool);
+  const { shown, label } = useToolName(request.tool);
   const origin = useToolOrigin(request.tool);
   const views = toolViews(request.tool);
   const what = views.action?.(request.tool, args, t) ?? revealText(shown);
@@ -191,13 +196,30 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
           {t("hiddenChars")}
         </p>
       ) : null}
-      {views.Details ? <views.Details tool={request.tool} args={args} currentFile={currentFile} /> : null}
-      <ExactArguments canonical={request.canonical} compact={!!views.Details} />
+      {views.Details ? <views.Details tool={request.tool} args={args} currentFile={currentFile} /> : label ? <McpDetails description={label.description} canonical={request.canonical} /> : null}
+      <ExactArguments canonical={request.canonical} compact={!!views.Details || !!label} />
       {open && views.changesFiles ? <p className="race-note muted small">{t("raceNote")}</p> : null}
       <div className="approval-foot">
-        <span className="muted mono" title={request.digest}>
-          {t("digest")} {request.digest.slice(0, 16)}…
-        </span>
+        {/* What identifies the approval, for a person comparing it with the Host's log. */}
+        <div className="card-meta muted small">
+          <button type="button" className="link small" aria-expanded={meta} onClick={() => setMeta((m) => !m)}>
+            {meta ? <ChevronDown size={13} aria-hidden /> : <ChevronRight size={13} aria-hidden />} {t("cardDetails")}
+          </button>
+          {meta && (
+            <dl>
+              <dt>{t("digest")}</dt>
+              <dd className="mono">{request.digest}</dd>
+              <dt>{t("approvalIdLabel")}</dt>
+              <dd className="mono">{request.approvalId}</dd>
+              {request.callId && (
+                <>
+                  <dt>{t("callIdLabel")}</dt>
+                  <dd className="mono">{request.callId}</dd>
+                </>
+              )}
+            </dl>
+          )}
+        </div>
         {open ? (
           <span className="buttons">
             <span className="muted">{t("keysHint")}</span>
@@ -214,6 +236,46 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
           </span>
         )}
       </div>
+    </div>
+  );
+}
+
+/** An MCP tool's card: the server's description of the tool (its own words, marked as such) and
+ * the arguments it is called with, one per line, each as the exact text writes it (a string
+ * as its text); the exact text below also names the server, its ID and the tool-list version
+ * the approval is bound to. */
+function McpDetails({ description, canonical }: { description: string; canonical: string }) {
+  const t = useT();
+  const called = rawMembers(canonical)?.find(([k]) => k === "arguments")?.[1];
+  const entries = (called ? rawMembers(called) : null) ?? [];
+  return (
+    <div className="mcp-details">
+      {description.trim() && (
+        <p className="mcp-description">
+          <span className="muted small">{t("mcpDescription")}</span> <Reveal text={description} mode="text" />
+        </p>
+      )}
+      {entries.length ? (
+        <dl className="mcp-arguments">
+          {entries.map(([k, raw]) => {
+            const text = rawString(raw);
+            return (
+              <div key={k}>
+                <dt className="mono">
+                  <Reveal text={k} />
+                </dt>
+                <dd>
+                  <pre>
+                    <Reveal text={text ?? raw} mode={text === null ? "name" : "text"} />
+                  </pre>
+                </dd>
+              </div>
+            );
+          })}
+        </dl>
+      ) : (
+        <p className="muted small">{t("mcpNoArguments")}</p>
+      )}
     </div>
   );
 }

@@ -1,6 +1,6 @@
 // One run: the user's message, pending approvals (never inside a collapsed layer), the tool
 // process (collapsed once the run completed), and the final answer as the main content.
-import { useEffect, useState } from "react";
+import { Fragment, useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
 import type { Run, ToolCall, Usage as UsageTotals } from "../../types";
 import { useT, type Key, type T } from "../../i18n";
@@ -79,6 +79,13 @@ const RETRYABLE: Run["status"][] = ["failed", "cancelled", "budget_exhausted", "
  * crashing): what they did is kept, so the person may let them go on. */
 const CONTINUABLE: Run["status"][] = ["budget_exhausted", "interrupted"];
 
+/** The text of the step `call` was asked in, if it is the first pending call of that step. */
+function wordsBefore(run: Run, call: ToolCall): string | null {
+  const step = run.steps.find((s) => s.toolCalls.includes(call));
+  const first = step?.toolCalls.find((c) => c.approval?.state === "pending");
+  return step && first === call && step.text.trim() ? step.text : null;
+}
+
 export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, actions }: Props) {
   const t = useT();
   const calls = run.steps.flatMap((s) => s.toolCalls);
@@ -108,13 +115,21 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
       </div>
       <div className="answer">
         {pending.map((c) => (
+          <Fragment key={c.approval!.id}>
+            {/* What the model said with the call, above its card (once per step). */}
+            {wordsBefore(run, c) && (
+              <div className="card-words">
+                <span className="muted small">{t("modelWrote")}</span>
+                <Markdown text={wordsBefore(run, c)!} />
+              </div>
+            )}
           <ApprovalCard
-            key={c.approval!.id}
-            request={{ approvalId: c.approval!.id, tool: c.tool, arguments: c.approval!.arguments, canonical: c.approval!.canonical, digest: c.approval!.digest, state: "pending" }}
+            request={{ approvalId: c.approval!.id, callId: c.callId, tool: c.tool, arguments: c.approval!.arguments, canonical: c.approval!.canonical, digest: c.approval!.digest, state: "pending" }}
             currentFile={currentFile(c.approval!.id)}
             onLook={() => onLook(c.approval!.id)}
             onDecide={(d) => onDecide(c.approval!.id, d, c.approval!.digest)}
           />
+          </Fragment>
         ))}
         {processSteps.length > 0 && (
           <section className="process">
@@ -134,7 +149,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
                         {c.approval && c.approval.state !== "pending" && (
                           // A decided card keeps showing what was asked and how it ended.
                           <ApprovalCard
-                            request={{ approvalId: c.approval.id, tool: c.tool, arguments: c.approval.arguments, canonical: c.approval.canonical, digest: c.approval.digest, state: c.approval.state }}
+                            request={{ approvalId: c.approval.id, callId: c.callId, tool: c.tool, arguments: c.approval.arguments, canonical: c.approval.canonical, digest: c.approval.digest, state: c.approval.state }}
                             onDecide={async () => c.approval!.state}
                             callStatus={c.status}
                             voidedBy={voidedByOf(c.result)}

@@ -12,6 +12,8 @@ import { isBuiltInTool } from "../tools/registry";
 export interface ToolLabel {
   server: string;
   original: string;
+  /** The server's description of the tool (its own, untrusted words). */
+  description: string;
 }
 
 /** The Host's model-facing names of MCP tools all start so (wisp-mcp's `names.rs`); so do the
@@ -19,7 +21,7 @@ export interface ToolLabel {
 export const isMcpToolName = (name: string) => name.startsWith("mcp_") && !isBuiltInTool(name);
 
 export function labelsOf(servers: McpServer[]): Map<string, ToolLabel> {
-  return new Map(servers.flatMap((s) => s.tools.map((tool) => [tool.modelName, { server: s.name, original: tool.originalName }] as const)));
+  return new Map(servers.flatMap((s) => s.tools.map((tool) => [tool.modelName, { server: s.name, original: tool.originalName, description: tool.description }] as const)));
 }
 
 /** The labels of the MCP tools in `runs`: the Host's server list is asked again when a run

@@ -9,7 +9,7 @@ import { ApiError } from "../../api";
 import { I18n, translator } from "../../i18n";
 import { SettingsDialog } from "../../components/Dialogs";
 import { ApprovalCard } from "../approvals/ApprovalCard";
-import { labelsOf, McpToolLabels } from "./labels";
+import { labelsOf, McpToolLabels, type ToolLabel } from "./labels";
 import { McpSettingsPage, POLL_MS, type McpApi } from "./McpSettings";
 import type { ImportProposal, ImportRequest, McpServer, ServerBody } from "./types";
 
@@ -566,7 +566,7 @@ describe("Settings navigation", () => {
 
 describe("MCP tools in approvals (UI-08)", () => {
   const request = { approvalId: "a1", tool: "mcp_1a2b3c4d_echo_092c79e8", arguments: { text: "hello from wisp" }, canonical: '{"text":"hello from wisp"}', digest: "d".repeat(64), state: "pending" as const };
-  const card = (labels: Map<string, { server: string; original: string }>) =>
+  const card = (labels: Map<string, ToolLabel>) =>
     render(
       <McpToolLabels.Provider value={labels}>
         <ApprovalCard request={request} onDecide={async () => "approved"} />
@@ -581,6 +581,41 @@ describe("MCP tools in approvals (UI-08)", () => {
     expect(origin.textContent).toBe("MCP server Test server");
     expect(origin.getAttribute("title")).toBe(request.tool);
     expect(group.textContent).toContain("hello from wisp");
+  });
+
+  it("shows the server's description and each argument above the exact text, the IDs under Details", () => {
+    const wrapped = {
+      ...request,
+      callId: "call_7",
+      arguments: { server: "Test server", serverId: "3f1c", tool: "echo", toolListVersion: 2, arguments: { text: "two\nlines\u202e", times: 3 } },
+      canonical: '{"arguments":{"n":12345678901234567891,"text":"two\\nlines\u202e","times":-0.0},"server":"Test server","serverId":"3f1c","tool":"echo","toolListVersion":2}',
+    };
+    const server: McpServer = { ...echo, name: "Test server", enabled: true, status: "active", tools: [{ modelName: request.tool, originalName: "echo", description: "Echoes the text back." }] };
+    render(
+      <McpToolLabels.Provider value={labelsOf([server])}>
+        <ApprovalCard request={wrapped} onDecide={async () => "approved"} />
+      </McpToolLabels.Provider>,
+    );
+    const group = screen.getByRole("group", { name: "Approve Test server · echo?" });
+    const details = group.querySelector(".mcp-details")!;
+    expect(details.querySelector(".mcp-description")!.textContent).toBe("The server describes this tool as: Echoes the text back.");
+    const shown = [...details.querySelectorAll(".mcp-arguments > div")].map((d) => [d.querySelector("dt")!.textContent, d.querySelector("dd")!.textContent]);
+    // A string argument as text (its newline a line break, its hidden character marked), the
+    // rest as written; no wrapper field among them.
+    // Numbers as the exact text writes them: every digit, the sign of -0.0.
+    expect(shown).toEqual([
+      ["n", "12345678901234567891"],
+      ["text", "two\nlines⟨U+202E⟩"],
+      ["times", "-0.0"],
+    ]);
+    // The exact text is still all there, wrapper included.
+    expect(group.querySelector(".exact-arguments")!.textContent).toContain('"serverId":"3f1c"');
+    const meta = group.querySelector(".card-meta")!;
+    expect(meta.textContent).not.toContain("d".repeat(64));
+    fireEvent.click(screen.getByRole("button", { name: "Details" }));
+    expect(meta.textContent).toContain("d".repeat(64));
+    expect(meta.textContent).toContain("call_7");
+    expect(meta.textContent).toContain("a1");
   });
 
   it("never calls an unlabelled MCP tool built in", () => {
