@@ -379,22 +379,7 @@ impl Tabs {
     async fn open_web(&self, session: &str, url: &str) -> Result<String, CoreError> {
         // Before any browser page exists: a refused tab must leave no page behind.
         self.check_room(session)?;
-        let native = match self.backend() {
-            PreviewBackend::WebOnly(_) => None,
-            PreviewBackend::Native(preview) => {
-                let unavailable = |m: String| fail(CoreErrorKind::Conflict, m);
-                let browser = self.browser(&preview).await.map_err(unavailable)?;
-                let handle = browser
-                    .create_tab()
-                    .await
-                    .map_err(|e| unavailable(e.to_string()))?;
-                browser
-                    .navigate(handle, url)
-                    .await
-                    .map_err(|e| unavailable(e.to_string()))?;
-                Some(handle)
-            }
-        };
+        let native = self.new_page(url).await?;
         let inserted = self.insert(
             session,
             Kind::Web {

@@ -143,8 +143,9 @@ impl Tabs {
         Ok(())
     }
 
-    /// A page of the browser showing `url`, or none without one (the UI frames it).
-    async fn new_page(&self, url: &str) -> Result<Option<TabHandle>, CoreError> {
+    /// A page of the browser showing `url`, or none without one (the UI frames it). A page whose
+    /// navigation was refused is closed again: no page is left that no tab tracks.
+    pub(super) async fn new_page(&self, url: &str) -> Result<Option<TabHandle>, CoreError> {
         let PreviewBackend::Native(preview) = self.backend() else {
             return Ok(None);
         };
