@@ -1036,7 +1036,7 @@ async fn projects_are_authorized_by_absolute_folder_path_only() {
             Some(json!({"projectId": "p_nope"}))
         )
         .await,
-        404
+        409
     );
     assert_eq!(w.status("GET", "/api/sessions/s_nope", None).await, 404);
     assert_eq!(w.status("GET", "/api/runs/r_nope", None).await, 404);

@@ -138,14 +138,23 @@ async fn a_revoke_voids_the_waiting_approval_refuses_file_work_and_survives_a_re
     let listed = r["steps"][0]["toolCalls"][0]["result"].as_str().unwrap();
     assert!(!listed.contains("files_"), "{listed}");
 
-    // No session can join it; new sessions no longer inherit it as the default project.
+    // No session can join it, made or given it later (a conflict: the session exists, so no
+    // 404); new sessions no longer inherit it as the default project.
     let (status, body) = served
         .call("POST", "/api/sessions", Some(json!({"projectId": pid})))
         .await;
-    assert_error(status, &body, 404, "not_found");
+    assert_error(status, &body, 409, "conflict");
     let (status, fresh) = served.call("POST", "/api/sessions", Some(json!({}))).await;
     assert_eq!(status, 201, "{fresh}");
     assert!(fresh["projectId"].is_null(), "{fresh}");
+    let fresh_path = format!("/api/sessions/{}", fresh["id"].as_str().unwrap());
+    let (status, body) = served
+        .call("PATCH", &fresh_path, Some(json!({"projectId": pid})))
+        .await;
+    assert_error(status, &body, 409, "conflict");
+    let (status, after) = served.call("GET", &fresh_path, None).await;
+    assert_eq!(status, 200, "{after}");
+    assert!(after["projectId"].is_null(), "{after}");
     // Revoking again, or an ID nobody gave out, is 404 with the error shape.
     for id in [
         pid.as_str(),

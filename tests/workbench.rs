@@ -204,7 +204,9 @@ async fn a_session_without_a_folder_can_get_one_later_once_and_then_has_file_too
     let (status, body) = w
         .call("PATCH", path, Some(json!({"projectId": "p_nope"})))
         .await;
-    assert_eq!(status, 404, "{body}");
+    // The session exists: an unknown project in the body is a conflict, never a 404.
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["error"], "conflict", "{body}");
     let (status, _) = w
         .call(
             "PATCH",

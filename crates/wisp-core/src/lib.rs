@@ -84,6 +84,16 @@ pub enum CoreErrorKind {
     SecretStoreUnavailable,
 }
 
+/// A request body naming a project that is not authorized (never was, or was revoked). A
+/// conflict with the projects' state, not a missing resource: the session or collection the
+/// request addresses exists, and a 404 would say it did not.
+fn unauthorized_project(id: &str) -> CoreError {
+    fail(
+        CoreErrorKind::Conflict,
+        format!("no authorized project {id} (never authorized, or revoked)"),
+    )
+}
+
 fn fail(kind: CoreErrorKind, message: impl Into<String>) -> CoreError {
     CoreError {
         kind,
@@ -438,10 +448,7 @@ impl Host {
         if let Some(pid) = &request.project_id
             && self.inner.store.project(pid)?.is_none()
         {
-            return Err(fail(
-                CoreErrorKind::NotFound,
-                format!("no authorized project {pid}"),
-            ));
+            return Err(unauthorized_project(pid));
         }
         let id = new_id("s");
         let title = request
@@ -964,10 +971,7 @@ impl Host {
                 ));
             }
             if self.inner.store.project(pid)?.is_none() {
-                return Err(fail(
-                    CoreErrorKind::NotFound,
-                    format!("no authorized project {pid}"),
-                ));
+                return Err(unauthorized_project(pid));
             }
         }
         if let Some(pid) = &request.project_id

@@ -301,7 +301,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(s.query::<SearchQuery>());
     let create_session = Op::new(
         "createSession",
-        "Start a session; with projectId it inherits the project's root and gets the file tools",
+        "Start a session; with projectId it inherits the project's root and gets the file tools (409 when projectId names no authorized project: never authorized, or revoked)",
         s.answer::<p::Session>("201", "created"),
     )
     .body(s.body::<p::CreateSession>())
@@ -314,7 +314,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![session()]);
     let rename_session = Op::new(
         "renameSession",
-        "Rename a session, give it a project folder it lacks, or pin or unpin it",
+        "Rename a session, give it a project folder it lacks, or pin or unpin it; 404 when no session has this ID, 409 when projectId names no authorized project (never authorized, or revoked) or the session already has a folder",
         s.answer::<p::Session>("200", "renamed"),
     )
     .params(vec![session()])

@@ -290,7 +290,7 @@ export interface paths {
         /** Sessions: the pinned ones first (newest pin first), then the others newest first */
         get: operations["listSessions"];
         put?: never;
-        /** Start a session; with projectId it inherits the project's root and gets the file tools */
+        /** Start a session; with projectId it inherits the project's root and gets the file tools (409 when projectId names no authorized project: never authorized, or revoked) */
         post: operations["createSession"];
         delete?: never;
         options?: never;
@@ -313,7 +313,7 @@ export interface paths {
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
-        /** Rename a session, give it a project folder it lacks, or pin or unpin it */
+        /** Rename a session, give it a project folder it lacks, or pin or unpin it; 404 when no session has this ID, 409 when projectId names no authorized project (never authorized, or revoked) or the session already has a folder */
         patch: operations["renameSession"];
         trace?: never;
     };
