@@ -862,15 +862,14 @@ async fn with_approval(
         },
     );
     ctx.set_call(&call.id, p::ToolCallStatus::AwaitingApproval, None);
-    ctx.emit(p::EventKind::ApprovalRequested {
+    ctx.emit(ctx.snapshot.approval_requested(tools::ApprovalRequest {
         call_id: call.id.clone(),
         approval_id: approval_id.clone(),
         tool: call.wire.name.clone(),
         arguments: canonical_args,
         canonical,
         digest,
-        mcp: ctx.snapshot.origin(&call.wire.name),
-    });
+    }));
     ctx.set_status(p::RunStatus::AwaitingApproval);
     let voided = async move {
         let either = |f: Option<BoxFuture<String>>| async move {

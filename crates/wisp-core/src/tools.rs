@@ -94,14 +94,37 @@ impl Snapshot {
             .and_then(|i| self.refs.get(i).cloned())
     }
 
-    /// Where the snapshot's tool `name` comes from, when it is not built in (the MCP server
-    /// it belongs to): the approval card names it.
-    pub(crate) fn origin(&self, name: &str) -> Option<wisp_protocol::McpToolOrigin> {
-        self.infos
+    /// The event asking the person to approve a call of the snapshot's tool `request.tool`,
+    /// naming where the tool comes from when it is not built in (the MCP server it belongs
+    /// to), so the card can say it.
+    pub(crate) fn approval_requested(&self, request: ApprovalRequest) -> wisp_protocol::EventKind {
+        let origin = self
+            .infos
             .iter()
-            .find(|t| t.name == name)
-            .and_then(|t| t.mcp.clone())
+            .find(|t| t.name == request.tool)
+            .and_then(|t| t.mcp.clone());
+        wisp_protocol::EventKind::ApprovalRequested {
+            call_id: request.call_id,
+            approval_id: request.approval_id,
+            tool: request.tool,
+            arguments: request.arguments,
+            canonical: request.canonical,
+            digest: request.digest,
+            mcp: origin,
+        }
     }
+}
+
+/// What an approval request says of its call, for [`Snapshot::approval_requested`].
+pub(crate) struct ApprovalRequest {
+    pub(crate) call_id: String,
+    pub(crate) approval_id: String,
+    pub(crate) tool: String,
+    /// The canonical arguments, as JSON.
+    pub(crate) arguments: Value,
+    /// The exact text the digest covers.
+    pub(crate) canonical: String,
+    pub(crate) digest: String,
 }
 
 /// The snapshot of a run: [`snapshot`]'s built-ins, then `extra` (the active MCP tools).
@@ -141,63 +164,58 @@ pub(crate) fn canonical(v: &Value) -> String {
 mod tests {
     use super::*;
 
+    /// The tools that change nothing a person would need to approve (DEC-01). Not a second
+    /// copy of the tool list: the exemptions from approval, written out so that a new tool
+    /// without an approval is a deliberate edit here, reviewed as the safety decision it is.
+    const NEEDS_NO_APPROVAL: [&str; 8] = [
+        "tool_introspect",
+        "files_list",
+        "files_read",
+        "files_search",
+        "list_preview_tabs",
+        "read_webpage",
+        "preview_tab_action",
+        "mcp_list_services",
+    ];
+
+    fn names(tools: &[ToolInfo]) -> Vec<&str> {
+        tools.iter().map(|t| t.name.as_str()).collect()
+    }
+
     #[test]
     fn sessions_without_a_root_get_no_file_tools() {
-        let names = |t: Vec<ToolInfo>| t.into_iter().map(|t| t.name).collect::<Vec<_>>();
-        assert_eq!(
-            names(snapshot(false)),
-            [
-                "tool_introspect",
-                "open_webpage",
-                "list_preview_tabs",
-                "read_webpage",
-                "preview_tab_action",
-                "mcp_list_services",
-                "mcp_register",
-                "mcp_install_npm",
-                "mcp_activate_service"
-            ]
-        );
-        assert_eq!(
-            names(snapshot(true)),
-            [
-                "tool_introspect",
-                "files_list",
-                "files_read",
-                "files_search",
-                "files_write",
-                "files_replace",
-                "files_mkdir",
-                "files_move",
-                "files_trash",
-                "open_webpage",
-                "list_preview_tabs",
-                "read_webpage",
-                "preview_tab_action",
-                "mcp_list_services",
-                "mcp_register",
-                "mcp_install_npm",
-                "mcp_activate_service"
-            ]
-        );
-        // Everything that changes files or MCP configs or shows a page waits for approval;
-        // nothing else does.
-        let changes = [
-            "open_webpage",
-            "files_write",
-            "files_replace",
-            "files_mkdir",
-            "files_move",
-            "files_trash",
-            "mcp_register",
-            "mcp_install_npm",
-            "mcp_activate_service",
-        ];
-        assert!(
-            snapshot(true)
-                .iter()
-                .all(|t| t.requires_approval == changes.contains(&t.name.as_str()))
-        );
+        let (bare, rooted) = (snapshot(false), snapshot(true));
+        let files: Vec<String> = files::tools().iter().map(|t| t.info().name).collect();
+        assert!(!files.is_empty());
+        // With a root: every tool, introspection first; without one: the same in the same
+        // order, less the file family (FILE-02, INTRO-08).
+        assert_eq!(rooted.first().map(|t| t.name.as_str()), Some("tool_introspect"));
+        let expected: Vec<&str> = names(&rooted)
+            .into_iter()
+            .filter(|n| !files.iter().any(|f| f == n))
+            .collect();
+        assert_eq!(names(&bare), expected);
+        assert!(bare.len() > 1 && bare.len() < rooted.len());
+        let mut unique = names(&rooted);
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), rooted.len(), "a tool name is used twice");
+    }
+
+    #[test]
+    fn every_tool_waits_for_approval_but_the_exempted_ones() {
+        let rooted = snapshot(true);
+        for name in NEEDS_NO_APPROVAL {
+            assert!(names(&rooted).contains(&name), "{name} is no longer a tool");
+        }
+        for t in &rooted {
+            assert_eq!(
+                t.requires_approval,
+                !NEEDS_NO_APPROVAL.contains(&t.name.as_str()),
+                "{}",
+                t.name
+            );
+        }
     }
 
     /// The run loop drives what `prepare` returns and knows no tool by name: a new family is
@@ -218,6 +236,7 @@ mod tests {
             );
         }
         let families = [
+            "mcp:",
             "files::",
             "web::",
             "install::",
