@@ -23,6 +23,7 @@ import { ProjectList } from "./features/projects/ProjectList";
 import { useProjects } from "./features/projects/useProjects";
 import { RenameSession } from "./features/sessions/RenameSession";
 import { SessionList } from "./features/sessions/SessionList";
+import { useNewSession } from "./features/sessions/useNewSession";
 import { useSessions } from "./features/sessions/useSessions";
 import { useSessionSearch } from "./features/sessions/useSessionSearch";
 import { UndoDelete } from "./features/sessions/UndoDelete";
@@ -126,28 +127,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
 
   const decide = useDecide(api, currentId, report);
 
-  // One session at a time: a message sent while "New session" is still being made, or made
-  // but not shown yet, goes to that session instead of making another.
-  const creating = useRef<Promise<string | null> | null>(null);
-  const madeId = useRef<string | null>(null);
-  if (creating.current && madeId.current === currentId) {
-    creating.current = null;
-    madeId.current = null;
-  }
-  const newSession = (): Promise<string | null> =>
-    (creating.current ??= (async () => {
-      try {
-        const s = await api.createSession(selectedProject ?? undefined);
-        await loadSessions();
-        madeId.current = s.id;
-        setCurrentId(s.id);
-        return s.id;
-      } catch (e) {
-        report(e);
-        creating.current = null;
-        return null;
-      }
-    })());
+  const newSession = useNewSession({ api, projectId: selectedProject, currentId, show: setCurrentId, loadSessions, report });
   const modelPick = useModelPick(api, current, loadSessions, report);
   const composer = useComposer({ api, sessionId: currentId, newSession, onMade: modelPick.applyTo, busy: !!activeRun, onStarted: refreshRun, report });
 
