@@ -27,7 +27,7 @@ const installArgs = {
   npm: "/usr/bin/npm",
   impact:
     "QA sample (in memory): the real card says that npm runs twice with install scripts disabled into the folder above and that a DISABLED config is saved. Here nothing runs.",
-  disclosure: "The npm registry does not certify that software is trustworthy (INST-10).",
+  disclosure: "The npm registry does not certify that software is trustworthy.",
 };
 
 const digest = (id: string) => `qa-sample-${id}-`.padEnd(64, "0");
