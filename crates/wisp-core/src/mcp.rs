@@ -490,12 +490,23 @@ impl McpHost {
             .ok_or_else(|| not_found(id))
     }
 
-    fn save_servers(&self, servers: &[Entry]) -> Result<(), CoreError> {
-        let configs: Vec<ServerConfig> = servers
+    /// The configured servers, as `mcp-servers.json` holds them.
+    fn configs(&self) -> Vec<ServerConfig> {
+        lock(&self.servers)
             .iter()
-            .map(|e| ServerConfig {
+            .map(|e| e.config.clone())
+            .collect()
+    }
+
+    /// Writes `configs` as the server list. Called under `edits` with no other lock held: the
+    /// file is written first and the live list changed after, so no lock is held across the
+    /// write and the list never holds a server the file lacks.
+    fn save_configs(&self, configs: Vec<ServerConfig>) -> Result<(), CoreError> {
+        let configs: Vec<ServerConfig> = configs
+            .into_iter()
+            .map(|c| ServerConfig {
                 enabled: false,
-                ..e.config.clone()
+                ..c
             })
             .collect();
         self.setup()?.store.save(&configs).map_err(mcp_error)
@@ -528,22 +539,9 @@ impl McpHost {
             .await?;
         }
         let id = config.id.clone();
-        let saved = {
-            let mut servers = lock(&self.servers);
-            servers.push(Entry {
-                config: config.clone(),
-                status: p::McpStatus::Disabled,
-                error: None,
-                epoch: 0,
-                connection: None,
-            });
-            let saved = self.save_servers(&servers);
-            if saved.is_err() {
-                servers.pop();
-            }
-            saved
-        };
-        if let Err(e) = saved {
+        let mut configs = self.configs();
+        configs.push(config.clone());
+        if let Err(e) = self.save_configs(configs) {
             let vars = config.env.clone();
             let _ = with_secrets(setup.secrets.clone(), move |s| {
                 delete_values(s, &config.id, &vars);
@@ -552,6 +550,13 @@ impl McpHost {
             .await;
             return Err(e);
         }
+        lock(&self.servers).push(Entry {
+            config,
+            status: p::McpStatus::Disabled,
+            error: None,
+            epoch: 0,
+            connection: None,
+        });
         self.server(&id)
     }
 
@@ -634,17 +639,18 @@ impl McpHost {
             })
             .await?;
         }
+        let mut configs = self.configs();
+        let Some(slot) = configs.iter_mut().find(|c| c.id == id) else {
+            return Err(not_found(id));
+        };
+        *slot = config.clone();
+        self.save_configs(configs)?;
         let mut servers = lock(&self.servers);
         let Some(entry) = servers.iter_mut().find(|e| e.config.id == id) else {
             return Err(not_found(id));
         };
         entry.config = config;
-        self.save_servers(&servers)?;
-        servers
-            .iter()
-            .find(|e| e.config.id == id)
-            .map(wire)
-            .ok_or_else(|| not_found(id))
+        Ok(wire(entry))
     }
 
     /// `DELETE /api/mcp/servers/{id}`: stops it and removes its stored secrets (MCP-21).
@@ -655,18 +661,13 @@ impl McpHost {
             return Err(not_found(id));
         }
         self.stop_server(id, runs).await;
-        let removed = {
-            let mut servers = lock(&self.servers);
-            let Some(i) = servers.iter().position(|e| e.config.id == id) else {
-                return Err(not_found(id));
-            };
-            let entry = servers.remove(i);
-            if let Err(e) = self.save_servers(&servers) {
-                servers.insert(i, entry);
-                return Err(e);
-            }
-            entry.config
+        let mut configs = self.configs();
+        let Some(i) = configs.iter().position(|c| c.id == id) else {
+            return Err(not_found(id));
         };
+        let removed = configs.remove(i);
+        self.save_configs(configs)?;
+        lock(&self.servers).retain(|e| e.config.id != id);
         with_secrets(setup.secrets.clone(), move |s| {
             delete_values(s, &removed.id, &removed.env);
             Ok(())
