@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use wisp_core::{Host, HostConfig};
 use wisp_protocol::Mode;
 
-use crate::e2e::{TOKEN, Wisp};
+use crate::e2e::{TOKEN, Wisp, serve_api};
 
 /// Asserts the one error shape: JSON with exactly `error` (the given kind) and `message`.
 fn assert_error(status: u16, body: &Value, want_status: u16, want_kind: &str) {
@@ -726,21 +726,15 @@ async fn bounded(
         HostConfig::new(Mode::Simulation),
     )
     .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let app = wisp_server::app(
-        host.clone(),
-        wisp_server::ApiConfig {
-            token: TOKEN.into(),
-            port,
-        },
-    );
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let shutdown = async move {
-        let _ = stopped.await;
-        host.begin_shutdown();
+    let shutdown = {
+        let host = host.clone();
+        async move {
+            let _ = stopped.await;
+            host.begin_shutdown();
+        }
     };
-    let served = tokio::spawn(wisp_server::serve_with(listener, app, shutdown, config));
+    let (port, served) = serve_api(&host, shutdown, config).await;
     (port, stop, served)
 }
 

@@ -278,6 +278,22 @@ impl Served {
         (status, resp.json().await.unwrap_or(serde_json::Value::Null))
     }
 
+    /// The session's event stream from its first event, as the UI's stream gets it; on a
+    /// client of its own with no overall timeout, so it stays open as long as the test reads.
+    pub(crate) async fn events(&self, session: &str) -> reqwest::Response {
+        let r = reqwest::Client::new()
+            .get(format!(
+                "http://127.0.0.1:{}/api/sessions/{session}/events?after=0",
+                self.port
+            ))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        r
+    }
+
     pub(crate) async fn wait(&self, run: &str, until: &str) -> serde_json::Value {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
         loop {

@@ -11,6 +11,37 @@ use wisp_sim::{REASONING_CANARY, SimConfig, SimServer};
 
 pub(crate) const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
 
+/// Serves `host`'s API with the tests' token on a free loopback port until `shutdown` ends,
+/// by `config`: the port, and the server's task.
+pub(crate) async fn serve_api(
+    host: &Host,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    config: wisp_server::ServeConfig,
+) -> (u16, tokio::task::JoinHandle<std::io::Result<()>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let app = wisp_server::app(
+        host.clone(),
+        wisp_server::ApiConfig {
+            token: TOKEN.into(),
+            port,
+        },
+    );
+    let served = tokio::spawn(wisp_server::serve_with(listener, app, shutdown, config));
+    (port, served)
+}
+
+/// [`serve_api`] for good, with the default limits: the port.
+pub(crate) async fn serve(host: &Host) -> u16 {
+    serve_api(
+        host,
+        std::future::pending(),
+        wisp_server::ServeConfig::default(),
+    )
+    .await
+    .0
+}
+
 /// A running Host on a temp project, with its simulator.
 pub struct Wisp {
     pub base: String,
@@ -56,16 +87,7 @@ impl Wisp {
             )
             .unwrap();
         host.set_default_project(&p.id);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let app = wisp_server::app(
-            host.clone(),
-            wisp_server::ApiConfig {
-                token: TOKEN.into(),
-                port,
-            },
-        );
-        tokio::spawn(wisp_server::serve(listener, app, std::future::pending()));
+        let port = serve(&host).await;
         Self {
             base: format!("http://127.0.0.1:{port}"),
             port,
@@ -130,6 +152,15 @@ impl Wisp {
             )
             .await;
         v["runId"].as_str().unwrap().to_owned()
+    }
+
+    /// Cancels `run`; the API accepts (202).
+    pub async fn cancel(&self, run: &str) {
+        assert_eq!(
+            self.status("POST", &format!("/api/runs/{run}/cancel"), None)
+                .await,
+            202
+        );
     }
 
     pub async fn get_run(&self, run: &str) -> Value {
@@ -213,6 +244,20 @@ impl Wisp {
         }
     }
 
+    /// The session's event stream from after its event numbered `after`, on a client of its
+    /// own with no overall timeout: a stream is read for as long as the test reads.
+    pub async fn events(&self, session: &str, after: impl std::fmt::Display) -> reqwest::Response {
+        reqwest::Client::new()
+            .get(format!(
+                "{}/api/sessions/{session}/events?after={after}",
+                self.base
+            ))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .unwrap()
+    }
+
     /// Everything the event stream replays for a session, as raw SSE text: read until the
     /// event numbered the session's `lastEventSeq` (not until a silence, which a busy machine
     /// can fake), and that last event must end a run.
@@ -223,16 +268,7 @@ impl Wisp {
             .as_u64()
             .unwrap();
         assert!(last > 0, "session {session} has no events");
-        let mut resp = self
-            .http
-            .get(format!(
-                "{}/api/sessions/{session}/events?after=0",
-                self.base
-            ))
-            .bearer_auth(TOKEN)
-            .send()
-            .await
-            .unwrap();
+        let mut resp = self.events(session, 0).await;
         assert_eq!(resp.headers()["content-type"], "text/event-stream");
         let mut text = String::new();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
@@ -279,6 +315,32 @@ pub fn sse_events(text: &str) -> Vec<(Option<u64>, Value)> {
         .collect()
 }
 
+/// The `type` of every stored event of a session.
+pub fn event_types(w: &Wisp, session: &str) -> Vec<String> {
+    w.host
+        .events_after(session, 0, 10_000)
+        .unwrap()
+        .iter()
+        .map(|e| {
+            serde_json::to_value(e).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The role of each of a chat request's `messages`, in order.
+pub fn roles(messages: &Value) -> Vec<&str> {
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect()
+}
+
+/// Every tool call of a run, in order.
 pub fn calls(run: &Value) -> Vec<Value> {
     run["steps"]
         .as_array()
@@ -395,11 +457,7 @@ async fn cancel_while_streaming_ends_the_run_and_is_not_fed_to_the_model() {
         assert!(tokio::time::Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert_eq!(
-        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
-            .await,
-        202
-    );
+    w.cancel(&run).await;
     let r = w.finished(&run).await;
     assert_eq!(r["status"], "cancelled");
     // The stream was closed, and no further model request reported the cancel.
@@ -423,11 +481,7 @@ async fn cancel_while_awaiting_approval_voids_it_and_writes_nothing() {
     let run = w.run(&s, "[demo:write] please").await;
     let r = w.wait(&run, &["awaiting_approval"]).await;
     let [(id, digest)] = Wisp::pending(&r).try_into().unwrap();
-    assert_eq!(
-        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
-            .await,
-        202
-    );
+    w.cancel(&run).await;
     let r = w.finished(&run).await;
     assert_eq!(r["status"], "cancelled");
     assert_eq!(statuses(&r), ["cancelled"]);
@@ -470,16 +524,7 @@ async fn a_500_then_success_retries_the_request_without_a_second_write() {
     assert_eq!(tool_messages, 1);
     assert_eq!(calls(&r).len(), 1);
     assert!(r["steps"].as_array().unwrap().len() == 2);
-    let events = w.host.events_after(&s, 0, 1000).unwrap();
-    let kinds: Vec<String> = events
-        .iter()
-        .map(|e| {
-            serde_json::to_value(e).unwrap()["type"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect();
+    let kinds = event_types(&w, &s);
     assert_eq!(kinds.iter().filter(|k| *k == "model_retry").count(), 2);
     assert_eq!(
         kinds.iter().filter(|k| *k == "approval_requested").count(),
@@ -502,13 +547,7 @@ async fn a_model_error_that_stays_fails_the_run_with_words_a_person_can_act_on()
     let r = w.finished(&w.run(&s, "hello again").await).await;
     assert_eq!(r["status"], "completed");
     let sent = &w.sim.chat_requests()[1].body["messages"];
-    let roles: Vec<&str> = sent
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    assert_eq!(roles(sent), ["system", "user", "assistant", "user"]);
     assert_eq!(sent[1]["content"], "hi [fault:402]");
     assert!(sent[2]["content"].as_str().unwrap().contains("No answer"));
     assert_eq!(sent[3]["content"], "hello again");
@@ -944,12 +983,7 @@ async fn events_replay_from_any_point_with_sequence_ids() {
         .collect();
     assert!(ids.len() >= 4, "{all}");
     assert_eq!(ids, (1..=ids.len() as u64).collect::<Vec<_>>());
-    let mut resp = reqwest::Client::new()
-        .get(format!("{}/api/sessions/{s}/events?after=2", w.base))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let mut resp = w.events(&s, 2).await;
     let chunk = tokio::time::timeout(Duration::from_secs(2), resp.chunk())
         .await
         .unwrap()
@@ -1191,15 +1225,7 @@ async fn deltas_stream_text_but_never_reasoning() {
     let w = Wisp::start().await;
     let s = w.session().await;
     let session = w.ok("GET", &format!("/api/sessions/{s}"), None).await;
-    let mut resp = reqwest::Client::new()
-        .get(format!(
-            "{}/api/sessions/{s}/events?after={}",
-            w.base, session["lastEventSeq"]
-        ))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let mut resp = w.events(&s, &session["lastEventSeq"]).await;
     let run = w.run(&s, "hello").await;
     let mut text = String::new();
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);

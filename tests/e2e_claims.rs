@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use wisp_sim::Outcome;
 use wisp_sim::scenario::DEMO_WRITE_CONTENT;
 
-use crate::e2e::{TOKEN, Wisp, calls, sse_events, statuses};
+use crate::e2e::{Wisp, calls, event_types, roles, sse_events, statuses};
 
 /// Polls `done` every 10 ms; fails after a generous deadline (proves "does not hang" only).
 async fn until(what: &str, mut done: impl FnMut() -> bool) {
@@ -20,29 +20,6 @@ async fn until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(tokio::time::Instant::now() < deadline, "timed out: {what}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-}
-
-async fn cancel(w: &Wisp, run: &str) {
-    assert_eq!(
-        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
-            .await,
-        202
-    );
-}
-
-/// The `type` of every stored event of a session.
-fn event_types(w: &Wisp, session: &str) -> Vec<String> {
-    w.host
-        .events_after(session, 0, 10_000)
-        .unwrap()
-        .iter()
-        .map(|e| {
-            serde_json::to_value(e).unwrap()["type"]
-                .as_str()
-                .unwrap()
-                .to_owned()
-        })
-        .collect()
 }
 
 /// Canonical JSON as the test understands it: object keys sorted, no spaces. Written here, not
@@ -84,7 +61,7 @@ async fn cancel_before_the_first_byte_ends_the_run() {
         w.sim.chat_requests().first().map(|r| r.outcome) == Some(Outcome::Holding)
     })
     .await;
-    cancel(&w, &run).await;
+    w.cancel(&run).await;
     // The simulator would answer only after its 30 s stall limit; `finished` gives up at 20 s.
     let r = w.finished(&run).await;
     assert_eq!(r["status"], "cancelled", "{r}");
@@ -109,7 +86,7 @@ async fn cancel_during_a_retry_backoff_ends_the_run_without_retrying() {
         event_types(&w, &s).contains(&"model_retry".to_owned())
     })
     .await;
-    cancel(&w, &run).await;
+    w.cancel(&run).await;
     let r = w.finished(&run).await;
     assert_eq!(r["status"], "cancelled", "{r}");
     assert!(r["error"].is_null(), "{r}");
@@ -135,7 +112,7 @@ async fn cancel_between_the_calls_of_a_step_runs_nothing_more() {
     let c = calls(&r);
     assert_eq!(c.len(), 2, "{r}");
     assert_eq!(c[0]["status"], "succeeded", "the read ran first: {r}");
-    cancel(&w, &run).await;
+    w.cancel(&run).await;
     let r = w.finished(&run).await;
     assert_eq!(r["status"], "cancelled", "{r}");
     let c = calls(&r);
@@ -209,14 +186,8 @@ async fn an_approval_racing_a_cancel_is_stored_approved_and_never_executed() {
     let next = w.run(&s, "hello again").await;
     assert_eq!(w.finished(&next).await["status"], "completed");
     let sent = w.sim.chat_requests()[8].body["messages"].clone();
-    let roles: Vec<&str> = sent
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        roles,
+        roles(&sent),
         ["system", "user", "assistant", "tool", "user"],
         "{sent}"
     );
@@ -383,12 +354,7 @@ async fn an_open_stream_carries_only_its_own_sessions_events() {
     let w = Wisp::start().await;
     let a = w.session().await;
     let b = w.session().await;
-    let mut resp = reqwest::Client::new()
-        .get(format!("{}/api/sessions/{a}/events?after=0", w.base))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let mut resp = w.events(&a, 0).await;
     let run_b = w.run(&b, "[demo:multi] look").await;
     assert_eq!(w.finished(&run_b).await["status"], "completed");
     let run_a = w.run(&a, "hello").await;
@@ -635,12 +601,7 @@ async fn a_lagging_subscriber_rereads_and_misses_nothing() {
     let w = Wisp::start_with(|c| c.event_buffer = 1).await;
     std::fs::write(w.file("README.md"), "readme").unwrap();
     let s = w.session().await;
-    let mut resp = reqwest::Client::new()
-        .get(format!("{}/api/sessions/{s}/events?after=0", w.base))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let mut resp = w.events(&s, 0).await;
     let run = w.run(&s, "[demo:multi] look").await;
     assert_eq!(w.finished(&run).await["status"], "completed");
     let stored: Vec<Value> = w

@@ -5,24 +5,16 @@
 //! "At once" is checked with generous deadlines (a few seconds on a busy machine): on the old
 //! code these calls never answered at all.
 
-use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
+use wisp_test_support::mkfifo;
 
 use crate::cli::Served;
 use crate::e2e::{Wisp, calls};
 
 /// A call that used to hang must answer within this.
 const ANSWERS_WITHIN: Duration = Duration::from_secs(3);
-
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
 
 async fn within<T>(what: &str, f: impl std::future::Future<Output = T>) -> T {
     tokio::time::timeout(ANSWERS_WITHIN, f)

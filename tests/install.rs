@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::cli::{Served, TOKEN, dirs, serve_command};
+use crate::e2e::calls;
 use crate::support::events_until;
 
 /// How long an install's event stream may take: npm runs.
@@ -44,16 +45,6 @@ async fn wait_long(served: &Served, run: &str, until: &str) -> Value {
         assert!(tokio::time::Instant::now() < deadline, "{r}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-/// Every tool call of a run, in order.
-fn calls(run: &Value) -> Vec<Value> {
-    run["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|s| s["toolCalls"].as_array().unwrap().clone())
-        .collect()
 }
 
 /// Waits until `run` asks to approve a call of `tool`: its approval.
@@ -653,21 +644,6 @@ async fn inst_04_register_refuses_shells_and_saves_only_a_disabled_config() {
     );
 }
 
-/// A session's event stream from its first event, as the UI's stream gets it.
-async fn event_stream(served: &Served, session: &str) -> reqwest::Response {
-    let r = reqwest::Client::new()
-        .get(format!(
-            "http://127.0.0.1:{}/api/sessions/{session}/events?after=0",
-            served.port
-        ))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    r
-}
-
 /// npm's output is shown to the person (capped), progress included: while the
 /// approved install runs, the session's stream carries live `tool_output` events of that call —
 /// each step as it begins and npm's own output lines — and another session's stream gets none.
@@ -688,8 +664,8 @@ async fn inst_npm_steps_and_output_stream_live_to_the_installing_session_only() 
         .to_owned();
     let (_, other) = served.call("POST", "/api/sessions", Some(json!({}))).await;
     let other = other["id"].as_str().unwrap().to_owned();
-    let mut mine = event_stream(&served, &sid).await;
-    let mut theirs = event_stream(&served, &other).await;
+    let mut mine = served.events(&sid).await;
+    let mut theirs = served.events(&other).await;
     approve(&served, &approval).await;
 
     // Everything the stream said until the install call ended (stored events included).

@@ -9,16 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::e2e::{TOKEN, Wisp};
-use wisp_test_support::{html, raw_site};
-
-/// A loopback site with fixed pages.
-async fn site(pages: Vec<(&'static str, String)>) -> String {
-    let replies = pages
-        .into_iter()
-        .map(|(path, body)| (path, html(&body)))
-        .collect();
-    format!("http://127.0.0.1:{}", raw_site(replies).await)
-}
+use wisp_test_support::{eventually, group_members, processes, site};
 
 fn solid(colour: &str) -> String {
     format!(
@@ -83,25 +74,26 @@ async fn open(w: &Wisp, session: &str, body: Value) -> String {
 }
 
 async fn loaded(w: &Wisp, session: &str) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let tabs = w
-            .ok("GET", &format!("/api/sessions/{session}/tabs"), None)
-            .await;
-        let tabs = tabs.as_array().unwrap();
-        if tabs
-            .iter()
-            .filter(|t| t["kind"] == "web")
-            .all(|t| t["loadState"] == "loaded")
-        {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "not loaded: {tabs:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(30),
+        Duration::from_millis(50),
+        move || async move {
+            let tabs = w
+                .ok("GET", &format!("/api/sessions/{session}/tabs"), None)
+                .await;
+            let tabs = tabs.as_array().unwrap();
+            if tabs
+                .iter()
+                .filter(|t| t["kind"] == "web")
+                .all(|t| t["loadState"] == "loaded")
+            {
+                Ok(())
+            } else {
+                Err(format!("not loaded: {tabs:?}"))
+            }
+        },
+    )
+    .await;
 }
 
 /// UI-07: each native tab's `/screen` is a JPEG of its own page, never cached; `/front`
@@ -109,11 +101,7 @@ async fn loaded(w: &Wisp, session: &str) {
 /// unknown tab is 404 on both, a malformed ID 400.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn screen_and_front_of_native_tabs_over_the_api() {
-    let base = site(vec![
-        ("/red", solid("#ff0000")),
-        ("/blue", solid("#0000ff")),
-    ])
-    .await;
+    let base = site(&[("/red", &solid("#ff0000")), ("/blue", &solid("#0000ff"))]).await;
     let w = Wisp::start().await;
     let profile = tempfile::tempdir().unwrap();
     w.host.set_preview(headless_preview(profile.path()));
@@ -238,33 +226,13 @@ async fn web_only_tabs_have_no_live_view_and_no_front() {
     );
 }
 
-/// `(pid, ppid, pgrp)` of every live (not zombie) process.
-fn processes() -> Vec<(u32, u32, u32)> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // After the command name (which may hold spaces): state, ppid, pgrp.
-        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-        let f: Vec<&str> = rest.split_whitespace().collect();
-        if f.len() > 2 && f[0] != "Z" {
-            found.push((pid, f[1].parse().unwrap_or(0), f[2].parse().unwrap_or(0)));
-        }
-    }
-    found
-}
-
 /// Starts `wisp serve --simulate` and opens a page of a loopback site in a web tab; answers the
 /// Host and the processes of its browser's process group.
 async fn serve_with_a_page(
     data: &std::path::Path,
     project: &std::path::Path,
 ) -> (crate::cli::Served, Vec<u32>) {
-    let base = site(vec![("/red", solid("#ff0000"))]).await;
+    let base = site(&[("/red", &solid("#ff0000"))]).await;
     let served = crate::cli::Served::start(data, project, &["--simulate"]);
     let (_, session) = served.call("POST", "/api/sessions", Some(json!({}))).await;
     let session = session["id"].as_str().unwrap().to_owned();
@@ -285,11 +253,7 @@ async fn serve_with_a_page(
         .expect("the Host started its browser in a process group of its own");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     let members = loop {
-        let members: Vec<u32> = processes()
-            .into_iter()
-            .filter(|&(_, _, pgrp)| pgrp == browser)
-            .map(|(pid, _, _)| pid)
-            .collect();
+        let members = group_members(browser);
         // The page is loaded, so its renderer runs beside the browser and its helpers.
         let (_, tabs) = served
             .call("GET", &format!("/api/sessions/{session}/tabs"), None)

@@ -10,8 +10,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wisp_sim::{SimConfig, SimServer};
 
-use crate::cli::{Served, TOKEN, dirs};
+use crate::cli::{Served, dirs};
 use crate::support::events_until;
+use wisp_test_support::group_members;
 
 /// Canary values: none may appear anywhere but in the server's own process.
 const CANARY_KEYRING: &str = "sk-canary-keyring-5b1d93e07a";
@@ -138,18 +139,7 @@ async fn approve_and_finish(served: &Served, seen: &mut Seen, run: &str, r: &Val
 
 /// Everything the session's event log holds, as the API serves it (SSE, read until it pauses).
 async fn events_text(served: &Served, session: &str) -> String {
-    let resp = served
-        .http
-        .get(format!(
-            "http://127.0.0.1:{}/api/sessions/{session}/events?after=0",
-            served.port
-        ))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let mut resp = resp;
+    let mut resp = served.events(session).await;
     let mut text = String::new();
     while let Ok(Ok(Some(chunk))) =
         tokio::time::timeout(Duration::from_millis(800), resp.chunk()).await
@@ -659,11 +649,7 @@ async fn an_import_of_a_device_or_a_fifo_is_refused_and_the_host_keeps_answering
     let (tmp, data, project) = dirs();
     let home = tmp.path().join("home");
     std::fs::create_dir_all(home.join(".cursor")).unwrap();
-    let status = std::process::Command::new("mkfifo")
-        .arg(home.join(".cursor/mcp.json"))
-        .status()
-        .unwrap();
-    assert!(status.success());
+    wisp_test_support::mkfifo(&home.join(".cursor/mcp.json"));
     std::fs::create_dir_all(project.join(".vscode")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", project.join(".vscode/mcp.json")).unwrap();
     let served = serve_at_home(&sim, &data, &project, &home);
@@ -811,7 +797,7 @@ async fn approve_until(
 }
 
 /// The content of the last tool message the model was sent.
-fn model_saw_tool_result(sim: &SimServer) -> String {
+pub(crate) fn model_saw_tool_result(sim: &SimServer) -> String {
     let requests = sim.chat_requests();
     let last = &requests.last().unwrap().body;
     last["messages"]
@@ -844,7 +830,7 @@ fn model_saw_failure(sim: &SimServer) -> String {
 }
 
 /// The pid a test server wrote with `--pidfile` (waits for it generously).
-async fn read_pid(pidfile: &Path) -> i32 {
+async fn read_pid<T: std::str::FromStr>(pidfile: &Path) -> T {
     for _ in 0..200 {
         if let Ok(s) = std::fs::read_to_string(pidfile)
             && let Ok(pid) = s.trim().parse()
@@ -856,30 +842,8 @@ async fn read_pid(pidfile: &Path) -> i32 {
     panic!("no pid in {}", pidfile.display())
 }
 
-/// The live (not zombie) processes of process group `pgid`, from /proc.
-fn group_members(pgid: i32) -> Vec<i32> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // After the `(comm)` field: state, ppid, pgrp.
-        let Some(rest) = stat.rsplit_once(')').map(|(_, r)| r) else {
-            continue;
-        };
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str()) {
-            out.push(pid);
-        }
-    }
-    out
-}
-
 /// Waits (generously) until process group `pgid` has no live member.
-async fn group_gone(pgid: i32) -> bool {
+async fn group_gone(pgid: u32) -> bool {
     for _ in 0..400 {
         if group_members(pgid).is_empty() {
             return true;
@@ -917,7 +881,7 @@ async fn a_server_exiting_while_its_approval_waits_voids_the_approval() {
         json!([]),
     )
     .await;
-    let pid = read_pid(&pidfile).await;
+    let pid: u32 = read_pid(&pidfile).await;
     let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
     let killed = std::process::Command::new("kill")
         .args(["-KILL", &pid.to_string()])
@@ -1032,7 +996,7 @@ async fn disabling_a_server_during_its_call_cancels_the_run_and_ends_its_group()
         json!([]),
     )
     .await;
-    let pgid = read_pid(&pidfile).await;
+    let pgid: u32 = read_pid(&pidfile).await;
     assert!(!group_members(pgid).is_empty(), "the server runs");
     let (run, r) = mcp_run_awaiting_approval(&served, &mut seen).await;
     approve_until(&served, &mut seen, &run, &r, "running").await;
@@ -1247,7 +1211,7 @@ async fn an_active_server_is_disabled_after_a_restart_and_not_started() {
         json!([]),
     )
     .await;
-    let pgid = read_pid(&pidfile).await;
+    let pgid: u32 = read_pid(&pidfile).await;
     drop(served);
     // The killed Host's server sees its stdin close and ends.
     assert!(group_gone(pgid).await, "{:?}", group_members(pgid));
@@ -1623,17 +1587,7 @@ async fn progress_reports_stream_live_under_the_call() {
         .as_str()
         .unwrap()
         .to_owned();
-    let mut stream = served
-        .http
-        .get(format!(
-            "http://127.0.0.1:{}/api/sessions/{}/events?after=0",
-            served.port,
-            r["sessionId"].as_str().unwrap()
-        ))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let mut stream = served.events(r["sessionId"].as_str().unwrap()).await;
     let a = &r["steps"][0]["toolCalls"][0]["approval"];
     assert_eq!(
         served

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use wisp_sim::{SimConfig, SimServer};
 
 use crate::cli::{Served, dirs};
-use crate::mcp::live_serve_command;
+use crate::mcp::{live_serve_command, model_saw_tool_result};
 
 /// The result cap of a tool result handed to the model, in characters.
 const CAP: usize = wisp_mcp::limits::MAX_RESULT_CHARS;
@@ -323,17 +323,7 @@ impl Hosted {
         };
         assert_eq!(done["status"], "completed", "{}: {done}", self.label);
         let call = &done["steps"][0]["toolCalls"][0];
-        let requests = self.sim.chat_requests();
-        let last = &requests.last().unwrap().body;
-        let told = last["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .rfind(|m| m["role"] == "tool")
-            .unwrap_or_else(|| panic!("no tool message in {last}"))["content"]
-            .as_str()
-            .unwrap()
-            .to_owned();
+        let told = model_saw_tool_result(&self.sim);
         let model_saw = serde_json::from_str(&told)
             .unwrap_or_else(|e| panic!("{}: the model got no JSON ({e}): {told}", self.label));
         Called {

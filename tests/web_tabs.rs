@@ -12,7 +12,7 @@ use wisp_protocol as p;
 
 use crate::e2e::{TOKEN, Wisp, calls, statuses};
 
-use wisp_test_support::{html, raw_site, site};
+use wisp_test_support::{attachment, html, raw_site, redirect, site};
 
 async fn tabs(w: &Wisp, session: &str) -> Vec<Value> {
     w.ok("GET", &format!("/api/sessions/{session}/tabs"), None)
@@ -249,30 +249,16 @@ async fn web_only_lists_tabs_and_reading_is_unsupported() {
 
 /// The next dialog the Host shows the person (within 20 s).
 pub(crate) async fn next_dialog(live: &mut tokio::sync::broadcast::Receiver<p::Live>) -> p::Dialog {
-    let wait = async {
-        loop {
-            if let Ok(p::Live::Tabs(p::TabLive::Dialog(d))) = live.recv().await {
-                return d;
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(20), wait)
-        .await
-        .expect("a dialog within 20 s")
+    wisp_test_support::next_taken(live, Duration::from_secs(20), |m| match m {
+        p::Live::Tabs(p::TabLive::Dialog(d)) => Some(d),
+        _ => None,
+    })
+    .await
 }
 
 /// A session's live events from now on (no replay), as the UI's stream gets them.
 async fn live_stream(w: &Wisp, session: &str) -> reqwest::Response {
-    let r = reqwest::Client::new()
-        .get(format!(
-            "{}/api/sessions/{session}/events?after={}",
-            w.base,
-            i64::MAX
-        ))
-        .bearer_auth(TOKEN)
-        .send()
-        .await
-        .unwrap();
+    let r = w.events(session, i64::MAX).await;
     assert_eq!(r.status(), 200);
     r
 }
@@ -507,16 +493,7 @@ async fn a_restart_opens_nothing_and_old_tickets_name_nothing() {
     )
     .unwrap();
     host.set_preview(wisp_core::PreviewBackend::WebOnly("restarted".into()));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let app = wisp_server::app(
-        host.clone(),
-        wisp_server::ApiConfig {
-            token: TOKEN.into(),
-            port,
-        },
-    );
-    tokio::spawn(wisp_server::serve(listener, app, std::future::pending()));
+    let port = crate::e2e::serve(&host).await;
     let http = reqwest::Client::new();
     let base = format!("http://127.0.0.1:{port}");
     let claim = http
@@ -1034,13 +1011,8 @@ async fn an_approved_page_that_moves_itself_is_not_read_and_saves_nothing() {
     )])
     .await;
     let secret = format!("http://127.0.0.1:{local}/secret");
-    let download = "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n\
-        Content-Disposition: attachment; filename=\"evil.sh\"\r\nContent-Length: 7\r\n\r\necho hi";
     let site = raw_site(vec![
-        (
-            "/redirect",
-            format!("HTTP/1.0 302 Found\r\nLocation: {secret}\r\nContent-Length: 0\r\n\r\n"),
-        ),
+        ("/redirect", redirect(&secret)),
         (
             "/refresh",
             html(&format!(
@@ -1060,7 +1032,7 @@ async fn an_approved_page_that_moves_itself_is_not_read_and_saves_nothing() {
                  <script>setTimeout(() => document.getElementById('a').click(), 200)</script>",
             ),
         ),
-        ("/evil.sh", download.to_owned()),
+        ("/evil.sh", attachment("evil.sh", "echo hi")),
     ])
     .await;
     let public = |path: &str| format!("http://{PUBLIC_NAME}:{site}{path}");

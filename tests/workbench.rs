@@ -45,11 +45,7 @@ async fn a_stop_after_text_streamed_keeps_it_as_a_partial_answer_the_next_reques
     let mut live = w.host.subscribe();
     let run = w.run(&s, "tell me a story [fault:slow]").await;
     until_text_streamed(&mut live, &run).await;
-    assert_eq!(
-        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
-            .await,
-        202
-    );
+    w.cancel(&run).await;
     let r = w.finished(&run).await;
     assert_eq!(r["status"], "cancelled");
     let steps = r["steps"].as_array().unwrap();
@@ -112,11 +108,7 @@ async fn retry_is_the_same_message_as_a_new_run_and_never_re_executes_an_old_too
     let first = w.run(&s, text).await;
     let r = w.wait(&first, &["awaiting_approval"]).await;
     let (old_approval, old_digest) = Wisp::pending(&r).remove(0);
-    assert_eq!(
-        w.status("POST", &format!("/api/runs/{first}/cancel"), None)
-            .await,
-        202
-    );
+    w.cancel(&first).await;
     assert_eq!(w.finished(&first).await["status"], "cancelled");
 
     // Retry: the same text as a new run.
@@ -227,11 +219,7 @@ async fn a_session_without_a_folder_can_get_one_later_once_and_then_has_file_too
     let run = w.run("s_loose", "[demo:write] please").await;
     let r = w.wait(&run, &["awaiting_approval"]).await;
     assert_eq!(calls(&r)[0]["tool"], "files_write");
-    assert_eq!(
-        w.status("POST", &format!("/api/runs/{run}/cancel"), None)
-            .await,
-        202
-    );
+    w.cancel(&run).await;
     w.finished(&run).await;
     // A folder, once set, never changes.
     let (status, body) = w

@@ -40,6 +40,8 @@ mod run;
 mod runs;
 mod settings;
 mod tabs;
+#[cfg(test)]
+mod test_support;
 mod tool;
 pub mod tools;
 

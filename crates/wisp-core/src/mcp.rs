@@ -965,14 +965,12 @@ fn scan_imports(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Host, HostConfig};
+    use crate::Host;
 
     fn host(
         keyring: Result<wisp_secrets::Keyring, SecretError>,
     ) -> (tempfile::TempDir, Host, Arc<Secrets>) {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-        let host = Host::start(store, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+        let (tmp, host) = crate::test_support::host();
         let secrets = Arc::new(Secrets::new(keyring));
         host.configure_mcp(tmp.path(), secrets.clone()).unwrap();
         (tmp, host, secrets)
@@ -1005,9 +1003,7 @@ mod tests {
     /// ones; the first variable kept there does.
     #[tokio::test]
     async fn mcp_18_the_os_store_is_opened_only_for_a_variable_kept_there() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-        let host = Host::start(store, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+        let (tmp, host) = crate::test_support::host();
         let secrets = Arc::new(Secrets::lazy(|| Ok(wisp_secrets::Keyring::mock())));
         host.configure_mcp(tmp.path(), secrets.clone()).unwrap();
         let session = |v| Some(vec![("K", v, p::McpStorageChoice::Session)]);

@@ -1000,8 +1000,7 @@ mod tests {
     /// A Host on the database at `db` whose model is under Settings, its OS secret store
     /// `keyring`, opened only when needed.
     fn host_on(db: &std::path::Path, keyring: wisp_secrets::Keyring) -> (Host, Arc<Secrets>) {
-        let store = wisp_store::Store::open(db).unwrap();
-        let host = Host::start(store, None, crate::HostConfig::new(p::Mode::Simulation)).unwrap();
+        let host = crate::test_support::host_on(wisp_store::Store::open(db).unwrap());
         let secrets = Arc::new(Secrets::lazy(move || Ok(keyring.clone())));
         let setup = ModelSetup {
             simulator: None,
@@ -1229,8 +1228,7 @@ mod tests {
     /// what the model a run takes next carries.
     #[tokio::test]
     async fn a_checks_outcome_is_the_problem_health_reports_and_the_next_run_takes() {
-        let store = wisp_store::Store::open_in_memory().unwrap();
-        let host = Host::start(store, None, crate::HostConfig::new(p::Mode::Simulation)).unwrap();
+        let host = crate::test_support::host_on(wisp_store::Store::open_in_memory().unwrap());
         assert!(host.health().problem.is_none());
         let outcome = host.test_connection().await;
         let found = outcome.problem.expect("a Host with no model has a problem");

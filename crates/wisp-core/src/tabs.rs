@@ -1596,16 +1596,11 @@ mod tests {
 
     /// The next dialog announced on the stream (20 s at most).
     pub(crate) async fn next_dialog(live: &mut broadcast::Receiver<p::Live>) -> p::Dialog {
-        let wait = async {
-            loop {
-                if let Ok(p::Live::Tabs(p::TabLive::Dialog(d))) = live.recv().await {
-                    return d;
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(20), wait)
-            .await
-            .unwrap()
+        wisp_test_support::next_taken(live, Duration::from_secs(20), |m| match m {
+            p::Live::Tabs(p::TabLive::Dialog(d)) => Some(d),
+            _ => None,
+        })
+        .await
     }
 
     /// A dialog is pending (what a stream that connects is told again) until the person

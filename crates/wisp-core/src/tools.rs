@@ -189,7 +189,10 @@ mod tests {
         assert!(!files.is_empty());
         // With a root: every tool, introspection first; without one: the same in the same
         // order, less the file family (FILE-02, INTRO-08).
-        assert_eq!(rooted.first().map(|t| t.name.as_str()), Some("tool_introspect"));
+        assert_eq!(
+            rooted.first().map(|t| t.name.as_str()),
+            Some("tool_introspect")
+        );
         let expected: Vec<&str> = names(&rooted)
             .into_iter()
             .filter(|n| !files.iter().any(|f| f == n))

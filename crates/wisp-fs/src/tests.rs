@@ -2,6 +2,8 @@
 
 use std::os::unix::fs::symlink;
 
+use wisp_test_support::mkfifo;
+
 use super::*;
 
 /// A project folder and a folder beside it that no sandbox operation may reach; shared by the
@@ -13,7 +15,8 @@ pub(crate) struct Fixture {
     pub(crate) sandbox: Sandbox,
 }
 
-fn fixture() -> Fixture {
+/// [`Fixture`] whose `outside/secret.txt` holds `secret`.
+pub(crate) fn fixture() -> Fixture {
     fixture_with_outside(Some("secret"))
 }
 
@@ -34,6 +37,13 @@ pub(crate) fn fixture_with_outside(text: Option<&str>) -> Fixture {
         outside,
         sandbox,
     }
+}
+
+/// Writes `content` to `rel` under the project, making the folders it needs.
+pub(crate) fn write(f: &Fixture, rel: &str, content: &[u8]) {
+    let p = f.root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, content).unwrap();
 }
 
 #[test]
@@ -351,14 +361,6 @@ fn a_symlink_swapped_in_after_approval_cannot_make_a_write_escape() {
 }
 
 // ---- nothing in the project can make an open block ------------------------------------------
-
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
 
 /// Runs `f` on a thread and fails the test if it does not return within a few seconds: the
 /// bug being guarded against is a call that never returns. The thread is left behind then.

@@ -3,7 +3,6 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,7 +12,7 @@ use wisp_install::{
     Progress, Registry, Step, install,
 };
 
-use crate::registry::{TestRegistry, data_dir, demo_package, pack};
+use crate::registry::{TestRegistry, data_dir, demo_package, pack, spawn_installed};
 
 fn config(registry: &TestRegistry) -> InstallConfig {
     InstallConfig::new(Registry::parse(&registry.url).unwrap())
@@ -57,14 +56,7 @@ impl Events {
 /// Speaks MCP over the installed server's stdio: initialize, initialized, tools/list, and
 /// one echo call.
 fn mcp_check(server: &InstalledServer) -> (Value, Value, Value) {
-    let mut child = std::process::Command::new(&server.command)
-        .args(&server.args)
-        .env_clear()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_installed(server, &[]);
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut ask = |msg: Value| {

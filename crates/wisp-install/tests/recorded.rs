@@ -8,13 +8,12 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 use wisp_install::{InstallConfig, InstallPlan, NetConfig, Registry, install};
 
-use crate::registry::{TestRegistry, data_dir};
+use crate::registry::{TestRegistry, data_dir, spawn_installed};
 use crate::tls::TestCa;
 
 const PUBLIC: &str = "https://registry.npmjs.org/";
@@ -133,15 +132,8 @@ async fn a_real_server_and_its_tree_install_from_a_loopback_https_registry_and_a
 
     // The installed server speaks MCP.
     let memory = tempfile::tempdir().unwrap();
-    let mut child = std::process::Command::new(&server.command)
-        .args(&server.args)
-        .env_clear()
-        .env("MEMORY_FILE_PATH", memory.path().join("memory.jsonl"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let memory_file = memory.path().join("memory.jsonl");
+    let mut child = spawn_installed(&server, &[("MEMORY_FILE_PATH", &memory_file)]);
     let mut stdin = child.stdin.take().unwrap();
     let request = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},

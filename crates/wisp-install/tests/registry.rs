@@ -1,7 +1,8 @@
 //! A static npm registry on loopback for the tests: packuments (`GET /<name>`) with
 //! `dist.tarball` + `dist.integrity`, tarballs the test packed with the real `npm pack`, extra
 //! files at any path, a stalling mode that accepts connections and never answers, and an https
-//! mode with a certificate from the test's own CA.
+//! mode with a certificate from the test's own CA. And what the tests share beside it: a data
+//! dir, and the start of a server it installed.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -239,4 +240,21 @@ pub fn data_dir() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_path_buf();
     (dir, path)
+}
+
+/// Starts the installed `server` for MCP over its stdio: its command and arguments with an
+/// environment of `env` only, stdin and stdout piped, stderr dropped.
+pub fn spawn_installed(
+    server: &wisp_install::InstalledServer,
+    env: &[(&str, &Path)],
+) -> std::process::Child {
+    std::process::Command::new(&server.command)
+        .args(&server.args)
+        .env_clear()
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
 }

@@ -2,121 +2,44 @@
 //! site served on loopback by the test itself. Each test starts one browser and runs several
 //! scenarios on it: a start costs about a second on this machine.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::collections::HashSet;
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use wisp_test_support::{answer, attachment, eventually, group_members, raw_site, redirect};
 
 use crate::limits::{MAX_LINKS, MAX_TEXT_CHARS, MAX_TEXT_NODES};
 use crate::*;
 
 const SETTLE: Duration = Duration::from_secs(20);
 
-/// A tiny HTTP/1.0 site on 127.0.0.1: fixed replies by path (the query is ignored).
+/// A loopback site of fixed answers by path ([`raw_site`]; the query is ignored).
 struct Site {
-    base: String,
     port: u16,
 }
 
-/// One fixed answer of a [`Site`].
-#[derive(Clone)]
-struct Reply {
-    status: &'static str,
-    headers: Vec<(&'static str, String)>,
-    body: String,
-}
-
-/// A page of HTML.
-fn html(body: String) -> Reply {
-    Reply {
-        status: "200 OK",
-        headers: vec![("Content-Type", "text/html; charset=utf-8".into())],
-        body,
-    }
-}
-
-/// An HTTP redirect to `to`.
-fn redirect(to: &str) -> Reply {
-    Reply {
-        status: "302 Found",
-        headers: vec![("Location", to.to_owned())],
-        body: String::new(),
-    }
-}
-
-/// A file the browser saves rather than shows.
-fn attachment(name: &str, body: &str) -> Reply {
-    Reply {
-        status: "200 OK",
-        headers: vec![
-            ("Content-Type", "application/octet-stream".into()),
-            (
-                "Content-Disposition",
-                format!("attachment; filename=\"{name}\""),
-            ),
-        ],
-        body: body.to_owned(),
-    }
+/// A page of HTML, as a whole answer.
+fn html(body: String) -> String {
+    answer(
+        "200 OK",
+        &[("Content-Type", "text/html; charset=utf-8")],
+        &body,
+    )
 }
 
 impl Site {
-    async fn start(pages: Vec<(&str, String)>) -> Self {
+    async fn start(pages: Vec<(&'static str, String)>) -> Self {
         Self::serve(pages.into_iter().map(|(p, b)| (p, html(b))).collect()).await
     }
 
-    async fn serve(replies: Vec<(&str, Reply)>) -> Self {
-        let replies: Arc<HashMap<String, Reply>> = Arc::new(
-            replies
-                .into_iter()
-                .map(|(p, r)| (p.to_owned(), r))
-                .collect(),
-        );
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let base = format!("http://127.0.0.1:{port}");
-        tokio::spawn(async move {
-            loop {
-                let Ok((mut stream, _)) = listener.accept().await else {
-                    return;
-                };
-                let replies = replies.clone();
-                tokio::spawn(async move {
-                    let mut request = Vec::new();
-                    let mut buf = [0u8; 4096];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => request.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let line = String::from_utf8_lossy(&request);
-                    let path = line.split_whitespace().nth(1).unwrap_or("/");
-                    let path = path.split(['?', '#']).next().unwrap_or("/");
-                    let reply = replies.get(path).cloned().unwrap_or_else(|| Reply {
-                        status: "404 Not Found",
-                        ..html("<p>not found</p>".to_owned())
-                    });
-                    let mut head = format!("HTTP/1.0 {}\r\n", reply.status);
-                    for (name, value) in &reply.headers {
-                        head += &format!("{name}: {value}\r\n");
-                    }
-                    head += &format!(
-                        "Content-Length: {}\r\nConnection: close\r\n\r\n",
-                        reply.body.len()
-                    );
-                    let _ = stream.write_all(head.as_bytes()).await;
-                    let _ = stream.write_all(reply.body.as_bytes()).await;
-                });
-            }
-        });
-        Self { base, port }
+    async fn serve(replies: Vec<(&'static str, String)>) -> Self {
+        Self {
+            port: raw_site(replies).await,
+        }
     }
 
     fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
+        format!("http://127.0.0.1:{}{path}", self.port)
     }
 }
 
@@ -579,26 +502,6 @@ async fn close_asks_beforeunload_and_obeys_the_answer() {
     browser.shutdown().await;
 }
 
-/// Processes whose process group is `pgid`.
-fn group_members(pgid: u32) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // Fields after the command name (which may hold spaces): state, ppid, pgrp.
-        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-        let fields: Vec<&str> = rest.split_whitespace().collect();
-        if fields.get(2).and_then(|g| g.parse::<u32>().ok()) == Some(pgid) && fields[0] != "Z" {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 /// Socket inodes listening on TCP (v4 and v6) on this machine.
 fn listening_inodes() -> HashSet<String> {
     let mut inodes = HashSet::new();
@@ -864,18 +767,15 @@ impl Site {
 
 /// Waits until the tab's state satisfies `done` (20 s at most); that state.
 async fn until(browser: &Browser, tab: TabHandle, done: impl Fn(&TabInfo) -> bool) -> TabInfo {
-    let deadline = tokio::time::Instant::now() + SETTLE;
-    loop {
+    eventually(SETTLE, Duration::from_millis(50), || {
         let info = browser.tab_info(tab).unwrap();
-        if done(&info) {
-            return info;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the tab never got there: {info:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        std::future::ready(if done(&info) {
+            Ok(info)
+        } else {
+            Err(format!("the tab never got there: {info:?}"))
+        })
+    })
+    .await
 }
 
 /// A page that moves itself (HTTP redirect, meta refresh, script, history) keeps the address it

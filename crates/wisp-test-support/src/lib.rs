@@ -1,10 +1,12 @@
 //! What Wisp's tests share across crates, so a fixture is written once: a loopback web site
 //! with fixed answers (the preview tabs' tests against real Chromium), the request loop of a
 //! keep-alive HTTP/1.1 connection the test npm registries answer on ([`keep_alive`]), a browser
-//! profile that would save downloads silently ([`silent_download_profile`]), a package packed
-//! by the real `npm pack` ([`npm_pack`]), and with the `tls`
-//! feature a test CA for TLS-inspection cases ([`tls::TestCa`]). A dev-dependency only;
-//! nothing shipped uses it.
+//! profile that would save downloads silently ([`silent_download_profile`]), a FIFO
+//! ([`mkfifo`]), bounded waits for a state ([`eventually`]) or a message ([`next_taken`]), the
+//! live processes
+//! ([`processes`], [`group_members`]), a package packed by the real
+//! `npm pack` ([`npm_pack`]), and with the `tls` feature a test CA for TLS-inspection cases
+//! ([`tls::TestCa`]). A dev-dependency only; nothing shipped uses it.
 //!
 //! ```no_run
 //! # async fn demo() {
@@ -15,22 +17,86 @@
 
 #![expect(
     clippy::unwrap_used,
+    clippy::panic,
     reason = "test support: a fixture that cannot be set up should stop the test at once"
 )]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 #[cfg(feature = "tls")]
 pub mod tls;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+/// A whole HTTP/1.0 answer: the status line's tail (`200 OK`), the `headers` in order, then
+/// `Content-Length` and `body`.
+pub fn answer(status: &str, headers: &[(&str, &str)], body: &str) -> String {
+    let mut head = format!("HTTP/1.0 {status}\r\n");
+    for (name, value) in headers {
+        head += &format!("{name}: {value}\r\n");
+    }
+    format!("{head}Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
 /// A whole HTTP/1.0 answer with an HTML page.
 pub fn html(body: &str) -> String {
-    format!(
-        "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
+    answer("200 OK", &[("Content-Type", "text/html")], body)
+}
+
+/// A whole HTTP/1.0 redirect (302) to `to`, with no body.
+pub fn redirect(to: &str) -> String {
+    answer("302 Found", &[("Location", to)], "")
+}
+
+/// A whole HTTP/1.0 answer with a file the browser saves as `name` rather than shows.
+pub fn attachment(name: &str, body: &str) -> String {
+    let disposition = format!("attachment; filename=\"{name}\"");
+    answer(
+        "200 OK",
+        &[
+            ("Content-Type", "application/octet-stream"),
+            ("Content-Disposition", &disposition),
+        ],
+        body,
     )
+}
+
+/// Asks `probe` every `every` until it answers `Ok`, and returns that; an `Err` that still comes
+/// once `within` has passed fails the test with what it says.
+pub async fn eventually<T, F>(within: Duration, every: Duration, mut probe: impl FnMut() -> F) -> T
+where
+    F: Future<Output = Result<T, String>>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match probe().await {
+            Ok(done) => return done,
+            Err(why) => assert!(tokio::time::Instant::now() < deadline, "{why}"),
+        }
+        tokio::time::sleep(every).await;
+    }
+}
+
+/// The first message on `rx` that `pick` takes (a lagging or closed receiver reads on), within
+/// `within`; none by then fails the test.
+pub async fn next_taken<T: Clone, U>(
+    rx: &mut tokio::sync::broadcast::Receiver<T>,
+    within: Duration,
+    mut pick: impl FnMut(T) -> Option<U>,
+) -> U {
+    let wait = async {
+        loop {
+            if let Ok(message) = rx.recv().await
+                && let Some(taken) = pick(message)
+            {
+                return taken;
+            }
+        }
+    };
+    tokio::time::timeout(within, wait)
+        .await
+        .unwrap_or_else(|_| panic!("nothing taken within {within:?}"))
 }
 
 /// A loopback site with fixed pages (any other path is a small "404" page); its base URL,
@@ -139,6 +205,45 @@ pub fn request_path(head: &str) -> String {
         .replace("%2F", "/")
 }
 
+/// Makes a FIFO at `path` with the system's `mkfifo`: a file whose plain open blocks until a
+/// writer comes, as a read on a hung file system would.
+pub fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// `(pid, ppid, pgrp)` of every live (not zombie) process, from /proc.
+pub fn processes() -> Vec<(u32, u32, u32)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // After the command name (which may hold spaces): state, ppid, pgrp.
+        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.len() > 2 && f[0] != "Z" {
+            found.push((pid, f[1].parse().unwrap_or(0), f[2].parse().unwrap_or(0)));
+        }
+    }
+    found
+}
+
+/// The live (not zombie) processes of process group `pgid`, from /proc.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    processes()
+        .into_iter()
+        .filter(|&(_, _, pgrp)| pgrp == pgid)
+        .map(|(pid, _, _)| pid)
+        .collect()
+}
+
 /// A fresh browser profile whose preferences would save every download silently into the
 /// second folder: what a test needs to show that the preview refuses downloads itself, since
 /// the browser, left to its settings, would not ask. (The profile, the downloads folder.)
@@ -211,6 +316,19 @@ mod tests {
         assert!(a.contains("Content-Length: 13\r\n"), "{a}");
         assert!(get(&base, "/b").await.ends_with("<p>b</p>"));
         assert!(get(&base, "/elsewhere").await.ends_with("<p>404</p>"));
+    }
+
+    #[test]
+    fn a_redirect_and_an_attachment_are_whole_answers() {
+        assert_eq!(
+            redirect("/a"),
+            "HTTP/1.0 302 Found\r\nLocation: /a\r\nContent-Length: 0\r\n\r\n"
+        );
+        assert_eq!(
+            attachment("evil.sh", "echo hi"),
+            "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n\
+             Content-Disposition: attachment; filename=\"evil.sh\"\r\nContent-Length: 7\r\n\r\necho hi"
+        );
     }
 
     #[tokio::test]

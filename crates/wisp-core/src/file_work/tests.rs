@@ -4,15 +4,15 @@
 //! loop's and the Host's side to account.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
 use tokio::sync::watch;
 use wisp_protocol as p;
+use wisp_test_support::mkfifo;
 
 use crate::run::{CallOutcome, RunCtx, blocking_fs};
-use crate::{Host, HostConfig, limits};
+use crate::{Host, limits, test_support};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -23,11 +23,9 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
+    let (tmp, host) = test_support::host();
     let project = tmp.path().join("project");
     std::fs::create_dir(&project).unwrap();
-    let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-    let host = Host::start(store, None, HostConfig::new(p::Mode::Simulation)).unwrap();
     let project_id = host.add_project(&project.display().to_string()).unwrap().id;
     Fixture {
         _tmp: tmp,
@@ -35,14 +33,6 @@ fn fixture() -> Fixture {
         project,
         project_id,
     }
-}
-
-fn mkfifo(path: &Path) {
-    let status = std::process::Command::new("mkfifo")
-        .arg(path)
-        .status()
-        .unwrap();
-    assert!(status.success());
 }
 
 /// Releases the one reader of `fifo` (it has started, see [`read_fifo`]) by opening it for
@@ -61,23 +51,7 @@ fn read_fifo(fifo: PathBuf, started: std::sync::mpsc::Sender<()>) -> impl FnOnce
 }
 
 fn ctx(f: &Fixture) -> (RunCtx, watch::Sender<bool>) {
-    let (cancel, cancel_rx) = watch::channel(false);
-    let ctx = RunCtx {
-        host: f.host.clone(),
-        session_id: "s_test".into(),
-        run_id: "r_test".into(),
-        text: String::new(),
-        tools: Vec::new(),
-        snapshot: crate::tools::run_snapshot(false, Vec::new()),
-        sandbox: f.host.inner.projects.get(&f.project_id),
-        cancel: cancel_rx,
-        model: Arc::new(crate::settings::ActiveModel::fixed(
-            None,
-            wisp_protocol::Mode::Simulation,
-        )),
-        caps: crate::tools::Capabilities::of(&f.host),
-    };
-    (ctx, cancel)
+    test_support::run_ctx(&f.host, f.host.inner.projects.get(&f.project_id))
 }
 
 async fn until(what: &str, mut ok: impl FnMut() -> bool) {

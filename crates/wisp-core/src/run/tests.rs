@@ -12,7 +12,7 @@ use wisp_protocol as p;
 use super::{CallOutcome, RunCtx, external_work, wait_work};
 use crate::output::OutputSink;
 use crate::tool::{AsyncWork, BoxFuture, WaitWork};
-use crate::{Host, HostConfig};
+use crate::{Host, test_support};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -20,29 +20,12 @@ struct Fixture {
 }
 
 fn fixture() -> Fixture {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-    let host = Host::start(store, None, HostConfig::new(p::Mode::Simulation)).unwrap();
+    let (tmp, host) = test_support::host();
     Fixture { _tmp: tmp, host }
 }
 
 fn ctx(f: &Fixture) -> (RunCtx, Arc<watch::Sender<bool>>) {
-    let (cancel, cancel_rx) = watch::channel(false);
-    let ctx = RunCtx {
-        host: f.host.clone(),
-        session_id: "s_test".into(),
-        run_id: "r_test".into(),
-        text: String::new(),
-        tools: Vec::new(),
-        snapshot: crate::tools::run_snapshot(false, Vec::new()),
-        sandbox: None,
-        cancel: cancel_rx,
-        model: Arc::new(crate::settings::ActiveModel::fixed(
-            None,
-            p::Mode::Simulation,
-        )),
-        caps: crate::tools::Capabilities::of(&f.host),
-    };
+    let (ctx, cancel) = test_support::run_ctx(&f.host, None);
     (ctx, Arc::new(cancel))
 }
 

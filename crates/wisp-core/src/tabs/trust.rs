@@ -166,21 +166,14 @@ mod browser_tests {
     use serde_json::{Value, json};
     use tokio::sync::broadcast;
     use wisp_protocol as p;
+    use wisp_test_support::{attachment, redirect};
 
-    use super::super::tests::{PUBLIC_NAME, headless_public, raw_site};
+    use super::super::tests::{PUBLIC_NAME, headless_public, html, raw_site};
     use super::super::{Kind, Tabs};
     use crate::lock;
 
     fn page(body: &str) -> String {
-        let body = format!("<!doctype html><title>t</title>{body}");
-        format!(
-            "HTTP/1.0 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        )
-    }
-
-    fn redirect(to: &str) -> String {
-        format!("HTTP/1.0 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\n\r\n")
+        html(&format!("<!doctype html><title>t</title>{body}"))
     }
 
     /// `open_webpage` once approved, as the UI carries it out: the ticket claimed by the
@@ -269,8 +262,6 @@ mod browser_tests {
         let secret = format!("http://127.0.0.1:{local}/secret");
         let elsewhere = raw_site(vec![("/plain", page("<p>another public page</p>"))]).await;
         let plain = format!("http://{PUBLIC_NAME}:{elsewhere}/plain");
-        let download = "HTTP/1.0 200 OK\r\nContent-Type: application/octet-stream\r\n\
-            Content-Disposition: attachment; filename=\"evil.sh\"\r\nContent-Length: 7\r\n\r\necho hi";
         let site = raw_site(vec![
             ("/redirect", redirect(&secret)),
             (
@@ -292,7 +283,7 @@ mod browser_tests {
                     "<a id=a href='/evil.sh'>x</a><script>setTimeout(() => document.getElementById('a').click(), 200)</script><p>a page</p>",
                 ),
             ),
-            ("/evil.sh", download.to_owned()),
+            ("/evil.sh", attachment("evil.sh", "echo hi")),
         ])
         .await;
         let public = |path: &str| format!("http://{PUBLIC_NAME}:{site}{path}");

@@ -215,17 +215,9 @@ impl Tool for TabAction {
 mod tests {
     use super::*;
 
-    /// A Host of its own (the context needs one) on a database in a temporary directory.
-    fn host() -> (tempfile::TempDir, crate::Host) {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
-        let config = crate::HostConfig::new(wisp_protocol::Mode::Simulation);
-        let host = crate::Host::start(store, None, config).unwrap();
-        (tmp, host)
-    }
-
     fn with_ctx<T>(f: impl FnOnce(&ToolCtx<'_>) -> T) -> T {
-        let (_tmp, host) = host();
+        // A Host of its own: the context needs one.
+        let (_tmp, host) = crate::test_support::host();
         let (events, _) = tokio::sync::broadcast::channel(4);
         let output = crate::output::OutputSink::new(events, "s1", "r1", "c1");
         let caps = crate::tools::Capabilities::of(&host);

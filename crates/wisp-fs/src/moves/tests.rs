@@ -6,17 +6,7 @@ use std::cell::Cell;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 
 use super::*;
-use crate::tests::{Fixture, fixture_with_outside};
-
-fn fixture() -> Fixture {
-    fixture_with_outside(Some("secret"))
-}
-
-fn write(f: &Fixture, rel: &str, content: &[u8]) {
-    let p = f.root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, content).unwrap();
-}
+use crate::tests::{Fixture, fixture, write};
 
 fn read(f: &Fixture, rel: &str) -> String {
     std::fs::read_to_string(f.root.join(rel)).unwrap()

@@ -6,16 +6,10 @@ use std::os::unix::fs::{PermissionsExt, symlink};
 use crate::limits;
 use crate::{SearchLimits, SearchMode};
 
-use crate::tests::{Fixture, fixture_with_outside};
+use crate::tests::{Fixture, fixture_with_outside, write};
 
 fn fixture() -> Fixture {
     fixture_with_outside(Some("needle outside\n"))
-}
-
-fn write(f: &Fixture, rel: &str, content: &[u8]) {
-    let p = f.root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, content).unwrap();
 }
 
 fn paths(r: &crate::SearchResult) -> Vec<(String, Option<usize>)> {
@@ -90,13 +84,7 @@ fn default_skips_are_counted_by_reason_and_never_read() {
     )
     .unwrap();
     let std_fifo = f.root.join("fifo");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(&std_fifo)
-            .status()
-            .unwrap()
-            .success()
-    );
+    wisp_test_support::mkfifo(&std_fifo);
     let r = f
         .sandbox
         .search(".", "needle", SearchMode::Content)

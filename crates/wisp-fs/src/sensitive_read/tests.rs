@@ -3,17 +3,11 @@
 
 use std::os::unix::fs::symlink;
 
-use crate::tests::{Fixture, fixture_with_outside};
+use crate::tests::{Fixture, fixture_with_outside, write};
 use crate::{ModelRead, Sensitive, SensitiveRead, limits};
 
 fn fixture() -> Fixture {
     fixture_with_outside(None)
-}
-
-fn write(f: &Fixture, rel: &str, content: &[u8]) {
-    let p = f.root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, content).unwrap();
 }
 
 fn asked(r: ModelRead) -> SensitiveRead {

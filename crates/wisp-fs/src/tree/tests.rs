@@ -4,17 +4,7 @@
 use std::os::unix::fs::{PermissionsExt, symlink};
 
 use super::*;
-use crate::tests::{Fixture, fixture_with_outside};
-
-fn fixture() -> Fixture {
-    fixture_with_outside(Some("secret"))
-}
-
-fn write(f: &Fixture, rel: &str, content: &[u8]) {
-    let p = f.root.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, content).unwrap();
-}
+use crate::tests::{Fixture, fixture, write};
 
 fn refusal(f: &Fixture, path: &str) -> FsError {
     f.sandbox.fingerprint_tree(path).unwrap_err()
@@ -217,13 +207,7 @@ fn private_folders_are_refused_at_the_top_and_below_it() {
 fn fifos_and_sockets_are_refused_without_being_opened() {
     let f = fixture();
     write(&f, "t/a.txt", b"x");
-    assert!(
-        std::process::Command::new("mkfifo")
-            .arg(f.root.join("t/fifo"))
-            .status()
-            .unwrap()
-            .success()
-    );
+    wisp_test_support::mkfifo(&f.root.join("t/fifo"));
     let e = refusal(&f, "t");
     assert_eq!(e.kind, FsErrorKind::NotRegularFile);
     assert!(e.message.starts_with("t/fifo: is a FIFO"), "{e}");
