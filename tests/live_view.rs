@@ -31,8 +31,13 @@ fn headless_preview(profile: &std::path::Path) -> wisp_core::PreviewBackend {
 
 /// `GET /api/tabs/{id}/screen`: status, content type, cache control and body.
 async fn screen(w: &Wisp, tab: &str) -> (u16, String, String, Vec<u8>) {
+    screen_at(w, tab, "").await
+}
+
+/// [`screen`] with a query (`?width=…&height=…`).
+async fn screen_at(w: &Wisp, tab: &str, query: &str) -> (u16, String, String, Vec<u8>) {
     let resp = reqwest::Client::new()
-        .get(format!("{}/api/tabs/{tab}/screen", w.base))
+        .get(format!("{}/api/tabs/{tab}/screen{query}", w.base))
         .bearer_auth(TOKEN)
         .send()
         .await
@@ -96,7 +101,8 @@ async fn loaded(w: &Wisp, session: &str) {
     .await;
 }
 
-/// UI-07: each native tab's `/screen` is a JPEG of its own page, never cached; `/front`
+/// UI-07: each native tab's `/screen` is a JPEG of its own page, never cached, laid out for
+/// the panel size it is asked with; `/front`
 /// answers `front`; a file or new tab has no live view (404) and no front (409); a closed or
 /// unknown tab is 404 on both, a malformed ID 400.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -129,6 +135,43 @@ async fn screen_and_front_of_native_tabs_over_the_api() {
     for _ in 0..5 {
         assert_eq!(frame(&w, &red).await, red_jpeg, "red shows only red");
         assert_eq!(frame(&w, &blue).await, blue_jpeg, "blue shows only blue");
+    }
+
+    // Fitted to the panel the view is shown in: the page is laid out for it, so the frame is
+    // that size; one dimension alone changes nothing; outside the limits is refused.
+    let default = wisp_test_support::jpeg_size(&red_jpeg);
+    eventually(
+        Duration::from_secs(30),
+        Duration::from_millis(100),
+        || async {
+            let (status, _, _, body) = screen_at(&w, &red, "?width=400&height=300").await;
+            match status {
+                200 if wisp_test_support::jpeg_size(&body) == (400, 300) => Ok(()),
+                _ => Err(format!("{status}: not yet 400 x 300")),
+            }
+        },
+    )
+    .await;
+    assert_eq!(
+        wisp_test_support::jpeg_size(&frame(&w, &blue).await),
+        default
+    );
+    let (status, _, _, body) = screen_at(&w, &red, "?width=700").await;
+    assert_eq!(status, 200);
+    assert_eq!(wisp_test_support::jpeg_size(&body), (400, 300));
+    for query in [
+        "?width=319&height=300",
+        "?width=400&height=769",
+        "?width=1025&height=300",
+        "?width=-1&height=300",
+    ] {
+        let (status, _, _, body) = screen_at(&w, &red, query).await;
+        let error: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(
+            (status, &error["error"]),
+            (400, &json!("invalid_query")),
+            "{query}: {error}"
+        );
     }
 
     let front = w.ok("POST", &format!("/api/tabs/{red}/front"), None).await;

@@ -285,7 +285,7 @@ test("native: a web tab is a page of the Host's headless Chromium, shown by titl
   // network answers for them — first no frame, then one — and records the clicks.
   let frames = 0;
   const fronts: string[] = [];
-  await page.route("**/api/tabs/*/screen", async (route) => {
+  await page.route("**/api/tabs/*/screen*", async (route) => {
     frames += 1;
     if (frames <= 2) return route.fulfill({ status: 404, contentType: "application/json", body: '{"error":"not_found","message":"no frame yet"}' });
     // A 1×1 JPEG.
@@ -334,6 +334,40 @@ test("native: a web tab is a page of the Host's headless Chromium, shown by titl
   // the tab is then named by its URL.
   await expect(page.getByRole("tab")).toHaveCount(0, { timeout: 20_000 });
   await expect.poll(() => apiTabs(page, sid)).toEqual([]);
+});
+
+test("native: the page is laid out for the live view's area and shown at its own size, also after the window changes", async ({ page }) => {
+  host = await startHost();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await newSession(page);
+  const address = page.getByRole("textbox", { name: "Web address to open" });
+  await address.fill(siteUrl);
+  await address.press("Enter");
+  await expect(page.getByRole("tab", { name: "Local page" })).toHaveAttribute("aria-selected", "true", { timeout: 20_000 });
+  const img = page.getByRole("img", { name: "Live view of Local page" });
+  const area = page.locator(".live-area");
+  // One frame pixel per CSS pixel: the frame is as wide as the area, and shown unscaled.
+  const fitted = async () => {
+    const [natural, shown, room] = await Promise.all([
+      img.evaluate((i: HTMLImageElement) => i.naturalWidth),
+      img.evaluate((i: HTMLImageElement) => i.getBoundingClientRect().width),
+      area.evaluate((a) => Math.floor(a.getBoundingClientRect().width)),
+    ]);
+    return { natural, shown: Math.round(shown), room };
+  };
+  await expect.poll(async () => {
+    const f = await fitted();
+    return f.natural === f.room && f.shown === f.natural ? "fitted" : JSON.stringify(f);
+  }, { timeout: 20_000 }).toBe("fitted");
+  const before = (await fitted()).natural;
+  expect(before).toBeGreaterThan(320);
+  expect(before).toBeLessThan(800);
+  await page.setViewportSize({ width: 1920, height: 1000 });
+  await expect.poll(async () => {
+    const f = await fitted();
+    return f.natural !== before && f.natural === Math.min(f.room, 1024) && f.shown === f.natural ? "fitted" : JSON.stringify(f);
+  }, { timeout: 20_000 }).toBe("fitted");
+  await page.screenshot({ path: join(SCREENS, "web-tab-live-view-fitted.png") });
 });
 
 test("a file written by an approved [demo:write] opens as a file tab of the Host; the panel fits 800 px", async ({ page }) => {

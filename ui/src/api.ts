@@ -111,7 +111,9 @@ export class Api {
   exportSession = async (id: string): Promise<Blob> => (await this.blob(`/api/sessions/${encodeURIComponent(id)}/export`))!;
 
   /** The latest live-view frame of a native web tab (JPEG), or null when there is none yet (404). */
-  tabScreen = (tabId: string, signal?: AbortSignal) => this.blob(`/api/tabs/${encodeURIComponent(tabId)}/screen`, 404, signal);
+  /** The live view's latest frame; `view` (the panel's size in CSS pixels) fits a headless page to it first. */
+  tabScreen = (tabId: string, view?: { width: number; height: number }, signal?: AbortSignal) =>
+    this.blob(`/api/tabs/${encodeURIComponent(tabId)}/screen${view ? `?width=${view.width}&height=${view.height}` : ""}`, 404, signal);
 
   /** Follows a session's events from `after`; returns a function that stops. Reconnects after a
    * drop, resuming from the last sequence number seen. Live events with another name (`tabs`,

@@ -1283,9 +1283,14 @@ impl Host {
     }
 
     /// `GET /api/tabs/{id}/screen`: the latest live-view frame of a page of Wisp's browser
-    /// (`None`: none yet). `NotFound` for any other tab.
-    pub async fn tab_screen(&self, tab_id: &str) -> Result<Option<wisp_preview::Frame>, CoreError> {
-        self.inner.tabs.screen(tab_id).await
+    /// (`None`: none yet), its page first fitted to `view` (the panel's width and height in CSS
+    /// pixels) when the browser is headless. `NotFound` for any other tab.
+    pub async fn tab_screen(
+        &self,
+        tab_id: &str,
+        view: Option<(u32, u32)>,
+    ) -> Result<Option<wisp_preview::Frame>, CoreError> {
+        self.inner.tabs.screen(tab_id, view).await
     }
 
     /// `POST /api/tabs/{id}/front`: brings a page of Wisp's browser to the front of its

@@ -79,3 +79,19 @@ pub const TICKET_ACK_TIMEOUT: Duration = Duration::from_secs(10);
 /// Output lines one tool call sends live, and the length of one (npm's output shown to
 /// the person, capped); defined with the wire type, which states them.
 pub use wisp_protocol::limits::{MAX_TOOL_OUTPUT_LINE_BYTES, MAX_TOOL_OUTPUT_LINES};
+
+#[cfg(test)]
+mod tests {
+    use wisp_preview::limits as preview;
+    use wisp_protocol::limits as wire;
+
+    /// The live view's panel sizes a client may ask for are exactly what the browser fits a
+    /// page to: a wider promise would be clamped without a word.
+    #[test]
+    fn the_view_sizes_a_client_may_ask_for_are_the_browsers() {
+        assert_eq!(wire::MIN_VIEW_WIDTH, preview::VIEW_MIN_WIDTH);
+        assert_eq!(wire::MIN_VIEW_HEIGHT, preview::VIEW_MIN_HEIGHT);
+        assert_eq!(wire::MAX_VIEW_WIDTH, preview::SCREEN_MAX_WIDTH);
+        assert_eq!(wire::MAX_VIEW_HEIGHT, preview::SCREEN_MAX_HEIGHT);
+    }
+}

@@ -672,7 +672,11 @@ impl Tabs {
 
     /// The latest frame of a native web tab's live view; `None` while it has none yet.
     /// Asking keeps the tab's screencast going.
-    pub(crate) async fn screen(&self, tab: &str) -> Result<Option<wisp_preview::Frame>, CoreError> {
+    pub(crate) async fn screen(
+        &self,
+        tab: &str,
+        view: Option<(u32, u32)>,
+    ) -> Result<Option<wisp_preview::Frame>, CoreError> {
         let (browser, handle) = self.page_of(tab).await.map_err(|e| match e.kind {
             // No picture of a tab that has none is "not found", whatever the reason.
             CoreErrorKind::Conflict => fail(
@@ -681,7 +685,12 @@ impl Tabs {
             ),
             _ => e,
         })?;
-        match browser.frame(handle).await {
+        // Fitted first, so the frame that follows shows the page laid out for the panel.
+        let fitted = match view {
+            Some((width, height)) => browser.fit_view(handle, width, height).await.map(|_| ()),
+            None => Ok(()),
+        };
+        match fitted.and(browser.frame(handle).await) {
             Ok(frame) => Ok(frame),
             Err(wisp_preview::PreviewError::TabClosed) => Err(fail(
                 CoreErrorKind::NotFound,

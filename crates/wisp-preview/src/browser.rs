@@ -24,7 +24,7 @@ use crate::limits::{
     CLOSE_TIMEOUT, COMMAND_TIMEOUT, DIALOG_TIMEOUT, EVENT_BUFFER, HISTORY_RETRY, HISTORY_TRIES,
     LAUNCH_TIMEOUT, MAX_DOWNLOAD_NAME_CHARS, MAX_TITLE_CHARS, SCREEN_IDLE, SHUTDOWN_GRACE,
 };
-use crate::process::{BrowserProcess, LaunchConfig};
+use crate::process::{BrowserProcess, Display, LaunchConfig};
 use crate::screen::{self, Screen};
 
 /// A tab of this browser (stable for the browser's lifetime; never reused).
@@ -176,6 +176,8 @@ const PERSON_TRANSITIONS: &[&str] = &[
 
 pub(crate) struct Inner {
     pub(crate) conn: Arc<Connection>,
+    /// Whether its pages have windows a person sees (then their size is the person's).
+    pub(crate) display: Display,
     process: Mutex<Option<BrowserProcess>>,
     pid: Option<u32>,
     pub(crate) tabs: Mutex<HashMap<TabHandle, TabState>>,
@@ -247,6 +249,7 @@ impl Browser {
         let pid = process.pid();
         let inner = Arc::new(Inner {
             conn: conn.clone(),
+            display: config.display,
             process: Mutex::new(Some(process)),
             pid,
             tabs: Mutex::default(),

@@ -56,6 +56,12 @@ pub const SCREEN_JPEG_QUALITY: u8 = 60;
 pub const SCREEN_MAX_WIDTH: u32 = 1_024;
 /// UI-07: see [`SCREEN_MAX_WIDTH`].
 pub const SCREEN_MAX_HEIGHT: u32 = 768;
+/// UI-07: the smallest viewport a headless page is fitted to (the live view's panel, in CSS
+/// pixels); a smaller panel shows the page scaled down. The largest is the frame's
+/// ([`SCREEN_MAX_WIDTH`], [`SCREEN_MAX_HEIGHT`]), which a panel larger than that scales up.
+pub const VIEW_MIN_WIDTH: u32 = 320;
+/// UI-07: see [`VIEW_MIN_WIDTH`].
+pub const VIEW_MIN_HEIGHT: u32 = 200;
 /// UI-07: at most two frames a second are kept per tab: the least time between two kept
 /// frames. The browser's acknowledgement is held back as long, which is what throttles it
 /// (it sends a new frame only for an acknowledged one).

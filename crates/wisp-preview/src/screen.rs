@@ -24,8 +24,9 @@ use crate::PreviewError;
 use crate::browser::{Browser, Inner, TabHandle, browser_err, lock};
 use crate::limits::{
     MAX_FRAME_BYTES, SCREEN_FIRST_FRAME_WAIT, SCREEN_FRAME_INTERVAL, SCREEN_JPEG_QUALITY,
-    SCREEN_MAX_HEIGHT, SCREEN_MAX_WIDTH,
+    SCREEN_MAX_HEIGHT, SCREEN_MAX_WIDTH, VIEW_MIN_HEIGHT, VIEW_MIN_WIDTH,
 };
+use crate::process::Display;
 
 /// One frame of a tab's live view.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub(crate) struct Screen {
     streaming: bool,
     /// When a frame was last asked for.
     asked: Option<Instant>,
+    /// The viewport the page was last fitted to ([`Browser::fit_view`]), if it was.
+    view: Option<(u32, u32)>,
     /// The earliest time the next frame may be kept.
     next_slot: Option<Instant>,
     frame: Option<Frame>,
@@ -123,6 +126,70 @@ impl Browser {
             }
             arrived.set(self.inner.frame_arrived.notified());
         }
+    }
+
+    /// Fits a headless tab's viewport to `width` × `height` CSS pixels (the live view's
+    /// panel), within [`VIEW_MIN_WIDTH`]..[`SCREEN_MAX_WIDTH`] and
+    /// [`VIEW_MIN_HEIGHT`]..[`SCREEN_MAX_HEIGHT`], so that its frames show the page laid out
+    /// for the panel at one frame pixel per CSS pixel instead of an 800 px page scaled down.
+    /// Whether the page was fitted: a page of a headed browser keeps its window's size, which
+    /// is the person's to choose. The browser is asked only when the size changes.
+    pub async fn fit_view(
+        &self,
+        tab: TabHandle,
+        width: u32,
+        height: u32,
+    ) -> Result<bool, PreviewError> {
+        if self.inner.display == Display::Headed {
+            return Ok(false);
+        }
+        let view = (
+            width.clamp(VIEW_MIN_WIDTH, SCREEN_MAX_WIDTH),
+            height.clamp(VIEW_MIN_HEIGHT, SCREEN_MAX_HEIGHT),
+        );
+        let (session, streaming) = {
+            let tabs = lock(&self.inner.tabs);
+            let t = tabs
+                .get(&tab)
+                .filter(|t| !t.info.closed)
+                .ok_or(PreviewError::TabClosed)?;
+            if t.screen.view == Some(view) {
+                return Ok(true);
+            }
+            (
+                t.session_id.clone(),
+                t.screen.streaming.then_some(t.screen.generation),
+            )
+        };
+        let conn = &self.inner.conn;
+        conn.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({
+                "width": view.0,
+                "height": view.1,
+                "deviceScaleFactor": 1,
+                "mobile": false,
+            }),
+            Some(&session),
+        )
+        .await
+        .map_err(browser_err)?;
+        if let Some(t) = lock(&self.inner.tabs).get_mut(&tab) {
+            t.screen.view = Some(view);
+        }
+        // A running screencast keeps its size (a still page sends no new frame): it starts
+        // again at the next ask, stopped in the browser before the state says so.
+        if let Some(generation) = streaming {
+            let _ = conn
+                .call("Page.stopScreencast", json!({}), Some(&session))
+                .await;
+            if let Some(t) = lock(&self.inner.tabs).get_mut(&tab)
+                && t.screen.generation == generation
+            {
+                t.screen.clear();
+            }
+        }
+        Ok(true)
     }
 
     fn latest_frame(&self, tab: TabHandle) -> Option<Frame> {

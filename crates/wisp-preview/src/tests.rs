@@ -960,3 +960,56 @@ async fn downloads_are_refused_and_counted_by_their_tab() {
     assert_eq!(browser.tab_info(auto).unwrap().blocked_downloads, None);
     browser.shutdown().await;
 }
+
+/// Waits until the tab's frames are `size`; else fails saying the size they stayed.
+async fn frames_become(browser: &Browser, tab: TabHandle, size: (u32, u32)) {
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    let mut seen = None;
+    while tokio::time::Instant::now() < deadline {
+        if let Some(f) = browser.frame(tab).await.unwrap() {
+            seen = Some(wisp_test_support::jpeg_size(&f.jpeg));
+            if seen == Some(size) {
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the frames of {tab:?} stayed {seen:?}, not {size:?}");
+}
+
+/// UI-07: a headless page is laid out for the live view's panel, so its frames are the panel's
+/// size (one frame pixel per CSS pixel), within the least and the largest size; only that tab
+/// changes, and a closed tab is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headless_page_is_fitted_to_the_live_views_panel_within_the_limits() {
+    use crate::limits::{SCREEN_MAX_HEIGHT, SCREEN_MAX_WIDTH, VIEW_MIN_HEIGHT, VIEW_MIN_WIDTH};
+    use wisp_test_support::jpeg_size;
+    let site = Site::start(vec![("/red", solid("#ff0000"))]).await;
+    let profile = tempfile::tempdir().unwrap();
+    let browser = Browser::launch(&config(profile.path())).await.unwrap();
+    let (tab, _) = open(&browser, &site.url("/red")).await;
+    let (other, _) = open(&browser, &site.url("/red")).await;
+    let before = jpeg_size(&frame_of(&browser, other).await.jpeg);
+
+    assert!(browser.fit_view(tab, 500, 400).await.unwrap());
+    frames_become(&browser, tab, (500, 400)).await;
+    // Asking again for the same size is answered without the browser; a new size applies.
+    assert!(browser.fit_view(tab, 500, 400).await.unwrap());
+    assert!(browser.fit_view(tab, 640, 480).await.unwrap());
+    frames_become(&browser, tab, (640, 480)).await;
+    // Past the limits, the limits.
+    assert!(browser.fit_view(tab, 10, 10).await.unwrap());
+    frames_become(&browser, tab, (VIEW_MIN_WIDTH, VIEW_MIN_HEIGHT)).await;
+    assert!(browser.fit_view(tab, 5_000, 5_000).await.unwrap());
+    frames_become(&browser, tab, (SCREEN_MAX_WIDTH, SCREEN_MAX_HEIGHT)).await;
+    // The other tab kept its size.
+    assert_eq!(jpeg_size(&frame_of(&browser, other).await.jpeg), before);
+    assert_ne!(before, (SCREEN_MAX_WIDTH, SCREEN_MAX_HEIGHT));
+
+    assert_eq!(browser.close_tab(tab).await.unwrap(), CloseOutcome::Closed);
+    assert!(matches!(
+        browser.fit_view(tab, 500, 400).await,
+        Err(PreviewError::TabClosed)
+    ));
+    browser.shutdown().await;
+}

@@ -97,3 +97,13 @@ pub const MAX_TOOL_OUTPUT_LINE_BYTES: usize = 4 * 1024 + 32;
 /// Tabs one session may hold (more are refused: each web tab is a browser page); so a tab's
 /// place in its session's order (`POST /api/tabs/{id}/move`) is below this.
 pub const MAX_TABS_PER_SESSION: usize = 50;
+
+/// UI-07: the live view's panel size a client may ask a page to be fitted to, in CSS pixels:
+/// at least this wide; a narrower panel asks for this and scales the frame down.
+pub const MIN_VIEW_WIDTH: u32 = 320;
+/// UI-07: see [`MIN_VIEW_WIDTH`]; at most this wide (the largest frame).
+pub const MAX_VIEW_WIDTH: u32 = 1_024;
+/// UI-07: see [`MIN_VIEW_WIDTH`].
+pub const MIN_VIEW_HEIGHT: u32 = 200;
+/// UI-07: see [`MIN_VIEW_WIDTH`]; at most this high (the largest frame).
+pub const MAX_VIEW_HEIGHT: u32 = 768;

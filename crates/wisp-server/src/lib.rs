@@ -698,10 +698,51 @@ async fn close_tab(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::TabClo
     Ok(Json(s.host.close_tab(&id).await?))
 }
 
+/// The query of `GET /api/tabs/{id}/screen`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct ScreenQuery {
+    /// The width the live view is shown at, in CSS pixels: with `height`, a page of a headless
+    /// browser is laid out for it, so a frame pixel is a CSS pixel of the panel.
+    #[schemars(range(min = wire::MIN_VIEW_WIDTH, max = wire::MAX_VIEW_WIDTH))]
+    width: Option<u32>,
+    /// The height the live view has room for, in CSS pixels (see `width`).
+    #[schemars(range(min = wire::MIN_VIEW_HEIGHT, max = wire::MAX_VIEW_HEIGHT))]
+    height: Option<u32>,
+}
+
+impl Check for ScreenQuery {
+    fn check(&self) -> Result<(), String> {
+        if let Some(w) = self.width
+            && !(wire::MIN_VIEW_WIDTH..=wire::MAX_VIEW_WIDTH).contains(&w)
+        {
+            return Err(format!(
+                "width: {} to {} pixels",
+                wire::MIN_VIEW_WIDTH,
+                wire::MAX_VIEW_WIDTH
+            ));
+        }
+        if let Some(h) = self.height
+            && !(wire::MIN_VIEW_HEIGHT..=wire::MAX_VIEW_HEIGHT).contains(&h)
+        {
+            return Err(format!(
+                "height: {} to {} pixels",
+                wire::MIN_VIEW_HEIGHT,
+                wire::MAX_VIEW_HEIGHT
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The live view of a page of Wisp's browser: its latest frame, never cached (UI-07).
-async fn tab_screen(State(s): State<AppState>, Id(id): Id) -> Result<Response, ApiError> {
+async fn tab_screen(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Q(q): Q<ScreenQuery>,
+) -> Result<Response, ApiError> {
     tab_id(&id, "tab_")?;
-    let frame = s.host.tab_screen(&id).await?.ok_or_else(|| {
+    let view = q.width.zip(q.height);
+    let frame = s.host.tab_screen(&id, view).await?.ok_or_else(|| {
         ApiError::new(
             StatusCode::NOT_FOUND,
             "no_frame_yet",

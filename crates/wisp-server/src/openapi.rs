@@ -8,7 +8,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 use wisp_protocol::{self as p, limits};
 
-use crate::{EventsQuery, FolderQuery, PageQuery, PreviewQuery, SearchQuery};
+use crate::{EventsQuery, FolderQuery, PageQuery, PreviewQuery, ScreenQuery, SearchQuery};
 
 const DESCRIPTION: &str = "Loopback only. Every /api call except /api/health needs `Authorization: Bearer TOKEN` (the token printed at start, also in the UI URL fragment; the scheme name is case-insensitive). Every request needs the Host header 127.0.0.1:PORT or localhost:PORT; a foreign Origin gets 403. Writes with a body must be application/json. Every refusal is an ApiError `{error, message}` whose `error` is a stable kind: invalid_path, invalid_query, invalid_header, invalid_json, invalid_body, invalid, unauthorized, forbidden_host, forbidden_origin, not_found, no_frame_yet (404: a tab's live view has no frame yet; ask again), method_not_allowed, conflict, secret_store_unavailable (409: the OS secret store cannot be reached; keep the key with storage `process`), payload_too_large, unsupported_media_type, internal. Reasoning never appears in any answer or event.";
 
@@ -472,7 +472,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     .params(vec![tab()]);
     let tab_screen = Op::new(
         "tabScreen",
-        "The live view of a web tab that is a page of Wisp's browser: its latest frame as a JPEG (at most 1024x768, at most two new frames a second), never cached. Asking keeps the tab's screencast running; it stops when nobody asked for a while. 404 `not_found` for a tab that is no such page (a file, new or web-only tab) or is closed, 404 `no_frame_yet` while its page has not been painted yet (ask again)",
+        "The live view of a web tab that is a page of Wisp's browser: its latest frame as a JPEG (at most 1024x768, at most two new frames a second), never cached. Asking keeps the tab's screencast running; it stops when nobody asked for a while. With `width` and `height` (the panel's size in CSS pixels), a page of a headless browser is first laid out for that size, so the frame shows it at one frame pixel per CSS pixel; a page in a window the person sees keeps the window's size, and one of the two alone changes nothing. 404 `not_found` for a tab that is no such page (a file, new or web-only tab) or is closed, 404 `no_frame_yet` while its page has not been painted yet (ask again)",
         (
             "200".into(),
             json!({
@@ -481,7 +481,8 @@ fn build_paths(s: &mut Schemas) -> Value {
             }),
         ),
     )
-    .params(vec![tab()]);
+    .params(vec![tab()])
+    .params(s.query::<ScreenQuery>());
     let tab_front = Op::new(
         "tabFront",
         "Bring a page of Wisp's browser to the front of its real window, where the person browses and logs in (the desktop's window manager decides whether the window itself comes up). 409 for a tab that is no such page (a file, new or web-only tab)",

@@ -196,6 +196,24 @@ pub async fn keep_alive(
     }
 }
 
+/// A JPEG's width and height, read from its start-of-frame segment (what a live view's frame
+/// measures).
+pub fn jpeg_size(jpeg: &[u8]) -> (u32, u32) {
+    let mut i = 2;
+    while i + 9 < jpeg.len() {
+        assert_eq!(jpeg[i], 0xFF, "a JPEG segment at {i}");
+        let marker = jpeg[i + 1];
+        let len = usize::from(u16::from_be_bytes([jpeg[i + 2], jpeg[i + 3]]));
+        if matches!(marker, 0xC0..=0xC3) {
+            let height = u16::from_be_bytes([jpeg[i + 5], jpeg[i + 6]]);
+            let width = u16::from_be_bytes([jpeg[i + 7], jpeg[i + 8]]);
+            return (u32::from(width), u32::from(height));
+        }
+        i += 2 + len;
+    }
+    panic!("no start of frame in the JPEG")
+}
+
 /// The path a request head asks for, with `%2f` (npm's scoped names) read as `/`.
 pub fn request_path(head: &str) -> String {
     head.split_whitespace()

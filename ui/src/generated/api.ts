@@ -583,7 +583,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The live view of a web tab that is a page of Wisp's browser: its latest frame as a JPEG (at most 1024x768, at most two new frames a second), never cached. Asking keeps the tab's screencast running; it stops when nobody asked for a while. 404 `not_found` for a tab that is no such page (a file, new or web-only tab) or is closed, 404 `no_frame_yet` while its page has not been painted yet (ask again) */
+        /** The live view of a web tab that is a page of Wisp's browser: its latest frame as a JPEG (at most 1024x768, at most two new frames a second), never cached. Asking keeps the tab's screencast running; it stops when nobody asked for a while. With `width` and `height` (the panel's size in CSS pixels), a page of a headless browser is first laid out for that size, so the frame shows it at one frame pixel per CSS pixel; a page in a window the person sees keeps the window's size, and one of the two alone changes nothing. 404 `not_found` for a tab that is no such page (a file, new or web-only tab) or is closed, 404 `no_frame_yet` while its page has not been painted yet (ask again) */
         get: operations["tabScreen"];
         put?: never;
         post?: never;
@@ -6418,7 +6418,15 @@ export interface operations {
     };
     tabScreen: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The height the live view has room for, in CSS pixels (see `width`). */
+                height?: number;
+                /**
+                 * @description The width the live view is shown at, in CSS pixels: with `height`, a page of a headless
+                 *     browser is laid out for it, so a frame pixel is a CSS pixel of the panel.
+                 */
+                width?: number;
+            };
             header?: never;
             path: {
                 /** @description a tab ID */

@@ -16,6 +16,18 @@ type LiveApi = Pick<Api, "tabScreen" | "frontTab">;
 
 /** The live view is refreshed at most this often (2 per second) while it is on screen. */
 export const LIVE_VIEW_INTERVAL_MS = 500;
+/** The panel sizes the Host fits a headless page to (GET /api/tabs/{id}/screen's `width` and
+ * `height`); a test keeps them equal to the API document's. */
+export const VIEW_LIMITS = { minWidth: 320, maxWidth: 1024, minHeight: 200, maxHeight: 768 } as const;
+
+/** The page size that shows the page at one frame pixel per CSS pixel in an area of `width` ×
+ * `height`: the area itself, within what the Host accepts (a smaller area scales the frame
+ * down, a larger one shows it at its own size). */
+export function viewFor(width: number, height: number): { width: number; height: number } {
+  const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, Math.floor(v)));
+  return { width: clamp(width, VIEW_LIMITS.minWidth, VIEW_LIMITS.maxWidth), height: clamp(height, VIEW_LIMITS.minHeight, VIEW_LIMITS.maxHeight) };
+}
+
 /** A framed page that has not loaded by then is reported as not loaded. */
 export const FRAME_LOAD_TIMEOUT_MS = 15_000;
 
@@ -123,6 +135,21 @@ export function LiveView({ api, tab }: { api: LiveApi; tab: PreviewTab }) {
   const [none, setNone] = useState(false);
   const [frontError, setFrontError] = useState<string | null>(null);
   const srcRef = useRef<string | null>(null);
+  // The area the view has: the page is laid out for it, so it reads as it would there.
+  const area = useRef<HTMLDivElement>(null);
+  const view = useRef<{ width: number; height: number } | undefined>(undefined);
+  useEffect(() => {
+    const el = area.current;
+    if (!el || typeof ResizeObserver === "undefined") return;
+    const measure = () => {
+      const box = el.getBoundingClientRect();
+      if (box.width > 0 && box.height > 0) view.current = viewFor(box.width, box.height);
+    };
+    const watch = new ResizeObserver(measure);
+    watch.observe(el);
+    measure();
+    return () => watch.disconnect();
+  }, []);
   useEffect(() => {
     let stopped = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -137,7 +164,7 @@ export function LiveView({ api, tab }: { api: LiveApi; tab: PreviewTab }) {
       // A hidden window asks for nothing; the next tick looks again.
       if (document.visibilityState !== "hidden") {
         try {
-          const blob = await api.tabScreen(tab.tabId, stop.signal);
+          const blob = await api.tabScreen(tab.tabId, view.current, stop.signal);
           if (stopped) return;
           if (blob) {
             show(URL.createObjectURL(blob));
@@ -168,21 +195,23 @@ export function LiveView({ api, tab }: { api: LiveApi; tab: PreviewTab }) {
   };
   return (
     <>
-      {src ? (
-        <button className="live-view" onClick={front} aria-label={t("tabLiveView")} title={t("tabLiveView")}>
-          <img src={src} alt={t("tabLiveViewAlt", { title: tab.title })} />
-        </button>
-      ) : (
-        <div className="live-none">
-          <p className="muted">{none ? t("tabNoFrame") : "…"}</p>
-          <button onClick={front}>{t("tabFront")}</button>
-        </div>
-      )}
       {frontError && (
         <p className="error small" role="alert">
           {t("tabFrontFailed", { error: frontError })}
         </p>
       )}
+      <div className="live-area" ref={area}>
+        {src ? (
+          <button className="live-view" onClick={front} aria-label={t("tabLiveView")} title={t("tabLiveView")}>
+            <img src={src} alt={t("tabLiveViewAlt", { title: tab.title })} />
+          </button>
+        ) : (
+          <div className="live-none">
+            <p className="muted">{none ? t("tabNoFrame") : "…"}</p>
+            <button onClick={front}>{t("tabFront")}</button>
+          </div>
+        )}
+      </div>
     </>
   );
 }

@@ -9,7 +9,8 @@ import { act, cleanup, fireEvent, render, renderHook, screen } from "@testing-li
 import { Api } from "../../api";
 import { I18n, translator } from "../../i18n";
 import type { PreviewTab, TabDialog as Question } from "../../types";
-import { LIVE_VIEW_INTERVAL_MS, FRAME_SANDBOX, WebView, ownOrigin } from "./WebView";
+import { LIVE_VIEW_INTERVAL_MS, FRAME_SANDBOX, VIEW_LIMITS, WebView, ownOrigin, viewFor } from "./WebView";
+import document_ from "../../generated/openapi.json";
 import { TabDialog } from "./TabDialog";
 import { PreviewPanel, type PanelApi } from "./Panel";
 import type { SessionTabs } from "./useTabs";
@@ -48,7 +49,7 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-const screens = () => calls.filter((c) => c.url === `/api/tabs/${TAB}/screen`);
+const screens = () => calls.filter((c) => c.url.split("?")[0] === `/api/tabs/${TAB}/screen`);
 
 describe("native web tab: the live view", () => {
   it("shows the latest frame with the token in a header, at most twice a second, and a click brings the window to the front", async () => {
@@ -98,6 +99,40 @@ describe("native web tab: the live view", () => {
     fireEvent.click(screen.getByRole("button", { name: "显示浏览器窗口" }));
     await act(async () => {});
     expect(calls.some((c) => c.method === "POST" && c.url.endsWith("/front"))).toBe(true);
+  });
+});
+
+describe("native web tab: the page fitted to the live view's area", () => {
+  it("asks for the area's size, within the limits the API document states", () => {
+    expect(viewFor(512.7, 400.2)).toEqual({ width: 512, height: 400 });
+    expect(viewFor(100, 50)).toEqual({ width: VIEW_LIMITS.minWidth, height: VIEW_LIMITS.minHeight });
+    expect(viewFor(3000, 2000)).toEqual({ width: VIEW_LIMITS.maxWidth, height: VIEW_LIMITS.maxHeight });
+    const params = (document_ as unknown as { paths: Record<string, { get: { parameters: { name: string; schema: { minimum: number; maximum: number } }[] } }> }).paths["/api/tabs/{id}/screen"]!.get.parameters;
+    const limit = (name: string) => params.find((p) => p.name === name)!.schema;
+    expect([limit("width").minimum, limit("width").maximum]).toEqual([VIEW_LIMITS.minWidth, VIEW_LIMITS.maxWidth]);
+    expect([limit("height").minimum, limit("height").maximum]).toEqual([VIEW_LIMITS.minHeight, VIEW_LIMITS.maxHeight]);
+  });
+
+  it("sends the measured area with every frame request", async () => {
+    vi.useFakeTimers();
+    const observed: ResizeObserverCallback[] = [];
+    vi.stubGlobal(
+      "ResizeObserver",
+      class {
+        constructor(cb: ResizeObserverCallback) {
+          observed.push(cb);
+        }
+        observe() {}
+        disconnect() {}
+      },
+    );
+    const rect = vi.spyOn(HTMLElement.prototype, "getBoundingClientRect").mockReturnValue({ width: 600.5, height: 450, top: 0, left: 0, right: 600, bottom: 450, x: 0, y: 0, toJSON: () => ({}) });
+    render(withT(<WebView api={new Api("tok")} tab={web()} mode="browser" />));
+    for (let i = 0; i < 5; i++) await act(async () => {});
+    expect(observed).toHaveLength(1);
+    expect(screens()[0]!.url).toBe(`/api/tabs/${TAB}/screen?width=600&height=450`);
+    rect.mockRestore();
+    vi.unstubAllGlobals();
   });
 });
 
