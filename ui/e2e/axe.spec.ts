@@ -1,16 +1,21 @@
 // axe-core (WCAG 2 A/AA and best practice) in real Chromium against a real Host: every state a
-// person meets — first launch, each card kind pending, tool rows open, each tab kind, Settings,
-// the narrow layout with its overlay, the QA page — in light and dark, with zero violations.
-// A violation is reported by rule, element and what axe says to fix.
+// person meets — first launch, each card kind pending (files, credentials, a web page, an MCP
+// tool, register, install, a card whose file changed), tool rows open, each tab kind (a web
+// page too, native and framed), Settings, the narrow layout with its overlay, the QA page with
+// every sample running — in English and Chinese, light and dark, with zero violations. A
+// violation is reported by rule, element and what axe says to fix. Each state is also left as
+// screenshots at 800 and 1,920 px in both languages and themes, for a person to look at.
 import { test, expect, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { SCREENS, sendInNewSession, startHost, stopHost, type Host } from "./host";
+import { join, resolve } from "node:path";
+import { AUTH, SCREENS, sendInNewSession, startHost, stopHost, type Host } from "./host";
+
+const SERVER_BIN = process.env.WISP_MCP_TEST_SERVER ?? resolve(process.env.CARGO_TARGET_DIR ?? "../target", "debug/wisp-mcp-test-server");
 
 let host: Host;
-test.beforeEach(async () => {
-  host = await startHost(["--card-recheck-ms", "0"]);
+async function start(extra: string[] = []) {
+  host = await startHost(["--card-recheck-ms", "0", ...extra]);
   writeFileSync(join(host.project, "wisp-demo.txt"), "alpha\nbeta\n");
   writeFileSync(join(host.project, ".env"), "API_TOKEN=sk-live-0123456789\n");
   mkdirSync(join(host.project, "drafts/old"), { recursive: true });
@@ -18,31 +23,71 @@ test.beforeEach(async () => {
   mkdirSync(join(host.project, "archive"));
   mkdirSync(join(host.project, "old"), { recursive: true });
   writeFileSync(join(host.project, "old/a.log"), "a");
+}
+test.beforeEach(async ({}, info) => {
+  // A test that needs other flags starts its own Host.
+  if (!info.title.startsWith("web-only:")) await start();
 });
 test.afterEach(async () => {
   await stopHost(host);
 });
 
 const TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"];
+const LANGS = ["en", "zh"] as const;
+const THEMES = ["light", "dark"] as const;
 
-/** Audits the page as it is, in light and in dark, and fails with every violation listed. */
-async function audit(page: Page, state: string) {
+/** Shows the page in `lang` and `theme` without a reload, so what is open stays open: the
+ * workbench follows a change made in another window; the QA page has its own language box. */
+async function look(page: Page, lang: (typeof LANGS)[number], theme: (typeof THEMES)[number], qa: boolean) {
+  if (qa) await page.getByLabel("Language", { exact: true }).selectOption(lang);
+  await page.evaluate(
+    ([l, t, onQa]) => {
+      document.documentElement.dataset.theme = t!;
+      for (const [key, value] of [["wisp-lang", l], ["wisp-theme", t]] as const) {
+        if (onQa && key === "wisp-lang") continue;
+        localStorage.setItem(key, value!);
+        window.dispatchEvent(new StorageEvent("storage", { key, newValue: value! }));
+      }
+    },
+    [lang, theme, qa] as const,
+  );
+  await page.emulateMedia({ colorScheme: theme });
+  if (!qa) await expect(page.locator("html")).toHaveAttribute("lang", lang === "zh" ? "zh-CN" : "en");
+  await expect(page.locator("html")).toHaveAttribute("data-theme", theme);
+  // Transitions finished, so colours are the final ones.
+  await page.waitForTimeout(50);
+}
+
+/** Audits the page as it is in each language and theme and fails with every violation listed;
+ * leaves screenshots of each at 800 and 1,920 px; then shows it in English, light, again. */
+async function audit(page: Page, state: string, { qa = false } = {}) {
   const found: string[] = [];
-  for (const theme of ["light", "dark"] as const) {
-    await page.evaluate((t) => {
-      document.documentElement.dataset.theme = t;
-      localStorage.setItem("wisp-theme", t);
-    }, theme);
-    await page.emulateMedia({ colorScheme: theme });
-    // Transitions finished, so colours are the final ones.
-    await page.waitForTimeout(50);
-    const result = await new AxeBuilder({ page }).withTags(TAGS).analyze();
-    for (const v of result.violations) {
-      for (const n of v.nodes) found.push(`${state} (${theme}): ${v.id} — ${n.target.join(" ")}: ${n.failureSummary?.replace(/\s+/g, " ")}`);
+  const size = page.viewportSize();
+  for (const lang of LANGS) {
+    for (const theme of THEMES) {
+      await look(page, lang, theme, qa);
+      // A framed web page is the site's own, not the workbench's: its findings are the site's.
+      const result = await new AxeBuilder({ page }).withTags(TAGS).exclude("iframe.web-frame").analyze();
+      for (const v of result.violations) {
+        for (const n of v.nodes) found.push(`${state} (${lang}, ${theme}): ${v.id} — ${n.target.join(" ")}: ${n.failureSummary?.replace(/\s+/g, " ")}`);
+      }
+      for (const width of [800, 1920]) {
+        await page.setViewportSize({ width, height: width === 800 ? 900 : 1080 });
+        await page.waitForTimeout(50);
+        await page.screenshot({ path: join(SCREENS, `axe-${state}-${width}-${lang}-${theme}.png`) });
+      }
+      if (size) await page.setViewportSize(size);
     }
-    await page.screenshot({ path: join(SCREENS, `axe-${state}-${theme}.png`) });
   }
+  await look(page, "en", "light", qa);
   expect(found, found.join("\n")).toEqual([]);
+}
+
+/** An active MCP server of the test program, through the API as Settings would make it. */
+async function activeTestServer(page: Page) {
+  const r = await page.request.post(`${host.base}/api/mcp/servers`, { headers: AUTH, data: { name: "Test server", command: SERVER_BIN, args: [] } });
+  const { id } = (await r.json()) as { id: string };
+  expect((await page.request.post(`${host.base}/api/mcp/servers/${id}/activate`, { headers: AUTH })).ok()).toBe(true);
 }
 
 test("first launch", async ({ page }) => {
@@ -58,14 +103,57 @@ for (const [demo, title] of [
   ["[demo:trash] file=old", /trash/i],
   ["[demo:mkdir]", /Approve files_mkdir\?/],
   ["[demo:secrets]", /Send this file to the model provider\?/],
+  [`[demo:register] command=${SERVER_BIN} arg=--flood arg=0`, /Approve mcp_register\?/],
+  ["[demo:install]", /Approve mcp_install_npm\?/],
 ] as const) {
   test(`a pending card: ${demo}`, async ({ page }) => {
     await page.goto(host.url);
     await sendInNewSession(page, demo);
-    await expect(page.getByRole("group", { name: title }).first()).toBeVisible();
+    await expect(page.getByRole("group", { name: title }).first()).toBeVisible({ timeout: 20_000 });
     await audit(page, `card-${demo.slice(6, demo.indexOf("]"))}`);
   });
 }
+
+test("a pending card of an MCP server's tool", async ({ page }) => {
+  await activeTestServer(page);
+  await page.goto(host.url);
+  await sendInNewSession(page, "[demo:mcp] say hello");
+  await expect(page.getByRole("group", { name: "Approve Test server · echo?" })).toBeVisible({ timeout: 15_000 });
+  await audit(page, "card-mcp-tool");
+});
+
+test("a pending card whose file changed since it appeared", async ({ page }) => {
+  await page.goto(host.url);
+  await sendInNewSession(page, "[demo:replace]");
+  const card = page.getByRole("group", { name: /Approve files_replace\?/ });
+  await expect(card.getByText("Changes against the current file")).toBeVisible();
+  writeFileSync(join(host.project, "wisp-demo.txt"), "ALPHA\nbeta\n");
+  await card.hover();
+  await expect(page.locator(".approval-pending .file-notice.error")).toBeVisible();
+  await audit(page, "card-stale");
+});
+
+test("a pending open_webpage card, then the web page it opens in the Host's browser", async ({ page }) => {
+  await page.goto(host.url);
+  await sendInNewSession(page, "[demo:openweb]");
+  const card = page.getByRole("group", { name: "Approve open_webpage?" });
+  await expect(card).toBeVisible();
+  await audit(page, "card-openweb");
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText(/The preview accepted the page/).first()).toBeVisible({ timeout: 20_000 });
+  await expect(page.getByRole("button", { name: /Live view/ })).toBeVisible({ timeout: 20_000 });
+  await audit(page, "tab-web-native");
+});
+
+test("web-only: the web page framed in the preview", async ({ page }) => {
+  await start(["--web-only"]);
+  await page.goto(host.url);
+  await sendInNewSession(page, "[demo:openweb]");
+  await page.getByRole("group", { name: "Approve open_webpage?" }).getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText(/The preview accepted the page/).first()).toBeVisible();
+  await expect(page.locator("iframe.web-frame")).toBeVisible();
+  await audit(page, "tab-web-framed");
+});
 
 test("tool rows open, after an approved run", async ({ page }) => {
   await page.goto(host.url);
@@ -143,8 +231,16 @@ test("the narrow layout with its preview overlay", async ({ page }) => {
   await audit(page, "narrow-overlay");
 });
 
-test("the QA page", async ({ page }) => {
+test("the QA page, every sample running", async ({ page }) => {
   await page.goto(host.base + "/qa.html");
   await expect(page.locator("h1, h2").first()).toBeVisible();
-  await audit(page, "qa");
+  await audit(page, "qa", { qa: true });
+  for (const run of await page.getByRole("button", { name: /Run sample/ }).all()) await run.click();
+  await page.locator('[data-sample="open-webpage"]').getByRole("button").first().click();
+  // Every sample's card, after its pretend preparation.
+  const samples = page.locator("[data-sample]").filter({ has: page.getByRole("button", { name: /Run sample/ }) });
+  expect(await samples.count()).toBeGreaterThan(8);
+  for (const sample of await samples.all()) await expect(sample.getByRole("group").first()).toBeVisible({ timeout: 10_000 });
+  await expect(page.locator('[data-sample="open-webpage"]').getByRole("group", { name: "Approve open_webpage?" })).toBeVisible();
+  await audit(page, "qa-samples", { qa: true });
 });

@@ -17,6 +17,9 @@ function NoToken() {
   );
 }
 
+const LANGS = ["auto", "en", "zh"] as const satisfies readonly LangSetting[];
+const THEMES = ["system", "light", "dark"] as const satisfies readonly Theme[];
+
 function Root() {
   const [token, setToken] = useState(() => takeToken());
   const [lang, setLang] = useState<LangSetting>(() => (localStorage.getItem("wisp-lang") as LangSetting) ?? "auto");
@@ -41,6 +44,15 @@ function Root() {
     localStorage.setItem("wisp-theme", theme);
     document.documentElement.dataset.theme = theme;
   }, [theme]);
+  // Language and theme chosen in another window of the workbench apply here too.
+  useEffect(() => {
+    const follow = (e: StorageEvent) => {
+      if (e.key === "wisp-lang" && (LANGS as readonly string[]).includes(e.newValue ?? "")) setLang(e.newValue as LangSetting);
+      if (e.key === "wisp-theme" && (THEMES as readonly string[]).includes(e.newValue ?? "")) setTheme(e.newValue as Theme);
+    };
+    window.addEventListener("storage", follow);
+    return () => window.removeEventListener("storage", follow);
+  }, []);
   return (
     <I18n.Provider value={t}>
       {api ? <App api={api} lang={lang} theme={theme} onLang={setLang} onTheme={setTheme} /> : <NoToken />}

@@ -109,7 +109,7 @@ export function InstallQaSample() {
           }}
         />
       )}
-      {phase !== "idle" && <McpSettingsPage key={version} api={api} />}
+      {phase !== "idle" && <McpSettingsPage key={version} api={api} label="Local MCP — install sample / 本地 MCP — 安装样例" />}
     </section>
   );
 }
@@ -145,7 +145,7 @@ export function RegisterQaSample() {
           }}
         />
       )}
-      {version > 0 && <McpSettingsPage key={version} api={api} />}
+      {version > 0 && <McpSettingsPage key={version} api={api} label="Local MCP — register sample / 本地 MCP — 注册样例" />}
     </section>
   );
 }

@@ -33,7 +33,8 @@ export const POLL_MS = 3000;
 
 type Action = "activate" | "disable" | "refresh" | "delete";
 
-export function McpSettingsPage({ api }: { api: McpApi }) {
+/** `label` names the page's region where more than one is shown (the QA page's samples). */
+export function McpSettingsPage({ api, label }: { api: McpApi; label?: string }) {
   const t = useT();
   const [servers, setServers] = useState<McpServer[] | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
@@ -124,7 +125,7 @@ export function McpSettingsPage({ api }: { api: McpApi }) {
   };
 
   return (
-    <section className="mcp-settings" aria-label={t("mcpSettings")}>
+    <section className="mcp-settings" aria-label={label ?? t("mcpSettings")}>
       <h3>{t("mcpSettings")}</h3>
       <p className="muted small">{t("mcpIntro")}</p>
       <div className="buttons">
