@@ -19,6 +19,12 @@ test("the first screen takes a message at once and the first send makes the sess
   const box = page.getByRole("textbox", { name: /Message/ });
   await expect(box).toBeFocused();
   await expect(page.locator(".example").first()).toBeVisible();
+  // The model in use is named whole in the sidebar, never cut off.
+  const badge = page.locator(".brand .model-badge");
+  await expect(badge).toHaveText(/^Built-in simulator · deepseek-v4-flash$/);
+  expect(await badge.evaluate((b) => b.scrollWidth <= b.clientWidth && b.getBoundingClientRect().height > 0)).toBe(true);
+  // It says where the first message's session starts.
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Write a message to start a session in project, or choose one on the left.");
   await page.screenshot({ path: join(SCREENS, "first-screen.png") });
   await page.keyboard.type("hello there");
   await page.keyboard.press("Enter");

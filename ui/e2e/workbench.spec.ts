@@ -198,7 +198,7 @@ test("sessions are renamed, deleted with a moment to undo; a bad folder is expla
   const hostSessions = async () => (await (await request.get(`${host.base}/api/sessions`, { headers: AUTH })).json()).length;
   // Delete asks nothing: the session goes at once, and Undo (focused) brings it back.
   await page.getByRole("button", { name: "Delete" }).click();
-  await expect(page.getByText("Write a message to start a session in the selected project, or choose one on the left.")).toBeVisible();
+  await expect(page.getByText("Write a message to start a session in project, or choose one on the left.")).toBeVisible();
   const undo = page.getByRole("button", { name: "Undo" });
   await expect(undo).toBeFocused();
   await expect(page.getByRole("status").filter({ hasText: "will be deleted" })).toContainText("“Refactor the parser” will be deleted");
@@ -214,7 +214,7 @@ test("sessions are renamed, deleted with a moment to undo; a bad folder is expla
   await expect(undo).toBeHidden();
   await expect(page.getByRole("textbox", { name: /Message/ })).toBeFocused();
   await page.reload();
-  await expect(page.getByText("Write a message to start a session in the selected project, or choose one on the left.")).toBeVisible();
+  await expect(page.getByText("Write a message to start a session in project, or choose one on the left.")).toBeVisible();
 });
 
 test("a session deleted just before the page closes is deleted", async ({ page, request }) => {

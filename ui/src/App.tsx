@@ -20,6 +20,7 @@ import { useSessionRuns } from "./features/conversation/useSessionRuns";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { McpToolLabels, useMcpLabels } from "./features/mcp/labels";
 import { ProjectList } from "./features/projects/ProjectList";
+import { folderName } from "./features/projects/RevokeProject";
 import { useProjects } from "./features/projects/useProjects";
 import { RenameSession } from "./features/sessions/RenameSession";
 import { SessionList } from "./features/sessions/SessionList";
@@ -74,6 +75,9 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const { health, reload: reloadHealth } = useHealth(api, report);
   const shown = { sessionId: currentId, projectId: sessions.find((s) => s.id === currentId)?.projectId ?? null };
   const { projects, selected: selectedProject, setSelected: setSelectedProject, authorize, revoke: revokeProject } = useProjects(api, report, loadSessions, shown);
+
+  // Where the first message's session starts.
+  const newProject = projects.find((p) => p.id === selectedProject) ?? null;
 
   const currentRef = useRef<string | null>(null);
   currentRef.current = currentId;
@@ -222,7 +226,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         <main className="conversation">
           {error && (
             <div className="error-bar" role="alert">
-              {t("errorPrefix")} {error}
+              {t("errorBar", { error })}
               <button className="icon" aria-label={t("cancel")} onClick={() => setError(null)}>
                 <X size={14} />
               </button>
@@ -231,7 +235,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           {!current ? (
             // Nothing chosen yet: the first message makes its session where the person is.
             <div className="runs first-screen">
-              <h1 className="empty">{t("noSession")}</h1>
+              <h1 className="empty">{newProject ? t("noSession", { project: folderName(newProject.root) }) : t("noSessionNoProject")}</h1>
               {examples}
             </div>
           ) : (

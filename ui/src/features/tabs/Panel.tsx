@@ -118,7 +118,7 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
     e.preventDefault();
     const address = addressOf(url);
     if ("error" in address) {
-      setAddressNote(address.error === "empty" ? null : { text: t("tabsAddressInvalid"), refused: true });
+      setAddressNote({ text: t(address.error === "empty" ? "tabsAddressEmpty" : "tabsAddressInvalid"), refused: true });
       return;
     }
     setAddressNote(null);
@@ -225,7 +225,9 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
             if (addressNote?.refused) setAddressNote(null);
           }}
         />
-        <button type="submit" disabled={!url.trim()} title={inPlace ? t("tabsGoHere") : t("tabsOpenNew")}>
+        {/* Never disabled: with no address it says what it needs, instead of a control that
+            does nothing and cannot say why. */}
+        <button type="submit" title={inPlace ? t("tabsGoHere") : t("tabsOpenNew")}>
           <Globe size={14} aria-hidden /> {inPlace ? t("tabsGo") : t("tabsOpen")}
         </button>
       </form>}

@@ -233,6 +233,15 @@ describe("the panel", () => {
     expect(document.querySelectorAll("button:disabled, input:disabled")).toHaveLength(0);
   });
 
+  it("has no disabled control in a session with no tab yet; Go with no address says what it needs", async () => {
+    const c = ctl([]);
+    render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />));
+    expect(document.querySelectorAll("button:disabled, input:disabled")).toHaveLength(0);
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Open" })));
+    expect(screen.getByRole("alert").textContent).toBe("Type a web address to open, such as example.com or localhost:3000.");
+    expect(screen.getByRole("textbox", { name: "Web address to open" }).getAttribute("aria-invalid")).toBe("true");
+  });
+
   it("renders the Host's tabs in order with the active one selected, and sends the person's actions", async () => {
     const c = ctl([file, blank]);
     render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />));
