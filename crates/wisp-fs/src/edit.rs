@@ -9,12 +9,12 @@
 
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::{Dir, MetadataExt};
+use cap_std::fs::Dir;
 use serde::Serialize;
 
 use crate::{
     FsError, FsErrorKind, Sandbox, TargetState, WritePlan, check_new_name, check_path, display,
-    err, io_err, is_temp_file_name, limits, split,
+    err, io_err, is_temp_file_name, limits, platform, split,
 };
 
 /// The UTF-8 byte order mark, kept where a file has it (FILE-17).
@@ -294,8 +294,11 @@ impl Sandbox {
     pub fn mkdir(&self, plan: &MkdirPlan) -> Result<Made, FsError> {
         let (rel, parent) = self.mkdir_current(plan)?;
         let (_, name) = split(&rel);
-        let opened = parent.dir_metadata().map_err(|e| io_err(&plan.path, &e))?;
-        if (opened.dev(), opened.ino()) != plan.parent {
+        let opened = parent
+            .dir_metadata()
+            .and_then(|m| platform::identity(&m))
+            .map_err(|e| io_err(&plan.path, &e))?;
+        if opened != plan.parent {
             return Err(parent_changed(plan));
         }
         parent.create_dir(name).map_err(|e| match e.kind() {
@@ -345,7 +348,9 @@ impl Sandbox {
             ));
         }
         match self.dir.symlink_metadata(rel) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((pm.dev(), pm.ino())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                platform::identity(&pm).map_err(|e| io_err(shown, &e))
+            }
             Err(e) => Err(io_err(shown, &e)),
             Ok(_) => Err(exists(shown)),
         }

@@ -26,7 +26,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Component, Path, PathBuf};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use cap_std::fs::Dir;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -84,6 +84,8 @@ pub enum FsErrorKind {
     /// The file looks like credentials (`sensitive.rs`): `files_replace` does not edit it, and
     /// `files_move` does not give it a name that hides what it is.
     Sensitive,
+    /// A read-only file where a write would replace it (Windows, where it cannot be replaced).
+    ReadOnly,
     /// Anything else the OS reported.
     Io,
 }
@@ -151,23 +153,10 @@ fn io_err(path: &str, e: &std::io::Error) -> FsError {
     }
 }
 
-/// Added to every open of a file: opening a FIFO without it waits for a peer forever, and the
-/// stat before the open cannot rule out a FIFO swapped in right after it.
-fn nonblocking() -> i32 {
-    rustix::fs::OFlags::NONBLOCK.bits() as i32
-}
-
-/// What a non-regular, non-directory entry is, for messages.
+/// What a non-regular entry is, for messages.
 fn kind_name(ft: cap_std::fs::FileType) -> &'static str {
-    use cap_std::fs::FileTypeExt;
-    if ft.is_fifo() {
-        "a FIFO"
-    } else if ft.is_socket() {
-        "a socket"
-    } else if ft.is_char_device() {
-        "a character device"
-    } else if ft.is_block_device() {
-        "a block device"
+    if let Some(special) = platform::special_kind(ft) {
+        special
     } else if ft.is_symlink() {
         "a symbolic link"
     } else if ft.is_dir() {
@@ -186,10 +175,6 @@ fn not_regular(shown: &str, ft: cap_std::fs::FileType) -> FsError {
         ),
     )
 }
-
-/// Permission bits a replacing temp file takes over. Set-user-ID, set-group-ID and sticky
-/// bits are left out: new content must not gain the privileges of what it replaces.
-const KEPT_MODE_BITS: u32 = 0o777;
 
 /// How every temp file of a write starts: `.wisp-tmp-<16 hex>-<name>`, hidden and recognisable,
 /// so leftovers of a crash can be found and removed (see [`is_temp_file_name`]).
@@ -545,30 +530,19 @@ impl Sandbox {
         let _ = getrandom::fill(&mut random);
         let temp = temp_file_name(&name.to_string_lossy(), &random);
         let file = parent_dir
-            .open_with(
-                &temp,
-                OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .custom_flags(nonblocking()),
-            )
+            .open_with(&temp, &platform::create_new_options())
             .map_err(|e| io_err(&plan.path, &e))?;
         let mut file = file.into_std();
         let result = (|| {
             if let TargetState::File { mode, uid, gid, .. } = plan.target {
-                keep_owner_and_mode(&file, mode, uid, gid)?;
+                platform::keep_owner_and_mode(&file, mode, (uid, gid))?;
             }
             file.write_all(plan.content.as_bytes())?;
             file.sync_all()?;
             drop(file);
             parent_dir.rename(&temp, &parent_dir, name)?;
             // The rename itself is durable once the directory is synced.
-            parent_dir
-                .open_with(
-                    ".",
-                    OpenOptions::new().read(true).custom_flags(nonblocking()),
-                )
-                .and_then(|d| d.sync_all())
+            platform::sync_dir(&parent_dir)
         })();
         if let Err(e) = result {
             let _ = parent_dir.remove_file(&temp);
@@ -591,13 +565,9 @@ impl Sandbox {
         shown: &str,
         follow: bool,
     ) -> Result<(cap_std::fs::File, cap_std::fs::Metadata), FsError> {
-        let mut flags = nonblocking();
-        if !follow {
-            flags |= rustix::fs::OFlags::NOFOLLOW.bits() as i32;
-        }
         let file = self
             .dir
-            .open_with(rel, OpenOptions::new().read(true).custom_flags(flags))
+            .open_with(rel, &platform::read_options(follow))
             .map_err(|e| io_err(shown, &e))?;
         let meta = file.metadata().map_err(|e| io_err(shown, &e))?;
         if !meta.is_file() {
@@ -669,23 +639,29 @@ impl Sandbox {
         }
         // The content is bound too: opened without following links, then checked to be the
         // very file the stat saw.
-        use cap_std::fs::MetadataExt;
-        let seen = (m.dev(), m.ino());
+        let identity =
+            |m: &cap_std::fs::Metadata| platform::identity(m).map_err(|e| io_err(shown, &e));
+        let seen = identity(&m)?;
         let (mut file, m) = self.open_regular(rel, shown, false)?;
-        if (m.dev(), m.ino()) != seen {
+        let (dev, ino) = identity(&m)?;
+        if (dev, ino) != seen {
             return Err(err(
                 FsErrorKind::Changed,
                 format!("{shown}: the file changed while it was being checked; try again"),
             ));
         }
-        if m.nlink() > 1 {
+        let links = platform::links(&m).map_err(|e| io_err(shown, &e))?;
+        if links > 1 {
             return Err(err(
                 FsErrorKind::HardLinked,
                 format!(
-                    "{shown}: has {} hard links; replacing it would split them, so Wisp does not write it",
-                    m.nlink()
+                    "{shown}: has {links} hard links; replacing it would split them, so Wisp does not write it"
                 ),
             ));
+        }
+        let mode = platform::kept_mode(&m);
+        if let Err(why) = platform::replaceable(mode) {
+            return Err(err(FsErrorKind::ReadOnly, format!("{shown}: {why}")));
         }
         if m.len() > limits::MAX_REPLACED_BYTES {
             return Err(err(
@@ -700,14 +676,14 @@ impl Sandbox {
         let (sha256, copied) = hash_to_end(&mut file, shown, keep)?;
         let after = file.metadata().map_err(|e| io_err(shown, &e))?;
         let state = TargetState::File {
-            dev: m.dev(),
-            ino: m.ino(),
+            dev,
+            ino,
             len: m.len(),
             mtime_ns: mtime_ns(&m),
             sha256,
-            mode: m.mode() & KEPT_MODE_BITS,
-            uid: m.uid(),
-            gid: m.gid(),
+            mode,
+            uid: platform::owner(&m).0,
+            gid: platform::owner(&m).1,
         };
         if copied != m.len() || mtime_ns(&after) != mtime_ns(&m) {
             return Err(err(
@@ -821,27 +797,7 @@ pub(crate) fn check_offset(shown: &str, offset: u64, size: u64) -> Result<(), Fs
     Ok(())
 }
 
-/// A file's modification time in nanoseconds since the epoch.
-fn mtime_ns(m: &cap_std::fs::Metadata) -> i128 {
-    use cap_std::fs::MetadataExt;
-    i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec())
-}
-
-/// Gives a replacing temp file the replaced file's owner and permission bits, as editors do on
-/// an atomic save. Changing the owner is allowed only to root (and the group only to a member),
-/// so a refusal there is expected and the file keeps the writer's owner; the mode always passes.
-fn keep_owner_and_mode(file: &std::fs::File, mode: u32, uid: u32, gid: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    match rustix::fs::fchown(
-        file,
-        Some(rustix::fs::Uid::from_raw(uid)),
-        Some(rustix::fs::Gid::from_raw(gid)),
-    ) {
-        Ok(()) | Err(rustix::io::Errno::PERM) => {}
-        Err(e) => return Err(e.into()),
-    }
-    file.set_permissions(std::fs::Permissions::from_mode(mode))
-}
+use platform::mtime_ns;
 
 fn split(rel: &Path) -> (Option<&Path>, &Path) {
     let name = rel.file_name().map(Path::new).unwrap_or(rel);
@@ -887,6 +843,7 @@ fn display(rel: &Path) -> String {
 mod cleanup;
 mod edit;
 mod moves;
+mod platform;
 mod search;
 pub mod sensitive;
 mod sensitive_read;

@@ -23,16 +23,14 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::{Dir, MetadataExt};
-use rustix::fs::{AtFlags, Mode, RenameFlags};
-use rustix::io::Errno;
+use cap_std::fs::Dir;
 use serde::Serialize;
 
 use crate::search::open_dir_nofollow;
 use crate::tree::{TreeEntry, TreeFingerprint, TreeKind, walk_at};
 use crate::{
     FsError, FsErrorKind, Sandbox, check_new_name, check_path, display, err, io_err,
-    is_temp_file_name, split,
+    is_temp_file_name, platform, split,
 };
 
 /// A validated `files_move`, ready for approval.
@@ -82,8 +80,10 @@ pub(crate) struct SystemOps;
 
 /// Mode of a folder the fallback creates, until its contents have moved: the source folder's
 /// own mode (possibly read-only) is set after that.
+#[cfg(unix)]
 const FALLBACK_DIR_MODE: u32 = 0o700;
 
+#[cfg(unix)]
 impl MoveOps for SystemOps {
     fn rename_noreplace(&self, from: &Dir, name: &str, to: &Dir, new: &str) -> io::Result<()> {
         Ok(rustix::fs::renameat_with(
@@ -116,8 +116,73 @@ impl MoveOps for SystemOps {
     }
 }
 
-fn errno(e: &io::Error) -> Option<Errno> {
-    Errno::from_io_error(e)
+#[cfg(unix)]
+use rustix::fs::{AtFlags, Mode, RenameFlags};
+
+/// Windows has no rename that refuses to replace on directory handles, so every move takes
+/// FILE-23/24's procedure: exclusive hard links, folders created and filled, then the emptied
+/// source removed. Each step refuses what is already there.
+#[cfg(windows)]
+impl MoveOps for SystemOps {
+    fn rename_noreplace(&self, _from: &Dir, _name: &str, _to: &Dir, _new: &str) -> io::Result<()> {
+        Err(io::ErrorKind::Unsupported.into())
+    }
+
+    fn link(&self, from: &Dir, name: &str, to: &Dir, new: &str) -> io::Result<()> {
+        from.hard_link(name, to, new)
+    }
+
+    fn unlink(&self, dir: &Dir, name: &str) -> io::Result<()> {
+        dir.remove_file(name)
+    }
+
+    fn mkdir(&self, dir: &Dir, name: &str) -> io::Result<()> {
+        dir.create_dir(name)
+    }
+
+    fn rmdir(&self, dir: &Dir, name: &str) -> io::Result<()> {
+        dir.remove_dir(name)
+    }
+}
+
+/// What a failed step of a move means.
+#[derive(Debug, PartialEq, Eq)]
+enum Failure {
+    /// The file system does not do this rename: take the fallback.
+    Unsupported,
+    /// Something is already at the target.
+    Exists,
+    /// Source and target are on different devices.
+    CrossDevice,
+    Other,
+}
+
+#[cfg(unix)]
+fn failure(e: &io::Error) -> Failure {
+    use rustix::io::Errno;
+    match Errno::from_io_error(e) {
+        Some(Errno::INVAL | Errno::NOSYS) => Failure::Unsupported,
+        Some(Errno::EXIST | Errno::NOTEMPTY) => Failure::Exists,
+        Some(Errno::XDEV) => Failure::CrossDevice,
+        _ => Failure::Other,
+    }
+}
+
+#[cfg(windows)]
+fn failure(e: &io::Error) -> Failure {
+    match e.kind() {
+        io::ErrorKind::Unsupported => Failure::Unsupported,
+        io::ErrorKind::AlreadyExists | io::ErrorKind::DirectoryNotEmpty => Failure::Exists,
+        io::ErrorKind::CrossesDevices => Failure::CrossDevice,
+        _ => Failure::Other,
+    }
+}
+
+/// `(device, inode)` of `name` in `dir`, not followed, if it can be read.
+fn identity_of(dir: &Dir, name: &str) -> Option<(u64, u64)> {
+    dir.symlink_metadata(name)
+        .ok()
+        .and_then(|m| platform::identity(&m).ok())
 }
 
 /// The paths of a move, checked as text.
@@ -267,11 +332,7 @@ impl Sandbox {
                 sync(&c.tp);
                 sync(&c.sp);
                 // Both handles were checked a moment ago; what arrived must be what was.
-                let arrived =
-                    c.tp.symlink_metadata(tname)
-                        .map(|m| (m.dev(), m.ino()))
-                        .ok();
-                if arrived != Some((top.dev, top.ino)) {
+                if identity_of(&c.tp, tname) != Some((top.dev, top.ino)) {
                     return Err(err(
                         FsErrorKind::Partial,
                         format!(
@@ -282,7 +343,7 @@ impl Sandbox {
                 }
                 Ok(moved("rename"))
             }
-            Err(e) if matches!(errno(&e), Some(Errno::INVAL | Errno::NOSYS)) => {
+            Err(e) if failure(&e) == Failure::Unsupported => {
                 Fallback {
                     ops,
                     paths: &paths,
@@ -325,9 +386,11 @@ impl Sandbox {
             ),
             _ => io_err(ts, &e),
         })?;
-        let tmeta = tp.dir_metadata().map_err(|e| io_err(ts, &e))?;
-        let target_parent = (tmeta.dev(), tmeta.ino());
-        if tmeta.dev() != fingerprint.dev {
+        let target_parent = tp
+            .dir_metadata()
+            .and_then(|m| platform::identity(&m))
+            .map_err(|e| io_err(ts, &e))?;
+        if target_parent.0 != fingerprint.dev {
             return Err(err(
                 FsErrorKind::CrossDevice,
                 format!(
@@ -371,9 +434,9 @@ fn exists(ts: &str) -> FsError {
 
 /// An error of the rename or of the fallback's first step, before anything moved.
 fn move_error(paths: &MovePaths, e: &io::Error) -> FsError {
-    match errno(e) {
-        Some(Errno::EXIST | Errno::NOTEMPTY) => exists(&paths.ts),
-        Some(Errno::XDEV) => err(
+    match failure(e) {
+        Failure::Exists => exists(&paths.ts),
+        Failure::CrossDevice => err(
             FsErrorKind::CrossDevice,
             format!(
                 "{}: the file system reports {} and {} on different devices; files_move never copies, nothing was moved",
@@ -387,9 +450,7 @@ fn move_error(paths: &MovePaths, e: &io::Error) -> FsError {
 /// Best effort: a rename is durable once its folders are synced; the move has happened either
 /// way, so a failed sync does not make it fail.
 fn sync(dir: &Dir) {
-    let _ = dir
-        .open_with(".", cap_std::fs::OpenOptions::new().read(true))
-        .and_then(|d| d.sync_all());
+    let _ = platform::sync_dir(dir);
 }
 
 /// One open folder of the fallback: the source and its new counterpart at the target.
@@ -509,7 +570,8 @@ impl Fallback<'_> {
         let dst = open_dir_nofollow(pd, dname).map_err(|err| io_err(&shown, &err))?;
         let src = open_dir_nofollow(ps, &name).ok().filter(|d| {
             d.dir_metadata()
-                .is_ok_and(|m| (m.dev(), m.ino()) == (e.dev, e.ino))
+                .and_then(|m| platform::identity(&m))
+                .is_ok_and(|id| id == (e.dev, e.ino))
         });
         let Some(src) = src else {
             // Our own, empty folder: nothing of the person's is lost with it.
@@ -534,8 +596,8 @@ impl Fallback<'_> {
         let name = leaf(&e.rel);
         self.ops
             .link(&l.src, &name, &l.dst, &name)
-            .map_err(|err| match errno(&err) {
-                Some(Errno::XDEV) => FsError {
+            .map_err(|err| match failure(&err) {
+                Failure::CrossDevice => FsError {
                     kind: FsErrorKind::CrossDevice,
                     message: format!("{shown}: on another device; never copied"),
                 },
@@ -559,11 +621,7 @@ impl Fallback<'_> {
         let Some(l) = stack.pop() else {
             return;
         };
-        use std::os::unix::fs::PermissionsExt;
-        let _ = l.dst.set_permissions(
-            ".",
-            cap_std::fs::Permissions::from_std(std::fs::Permissions::from_mode(l.mode & 0o7777)),
-        );
+        let _ = platform::set_mode(&l.dst, ".", l.mode);
         drop(l.src);
         let (parent, name) = match stack.last() {
             Some(p) => (&p.src, l.name.as_str()),
@@ -649,8 +707,7 @@ fn leaf(rel: &Path) -> String {
 
 /// Whether `name` in `dir` is the entry the walk saw (same device and inode, not followed).
 fn is_entry(dir: &Dir, name: &str, e: &TreeEntry) -> bool {
-    dir.symlink_metadata(name)
-        .is_ok_and(|m| (m.dev(), m.ino()) == (e.dev, e.ino))
+    identity_of(dir, name) == Some((e.dev, e.ino))
 }
 
 fn changed_during(shown: &str) -> FsError {

@@ -19,11 +19,11 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-use cap_std::fs::{Dir, MetadataExt, OpenOptions, OpenOptionsExt};
+use cap_std::fs::Dir;
 use serde::Serialize;
 
 use crate::sensitive::{self, Sensitive};
-use crate::{FsError, FsErrorKind, Sandbox, check_path, display, err, io_err, limits, nonblocking};
+use crate::{FsError, FsErrorKind, Sandbox, check_path, display, err, io_err, limits, platform};
 
 /// What an answer with withheld results says about them.
 pub const WITHHELD_NOTE: &str = "results with \"withheld\" are files that look like credentials: they were not searched, so they may or may not contain the query, and nothing of their content is in this answer; files_read asks the person before sending one";
@@ -274,7 +274,10 @@ impl Walk<'_> {
                     continue;
                 }
                 // A folder its owner may not read is private, also to root, which could.
-                if entry.metadata().is_ok_and(|m| m.mode() & 0o400 == 0) {
+                if entry
+                    .metadata()
+                    .is_ok_and(|m| !platform::owner_may_read(&m))
+                {
                     self.skip("private");
                     continue;
                 }
@@ -287,7 +290,7 @@ impl Walk<'_> {
                     Err(_) => self.skip("changed"),
                 }
             } else if ft.is_file() {
-                self.file(dir, &name, &path, &entry);
+                self.file(dir, &name, &path);
             } else {
                 self.skip("not_regular");
             }
@@ -309,13 +312,15 @@ impl Walk<'_> {
         name.to_lowercase().contains(&self.query_lower)
     }
 
-    fn file(&mut self, dir: &Dir, name: &str, path: &Path, entry: &cap_std::fs::DirEntry) {
+    fn file(&mut self, dir: &Dir, name: &str, path: &Path) {
         if self.mode == SearchMode::Name {
-            let Ok(meta) = entry.metadata() else {
+            // By name in the folder's handle: a directory entry's own metadata lacks the link
+            // count on Windows.
+            let Ok(links) = dir.symlink_metadata(name).and_then(|m| platform::links(&m)) else {
                 self.skip("unreadable");
                 return;
             };
-            if meta.nlink() > 1 {
+            if links > 1 {
                 self.skip("hard_linked");
                 return;
             }
@@ -337,9 +342,7 @@ impl Walk<'_> {
         // Opened without following a link and without blocking; `fstat` of what was opened
         // (not a stat of the name before) decides: one stat per file, and no window between
         // the check and the read.
-        let flags = nonblocking() | rustix::fs::OFlags::NOFOLLOW.bits() as i32;
-        let Ok(file) = dir.open_with(name, OpenOptions::new().read(true).custom_flags(flags))
-        else {
+        let Ok(file) = dir.open_with(name, &platform::read_options(false)) else {
             self.skip("changed");
             return;
         };
@@ -351,7 +354,7 @@ impl Walk<'_> {
             self.skip("changed");
             return;
         }
-        if meta.nlink() > 1 {
+        if platform::links(&meta).map_or(true, |n| n > 1) {
             self.skip("hard_linked");
             return;
         }
@@ -467,13 +470,7 @@ fn snippet(line: &str, at: usize, len: usize) -> String {
     s
 }
 
-/// Opens a subfolder by name without following a link, without blocking.
-pub(crate) fn open_dir_nofollow(dir: &Dir, name: &str) -> std::io::Result<Dir> {
-    let flags = nonblocking()
-        | (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::DIRECTORY).bits() as i32;
-    let f = dir.open_with(name, OpenOptions::new().read(true).custom_flags(flags))?;
-    Ok(Dir::from_std_file(f.into_std()))
-}
+pub(crate) use platform::open_dir_nofollow;
 
 impl Sandbox {
     /// `files_search {path, query, mode}` with FILE-09's limits.

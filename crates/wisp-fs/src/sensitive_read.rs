@@ -13,8 +13,6 @@
 use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::MetadataExt;
-
 use crate::sensitive::{self, Sensitive};
 use crate::{FsError, FsErrorKind, OpenedRead, ReadText, Sandbox, check_offset, err, io_err};
 use crate::{limits, mtime_ns};
@@ -74,9 +72,10 @@ impl Bound {
                 format!("{shown}: the file changed while it was being checked; try again"),
             ));
         }
+        let (dev, ino) = crate::platform::identity(m).map_err(|e| io_err(shown, &e))?;
         Ok(Self {
-            dev: m.dev(),
-            ino: m.ino(),
+            dev,
+            ino,
             len: m.len(),
             mtime_ns: mtime_ns(m),
             sha256,

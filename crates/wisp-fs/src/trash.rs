@@ -21,7 +21,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::{Dir, MetadataExt};
+use cap_std::fs::Dir;
 use serde::Serialize;
 
 use crate::{
@@ -34,9 +34,9 @@ mod freedesktop;
 mod native;
 
 #[cfg(not(any(target_os = "macos", target_os = "windows")))]
-use freedesktop as platform;
+use freedesktop as backend;
 #[cfg(any(target_os = "macos", target_os = "windows"))]
-use native as platform;
+use native as backend;
 
 /// Where trashed items may go. The Host builds it from its environment
 /// ([`TrashConfig::from_environment`]); tests point it at temp dirs.
@@ -89,13 +89,25 @@ impl TrashConfig {
     }
 }
 
+#[cfg(unix)]
 fn current_uid() -> u32 {
     rustix::process::getuid().as_raw()
 }
 
+/// Windows has no user ID in its trash's layout (the Recycle Bin keeps one per user itself).
+#[cfg(windows)]
+fn current_uid() -> u32 {
+    0
+}
+
 /// The item being trashed, as the sandbox found it.
-// The native trashes take a path: the handles are the freedesktop implementation's.
-#[cfg_attr(any(target_os = "macos", target_os = "windows"), allow(dead_code))]
+#[cfg_attr(
+    any(target_os = "macos", target_os = "windows"),
+    expect(
+        dead_code,
+        reason = "the native trashes take a path: the handle and the identity are the freedesktop implementation's"
+    )
+)]
 pub(crate) struct Item<'a> {
     /// Handle of the folder holding it.
     pub(crate) parent: &'a Dir,
@@ -111,9 +123,9 @@ pub(crate) struct Item<'a> {
     pub(crate) ino: u64,
 }
 
-/// The top directory (mount point) of an item's file system.
+/// The top directory (mount point) of an item's file system (freedesktop.org trashes only).
 #[derive(Debug)]
-#[cfg_attr(any(target_os = "macos", target_os = "windows"), allow(dead_code))]
+#[cfg(not(any(target_os = "macos", target_os = "windows")))]
 pub(crate) struct Topdir {
     /// Its absolute path.
     pub(crate) path: PathBuf,
@@ -228,14 +240,15 @@ impl Sandbox {
         let m = parent
             .symlink_metadata(name)
             .map_err(|e| io_err(&plan.path, &e))?;
-        if (m.dev(), m.ino()) != plan.ident {
+        let (dev, ino) = crate::platform::identity(&m).map_err(|e| io_err(&plan.path, &e))?;
+        if (dev, ino) != plan.ident {
             return Err(stale(&plan.path));
         }
         let parent_dev = parent
             .dir_metadata()
-            .map_err(|e| io_err(&plan.path, &e))?
-            .dev();
-        if parent_dev != m.dev() {
+            .and_then(|m| crate::platform::device(&m))
+            .map_err(|e| io_err(&plan.path, &e))?;
+        if parent_dev != dev {
             return Err(err(
                 FsErrorKind::NoTrash,
                 format!(
@@ -250,10 +263,13 @@ impl Sandbox {
             name,
             shown: &plan.path,
             absolute: &absolute,
-            dev: m.dev(),
-            ino: m.ino(),
+            dev,
+            ino,
         };
-        let placed = platform::put(config, &item, &|| self.topdir(&rel, m.dev()), before_rename)?;
+        #[cfg(not(any(target_os = "macos", target_os = "windows")))]
+        let placed = backend::put(config, &item, &|| self.topdir(&rel, dev), before_rename)?;
+        #[cfg(any(target_os = "macos", target_os = "windows"))]
+        let placed = backend::put(config, &item, before_rename)?;
         Ok(Trashed {
             path: plan.path.clone(),
             trash: placed.trash.display().to_string(),
@@ -283,13 +299,16 @@ impl Sandbox {
             .symlink_metadata(rel)
             .map_err(|e| io_err(shown, &e))?;
         let fingerprint = self.fingerprint_tree(shown)?;
-        Ok(((m.dev(), m.ino()), fingerprint))
+        let identity = crate::platform::identity(&m).map_err(|e| io_err(shown, &e))?;
+        Ok((identity, fingerprint))
     }
 
     /// The mount point of the file system holding `rel` (on device `dev`): the highest folder
     /// above it still on `dev`, found through the root's handles inside the root and by path
     /// above it (the root is canonical).
+    #[cfg(not(any(target_os = "macos", target_os = "windows")))]
     fn topdir(&self, rel: &Path, dev: u64) -> Result<Topdir, FsError> {
+        use cap_std::fs::MetadataExt;
         let shown = display(rel);
         let mut inside: Option<&Path> = None;
         for p in rel.ancestors().skip(1) {

@@ -18,11 +18,13 @@
 
 use std::path::{Path, PathBuf};
 
-use cap_std::fs::{Dir, MetadataExt};
+use cap_std::fs::Dir;
 use sha2::{Digest, Sha256};
 
 use crate::search::open_dir_nofollow;
-use crate::{FsError, FsErrorKind, Sandbox, check_path, display, err, io_err, limits, split};
+use crate::{
+    FsError, FsErrorKind, Sandbox, check_path, display, err, io_err, limits, platform, split,
+};
 
 /// The fingerprint of a tree: equal fingerprints mean nothing in it changed (that the walk can
 /// see: kind, identity, size, mtime, mode of every entry).
@@ -87,16 +89,17 @@ pub(crate) struct Stat {
 }
 
 impl Stat {
-    fn of(m: &cap_std::fs::Metadata) -> Self {
-        Stat {
+    fn of(m: &cap_std::fs::Metadata) -> std::io::Result<Self> {
+        let (dev, ino) = platform::identity(m)?;
+        Ok(Stat {
             file_type: m.file_type(),
-            dev: m.dev(),
-            ino: m.ino(),
+            dev,
+            ino,
             size: m.len(),
             mtime_ns: crate::mtime_ns(m),
-            mode: m.mode(),
-            nlink: m.nlink(),
-        }
+            mode: platform::mode(m),
+            nlink: platform::links(m)?,
+        })
     }
 }
 
@@ -229,10 +232,10 @@ impl TreeWalk<'_> {
                     ),
                 )
             })?;
-            names.push((name, entry));
+            names.push(name);
         }
-        names.sort_by(|a, b| a.0.cmp(&b.0));
-        for (name, entry) in names {
+        names.sort();
+        for name in names {
             let child = rel.join(&name);
             let shown = shown_at(self.base, &child);
             if depth + 1 > limits::TREE_MAX_DEPTH {
@@ -245,9 +248,12 @@ impl TreeWalk<'_> {
                     ),
                 ));
             }
-            // `DirEntry::metadata` is an `fstatat` on this folder's handle that does not
-            // follow a link.
-            let st = Stat::of(&entry.metadata().map_err(|e| io_err(&shown, &e))?);
+            // By name in this folder's handle, not following a link (on Unix the same
+            // `fstatat` as the entry's own metadata, which on Windows lacks the identity).
+            let st = dir
+                .symlink_metadata(&name)
+                .and_then(|m| Stat::of(&m))
+                .map_err(|e| io_err(&shown, &e))?;
             let kind = classify(&shown, &name, false, &st, self.dev)?;
             self.push(child.clone(), kind, &st)?;
             if kind == TreeKind::Dir {
@@ -267,8 +273,11 @@ fn open_checked(parent: &Dir, name: &str, shown: &str, st: &Stat) -> Result<Dir,
         // Swapped for a link or a file, or removed, since it was listed.
         _ => changed(shown),
     })?;
-    let opened = sub.dir_metadata().map_err(|e| io_err(shown, &e))?;
-    if (opened.dev(), opened.ino()) != (st.dev, st.ino) {
+    let opened = sub
+        .dir_metadata()
+        .and_then(|m| platform::identity(&m))
+        .map_err(|e| io_err(shown, &e))?;
+    if opened != (st.dev, st.ino) {
         return Err(changed(shown));
     }
     Ok(sub)
@@ -312,7 +321,10 @@ impl Sandbox {
         let shown = display(&rel);
         if rel.as_os_str().is_empty() {
             let dir = self.dir.try_clone().map_err(|e| io_err(&shown, &e))?;
-            let st = Stat::of(&dir.dir_metadata().map_err(|e| io_err(&shown, &e))?);
+            let st = dir
+                .dir_metadata()
+                .and_then(|m| Stat::of(&m))
+                .map_err(|e| io_err(&shown, &e))?;
             let kind = classify(&shown, "", true, &st, st.dev)?;
             return finish(Some(dir), kind, st, &rel);
         }
@@ -335,11 +347,10 @@ pub(crate) fn walk_at(
     rel: &Path,
 ) -> Result<(TreeFingerprint, Vec<TreeEntry>), FsError> {
     let shown = display(rel);
-    let st = Stat::of(
-        &parent
-            .symlink_metadata(name)
-            .map_err(|e| io_err(&shown, &e))?,
-    );
+    let st = parent
+        .symlink_metadata(name)
+        .and_then(|m| Stat::of(&m))
+        .map_err(|e| io_err(&shown, &e))?;
     let name = name
         .to_str()
         .ok_or_else(|| err(FsErrorKind::InvalidPath, format!("{shown}: not UTF-8")))?;

@@ -5,6 +5,8 @@
 use std::cell::Cell;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 
+use rustix::io::Errno;
+
 use super::*;
 use crate::tests::{Fixture, fixture, write};
 

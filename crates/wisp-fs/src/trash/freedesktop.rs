@@ -23,10 +23,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::DirBuilderExt;
-use cap_std::fs::{Dir, DirBuilder, MetadataExt, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, DirBuilder, MetadataExt, OpenOptionsExt};
 
 use crate::search::open_dir_nofollow;
-use crate::{FsError, FsErrorKind, err, limits, nonblocking};
+use crate::{FsError, FsErrorKind, err, limits, platform};
 
 use super::{Item, Placed, Topdir, TrashConfig};
 
@@ -256,11 +256,7 @@ pub(crate) fn place(
         let info_name = format!("{name}{INFO_SUFFIX}");
         let created = info.open_with(
             &info_name,
-            OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(INFO_FILE_MODE)
-                .custom_flags(nonblocking()),
+            platform::create_new_options().mode(INFO_FILE_MODE),
         );
         let mut file = match created {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -378,13 +374,7 @@ impl Arrived<'_> {
     }
 }
 
-fn sync_dir(dir: &Dir) -> std::io::Result<()> {
-    dir.open_with(
-        ".",
-        OpenOptions::new().read(true).custom_flags(nonblocking()),
-    )?
-    .sync_all()
-}
+use platform::sync_dir;
 
 /// Renames `name` of `from` to `to_name` of `to`, never replacing what is there.
 fn rename_noreplace(from: &Dir, name: &str, to: &Dir, to_name: &str) -> std::io::Result<()> {

@@ -5,14 +5,13 @@
 //! joined with the checked relative path, right after the item was found by name in its
 //! parent's handle.
 
-use super::{Item, Placed, Topdir, TrashConfig};
+use super::{Item, Placed, TrashConfig};
 use crate::{FsError, FsErrorKind, err};
 
 /// Trashes `item` into the platform's trash. `config` only says whether a trash may be used.
 pub(crate) fn put(
     config: &TrashConfig,
     item: &Item<'_>,
-    _topdir: &dyn Fn() -> Result<Topdir, FsError>,
     _before_rename: &dyn Fn(usize),
 ) -> Result<Placed, FsError> {
     if config.home_trash.is_none() && !config.top_dirs {

@@ -244,7 +244,7 @@ fn an_entry_on_another_device_is_refused() {
     let f = fixture();
     write(&f, "a.txt", b"x");
     let meta = f.sandbox.dir.symlink_metadata("a.txt").unwrap();
-    let st = Stat::of(&meta);
+    let st = Stat::of(&meta).unwrap();
     assert_eq!(
         classify("a.txt", "a.txt", false, &st, st.dev),
         Ok(TreeKind::File)
@@ -257,7 +257,7 @@ fn an_entry_on_another_device_is_refused() {
     );
     // An empty folder too.
     std::fs::create_dir(f.root.join("d")).unwrap();
-    let st = Stat::of(&f.sandbox.dir.symlink_metadata("d").unwrap());
+    let st = Stat::of(&f.sandbox.dir.symlink_metadata("d").unwrap()).unwrap();
     let e = classify("d", "d", true, &st, st.dev ^ 1).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::CrossDevice);
 }
@@ -266,7 +266,7 @@ fn an_entry_on_another_device_is_refused() {
 fn a_folder_swapped_after_it_was_listed_is_refused() {
     let f = fixture();
     std::fs::create_dir(f.root.join("d")).unwrap();
-    let st = Stat::of(&f.sandbox.dir.symlink_metadata("d").unwrap());
+    let st = Stat::of(&f.sandbox.dir.symlink_metadata("d").unwrap()).unwrap();
     assert!(open_checked(&f.sandbox.dir, "d", "d", &st).is_ok());
     let mut other = st;
     other.ino += 1;
