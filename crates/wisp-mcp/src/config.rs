@@ -1,10 +1,9 @@
 //! `mcp-servers.json` in the data dir (MCP-16): name, command, argument array, working
 //! directory and the *names* of environment variables with their storage mode — never a value.
-//! Written atomically with mode 0600. New and edited servers are disabled (MCP-05), and every
+//! Written atomically with mode 0600 (on Windows, the data dir's own permissions). New and edited servers are disabled (MCP-05), and every
 //! server is disabled when the file is loaded, so a restart starts nothing.
 
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -265,13 +264,12 @@ impl ConfigStore {
         let err = |e: std::io::Error| {
             McpError::Storage(format!("could not write {}: {e}", self.path.display()))
         };
-        let mut out = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)
-            .map_err(err)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        // On Windows the data dir (under %APPDATA%) is the user's alone by its permissions.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut out = options.open(&tmp).map_err(err)?;
         out.write_all(&text).map_err(err)?;
         out.sync_all().map_err(err)?;
         drop(out);

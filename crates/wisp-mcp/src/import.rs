@@ -16,7 +16,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
+use cap_std::fs::{Dir, OpenOptions};
 
 use serde_json::Value;
 
@@ -111,8 +111,15 @@ pub fn read_beneath(folder: &Path, rel: &Path) -> Result<Option<String>, String>
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("could not open the folder of {shown}: {e}")),
     };
-    let flags = rustix::fs::OFlags::NONBLOCK.bits() as i32;
-    let file = match dir.open_with(rel, OpenOptions::new().read(true).custom_flags(flags)) {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    // A FIFO at the config's path must not hang the scan (Windows file systems hold none).
+    #[cfg(unix)]
+    cap_std::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        rustix::fs::OFlags::NONBLOCK.bits() as i32,
+    );
+    let file = match dir.open_with(rel, &options) {
         Ok(file) => file,
         Err(e) => {
             use std::io::ErrorKind as K;
@@ -156,20 +163,23 @@ pub fn read_beneath(folder: &Path, rel: &Path) -> Result<Option<String>, String>
 
 /// What a non-regular entry is, for messages.
 fn kind_name(ft: cap_std::fs::FileType) -> &'static str {
-    use cap_std::fs::FileTypeExt;
     if ft.is_dir() {
-        "a folder"
-    } else if ft.is_fifo() {
-        "a FIFO"
-    } else if ft.is_socket() {
-        "a socket"
-    } else if ft.is_char_device() {
-        "a character device"
-    } else if ft.is_block_device() {
-        "a block device"
-    } else {
-        "not a regular file"
+        return "a folder";
     }
+    #[cfg(unix)]
+    {
+        use cap_std::fs::FileTypeExt;
+        if ft.is_fifo() {
+            return "a FIFO";
+        } else if ft.is_socket() {
+            return "a socket";
+        } else if ft.is_char_device() {
+            return "a character device";
+        } else if ft.is_block_device() {
+            return "a block device";
+        }
+    }
+    "not a regular file"
 }
 
 /// Every proposal from the known files that exist; a file that cannot be read or parsed is an

@@ -1,29 +1,74 @@
 //! The server process: resolved to an absolute path (MCP-04), arguments passed one by one and
 //! never through a shell (MCP-03), an allow-listed minimal environment plus the server's own
-//! variables and never the Host's others (MCP-24), its own process group, stderr drained in
-//! the background into a capped, redacted buffer (never a failure), and a stop that leaves no
-//! grandchildren: close stdin, wait, SIGTERM to the group, wait, SIGKILL to the group (MCP-14),
-//! and what left the group (a detached daemon) goes with it ([`crate::reaper`]).
+//! variables and never the Host's others (MCP-24), its own process group (on Windows its own
+//! Job Object), stderr drained in the background into a capped, redacted buffer (never a
+//! failure), and a stop that leaves no grandchildren: close stdin, wait, SIGTERM to the group,
+//! wait, SIGKILL to the group (MCP-14), and what left the group (a detached daemon) goes with
+//! it ([`crate::reaper`]); on Windows, close stdin, wait, then the whole job is terminated
+//! (a process in it cannot leave it).
 
 use std::ffi::OsString;
-use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
-use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::AsyncReadExt;
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout, Command};
 
 use crate::McpError;
 use crate::limits::{MAX_STDERR_BYTES, STOP_GRACE, TERM_GRACE};
-use crate::reaper::Tree;
 use crate::redact::Redactor;
 
 /// The Host variables a server inherits (MCP-24); everything else, the model key included,
 /// stays in the Host. `LC_*` is matched by prefix.
+#[cfg(unix)]
 pub const INHERITED_ENV: &[&str] = &["PATH", "HOME", "USER", "LANG", "TMPDIR", "TERM"];
+
+/// The Host variables a server inherits (MCP-24), Windows' names (compared without case, as
+/// Windows does): where programs, the system and the user's folders are; everything else, the
+/// model key included, stays in the Host.
+#[cfg(windows)]
+pub const INHERITED_ENV: &[&str] = &[
+    "PATH",
+    "PATHEXT",
+    "SystemRoot",
+    "SystemDrive",
+    "windir",
+    "ComSpec",
+    "TEMP",
+    "TMP",
+    "USERPROFILE",
+    "USERNAME",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "ProgramData",
+    "ProgramFiles",
+    "ProgramFiles(x86)",
+    "CommonProgramFiles",
+    "NUMBER_OF_PROCESSORS",
+    "PROCESSOR_ARCHITECTURE",
+    "LANG",
+];
+
+/// Whether the Host variable `name` is one a server inherits.
+fn inherited(name: &str) -> bool {
+    if cfg!(windows) {
+        INHERITED_ENV.iter().any(|n| n.eq_ignore_ascii_case(name))
+    } else {
+        INHERITED_ENV.contains(&name) || name.starts_with("LC_")
+    }
+}
+
+/// Whether two variable names are the same (Windows ignores case).
+fn same_name(a: &str, b: &str) -> bool {
+    if cfg!(windows) {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        a == b
+    }
+}
 
 /// Finds the program: an absolute path is taken as it is (it must be an executable file), a
 /// bare name is looked up on `path` (the Host's PATH). Anything else is refused with advice.
@@ -41,16 +86,21 @@ pub fn resolve_command(command: &str, path: Option<&std::ffi::OsStr>) -> Result<
             )))
         };
     }
-    if command.contains('/') {
+    if command.contains('/') || (cfg!(windows) && command.contains('\\')) {
         return Err(McpError::Config(format!(
             "{command:?} is a relative path; enter the program's absolute path"
         )));
     }
     if let Some(path) = path {
         for dir in std::env::split_paths(path) {
-            let full = dir.join(command);
-            if dir.is_absolute() && is_executable(&full) {
-                return Ok(full);
+            if !dir.is_absolute() {
+                continue;
+            }
+            for name in candidates(command) {
+                let full = dir.join(&name);
+                if is_executable(&full) {
+                    return Ok(full);
+                }
             }
         }
     }
@@ -60,8 +110,45 @@ pub fn resolve_command(command: &str, path: Option<&std::ffi::OsStr>) -> Result<
     )))
 }
 
+#[cfg(unix)]
 fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The names a bare command is looked up as on PATH.
+#[cfg(unix)]
+fn candidates(command: &str) -> Vec<String> {
+    vec![command.to_owned()]
+}
+
+/// Programs Windows runs by extension: a file is one when its extension is one of these.
+#[cfg(windows)]
+const EXECUTABLE_EXTENSIONS: &[&str] = &["com", "exe", "bat", "cmd"];
+
+#[cfg(windows)]
+fn is_executable(path: &Path) -> bool {
+    let runnable = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        EXECUTABLE_EXTENSIONS
+            .iter()
+            .any(|x| x.eq_ignore_ascii_case(e))
+    });
+    runnable && std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// The names a bare command is looked up as on PATH: as typed when it has an extension, else
+/// with each of Windows' program extensions (`npx` is `npx.cmd`), in the order of Windows'
+/// default PATHEXT. A `.cmd` or `.bat` runs through `cmd.exe`, with the standard library's
+/// checked quoting (it refuses an argument it cannot quote safely).
+#[cfg(windows)]
+fn candidates(command: &str) -> Vec<String> {
+    if Path::new(command).extension().is_some() {
+        return vec![command.to_owned()];
+    }
+    EXECUTABLE_EXTENSIONS
+        .iter()
+        .map(|x| format!("{command}.{x}"))
+        .collect()
 }
 
 /// The child's environment: the allow-listed Host variables, then the server's own.
@@ -71,13 +158,10 @@ pub fn child_env(
 ) -> Vec<(OsString, OsString)> {
     let mut env: Vec<(OsString, OsString)> = host
         .into_iter()
-        .filter(|(k, _)| {
-            let k = k.to_string_lossy();
-            INHERITED_ENV.contains(&k.as_ref()) || k.starts_with("LC_")
-        })
+        .filter(|(k, _)| inherited(&k.to_string_lossy()))
         .collect();
     for (k, v) in own {
-        env.retain(|(hk, _)| hk != k.as_str());
+        env.retain(|(hk, _)| !same_name(&hk.to_string_lossy(), k));
         env.push((k.into(), v.into()));
     }
     env
@@ -126,11 +210,8 @@ impl StderrBuffer {
 
 /// A running server process.
 pub(crate) struct ServerProcess {
-    pub(crate) child: Child,
-    pub(crate) pgid: Option<Pid>,
+    child: imp::Child,
     pub(crate) stderr: Arc<Mutex<StderrBuffer>>,
-    // Everything below the child, also what left its group; dropped after the group is killed.
-    tree: Tree,
 }
 
 /// What a spawn hands to the protocol layer.
@@ -159,16 +240,9 @@ pub(crate) fn spawn(
     if let Some(cwd) = cwd {
         command.current_dir(cwd);
     }
-    // Its own group, so a stop reaches what a launcher (npx, uv, a shell) started (MCP-14).
-    command.as_std_mut().process_group(0);
-    let mut child = command
-        .spawn()
+    let mut child = imp::Child::spawn(command)
         .map_err(|e| McpError::Spawn(format!("could not start {}: {e}", program.display())))?;
-    let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
-    let tree = Tree::register(child.id());
-    let (Some(stdin), Some(stdout), Some(mut stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
+    let (Some(stdin), Some(stdout), Some(mut stderr)) = child.pipes() else {
         return Err(McpError::Spawn("the child's pipes are missing".into()));
     };
     let buffer = Arc::new(Mutex::new(StderrBuffer::default()));
@@ -189,9 +263,7 @@ pub(crate) fn spawn(
     Ok(Spawned {
         process: ServerProcess {
             child,
-            pgid,
             stderr: buffer,
-            tree,
         },
         stdin,
         stdout,
@@ -199,51 +271,148 @@ pub(crate) fn spawn(
 }
 
 impl ServerProcess {
-    /// Stops the whole group, then whatever of the tree left it. The caller has already
-    /// closed stdin (by closing the transport).
+    /// Stops the server and everything it started. The caller has already closed stdin (by
+    /// closing the transport).
     pub(crate) async fn stop(&mut self) {
-        // While the parents in it still live, so a daemon they detach is known as theirs.
-        self.tree.record();
-        let exited = tokio::time::timeout(STOP_GRACE, self.child.wait())
-            .await
-            .is_ok();
-        if let Some(pgid) = self.pgid {
-            // Even when the direct child exited, its group may still hold grandchildren.
-            let _ = kill_process_group(pgid, Signal::TERM);
-            self.tree.signal(Signal::TERM);
-            if !exited {
-                let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
-            } else {
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            let _ = kill_process_group(pgid, Signal::KILL);
-        }
-        self.pgid = None;
-        let _ = self.child.start_kill();
-        let _ = self.child.wait().await;
-        self.tree.end().await;
+        self.child.stop().await;
     }
-}
 
-impl ServerProcess {
-    /// Kills the whole group at once and reaps the child (a connection nobody can use).
+    /// Kills the server and everything it started at once (a connection nobody can use).
     pub(crate) async fn kill(&mut self) {
-        self.tree.record();
-        if let Some(pgid) = self.pgid.take() {
-            let _ = kill_process_group(pgid, Signal::KILL);
-        }
-        let _ = self.child.start_kill();
-        let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
-        self.tree.end().await;
+        self.child.kill().await;
     }
 }
 
-impl Drop for ServerProcess {
-    // A connection dropped without `stop` (a Host bug, a panic elsewhere) still takes its
-    // whole group with it, not only the direct child that `kill_on_drop` reaches.
-    fn drop(&mut self) {
-        if let Some(pgid) = self.pgid.take() {
-            let _ = kill_process_group(pgid, Signal::KILL);
+#[cfg(unix)]
+mod imp {
+    use std::os::unix::process::CommandExt;
+
+    use rustix::process::{Pid, Signal, kill_process_group};
+    use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
+
+    use super::{STOP_GRACE, TERM_GRACE};
+    use crate::reaper::Tree;
+
+    /// The server in a process group of its own, and what left the group.
+    pub(super) struct Child {
+        child: tokio::process::Child,
+        pgid: Option<Pid>,
+        // Everything below the child, also what left its group; dropped after the group is
+        // killed.
+        tree: Tree,
+    }
+
+    impl Child {
+        pub(super) fn spawn(mut command: Command) -> std::io::Result<Self> {
+            // Its own group, so a stop reaches what a launcher (npx, uv, a shell) started
+            // (MCP-14).
+            command.as_std_mut().process_group(0);
+            let child = command.spawn()?;
+            let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
+            let tree = Tree::register(child.id());
+            Ok(Self { child, pgid, tree })
+        }
+
+        pub(super) fn pipes(
+            &mut self,
+        ) -> (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>) {
+            (
+                self.child.stdin.take(),
+                self.child.stdout.take(),
+                self.child.stderr.take(),
+            )
+        }
+
+        /// Stops the whole group, then whatever of the tree left it.
+        pub(super) async fn stop(&mut self) {
+            // While the parents in it still live, so a daemon they detach is known as theirs.
+            self.tree.record();
+            let exited = tokio::time::timeout(STOP_GRACE, self.child.wait())
+                .await
+                .is_ok();
+            if let Some(pgid) = self.pgid {
+                // Even when the direct child exited, its group may still hold grandchildren.
+                let _ = kill_process_group(pgid, Signal::TERM);
+                self.tree.signal(Signal::TERM);
+                if !exited {
+                    let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
+                } else {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                let _ = kill_process_group(pgid, Signal::KILL);
+            }
+            self.pgid = None;
+            let _ = self.child.start_kill();
+            let _ = self.child.wait().await;
+            self.tree.end().await;
+        }
+
+        /// Kills the whole group at once and reaps the child.
+        pub(super) async fn kill(&mut self) {
+            self.tree.record();
+            if let Some(pgid) = self.pgid.take() {
+                let _ = kill_process_group(pgid, Signal::KILL);
+            }
+            let _ = self.child.start_kill();
+            let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
+            self.tree.end().await;
+        }
+    }
+
+    impl Drop for Child {
+        // A connection dropped without `stop` (a Host bug, a panic elsewhere) still takes its
+        // whole group with it, not only the direct child that `kill_on_drop` reaches.
+        fn drop(&mut self) {
+            if let Some(pgid) = self.pgid.take() {
+                let _ = kill_process_group(pgid, Signal::KILL);
+            }
+        }
+    }
+}
+
+#[cfg(windows)]
+mod imp {
+    use process_wrap::tokio::{ChildWrapper, CommandWrap, JobObject, KillOnDrop};
+    use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
+
+    use super::{STOP_GRACE, TERM_GRACE};
+
+    /// The server in a Job Object of its own, created suspended and resumed only once in the
+    /// job, so nothing it starts can be outside it; the job ends everything in it at once,
+    /// also when the Host drops it.
+    pub(super) struct Child {
+        child: Box<dyn ChildWrapper>,
+    }
+
+    impl Child {
+        pub(super) fn spawn(command: Command) -> std::io::Result<Self> {
+            let mut command = CommandWrap::from(command);
+            command.wrap(JobObject).wrap(KillOnDrop);
+            Ok(Self {
+                child: command.spawn()?,
+            })
+        }
+
+        pub(super) fn pipes(
+            &mut self,
+        ) -> (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>) {
+            (
+                self.child.stdin().take(),
+                self.child.stdout().take(),
+                self.child.stderr().take(),
+            )
+        }
+
+        /// Gives the server the grace period to exit on its closed stdin, then ends the job.
+        pub(super) async fn stop(&mut self) {
+            let _ = tokio::time::timeout(STOP_GRACE, self.child.wait()).await;
+            self.kill().await;
+        }
+
+        /// Ends the job (the server and all it started) and reaps the child.
+        pub(super) async fn kill(&mut self) {
+            let _ = self.child.start_kill();
+            let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
         }
     }
 }
@@ -252,6 +421,7 @@ impl Drop for ServerProcess {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn mcp_24_only_allow_listed_host_variables() {
         let host = [
@@ -274,6 +444,7 @@ mod tests {
         assert!(env.iter().any(|(k, v)| k == "HOME" && v == "/srv"));
     }
 
+    #[cfg(unix)]
     #[test]
     fn mcp_04_commands_resolve_or_say_how_to_fix() {
         let sh = resolve_command(
@@ -294,7 +465,9 @@ mod tests {
         assert!(resolve_command("", None).is_err());
     }
 
+    #[cfg(unix)]
     fn executable(dir: &Path, name: &str, mode: u32) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
         let file = dir.join(name);
         std::fs::write(&file, "#!/bin/sh\n").unwrap();
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
@@ -303,6 +476,7 @@ mod tests {
 
     /// MCP-04: the first PATH directory that holds an executable file of that name wins; a
     /// relative PATH entry, a directory and a file without any execute bit are never taken.
+    #[cfg(unix)]
     #[test]
     fn mcp_04_path_lookup_takes_only_absolute_dirs_and_executable_files() {
         let first = tempfile::tempdir().unwrap();
@@ -341,6 +515,55 @@ mod tests {
         assert!(relative.is_relative() && relative.join("wisp-test-prog").is_file());
         let err = resolve_command("wisp-test-prog", Some(relative.as_os_str())).unwrap_err();
         assert!(err.to_string().contains("not found on PATH"), "{err}");
+    }
+
+    /// MCP-04 on Windows: a bare name is found with a program's extension (`npx` is
+    /// `npx.cmd`), in PATHEXT's default order, only in absolute PATH folders; a file of
+    /// another extension is no program; a backslash makes a relative path.
+    #[cfg(windows)]
+    #[test]
+    fn mcp_04_a_bare_name_is_found_by_its_program_extension() {
+        let first = tempfile::tempdir().unwrap();
+        let second = tempfile::tempdir().unwrap();
+        std::fs::write(first.path().join("tool.txt"), "not a program").unwrap();
+        std::fs::create_dir(first.path().join("tool.exe")).unwrap();
+        std::fs::write(second.path().join("tool.cmd"), "@echo off").unwrap();
+        std::fs::write(second.path().join("tool.bat"), "@echo off").unwrap();
+        let path = std::env::join_paths([first.path(), second.path()]).unwrap();
+        // .bat comes before .cmd in PATHEXT; the folder named tool.exe is no program.
+        assert_eq!(
+            resolve_command("tool", Some(&path)).unwrap(),
+            second.path().join("tool.bat")
+        );
+        assert_eq!(
+            resolve_command("tool.cmd", Some(&path)).unwrap(),
+            second.path().join("tool.cmd")
+        );
+        let err = resolve_command("tool.txt", Some(&path)).unwrap_err();
+        assert!(err.to_string().contains("not found on PATH"), "{err}");
+        let txt = first.path().join("tool.txt");
+        let err = resolve_command(txt.to_str().unwrap(), None).unwrap_err();
+        assert!(err.to_string().contains("not an executable"), "{err}");
+        let err = resolve_command(r"bin\tool", Some(&path)).unwrap_err();
+        assert!(err.to_string().contains("relative path"), "{err}");
+    }
+
+    /// MCP-24 on Windows: the allow-list is matched without case, as Windows names are.
+    #[cfg(windows)]
+    #[test]
+    fn mcp_24_windows_names_without_case() {
+        let host = [
+            ("Path", r"C:\Windows"),
+            ("SYSTEMROOT", r"C:\Windows"),
+            ("DEEPSEEK_API_KEY", "sk-model"),
+        ]
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)));
+        let env = child_env(host, &[("path".into(), r"D:\tools".into())]);
+        let names: Vec<_> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["SYSTEMROOT", "path"]);
     }
 
     /// A line longer than the cap is flushed once it passes the cap (not at it), redacted, and

@@ -1,7 +1,8 @@
 //! The Host as the child subreaper of the servers it starts (Linux): a server's descendants
 //! that left its process group (`setsid`, a double fork) end with it and are reaped, and no
 //! orphan handed to the Host is left a zombie, while every pid that tokio or std spawned
-//! stays theirs to wait for. Elsewhere every function here is a no-op.
+//! stays theirs to wait for. Elsewhere every function here is a no-op (on Windows a server's
+//! Job Object already holds all it starts).
 //!
 //! With `PR_SET_CHILD_SUBREAPER` an orphan anywhere below the Host becomes the Host's child
 //! instead of init's. The Host's children are then of two kinds, told apart from
@@ -31,6 +32,7 @@ pub fn start() -> std::io::Result<()> {
     imp::start()
 }
 
+#[cfg(unix)]
 pub(crate) use imp::Tree;
 
 #[cfg(target_os = "linux")]
@@ -461,7 +463,15 @@ mod imp {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
+/// Windows: a server's Job Object holds everything it starts (`process.rs`); nothing to reap.
+#[cfg(windows)]
+mod imp {
+    pub(super) fn start() -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
 mod imp {
     pub(super) fn start() -> std::io::Result<()> {
         Ok(())
