@@ -16,7 +16,6 @@
 use std::ffi::OsString;
 use std::future::Future;
 use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -37,8 +36,43 @@ use crate::{InstallError, Progress, Step};
 #[cfg(target_os = "macos")]
 pub const TOOL_DIRS: &[&str] = &["/opt/homebrew/bin", "/usr/local/bin", "/usr/bin", "/bin"];
 /// The only directories Node and npm are looked up in (INST-09), in this order; never PATH.
-#[cfg(not(target_os = "macos"))]
+#[cfg(all(unix, not(target_os = "macos")))]
 pub const TOOL_DIRS: &[&str] = &["/usr/local/bin", "/usr/bin", "/bin"];
+/// The only directories Node and npm are looked up in on Windows (INST-09), in this order,
+/// each below a folder the environment names: the Node.js installer's (64- and 32-bit),
+/// nvm-windows' link, the per-user installer's, Scoop's; never PATH.
+#[cfg(windows)]
+pub const TOOL_DIRS: &[&str] = &[
+    r"%ProgramFiles%\nodejs",
+    r"%ProgramFiles(x86)%\nodejs",
+    r"%NVM_SYMLINK%",
+    r"%LOCALAPPDATA%\Programs\nodejs",
+    r"%USERPROFILE%\scoop\apps\nodejs\current",
+    r"%USERPROFILE%\scoop\apps\nodejs-lts\current",
+];
+
+/// [`TOOL_DIRS`] as folders of this machine; on Windows each `%NAME%` from the environment
+/// (a folder whose variable is not set is left out).
+pub fn tool_dirs() -> Vec<PathBuf> {
+    TOOL_DIRS
+        .iter()
+        .filter_map(|d| expand(d, |name| std::env::var_os(name)))
+        .collect()
+}
+
+/// `dir` with a leading `%NAME%` replaced by `var(NAME)`; `None` when it is not set.
+fn expand(dir: &str, var: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
+    let Some(rest) = dir.strip_prefix('%') else {
+        return Some(PathBuf::from(dir));
+    };
+    let (name, tail) = rest.split_once('%')?;
+    let mut path = PathBuf::from(var(name).filter(|v| !v.is_empty())?);
+    let tail = tail.trim_start_matches(['\\', '/']);
+    if !tail.is_empty() {
+        path.push(tail);
+    }
+    Some(path)
+}
 
 /// Present while an attempt is unfinished (INST-18).
 pub const MARKER_FILE: &str = "wisp-install-unfinished";
@@ -53,7 +87,11 @@ pub const GLOBAL_NPMRC_FILE: &str = "wisp-npmrc-global";
 pub const CACHE_DIR: &str = "npm-cache";
 /// npm's `git`: a path under a file, so it can never exist and spawning it fails at once
 /// (ENOTDIR) — no git process runs for a git dependency, whatever is installed.
+#[cfg(unix)]
 pub const NO_GIT: &str = "/dev/null/git";
+/// npm's `git` on Windows: a path under the `NUL` device, which can never exist either.
+#[cfg(windows)]
+pub const NO_GIT: &str = r"\\.\NUL\git";
 
 /// One install at a time in this process (INST-16).
 static INSTALL_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -119,15 +157,51 @@ struct Manifest {
     bin_path: String,
 }
 
-/// Finds `name` in the fixed tool directories (INST-09).
+/// Finds `name` in the fixed tool directories (INST-09); on Windows the program `name.exe`.
 pub fn find_tool(name: &str) -> Option<PathBuf> {
-    find_in(name, TOOL_DIRS.iter().map(Path::new))
+    find_in(name, &tool_dirs())
 }
 
-fn find_in<'a>(name: &str, dirs: impl IntoIterator<Item = &'a Path>) -> Option<PathBuf> {
-    dirs.into_iter().map(|d| d.join(name)).find(|p| {
+#[cfg(unix)]
+fn find_in(name: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    dirs.iter().map(|d| d.join(name)).find(|p| {
         std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
     })
+}
+
+#[cfg(windows)]
+fn find_in(name: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
+    dirs.iter()
+        .map(|d| d.join(format!("{name}.exe")))
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file()))
+}
+
+/// How npm is run: the program and the arguments before npm's own. On Unix the `npm` of the
+/// fixed directories; on Windows Node with npm's own script beside it, never the `npm.cmd`
+/// shim (cmd.exe would read its arguments as a command line).
+pub(crate) struct NpmProgram {
+    pub(crate) program: PathBuf,
+    pub(crate) leading: Vec<OsString>,
+}
+
+#[cfg(unix)]
+fn find_npm(_node: &Path) -> Option<NpmProgram> {
+    find_tool("npm").map(|program| NpmProgram {
+        program,
+        leading: Vec::new(),
+    })
+}
+
+#[cfg(windows)]
+fn find_npm(node: &Path) -> Option<NpmProgram> {
+    let script = node.parent()?.join(r"node_modules\npm\bin\npm-cli.js");
+    std::fs::metadata(&script)
+        .is_ok_and(|m| m.is_file())
+        .then(|| NpmProgram {
+            program: node.to_path_buf(),
+            leading: vec![script.into()],
+        })
 }
 
 /// The two ways forward when Node or npm cannot be used (INST-09).
@@ -228,7 +302,7 @@ pub async fn install(
     if dir.exists() {
         return Err(InstallError::Unfinished(dir));
     }
-    let npm = find_tool("npm").ok_or_else(|| not_found("npm"))?;
+    let npm = find_npm(&node).ok_or_else(|| not_found("npm"))?;
     let parent = data_dir.join(crate::plan::INSTALLS_DIR);
     std::fs::create_dir_all(&parent).map_err(|e| io(&parent, e))?;
     // create_dir (not _all): two processes racing for the same plan cannot both own it.
@@ -359,7 +433,7 @@ fn reuse(
     reason = "one npm step's inputs, passed through from install(): a struct would only rename them"
 )]
 async fn run_npm<C: Future<Output = ()>>(
-    npm: &Path,
+    npm: &NpmProgram,
     node: &Path,
     dir: &Path,
     plan: &InstallPlan,
@@ -394,23 +468,17 @@ async fn run_npm<C: Future<Output = ()>>(
     let global_npmrc = dir.join(GLOBAL_NPMRC_FILE);
     write(&npmrc, &npmrc_text)?;
     write(&global_npmrc, &npmrc_text)?;
-    let mut path = OsString::new();
-    let mut dirs: Vec<&Path> = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
     if let Some(node_dir) = node.parent() {
-        dirs.push(node_dir);
+        dirs.push(node_dir.to_path_buf());
     }
     dirs.extend(
-        TOOL_DIRS
-            .iter()
-            .map(Path::new)
-            .filter(|d| Some(*d) != node.parent()),
+        tool_dirs()
+            .into_iter()
+            .filter(|d| Some(d.as_path()) != node.parent()),
     );
-    for (i, d) in dirs.iter().enumerate() {
-        if i > 0 {
-            path.push(":");
-        }
-        path.push(d);
-    }
+    let path = std::env::join_paths(&dirs)
+        .map_err(|e| InstallError::Io(format!("the tool folders do not make a PATH ({e})")))?;
     let mut env: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), path),
         ("HOME".into(), dir.into()),
@@ -442,7 +510,8 @@ async fn run_npm<C: Future<Output = ()>>(
         all
     };
     let npm = Npm {
-        program: npm,
+        program: &npm.program,
+        leading: &npm.leading,
         dir,
         env: &env,
     };
@@ -634,23 +703,71 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn inst_09_tools_only_from_the_given_dirs() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(find_in("node", [dir.path()]), None);
+        let dirs = [PathBuf::from("/nonexistent"), dir.path().to_path_buf()];
+        assert_eq!(find_in("node", &dirs), None);
         let node = dir.path().join("node");
         std::fs::write(&node, "#!/bin/true\n").unwrap();
-        assert_eq!(find_in("node", [dir.path()]), None, "not executable yet");
+        assert_eq!(find_in("node", &dirs), None, "not executable yet");
         std::fs::set_permissions(&node, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(
-            find_in("node", [Path::new("/nonexistent"), dir.path()]),
-            Some(node)
-        );
+        assert_eq!(find_in("node", &dirs), Some(node));
         let msg = not_found("npm").to_string();
         assert!(
             msg.contains("/usr/bin") && msg.contains("register existing program"),
             "{msg}"
         );
+    }
+
+    /// INST-09 on Windows: node.exe from the given folders only; npm is Node with npm's own
+    /// script beside it (never the npm.cmd shim), and without that script there is no npm.
+    #[cfg(windows)]
+    #[test]
+    fn inst_09_node_exe_and_npm_s_script_from_the_given_dirs() {
+        let dir = tempfile::tempdir().unwrap();
+        let dirs = [dir.path().to_path_buf()];
+        assert_eq!(find_in("node", &dirs), None);
+        std::fs::write(dir.path().join("node"), "no extension: no program").unwrap();
+        std::fs::write(dir.path().join("npm.cmd"), "@echo off").unwrap();
+        assert_eq!(find_in("node", &dirs), None);
+        let node = dir.path().join("node.exe");
+        std::fs::write(&node, "MZ").unwrap();
+        assert_eq!(find_in("node", &dirs), Some(node.clone()));
+        assert!(find_npm(&node).is_none(), "npm.cmd is never used");
+        let script = dir.path().join(r"node_modules\npm\bin\npm-cli.js");
+        std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+        std::fs::write(&script, "// npm").unwrap();
+        let npm = find_npm(&node).unwrap();
+        assert_eq!(npm.program, node);
+        assert_eq!(npm.leading, [OsString::from(&script)]);
+        let msg = not_found("npm").to_string();
+        assert!(msg.contains(r"%ProgramFiles%\nodejs"), "{msg}");
+    }
+
+    /// The tool folders of Windows come from the environment; one whose variable is unset
+    /// or empty is left out, never guessed.
+    #[test]
+    fn tool_folders_expand_their_variable_or_are_left_out() {
+        let var = |name: &str| match name {
+            "ProgramFiles" => Some(OsString::from(r"C:\Program Files")),
+            "EMPTY" => Some(OsString::new()),
+            _ => None,
+        };
+        assert_eq!(
+            expand(r"%ProgramFiles%\nodejs", var),
+            Some(PathBuf::from(r"C:\Program Files").join("nodejs"))
+        );
+        assert_eq!(
+            expand("%ProgramFiles%", var),
+            Some(PathBuf::from(r"C:\Program Files"))
+        );
+        assert_eq!(expand(r"%NVM_SYMLINK%", var), None);
+        assert_eq!(expand(r"%EMPTY%\nodejs", var), None);
+        assert_eq!(expand("%unclosed", var), None);
+        assert_eq!(expand("/usr/bin", var), Some(PathBuf::from("/usr/bin")));
     }
 
     #[test]
@@ -690,13 +807,16 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     fn script(dir: &Path, body: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
         let path = dir.join("node");
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path
     }
 
+    #[cfg(unix)]
     #[tokio::test]
     async fn inst_09_a_node_older_than_12_is_refused_with_the_ways_forward() {
         let dir = tempfile::tempdir().unwrap();

@@ -1,24 +1,21 @@
 //! Running one npm step (INST-06, INST-12, INST-17): a fixed argument array and never a shell,
-//! an environment built from nothing, its own process group, stdout and stderr read line by
-//! line into a capped log and to the progress callback, and on timeout or cancel the whole
-//! group ended: SIGTERM, a grace period, SIGKILL.
+//! an environment built from nothing, its own process group (on Windows its own Job Object),
+//! stdout and stderr read line by line into a capped log and to the progress callback, and on
+//! timeout or cancel the whole group ended: SIGTERM, a grace period, SIGKILL (on Windows the
+//! whole job at once).
 
 use std::ffi::OsString;
 use std::future::Future;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
 
-use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
 use tokio::io::{AsyncRead, AsyncReadExt};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::limits::{
-    GROUP_EXIT_WAIT, MAX_NPM_LINE_BYTES, MAX_NPM_OUTPUT_BYTES, OUTPUT_DRAIN, TERM_GRACE,
-};
+use crate::limits::{MAX_NPM_LINE_BYTES, MAX_NPM_OUTPUT_BYTES, OUTPUT_DRAIN};
 use crate::{InstallError, Progress, Step};
 
 /// The last [`MAX_NPM_OUTPUT_BYTES`] of npm's output over all steps.
@@ -61,6 +58,8 @@ pub(crate) struct Stop<'a, C: Future<Output = ()>> {
 /// What every npm step of one install shares: the program, the install dir, the environment.
 pub(crate) struct Npm<'a> {
     pub(crate) program: &'a Path,
+    /// Arguments before npm's own (on Windows, npm's script for Node).
+    pub(crate) leading: &'a [OsString],
     pub(crate) dir: &'a Path,
     pub(crate) env: &'a [(OsString, OsString)],
 }
@@ -78,6 +77,7 @@ pub(crate) async fn run_step<C: Future<Output = ()>>(
     let (dir, env) = (npm.dir, npm.env);
     let mut command = Command::new(npm.program);
     command
+        .args(npm.leading)
         .args(args)
         .current_dir(dir)
         .env_clear()
@@ -87,19 +87,18 @@ pub(crate) async fn run_step<C: Future<Output = ()>>(
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     // Its own group, so timeout and cancel reach whatever npm started.
-    command.as_std_mut().process_group(0);
-    let mut child = command.spawn().map_err(|e| {
+    let mut child = group::Child::spawn(command).map_err(|e| {
         InstallError::Npm(format!("could not start {}: {e}", npm.program.display()))
     })?;
     let pid = child.id();
-    let group = pid.and_then(|id| Pid::from_raw(id as i32));
     tracing::info!(?step, pid, "npm step started");
     progress(&Progress::Step { step, pid });
     let (tx, mut rx) = mpsc::channel::<String>(64);
-    if let Some(out) = child.stdout.take() {
+    let (out, err) = child.pipes();
+    if let Some(out) = out {
         tokio::spawn(read_lines(out, tx.clone()));
     }
-    if let Some(err) = child.stderr.take() {
+    if let Some(err) = err {
         tokio::spawn(read_lines(err, tx.clone()));
     }
     drop(tx);
@@ -112,12 +111,12 @@ pub(crate) async fn run_step<C: Future<Output = ()>>(
             Some(line) = rx.recv() => on_line(line, log),
             status = child.wait() => break status,
             () = tokio::time::sleep_until(stop.deadline) => {
-                end_group(&mut child, group).await;
+                child.end().await;
                 tracing::warn!(?step, "npm step timed out; its process group was ended");
                 return Err(InstallError::TimedOut(stop.timeout));
             }
             () = stop.cancel.as_mut() => {
-                end_group(&mut child, group).await;
+                child.end().await;
                 tracing::info!(?step, "npm step cancelled; its process group was ended");
                 return Err(InstallError::Cancelled);
             }
@@ -126,9 +125,7 @@ pub(crate) async fn run_step<C: Future<Output = ()>>(
     let status = status.map_err(|e| InstallError::Npm(format!("waiting for npm failed: {e}")))?;
     // npm exited; what it left behind in its group goes now, and output still in the pipes
     // is read for a short while (a straggler could hold them open forever).
-    if let Some(group) = group {
-        let _ = kill_process_group(group, Signal::KILL);
-    }
+    child.kill_rest();
     let drain_until = Instant::now() + OUTPUT_DRAIN;
     while let Ok(Some(line)) = tokio::time::timeout_at(drain_until, rx.recv()).await {
         on_line(line, log);
@@ -136,28 +133,122 @@ pub(crate) async fn run_step<C: Future<Output = ()>>(
     Ok(status)
 }
 
-/// SIGTERM to the group, a grace period for npm to exit, SIGKILL to the group, reap; then
-/// wait (bounded) until the group is really empty, so that when the install reports the end,
-/// no npm or git of it is still running or waiting to be reaped by init.
-async fn end_group(child: &mut Child, group: Option<Pid>) {
-    if let Some(group) = group {
-        let _ = kill_process_group(group, Signal::TERM);
-        let _ = tokio::time::timeout(TERM_GRACE, child.wait()).await;
-        let _ = kill_process_group(group, Signal::KILL);
+#[cfg(unix)]
+mod group {
+    use std::os::unix::process::CommandExt;
+    use std::process::ExitStatus;
+
+    use rustix::process::{Pid, Signal, kill_process_group, test_kill_process_group};
+    use tokio::process::{ChildStderr, ChildStdout, Command};
+    use tokio::time::Instant;
+
+    use crate::limits::{GROUP_EXIT_WAIT, TERM_GRACE};
+
+    /// npm in a process group of its own.
+    pub(super) struct Child {
+        child: tokio::process::Child,
+        group: Option<Pid>,
     }
-    let _ = child.start_kill();
-    let _ = child.wait().await;
-    if let Some(group) = group {
-        let until = Instant::now() + GROUP_EXIT_WAIT;
-        while test_kill_process_group(group).is_ok() {
-            if Instant::now() >= until {
-                tracing::warn!(
-                    pgid = group.as_raw_nonzero().get(),
-                    "npm's process group is still not empty after SIGKILL"
-                );
-                break;
+
+    impl Child {
+        pub(super) fn spawn(mut command: Command) -> std::io::Result<Self> {
+            command.as_std_mut().process_group(0);
+            let child = command.spawn()?;
+            let group = child.id().and_then(|id| Pid::from_raw(id as i32));
+            Ok(Self { child, group })
+        }
+
+        pub(super) fn id(&self) -> Option<u32> {
+            self.child.id()
+        }
+
+        pub(super) fn pipes(&mut self) -> (Option<ChildStdout>, Option<ChildStderr>) {
+            (self.child.stdout.take(), self.child.stderr.take())
+        }
+
+        pub(super) async fn wait(&mut self) -> std::io::Result<ExitStatus> {
+            self.child.wait().await
+        }
+
+        /// What npm left behind in its group once it exited.
+        pub(super) fn kill_rest(&self) {
+            if let Some(group) = self.group {
+                let _ = kill_process_group(group, Signal::KILL);
             }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+
+        /// SIGTERM to the group, a grace period for npm to exit, SIGKILL to the group, reap;
+        /// then wait (bounded) until the group is really empty, so that when the install
+        /// reports the end, no npm or git of it is still running or waiting to be reaped by
+        /// init.
+        pub(super) async fn end(&mut self) {
+            if let Some(group) = self.group {
+                let _ = kill_process_group(group, Signal::TERM);
+                let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
+                let _ = kill_process_group(group, Signal::KILL);
+            }
+            let _ = self.child.start_kill();
+            let _ = self.child.wait().await;
+            if let Some(group) = self.group {
+                let until = Instant::now() + GROUP_EXIT_WAIT;
+                while test_kill_process_group(group).is_ok() {
+                    if Instant::now() >= until {
+                        tracing::warn!(
+                            pgid = group.as_raw_nonzero().get(),
+                            "npm's process group is still not empty after SIGKILL"
+                        );
+                        break;
+                    }
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(windows)]
+mod group {
+    use std::process::ExitStatus;
+
+    use process_wrap::tokio::{ChildWrapper, CommandWrap, JobObject, KillOnDrop};
+    use tokio::process::{ChildStderr, ChildStdout, Command};
+
+    /// npm in a Job Object of its own (created suspended, resumed once in the job), so
+    /// ending the job ends everything npm started.
+    pub(super) struct Child {
+        child: Box<dyn ChildWrapper>,
+    }
+
+    impl Child {
+        pub(super) fn spawn(command: Command) -> std::io::Result<Self> {
+            let mut command = CommandWrap::from(command);
+            command.wrap(JobObject).wrap(KillOnDrop);
+            Ok(Self {
+                child: command.spawn()?,
+            })
+        }
+
+        pub(super) fn id(&self) -> Option<u32> {
+            self.child.id()
+        }
+
+        pub(super) fn pipes(&mut self) -> (Option<ChildStdout>, Option<ChildStderr>) {
+            (self.child.stdout().take(), self.child.stderr().take())
+        }
+
+        pub(super) async fn wait(&mut self) -> std::io::Result<ExitStatus> {
+            self.child.wait().await
+        }
+
+        /// What npm left behind in its job once it exited.
+        pub(super) fn kill_rest(&mut self) {
+            let _ = self.child.start_kill();
+        }
+
+        /// Ends the whole job at once and reaps npm.
+        pub(super) async fn end(&mut self) {
+            let _ = self.child.start_kill();
+            let _ = self.child.wait().await;
         }
     }
 }
@@ -243,6 +334,7 @@ mod tests {
         .unwrap();
         let npm = Npm {
             program: &program,
+            leading: &[],
             dir: dir.path(),
             env: &[("PATH".into(), "/usr/bin:/bin".into())],
         };

@@ -30,12 +30,28 @@
 //!
 //! Each refusal names its rule and what to register instead.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use crate::InstallError;
 use crate::limits::MAX_COMMAND_LEN;
 use crate::plan::check_args;
+
+/// Whether the file is a program: an execute bit on Unix; on Windows a program's extension
+/// (`.exe`, `.com`, `.cmd`, `.bat`).
+#[cfg(unix)]
+fn runnable(_path: &Path, meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(windows)]
+fn runnable(path: &Path, _meta: &std::fs::Metadata) -> bool {
+    path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+        ["exe", "com", "cmd", "bat"]
+            .iter()
+            .any(|x| x.eq_ignore_ascii_case(e))
+    })
+}
 
 /// Rule 1: shells and package runners, refused as a register command.
 pub const REFUSED_COMMANDS: &[&str] = &[
@@ -55,6 +71,12 @@ pub const REFUSED_COMMANDS: &[&str] = &[
     "cmd",
     "powershell",
     "pwsh",
+    // Windows' script hosts and the Linux subsystem: each runs the script or command its
+    // arguments name.
+    "wscript",
+    "cscript",
+    "mshta",
+    "wsl",
     // Package runners and managers.
     "npx",
     "npm",
@@ -146,6 +168,10 @@ pub const PROGRAM_LAUNCHERS: &[&str] = &[
     "nawk",
     "sed",
     "find",
+    // Windows: each runs the program or the DLL function its arguments name.
+    "rundll32",
+    "runas",
+    "conhost",
 ];
 
 /// Rule 3's interpreters: a name family (`python` matches `python`, `python3`, `python3.12`)
@@ -153,6 +179,13 @@ pub const PROGRAM_LAUNCHERS: &[&str] = &[
 pub const INTERPRETERS: &[Interpreter] = &[
     Interpreter {
         family: "python",
+        refused_letters: "cm",
+        value_letters: "WXQ",
+        refused_long: &[],
+    },
+    // Windows' Python launcher, with python's options.
+    Interpreter {
+        family: "py",
         refused_letters: "cm",
         value_letters: "WXQ",
         refused_long: &[],
@@ -327,7 +360,7 @@ pub fn check_register(
     if !meta.is_file() {
         return Err(bad(format!("{command} is not a file")));
     }
-    if meta.permissions().mode() & 0o111 == 0 {
+    if !runnable(&resolved, &meta) {
         return Err(bad(format!("{command} is not executable")));
     }
     check_args(&args).map_err(bad)?;
@@ -463,12 +496,64 @@ fn refuse_runner(path: &Path, given: &str, args: &[String]) -> Result<(), Instal
     Ok(())
 }
 
+/// Windows: a program is a file with a program's extension; Windows' shells, script hosts
+/// and launchers are refused by name whatever their extension or case.
 #[cfg(test)]
+#[cfg(windows)]
+mod windows_tests {
+    use super::*;
+
+    #[test]
+    fn inst_04_programs_by_extension_and_windows_runners_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let prog = dir.path().join("my-server.exe");
+        std::fs::write(&prog, "MZ").unwrap();
+        let cwd = dir.path().to_str().unwrap();
+        assert!(check_register(prog.to_str().unwrap(), &["--stdio".into()], Some(cwd)).is_ok());
+        let text = dir.path().join("my-server.txt");
+        std::fs::write(&text, "not a program").unwrap();
+        let e = check_register(text.to_str().unwrap(), &[], None).unwrap_err();
+        assert!(e.to_string().contains("not executable"), "{e}");
+        for name in [
+            "CMD.EXE",
+            "powershell.exe",
+            "wscript.exe",
+            "cscript.exe",
+            "mshta.exe",
+            "wsl.exe",
+            "rundll32.exe",
+            "npx.cmd",
+        ] {
+            let p = dir.path().join(name);
+            std::fs::write(&p, "MZ").unwrap();
+            assert!(
+                check_register(p.to_str().unwrap(), &[], None).is_err(),
+                "{name}"
+            );
+        }
+        let py = dir.path().join("py.exe");
+        std::fs::write(&py, "MZ").unwrap();
+        let e = check_register(
+            py.to_str().unwrap(),
+            &["-c".into(), "print(1)".into()],
+            None,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("-c"), "{e}");
+        assert!(
+            check_register(py.to_str().unwrap(), &[r"C:\\srv\\server.py".into()], None).is_ok()
+        );
+    }
+}
+
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
     fn executable(dir: &Path, name: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
         let p = dir.join(name);
         std::fs::write(&p, "#!/bin/true\n").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
