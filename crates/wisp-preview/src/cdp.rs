@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::pipe;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::limits::{EVENT_BUFFER, MAX_MESSAGE_BYTES};
@@ -68,8 +68,8 @@ pub(crate) struct Connection {
 impl Connection {
     /// Starts the reader and writer tasks over the two pipe ends.
     pub(crate) fn start(
-        to_browser: pipe::Sender,
-        from_browser: pipe::Receiver,
+        to_browser: ToBrowser,
+        from_browser: FromBrowser,
         timeout: Duration,
     ) -> Arc<Self> {
         let (outgoing, rx) = mpsc::unbounded_channel();
@@ -150,7 +150,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-async fn write_loop(mut to_browser: pipe::Sender, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) {
+/// The pipe end the browser reads its commands from.
+pub(crate) type ToBrowser = Box<dyn AsyncWrite + Unpin + Send>;
+/// The pipe end the browser writes its answers and events to.
+pub(crate) type FromBrowser = Box<dyn AsyncRead + Unpin + Send>;
+
+async fn write_loop(mut to_browser: ToBrowser, mut rx: mpsc::UnboundedReceiver<Vec<u8>>) {
     while let Some(mut bytes) = rx.recv().await {
         bytes.push(0);
         if to_browser.write_all(&bytes).await.is_err() {
@@ -160,7 +165,7 @@ async fn write_loop(mut to_browser: pipe::Sender, mut rx: mpsc::UnboundedReceive
 }
 
 async fn read_loop(
-    mut from_browser: pipe::Receiver,
+    mut from_browser: FromBrowser,
     pending: Arc<Pending>,
     events: broadcast::Sender<Event>,
     closed: Arc<AtomicBool>,

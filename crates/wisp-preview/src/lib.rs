@@ -50,6 +50,8 @@ pub use browser::{
 pub use cdp::CdpError;
 pub use discover::{BROWSER_ENV, DiscoverError, find_browser, find_browser_in};
 pub use extract::{Link, PageText, display_url};
+#[cfg(windows)]
+pub use process::NOT_ON_WINDOWS;
 pub use process::{
     BROWSER_INHERITED_ENV, Display, HEADLESS_ENV, LaunchConfig, browser_environment,
 };

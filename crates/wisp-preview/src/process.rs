@@ -1,13 +1,15 @@
 //! Starting the browser: its own profile directory, the DevTools pipe on fds 3 and 4 (never a
 //! TCP port), its own process group so that stopping it stops every helper process it forked.
+//!
+//! On Windows the pipe's far ends must be handles the browser inherits
+//! (`--remote-debugging-io-pipes`), and the standard library makes a child inherit every
+//! inheritable handle of the Host, so two pipes made inheritable there could reach an MCP
+//! server or npm started at the same moment: the child's handle list
+//! (`PROC_THREAD_ATTRIBUTE_HANDLE_LIST`) is needed, which the standard library offers only
+//! unstably and this workspace would reach only through `unsafe`. Until then a launch on
+//! Windows fails saying so, and the Host shows web tabs in the UI (`--web-only`'s mode).
 
-use std::os::fd::OwnedFd;
 use std::path::PathBuf;
-use std::process::Stdio;
-
-use command_fds::{CommandFdExt, FdMapping};
-use rustix::process::{Pid, Signal, kill_process_group};
-use tokio::net::unix::pipe;
 
 use crate::PreviewError;
 
@@ -49,7 +51,11 @@ impl Display {
     pub fn from_env(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Self {
         let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
         let forced_headless = var(HEADLESS_ENV).is_some_and(|v| v == "1");
-        if !forced_headless && (set("DISPLAY") || set("WAYLAND_DISPLAY")) {
+        // Windows and macOS always have the person's desktop; elsewhere only an X11 or
+        // Wayland session is one.
+        let desktop =
+            cfg!(any(windows, target_os = "macos")) || set("DISPLAY") || set("WAYLAND_DISPLAY");
+        if !forced_headless && desktop {
             Self::Headed
         } else {
             Self::Headless
@@ -60,8 +66,20 @@ impl Display {
 /// The variables a browser started by Wisp inherits; every other one of the Host's (the model
 /// key, the API token, whatever the person's shell exports) stays out. A desktop browser needs
 /// its display, session bus, locale, fonts and the workplace's proxy settings to work as the
-/// person's own does.
+/// person's own does (on Windows: where the system and the person's folders are).
 pub const BROWSER_INHERITED_ENV: &[&str] = &[
+    "SystemRoot",
+    "SystemDrive",
+    "windir",
+    "TEMP",
+    "TMP",
+    "USERPROFILE",
+    "USERNAME",
+    "APPDATA",
+    "LOCALAPPDATA",
+    "ProgramData",
+    "ProgramFiles",
+    "ProgramFiles(x86)",
     "PATH",
     "HOME",
     "USER",
@@ -124,6 +142,13 @@ fn mappable(name: &str) -> bool {
 
 /// The flags for one launch. Nothing here relaxes what a remote page may do: no
 /// `--ignore-certificate-errors`, no permission grants, no remote-debugging port.
+#[cfg_attr(
+    windows,
+    expect(
+        dead_code,
+        reason = "no browser is launched on Windows yet (see the module doc)"
+    )
+)]
 pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Result<Vec<String>, PreviewError> {
     let mut args = vec![
         "--remote-debugging-pipe".to_owned(),
@@ -164,84 +189,139 @@ pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Result<Vec<Stri
     Ok(args)
 }
 
-/// The running browser process and its process group.
-pub(crate) struct BrowserProcess {
-    child: tokio::process::Child,
-    pgid: Option<Pid>,
-}
+pub(crate) use imp::BrowserProcess;
 
-impl BrowserProcess {
-    /// Spawns the browser with the pipe's far ends as its fds 3 and 4.
-    pub(crate) fn spawn(
-        config: &LaunchConfig,
-    ) -> Result<(Self, pipe::Sender, pipe::Receiver), PreviewError> {
-        std::fs::create_dir_all(&config.profile_dir)
-            .map_err(|e| PreviewError::Launch(format!("profile directory: {e}")))?;
-        let io = |e: std::io::Error| PreviewError::Launch(e.to_string());
-        let (commands_read, commands_write) = std::io::pipe().map_err(io)?;
-        let (output_read, output_write) = std::io::pipe().map_err(io)?;
-        let as_root = rustix::process::geteuid().is_root();
-        let mut command = tokio::process::Command::new(&config.binary);
-        command
-            .args(arguments(config, as_root)?)
-            .env_clear()
-            .envs(browser_environment())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .kill_on_drop(true);
-        command
-            .fd_mappings(vec![
-                FdMapping {
-                    parent_fd: OwnedFd::from(commands_read),
-                    child_fd: 3,
-                },
-                FdMapping {
-                    parent_fd: OwnedFd::from(output_write),
-                    child_fd: 4,
-                },
-            ])
-            .map_err(|e| PreviewError::Launch(e.to_string()))?;
-        let child = command
-            .spawn()
-            .map_err(|e| PreviewError::Launch(format!("{}: {e}", config.binary.display())))?;
-        // The child's ends live in `command`; closing them here is what lets us see EOF when
-        // the browser exits.
-        drop(command);
-        let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
-        let to_browser = pipe::Sender::from_owned_fd(OwnedFd::from(commands_write)).map_err(io)?;
-        let from_browser = pipe::Receiver::from_owned_fd(OwnedFd::from(output_read)).map_err(io)?;
-        tracing::info!(pid = ?pgid, binary = %config.binary.display(), "browser started");
-        Ok((Self { child, pgid }, to_browser, from_browser))
+#[cfg(unix)]
+mod imp {
+    use std::os::fd::OwnedFd;
+    use std::process::Stdio;
+
+    use command_fds::{CommandFdExt, FdMapping};
+    use rustix::process::{Pid, Signal, kill_process_group};
+    use tokio::net::unix::pipe;
+
+    use super::{LaunchConfig, arguments, browser_environment};
+    use crate::PreviewError;
+    use crate::cdp::{FromBrowser, ToBrowser};
+
+    /// The running browser process and its process group.
+    pub(crate) struct BrowserProcess {
+        child: tokio::process::Child,
+        pgid: Option<Pid>,
     }
 
-    /// The browser's process id (also its process group id).
-    pub(crate) fn pid(&self) -> Option<u32> {
-        self.pgid.map(|p| p.as_raw_nonzero().get() as u32)
-    }
-
-    /// Waits up to `grace` for the browser to exit by itself, then kills its whole group.
-    pub(crate) async fn stop(mut self, grace: std::time::Duration) {
-        let _ = tokio::time::timeout(grace, self.child.wait()).await;
-        self.kill_group();
-        let _ = self.child.wait().await;
-    }
-
-    fn kill_group(&mut self) {
-        if let Some(pgid) = self.pgid {
-            // Helpers outlive the main process unless the group goes (renderers, GPU, zygote).
-            let _ = kill_process_group(pgid, Signal::KILL);
+    impl BrowserProcess {
+        /// Spawns the browser with the pipe's far ends as its fds 3 and 4.
+        pub(crate) fn spawn(
+            config: &LaunchConfig,
+        ) -> Result<(Self, ToBrowser, FromBrowser), PreviewError> {
+            std::fs::create_dir_all(&config.profile_dir)
+                .map_err(|e| PreviewError::Launch(format!("profile directory: {e}")))?;
+            let io = |e: std::io::Error| PreviewError::Launch(e.to_string());
+            let (commands_read, commands_write) = std::io::pipe().map_err(io)?;
+            let (output_read, output_write) = std::io::pipe().map_err(io)?;
+            let as_root = rustix::process::geteuid().is_root();
+            let mut command = tokio::process::Command::new(&config.binary);
+            command
+                .args(arguments(config, as_root)?)
+                .env_clear()
+                .envs(browser_environment())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .process_group(0)
+                .kill_on_drop(true);
+            command
+                .fd_mappings(vec![
+                    FdMapping {
+                        parent_fd: OwnedFd::from(commands_read),
+                        child_fd: 3,
+                    },
+                    FdMapping {
+                        parent_fd: OwnedFd::from(output_write),
+                        child_fd: 4,
+                    },
+                ])
+                .map_err(|e| PreviewError::Launch(e.to_string()))?;
+            let child = command
+                .spawn()
+                .map_err(|e| PreviewError::Launch(format!("{}: {e}", config.binary.display())))?;
+            // The child's ends live in `command`; closing them here is what lets us see EOF
+            // when the browser exits.
+            drop(command);
+            let pgid = child.id().and_then(|id| Pid::from_raw(id as i32));
+            let to_browser =
+                pipe::Sender::from_owned_fd(OwnedFd::from(commands_write)).map_err(io)?;
+            let from_browser =
+                pipe::Receiver::from_owned_fd(OwnedFd::from(output_read)).map_err(io)?;
+            tracing::info!(pid = ?pgid, binary = %config.binary.display(), "browser started");
+            Ok((
+                Self { child, pgid },
+                Box::new(to_browser),
+                Box::new(from_browser),
+            ))
         }
-        let _ = self.child.start_kill();
+
+        /// The browser's process id (also its process group id).
+        pub(crate) fn pid(&self) -> Option<u32> {
+            self.pgid.map(|p| p.as_raw_nonzero().get() as u32)
+        }
+
+        /// Waits up to `grace` for the browser to exit by itself, then kills its whole group.
+        pub(crate) async fn stop(mut self, grace: std::time::Duration) {
+            let _ = tokio::time::timeout(grace, self.child.wait()).await;
+            self.kill_group();
+            let _ = self.child.wait().await;
+        }
+
+        fn kill_group(&mut self) {
+            if let Some(pgid) = self.pgid {
+                // Helpers outlive the main process unless the group goes (renderers, GPU,
+                // zygote).
+                let _ = kill_process_group(pgid, Signal::KILL);
+            }
+            let _ = self.child.start_kill();
+        }
+    }
+
+    impl Drop for BrowserProcess {
+        fn drop(&mut self) {
+            self.kill_group();
+        }
     }
 }
 
-impl Drop for BrowserProcess {
-    fn drop(&mut self) {
-        self.kill_group();
+#[cfg(windows)]
+mod imp {
+    use super::LaunchConfig;
+    use crate::PreviewError;
+    use crate::cdp::{FromBrowser, ToBrowser};
+
+    /// Why Wisp's own browser does not start on Windows yet (see the module doc).
+    pub const NOT_ON_WINDOWS: &str = "Wisp's own browser pages are not available on Windows yet (the DevTools pipe needs handles only the browser inherits); web tabs show in Wisp's window instead";
+
+    /// Never made on Windows: [`BrowserProcess::spawn`] says why.
+    pub(crate) enum BrowserProcess {}
+
+    impl BrowserProcess {
+        pub(crate) fn spawn(
+            _config: &LaunchConfig,
+        ) -> Result<(Self, ToBrowser, FromBrowser), PreviewError> {
+            Err(PreviewError::Launch(NOT_ON_WINDOWS.into()))
+        }
+
+        pub(crate) fn pid(&self) -> Option<u32> {
+            match *self {}
+        }
+
+        pub(crate) async fn stop(self, _grace: std::time::Duration) {
+            match self {}
+        }
     }
 }
+
+#[cfg(windows)]
+pub use imp::NOT_ON_WINDOWS;
 
 #[cfg(test)]
 mod tests {
@@ -275,6 +355,15 @@ mod tests {
         assert_eq!(kept, ["PATH", "DISPLAY", "LC_ALL", "https_proxy"]);
     }
 
+    /// Windows and macOS: the person's desktop is always there; headless only when forced.
+    #[cfg(any(windows, target_os = "macos"))]
+    #[test]
+    fn headed_on_the_desktop_unless_forced_headless() {
+        assert_eq!(display(&[]), Display::Headed);
+        assert_eq!(display(&[(HEADLESS_ENV, "1")]), Display::Headless);
+    }
+
+    #[cfg(not(any(windows, target_os = "macos")))]
     #[test]
     fn headed_only_with_a_display_and_not_forced_headless() {
         assert_eq!(display(&[]), Display::Headless);
