@@ -142,6 +142,9 @@ pub(crate) struct TabState {
     pub(crate) screen: Screen,
     /// Who is vouching for the next navigation (see [`TabInfo::opened_url`]).
     trust: Trust,
+    /// A navigation was asked for and the browser has not yet said it began: the previous
+    /// page's own "stopped loading" can still be on its way and must not mark this one loaded.
+    awaiting_start: bool,
 }
 
 /// What tells the owner's and the person's navigations from the page's own.
@@ -348,6 +351,7 @@ impl Browser {
                 },
                 screen: Screen::default(),
                 trust: Trust::default(),
+                awaiting_start: false,
             },
         );
         let session = Some(session_id.as_str());
@@ -385,6 +389,7 @@ impl Browser {
             t.info.nav_version += 1;
             t.info.load_state = LoadState::Loading;
             t.info.error = None;
+            t.awaiting_start = true;
         }
         let _ = self.inner.events.send(BrowserEvent::Changed(tab));
     }
@@ -395,6 +400,7 @@ impl Browser {
             t.info.error = Some(error);
             // It never started: the next browser-started navigation is not this one.
             t.trust.own_requested = false;
+            t.awaiting_start = false;
         }
         let _ = self.inner.events.send(BrowserEvent::Changed(tab));
     }
@@ -731,6 +737,28 @@ impl Browser {
         let session = self.session(tab).map_err(|_| CdpError::Closed)?;
         self.inner.conn.call(method, params, Some(&session)).await
     }
+
+    /// Applies `method` as if the tab's page had just reported it, about its main frame.
+    #[cfg(test)]
+    pub(crate) fn inject_main_frame_event(&self, tab: TabHandle, method: &str) {
+        let (session, frame) = {
+            let tabs = lock(&self.inner.tabs);
+            let t = &tabs[&tab];
+            (t.session_id.clone(), t.frame_id.clone())
+        };
+        let event = Event {
+            method: method.to_owned(),
+            params: json!({ "frameId": frame }),
+            session: Some(session),
+        };
+        apply(&self.inner, &event);
+    }
+
+    /// As [`Browser::navigate`] does first, before the browser hears of the navigation.
+    #[cfg(test)]
+    pub(crate) fn mark_navigation_requested(&self, tab: TabHandle) {
+        self.begin_navigation(tab);
+    }
 }
 
 fn mark_closed(inner: &Inner, tab: TabHandle) {
@@ -947,6 +975,7 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
                 false
             }
             "Page.frameStartedNavigating" if main(p.get("frameId").and_then(Value::as_str)) => {
+                t.awaiting_start = false;
                 let page_requested = std::mem::take(&mut t.trust.page_requested);
                 let new_document =
                     p.get("navigationType").and_then(Value::as_str) == Some("differentDocument");
@@ -985,6 +1014,7 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
             "Page.frameNavigated" if p.pointer("/frame/parentId").is_none() => {
                 t.trust.own_requested = false;
                 t.trust.page_requested = false;
+                t.awaiting_start = false;
                 let frame = &p["frame"];
                 if let Some(id) = frame.get("id").and_then(Value::as_str) {
                     t.frame_id = id.to_owned();
@@ -1003,6 +1033,7 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
             }
             "Page.navigatedWithinDocument" if main(p.get("frameId").and_then(Value::as_str)) => {
                 t.trust.own_requested = false;
+                t.awaiting_start = false;
                 info.nav_version += 1;
                 if let Some(url) = p.get("url").and_then(Value::as_str) {
                     info.url = url.to_owned();
@@ -1010,19 +1041,20 @@ fn apply(inner: &Arc<Inner>, event: &Event) {
                 true
             }
             "Page.frameStartedLoading" if main(p.get("frameId").and_then(Value::as_str)) => {
+                t.awaiting_start = false;
                 if info.load_state != LoadState::Failed {
                     info.load_state = LoadState::Loading;
                 }
                 true
             }
             "Page.loadEventFired" => {
-                if info.load_state == LoadState::Loading {
+                if info.load_state == LoadState::Loading && !t.awaiting_start {
                     info.load_state = LoadState::Loaded;
                 }
                 true
             }
             "Page.frameStoppedLoading" if main(p.get("frameId").and_then(Value::as_str)) => {
-                if info.load_state == LoadState::Loading {
+                if info.load_state == LoadState::Loading && !t.awaiting_start {
                     info.load_state = LoadState::Loaded;
                 }
                 true

@@ -425,6 +425,42 @@ async fn history_versions_and_load_errors() {
     browser.shutdown().await;
 }
 
+/// The page a navigation leaves may report that it stopped loading only after the next
+/// navigation was asked for: that late report neither settles the new navigation nor lets a
+/// read be bound to a version about to change.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_stop_of_the_page_left_does_not_settle_the_next_navigation() {
+    let site = Site::start(vec![("/a", page("<p>A</p>")), ("/b", page("<p>B</p>"))]).await;
+    let profile = tempfile::tempdir().unwrap();
+    let browser = Browser::launch(&config(profile.path())).await.unwrap();
+    let tab = browser.create_tab().await.unwrap();
+    go(&browser, tab, &site.url("/a")).await;
+
+    browser.mark_navigation_requested(tab);
+    browser.inject_main_frame_event(tab, "Page.loadEventFired");
+    browser.inject_main_frame_event(tab, "Page.frameStoppedLoading");
+    let info = browser.tab_info(tab).unwrap();
+    assert_eq!(info.load_state, LoadState::Loading);
+    assert_eq!(
+        browser.read(tab, info.nav_version).await,
+        Err(ReadError::Loading)
+    );
+
+    // Once the browser says the navigation began, its own stop settles it.
+    browser.inject_main_frame_event(tab, "Page.frameStartedLoading");
+    browser.inject_main_frame_event(tab, "Page.frameStoppedLoading");
+    assert_eq!(browser.tab_info(tab).unwrap().load_state, LoadState::Loaded);
+
+    // And a real navigation right after a settled one reads the page it settled on.
+    for _ in 0..10 {
+        let (_, va) = go(&browser, tab, &site.url("/a")).await;
+        assert_eq!(browser.read(tab, va).await.unwrap().text, "A");
+        let (_, vb) = go(&browser, tab, &site.url("/b")).await;
+        assert_eq!(browser.read(tab, vb).await.unwrap().text, "B");
+    }
+    browser.shutdown().await;
+}
+
 async fn next_dialog(events: &mut tokio::sync::broadcast::Receiver<BrowserEvent>, tab: TabHandle) {
     let wait = async {
         loop {
