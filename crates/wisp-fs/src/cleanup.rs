@@ -72,7 +72,6 @@ fn walk(dir: &Dir, rel: &str, depth: usize, before: SystemTime, out: &mut Cleanu
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::symlink;
     use std::time::{Duration, SystemTime};
 
     use crate::Sandbox;
@@ -92,7 +91,7 @@ mod tests {
         ] {
             std::fs::write(p, "torn").unwrap();
         }
-        symlink(&outside, root.join("link")).unwrap();
+        crate::tests::symlink(&outside, root.join("link")).unwrap();
         // A person's files that merely look alike stay.
         for name in [".wisp-tmp-notreally", ".wisp-tmp-0123", "notes.txt"] {
             std::fs::write(root.join(name), "mine").unwrap();

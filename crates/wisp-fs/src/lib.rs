@@ -137,13 +137,19 @@ fn io_err(path: &str, e: &std::io::Error) -> FsError {
             FsErrorKind::NotFound,
             format!("{path}: no such file or folder"),
         ),
-        K::PermissionDenied => {
-            // cap-std reports an escape attempt as PermissionDenied.
-            err(
-                FsErrorKind::OutsideRoot,
-                format!("{path}: refused, the path leads outside the authorized project folder"),
-            )
-        }
+        // cap-std reports an escape attempt as a PermissionDenied of its own, which no system
+        // call returned; one the system did return is a plain refusal (on Windows often a file
+        // another program holds open), never called an escape.
+        K::PermissionDenied if e.raw_os_error().is_none() => err(
+            FsErrorKind::OutsideRoot,
+            format!("{path}: refused, the path leads outside the authorized project folder"),
+        ),
+        K::PermissionDenied => err(
+            FsErrorKind::Io,
+            format!(
+                "{path}: the system refused access ({e}); it may be in use by another program or not yours"
+            ),
+        ),
         K::NotADirectory => err(
             FsErrorKind::NotADirectory,
             format!("{path}: a part of the path is not a folder"),
@@ -224,7 +230,16 @@ fn check_path(path: &str) -> Result<PathBuf, FsError> {
     let mut clean = PathBuf::new();
     for c in p.components() {
         match c {
-            Component::Normal(n) => clean.push(n),
+            Component::Normal(n) => {
+                let name = n.to_string_lossy();
+                if let Some(why) = name_too_long(&name) {
+                    return Err(err(FsErrorKind::InvalidPath, format!("{path}: {why}")));
+                }
+                if let Some(why) = platform::windows_name_problem(&name) {
+                    return Err(err(FsErrorKind::InvalidPath, why));
+                }
+                clean.push(n)
+            }
             Component::CurDir => {}
             Component::ParentDir => {
                 return Err(err(
@@ -810,10 +825,15 @@ fn split(rel: &Path) -> (Option<&Path>, &Path) {
 /// listing, terminal and prompt that shows it misleading. Existing such names are still listed
 /// and read; only new ones are refused.
 fn check_new_name(name: &Path) -> Result<(), FsError> {
-    let name = name.to_string_lossy();
-    let Some(c) = name.chars().find(char::is_ascii_control) else {
-        return Ok(());
-    };
+    match control_character(&name.to_string_lossy()) {
+        Some(why) => Err(err(FsErrorKind::InvalidPath, why)),
+        None => Ok(()),
+    }
+}
+
+/// Why `name` has a control character, if it has one.
+fn control_character(name: &str) -> Option<String> {
+    let c = name.chars().find(char::is_ascii_control)?;
     let what = match c {
         '\0' => ", a NUL",
         '\t' => ", a tab",
@@ -823,20 +843,39 @@ fn check_new_name(name: &Path) -> Result<(), FsError> {
         '\u{7f}' => ", a delete",
         _ => "",
     };
-    Err(err(
-        FsErrorKind::InvalidPath,
-        format!(
-            "the name {name:?} contains a control character (U+{:04X}{what}); choose a name without it",
-            u32::from(c)
-        ),
+    Some(format!(
+        "the name {name:?} contains a control character (U+{:04X}{what}); choose a name without it",
+        u32::from(c)
     ))
 }
 
+/// Why a name in a path is longer than a file system takes (255 bytes; on Windows 255 UTF-16
+/// units), if it is.
+fn name_too_long(name: &str) -> Option<String> {
+    let (units, unit) = if cfg!(windows) {
+        (name.encode_utf16().count(), "characters")
+    } else {
+        (name.len(), "bytes")
+    };
+    (units > limits::MAX_NAME_UNITS).then(|| {
+        format!(
+            "a name of {units} {unit}; file systems take at most {} {unit} in one name",
+            limits::MAX_NAME_UNITS
+        )
+    })
+}
+
+/// A project-relative path as the model and the person read it: names joined by `/` on every
+/// platform (Windows' own `\\` would make the same file look like another).
 fn display(rel: &Path) -> String {
-    if rel.as_os_str().is_empty() {
+    let names: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if names.is_empty() {
         ".".to_owned()
     } else {
-        rel.display().to_string()
+        names.join("/")
     }
 }
 

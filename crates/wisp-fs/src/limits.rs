@@ -13,6 +13,10 @@ pub const MAX_WRITE_BYTES: usize = 1024 * 1024;
 /// Bytes of a path argument.
 pub const MAX_PATH_BYTES: usize = 4096;
 
+/// One name in a path: bytes on Unix, UTF-16 units on Windows (ext4, APFS and NTFS all stop
+/// at 255); a longer one is refused before the file system is asked.
+pub const MAX_NAME_UNITS: usize = 255;
+
 /// Bytes at the start of a file examined for NUL to call it binary.
 pub const BINARY_SNIFF_BYTES: usize = 8192;
 

@@ -717,5 +717,7 @@ fn changed_during(shown: &str) -> FsError {
     )
 }
 
+// Reach the fallback by injecting Unix errnos, and build trees with Unix links and modes.
 #[cfg(test)]
+#[cfg(unix)]
 mod tests;

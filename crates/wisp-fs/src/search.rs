@@ -262,7 +262,7 @@ impl Walk<'_> {
                 }
                 if self.mode == SearchMode::Name && self.name_matches(&name) {
                     self.hit(SearchHit {
-                        path: path.display().to_string(),
+                        path: display(&path),
                         kind: Some("dir"),
                         line: None,
                         snippet: None,
@@ -300,7 +300,7 @@ impl Walk<'_> {
     /// Names a file that looks like credentials, with why, and nothing of its content.
     fn withhold(&mut self, path: &Path, why: Sensitive) {
         self.hit(SearchHit {
-            path: path.display().to_string(),
+            path: display(path),
             kind: None,
             line: None,
             snippet: None,
@@ -326,7 +326,7 @@ impl Walk<'_> {
             }
             if self.name_matches(name) {
                 self.hit(SearchHit {
-                    path: path.display().to_string(),
+                    path: display(path),
                     kind: Some("file"),
                     line: None,
                     snippet: None,
@@ -421,7 +421,7 @@ impl Walk<'_> {
         }
         for (line, snippet) in hits {
             self.hit(SearchHit {
-                path: path.display().to_string(),
+                path: display(path),
                 kind: None,
                 line: Some(line),
                 snippet: Some(snippet),

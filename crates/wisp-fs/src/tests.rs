@@ -1,7 +1,6 @@
 //! Unit tests of the sandbox on real temp directories (FILE-03, APPR-06, DEC-02).
 
-use std::os::unix::fs::symlink;
-
+#[cfg(unix)]
 use wisp_test_support::mkfifo;
 
 use super::*;
@@ -36,6 +35,28 @@ pub(crate) fn fixture_with_outside(text: Option<&str>) -> Fixture {
         root,
         outside,
         sandbox,
+    }
+}
+
+/// A link at `link` to `target` (relative to the link's folder when relative): a symbolic link
+/// on Unix; on Windows a junction to a folder (what any user may make) and a symbolic link to
+/// anything else.
+pub(crate) fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(target, link)
+    }
+    #[cfg(windows)]
+    {
+        let (target, link) = (target.as_ref(), link.as_ref());
+        let resolved = link
+            .parent()
+            .map_or_else(|| target.to_path_buf(), |p| p.join(target));
+        if resolved.is_dir() {
+            junction::create(&resolved, link)
+        } else {
+            std::os::windows::fs::symlink_file(target, link)
+        }
     }
 }
 
@@ -362,6 +383,7 @@ fn a_symlink_swapped_in_after_approval_cannot_make_a_write_escape() {
 
 // ---- nothing in the project can make an open block ------------------------------------------
 
+#[cfg(unix)]
 /// Runs `f` on a thread and fails the test if it does not return within a few seconds: the
 /// bug being guarded against is a call that never returns. The thread is left behind then.
 fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
@@ -373,12 +395,14 @@ fn within_seconds<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
         .expect("the call blocked")
 }
 
+#[cfg(unix)]
 fn fixture_arc() -> (Fixture, std::sync::Arc<Sandbox>) {
     let f = fixture();
     let s = std::sync::Arc::new(Sandbox::open(&f.root).unwrap());
     (f, s)
 }
 
+#[cfg(unix)]
 #[test]
 fn reading_a_fifo_is_refused_at_once_as_not_a_regular_file() {
     let (f, s) = fixture_arc();
@@ -395,6 +419,7 @@ fn reading_a_fifo_is_refused_at_once_as_not_a_regular_file() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn a_unix_socket_is_refused_for_reading_and_writing() {
     let (f, s) = fixture_arc();
@@ -411,6 +436,7 @@ fn a_unix_socket_is_refused_for_reading_and_writing() {
     assert!(e.message.contains("(a socket)"), "{e}");
 }
 
+#[cfg(unix)]
 #[test]
 fn writing_over_a_fifo_is_refused_at_prepare_and_at_execution() {
     let (f, s) = fixture_arc();
@@ -434,6 +460,7 @@ fn writing_over_a_fifo_is_refused_at_prepare_and_at_execution() {
     assert!(names.iter().all(|n| !is_temp_file_name(n)), "{names:?}");
 }
 
+#[cfg(unix)]
 #[test]
 fn listing_a_folder_with_a_fifo_and_a_socket_never_opens_them() {
     let (f, s) = fixture_arc();
@@ -457,11 +484,13 @@ fn listing_a_folder_with_a_fifo_and_a_socket_never_opens_them() {
 
 // ---- a write keeps the file's mode; hard links are not split ---------------------------------
 
+#[cfg(unix)]
 fn mode_of(p: &Path) -> u32 {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
 }
 
+#[cfg(unix)]
 #[test]
 fn a_write_keeps_the_permission_bits_of_the_file_it_replaces() {
     use std::os::unix::fs::PermissionsExt;
@@ -491,6 +520,7 @@ fn a_write_keeps_the_permission_bits_of_the_file_it_replaces() {
     assert_eq!(mode_of(&p), 0o755);
 }
 
+#[cfg(unix)]
 #[test]
 fn a_new_file_gets_the_default_mode() {
     let f = fixture();
@@ -613,6 +643,7 @@ fn a_same_size_replacement_by_rename_after_prepare_is_refused() {
     assert_eq!(std::fs::read_to_string(&p).unwrap(), "bbbb");
 }
 
+#[cfg(unix)]
 #[test]
 fn the_plan_binds_the_content_digest_and_the_mode() {
     use std::os::unix::fs::PermissionsExt;
@@ -645,15 +676,20 @@ fn an_mtime_change_alone_is_a_change() {
     let p = f.root.join("a.txt");
     std::fs::write(&p, "aaaa").unwrap();
     let at = |s, n| std::time::UNIX_EPOCH + std::time::Duration::new(s, n);
-    let file = std::fs::File::options().write(true).open(&p).unwrap();
-    file.set_modified(at(1_700_000_000, 500)).unwrap();
+    // Each time through a handle closed at once: Windows refuses to replace a file another
+    // handle holds open.
+    let touch = |t| {
+        let file = std::fs::File::options().write(true).open(&p).unwrap();
+        file.set_modified(t).unwrap();
+    };
+    touch(at(1_700_000_000, 500));
     let plan = f.sandbox.prepare_write("a.txt", "mine".into()).unwrap();
-    file.set_modified(at(1_700_000_001, 499)).unwrap();
+    touch(at(1_700_000_001, 499));
     assert_eq!(
         f.sandbox.write(&plan).unwrap_err().kind,
         FsErrorKind::Changed
     );
-    file.set_modified(at(1_700_000_000, 500)).unwrap();
+    touch(at(1_700_000_000, 500));
     f.sandbox.write(&plan).unwrap();
     assert_eq!(std::fs::read_to_string(&p).unwrap(), "mine");
 }
@@ -672,6 +708,7 @@ fn a_file_past_the_replace_limit_is_refused() {
 
 // ---- what total counts ----------------------------------------------------------------------
 
+#[cfg(unix)]
 #[test]
 fn total_counts_listable_entries_not_skipped_ones() {
     use std::os::unix::ffi::OsStrExt;
@@ -887,6 +924,7 @@ fn a_write_reports_what_it_wrote() {
     );
 }
 
+#[cfg(unix)]
 /// Owner passes to the replacing file where the process may give it (root here); elsewhere
 /// the refusal is expected and the write still lands.
 #[test]
@@ -908,6 +946,7 @@ fn a_write_keeps_the_owner_where_it_may() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn kinds_are_named_in_refusals() {
     let dev = Dir::open_ambient_dir("/dev", ambient_authority()).unwrap();
@@ -953,6 +992,7 @@ fn the_root_must_be_an_existing_folder() {
     assert_eq!(f.sandbox.list("./d").unwrap().path, "d");
 }
 
+#[cfg(unix)]
 /// The opens themselves, without the stat in front that normally keeps a FIFO or a link away:
 /// what a swap between the stat and the open would meet.
 #[test]
@@ -989,13 +1029,26 @@ fn a_file_starting_with_a_continuation_byte_is_not_text() {
 }
 
 #[test]
-fn a_target_name_the_file_system_refuses_is_an_error_not_a_new_file() {
+fn a_name_longer_than_file_systems_take_is_refused_before_they_are_asked() {
     let f = fixture();
+    // At the limit: a file system name; one past it: refused with the reason, for a read too.
+    let at = "n".repeat(limits::MAX_NAME_UNITS);
+    f.sandbox.prepare_write(&at, "x".into()).unwrap();
     let e = f
         .sandbox
-        .prepare_write(&"n".repeat(256), "x".into())
+        .prepare_write(&"n".repeat(limits::MAX_NAME_UNITS + 1), "x".into())
         .unwrap_err();
-    assert_eq!(e.kind, FsErrorKind::Io, "{e}");
+    assert_eq!(e.kind, FsErrorKind::InvalidPath, "{e}");
+    assert!(e.message.ends_with("in one name"), "{e}");
+    let e = f
+        .sandbox
+        .read(
+            &format!("dir/{}/x", "n".repeat(limits::MAX_NAME_UNITS + 1)),
+            None,
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::InvalidPath, "{e}");
 }
 
 /// Whole seconds only (nanoseconds 0), as coarse file systems store them.
@@ -1064,26 +1117,112 @@ fn new_names_with_control_characters_are_refused_and_existing_ones_still_work() 
     assert_eq!(names(&f.root), ["a.txt", "sub"]);
     assert!(names(&f.root.join("sub")).is_empty());
 
-    // Names like these made by someone else stay usable.
-    std::fs::write(f.root.join("old\nname.txt"), "kept").unwrap();
-    let l = f.sandbox.list(".").unwrap();
-    assert!(l.entries.iter().any(|e| e.name == "old\nname.txt"), "{l:?}");
-    assert_eq!(
-        f.sandbox.read("old\nname.txt", None, None).unwrap().content,
-        "kept"
+    // Names like these made by someone else stay usable (Windows' file systems hold none).
+    #[cfg(unix)]
+    {
+        std::fs::write(f.root.join("old\nname.txt"), "kept").unwrap();
+        let l = f.sandbox.list(".").unwrap();
+        assert!(l.entries.iter().any(|e| e.name == "old\nname.txt"), "{l:?}");
+        assert_eq!(
+            f.sandbox.read("old\nname.txt", None, None).unwrap().content,
+            "kept"
+        );
+        let plan = f
+            .sandbox
+            .prepare_write("old\nname.txt", "new".into())
+            .unwrap();
+        f.sandbox.write(&plan).unwrap();
+        let plan = f
+            .sandbox
+            .prepare_move("old\nname.txt", "plain.txt")
+            .unwrap();
+        f.sandbox.move_entry(&plan).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(f.root.join("plain.txt")).unwrap(),
+            "new"
+        );
+    }
+}
+
+/// An escape is cap-std's own PermissionDenied (no system call returned it); a refusal the
+/// system returned is said as one, never as an escape.
+#[test]
+fn only_cap_std_s_own_refusal_is_called_an_escape() {
+    let escape = std::io::Error::new(
+        std::io::ErrorKind::PermissionDenied,
+        "a path led outside of the filesystem",
     );
-    let plan = f
-        .sandbox
-        .prepare_write("old\nname.txt", "new".into())
-        .unwrap();
-    f.sandbox.write(&plan).unwrap();
-    let plan = f
-        .sandbox
-        .prepare_move("old\nname.txt", "plain.txt")
-        .unwrap();
-    f.sandbox.move_entry(&plan).unwrap();
-    assert_eq!(
-        std::fs::read_to_string(f.root.join("plain.txt")).unwrap(),
-        "new"
+    assert_eq!(io_err("a", &escape).kind, FsErrorKind::OutsideRoot);
+    #[cfg(unix)]
+    let denied = std::io::Error::from_raw_os_error(13);
+    #[cfg(windows)]
+    let denied = std::io::Error::from_raw_os_error(5);
+    let e = io_err("a.txt", &denied);
+    assert_eq!(e.kind, FsErrorKind::Io, "{e}");
+    assert!(
+        e.message.starts_with("a.txt: the system refused access"),
+        "{e}"
     );
+}
+
+/// Paths are shown with `/` on every platform, whatever separator the model used.
+#[test]
+fn paths_are_shown_with_slashes() {
+    let f = fixture();
+    std::fs::create_dir(f.root.join("sub")).unwrap();
+    let plan = f.sandbox.prepare_write("sub/w.txt", "x".into()).unwrap();
+    assert_eq!(plan.path, "sub/w.txt");
+    assert_eq!(f.sandbox.write(&plan).unwrap().path, "sub/w.txt");
+    #[cfg(windows)]
+    {
+        let plan = f.sandbox.prepare_write(r"sub\w.txt", "y".into()).unwrap();
+        assert_eq!(plan.path, "sub/w.txt");
+    }
+}
+
+/// Windows: names Windows reads as something else — devices, streams, wildcards, trailing
+/// dots and spaces, control characters — are refused before the file system is asked, for
+/// reading as well as for writing.
+#[cfg(windows)]
+#[test]
+fn names_windows_reads_as_something_else_are_refused() {
+    let f = fixture();
+    std::fs::write(f.root.join("a.txt"), "visible").unwrap();
+    for (name, why) in [
+        ("CON", "device"),
+        ("nul.txt", "device"),
+        ("sub/Com1.log", "device"),
+        ("a.txt:hidden", "stream"),
+        ("what?.txt", "does not allow"),
+        ("star*.txt", "does not allow"),
+        ("trail.", "dot or a space"),
+        ("trail ", "dot or a space"),
+        ("new\nline.txt", "control character"),
+    ] {
+        let e = f.sandbox.prepare_write(name, "x".into()).unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::InvalidPath, "{name}: {e}");
+        assert!(e.message.contains(why), "{name}: {e}");
+        let e = f.sandbox.read(name, None, None).unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::InvalidPath, "{name}: {e}");
+    }
+    // Ordinary names with dots are fine.
+    f.sandbox.prepare_write("console.txt", "x".into()).unwrap();
+    f.sandbox.prepare_write(".env.example", "x".into()).unwrap();
+}
+
+/// Windows: a read-only file cannot be replaced, so a write to it is refused at prepare, with
+/// the reason, and the file is left as it was.
+#[cfg(windows)]
+#[test]
+fn a_read_only_file_is_refused_on_windows() {
+    let f = fixture();
+    let p = f.root.join("ro.txt");
+    std::fs::write(&p, "keep").unwrap();
+    let mut permissions = std::fs::metadata(&p).unwrap().permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&p, permissions).unwrap();
+    let e = f.sandbox.prepare_write("ro.txt", "new".into()).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::ReadOnly, "{e}");
+    assert!(e.message.contains("read-only"), "{e}");
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), "keep");
 }

@@ -86,6 +86,8 @@ pub(crate) struct Stat {
     pub(crate) mtime_ns: i128,
     pub(crate) mode: u32,
     pub(crate) nlink: u64,
+    /// Whether its owner may read it (a folder they may not is private).
+    pub(crate) owner_may_read: bool,
 }
 
 impl Stat {
@@ -99,6 +101,7 @@ impl Stat {
             mtime_ns: crate::mtime_ns(m),
             mode: platform::mode(m),
             nlink: platform::links(m)?,
+            owner_may_read: platform::owner_may_read(m),
         })
     }
 }
@@ -160,7 +163,7 @@ pub(crate) fn classify(
             ),
         ));
     }
-    if kind == TreeKind::Dir && st.mode & 0o400 == 0 {
+    if kind == TreeKind::Dir && !st.owner_may_read {
         return Err(private(shown));
     }
     Ok(kind)

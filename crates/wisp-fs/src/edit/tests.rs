@@ -1,7 +1,10 @@
 //! `files_replace` and `files_mkdir` on real temp directories, at and just past each limit
 //! (FILE-12..19).
 
-use std::os::unix::fs::{PermissionsExt, symlink};
+#[cfg(unix)]
+use std::os::unix::fs::PermissionsExt;
+
+use crate::tests::symlink;
 
 use crate::FsErrorKind;
 use crate::limits::{MAX_REPLACE_FILE_BYTES, MAX_REPLACE_TEXT_CHARS};
@@ -192,6 +195,7 @@ fn a_file_edited_after_prepare_is_refused_as_stale_and_nothing_is_written() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn bom_line_endings_and_mode_are_kept() {
     let f = fixture();

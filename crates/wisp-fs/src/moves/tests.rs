@@ -285,11 +285,16 @@ fn the_target_folder_must_exist_and_be_a_folder() {
     let e = refused(&f, "missing", "dest/x");
     assert_eq!(e.kind, FsErrorKind::NotFound);
     assert!(e.message.starts_with("missing:"), "{e}");
-    // A target the file system cannot even look up is not taken for an absent one.
+    // A name longer than file systems take is refused before any is asked.
     let long = format!("dest/{}", "x".repeat(300));
     let e = refused(&f, "src/a.txt", &long);
+    assert_eq!(e.kind, FsErrorKind::InvalidPath, "{e}");
+    assert!(e.message.contains("a name of 300 bytes"), "{e}");
+    // A target the file system cannot even look up is not taken for an absent one.
+    symlink("loop", f.root.join("dest/loop")).unwrap();
+    let e = refused(&f, "src/a.txt", "dest/loop/x");
     assert_eq!(e.kind, FsErrorKind::Io, "{e}");
-    assert!(e.message.contains("too long"), "{e}");
+    assert!(e.message.contains("symbolic links"), "{e}");
     let e = refused(&f, "src/a.txt", "dest/.wisp-tmp-0123456789abcdef-a.txt");
     assert_eq!(e.kind, FsErrorKind::InvalidPath);
     assert!(e.message.contains("Wisp's temp files"), "{e}");

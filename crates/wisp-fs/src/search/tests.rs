@@ -1,7 +1,10 @@
 //! `files_search` on real temp trees: plain text, the default skips with their reasons, each
 //! limit at and just past it (FILE-07..11), and a folder swapped for an outside link mid-walk.
 
-use std::os::unix::fs::{PermissionsExt, symlink};
+#[cfg(unix)]
+use std::os::unix::fs::PermissionsExt;
+
+use crate::tests::symlink;
 
 use crate::limits;
 use crate::{SearchLimits, SearchMode};
@@ -60,6 +63,7 @@ fn name_mode_matches_names_case_insensitively() {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn default_skips_are_counted_by_reason_and_never_read() {
     let f = fixture();

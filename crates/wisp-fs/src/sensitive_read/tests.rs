@@ -1,7 +1,7 @@
 //! `read_for_model` and `read_approved` on real temp trees: what asks, what binds, what is
 //! refused as changed, and that small parts of a key do not get around the question.
 
-use std::os::unix::fs::symlink;
+use crate::tests::symlink;
 
 use crate::tests::{Fixture, fixture_with_outside, write};
 use crate::{ModelRead, Sensitive, SensitiveRead, limits};

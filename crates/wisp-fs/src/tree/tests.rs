@@ -1,7 +1,10 @@
 //! The tree fingerprint on real temp trees: what it covers, what changes it, each refusal with
 //! the path it names, and both limits at and just past them (FILE-21, FILE-22, FILE-25).
 
-use std::os::unix::fs::{PermissionsExt, symlink};
+#[cfg(unix)]
+use std::os::unix::fs::PermissionsExt;
+
+use crate::tests::symlink;
 
 use super::*;
 use crate::tests::{Fixture, fixture, write};
@@ -10,6 +13,7 @@ fn refusal(f: &Fixture, path: &str) -> FsError {
     f.sandbox.fingerprint_tree(path).unwrap_err()
 }
 
+#[cfg(unix)]
 #[test]
 fn a_plain_file_is_a_tree_of_one_entry() {
     let f = fixture();
@@ -45,6 +49,7 @@ fn a_folder_counts_its_files_and_folders_and_lists_them_sorted() {
     assert_eq!((root.files, root.folders), (3, 4));
 }
 
+#[cfg(unix)]
 #[test]
 fn any_change_in_the_tree_changes_the_digest() {
     let f = fixture();
@@ -181,6 +186,7 @@ fn hard_linked_files_are_refused() {
     assert_eq!(e.kind, FsErrorKind::HardLinked);
 }
 
+#[cfg(unix)]
 #[test]
 fn private_folders_are_refused_at_the_top_and_below_it() {
     let f = fixture();
@@ -203,6 +209,7 @@ fn private_folders_are_refused_at_the_top_and_below_it() {
     assert_eq!(fp.map(|fp| (fp.files, fp.folders)), Ok((1, 2)));
 }
 
+#[cfg(unix)]
 #[test]
 fn fifos_and_sockets_are_refused_without_being_opened() {
     let f = fixture();
@@ -217,6 +224,7 @@ fn fifos_and_sockets_are_refused_without_being_opened() {
     assert!(e.message.starts_with("t/sock: is a socket"), "{e}");
 }
 
+#[cfg(unix)]
 #[test]
 fn names_that_are_not_utf8_are_refused() {
     use std::os::unix::ffi::OsStrExt;
