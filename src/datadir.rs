@@ -9,10 +9,13 @@
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail};
+
+use crate::platform::{
+    create_private_dir, dir_mode, make_private, private_file, reachable_by_others,
+};
 
 /// The lock file: held (`flock`, exclusive) by the Host that owns the data dir; it holds that
 /// Host's pid and URL (without the token) for a second instance to name.
@@ -52,15 +55,15 @@ impl DataDir {
         // No truncate: a second instance opens the owner's file to read it and must not change
         // it. No symlink followed and nothing but a regular file: in a dir others can write,
         // a planted link must not make Wisp truncate a file elsewhere, nor a FIFO stall it.
-        let mut lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(no_follow())
-            .open(&lock_path)
-            .map_err(|e| anyhow!("cannot open the lock file {}: {e}", lock_path.display()))?;
+        let mut lock = private_file(
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+        )
+        .open(&lock_path)
+        .map_err(|e| anyhow!("cannot open the lock file {}: {e}", lock_path.display()))?;
         if !lock.metadata().is_ok_and(|m| m.is_file()) {
             bail!(
                 "the lock file {} is not a regular file; remove it and start again",
@@ -93,9 +96,7 @@ impl DataDir {
         }
         let path = self.path.join(LOCK_FILE);
         // An older file may have another mode; once it holds a URL it is private.
-        let _ = self
-            .lock
-            .set_permissions(std::fs::Permissions::from_mode(0o600));
+        let _ = make_private(&self.lock);
         self.lock
             .set_len(0)
             .and_then(|_| self.lock.seek(SeekFrom::Start(0)))
@@ -136,23 +137,12 @@ impl DataDir {
 /// without following a symlink and only if it is a regular file, and makes it private through
 /// the handle: a path-based chmod would follow a link planted in a dir others can write.
 pub(crate) fn open_private(path: &Path) -> std::io::Result<File> {
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .custom_flags(no_follow())
-        .open(path)?;
+    let file = private_file(OpenOptions::new().create(true).append(true)).open(path)?;
     if !file.metadata()?.is_file() {
         return Err(std::io::Error::other("not a regular file"));
     }
-    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    make_private(&file)?;
     Ok(file)
-}
-
-/// `O_NOFOLLOW | O_NONBLOCK`: no symlink is followed, and opening a FIFO planted under one of
-/// Wisp's names cannot block the start (the regular-file check then refuses it).
-fn no_follow() -> i32 {
-    (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32
 }
 
 /// Creates the dir private to the user when it is missing. An existing dir keeps its mode
@@ -160,8 +150,8 @@ fn no_follow() -> i32 {
 fn prepare(dir: &Path) -> anyhow::Result<Option<String>> {
     match std::fs::metadata(dir) {
         Ok(meta) if meta.is_dir() => {
-            let mode = meta.permissions().mode() & 0o777;
-            Ok((mode & 0o077 != 0).then(|| {
+            let shared = dir_mode(&meta).filter(|m| reachable_by_others(*m));
+            Ok(shared.map(|mode| {
                 format!(
                     "the data dir {} can be reached by other users (mode {mode:03o}); it holds \
                      your history and the launch page with the token. Wisp leaves its mode as \
@@ -175,14 +165,8 @@ fn prepare(dir: &Path) -> anyhow::Result<Option<String>> {
             dir.display()
         ),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
+            create_private_dir(dir)
                 .map_err(|e| anyhow!("cannot create the data dir {}: {e}", dir.display()))?;
-            // The umask may have taken bits away, never added any; set it exactly anyway.
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-                .map_err(|e| anyhow!("cannot make the data dir {} private: {e}", dir.display()))?;
             Ok(None)
         }
         Err(e) => bail!("cannot use the data dir {}: {e}", dir.display()),

@@ -10,7 +10,6 @@
 
 use std::fs::{File, TryLockError};
 use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -140,9 +139,8 @@ fn check_data_dir(dir: &Path) -> Check {
                     "make it writable by you (chown/chmod), or pass another --data-dir",
                 );
             }
-            let mode = meta.permissions().mode() & 0o777;
-            if mode & 0o077 != 0 {
-                Check::warn(
+            match crate::platform::dir_mode(&meta) {
+                Some(mode) if crate::platform::reachable_by_others(mode) => Check::warn(
                     ID,
                     format!(
                         "{} is writable but other users can reach it (mode {mode:03o}); it \
@@ -150,12 +148,18 @@ fn check_data_dir(dir: &Path) -> Check {
                         dir.display()
                     ),
                     format!("chmod 700 {}", dir.display()),
-                )
-            } else {
-                Check::ok(
+                ),
+                Some(mode) => Check::ok(
                     ID,
                     format!("{} is writable and private ({mode:03o})", dir.display()),
-                )
+                ),
+                None => Check::ok(
+                    ID,
+                    format!(
+                        "{} is writable (its permissions are those of the folder it is in)",
+                        dir.display()
+                    ),
+                ),
             }
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -197,12 +201,8 @@ fn check_data_dir(dir: &Path) -> Check {
 /// Creates and removes a probe file: permission bits alone do not say whether a write works
 /// (a read-only mount, or root, who passes every permission check but not EROFS).
 fn probe_write(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
     let probe = dir.join(format!(".wisp-doctor-probe-{}", std::process::id()));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
+    crate::platform::private_file(std::fs::OpenOptions::new().write(true).create_new(true))
         .open(&probe)?;
     std::fs::remove_file(&probe)
 }
@@ -294,30 +294,15 @@ fn describe_browser(
     }
 }
 
-/// The directories MCP installs take Node.js and npm from: fixed, never PATH, so
-/// a project's own `node` cannot stand in.
-fn node_dirs() -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = ["/usr/local/bin", "/usr/bin", "/bin"]
-        .into_iter()
-        .map(PathBuf::from)
-        .collect();
-    if cfg!(target_os = "macos") {
-        dirs.push(PathBuf::from("/opt/homebrew/bin"));
-    }
-    dirs
-}
-
 /// Node.js and npm, with their versions, for installing MCP servers from npm.
 async fn check_node() -> Check {
     const ID: &str = "node";
-    let dirs = node_dirs();
-    let find = |name: &str| dirs.iter().map(|d| d.join(name)).find(|p| is_executable(p));
-    let shown = dirs
-        .iter()
-        .map(|d| d.display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let (Some(node), Some(npm)) = (find("node"), find("npm")) else {
+    // The folders MCP installs take Node.js and npm from: fixed, never PATH, so a project's
+    // own `node` cannot stand in.
+    let shown = wisp_install::TOOL_DIRS.join(", ");
+    let node = wisp_install::find_tool("node");
+    let npm = node.as_deref().and_then(wisp_install::find_npm);
+    let (Some(node), Some(npm)) = (node, npm) else {
         return Check::warn(
             ID,
             format!(
@@ -328,8 +313,12 @@ async fn check_node() -> Check {
              npm), or install the server yourself and register its absolute path",
         );
     };
-    let node_version = version_of(&node).await;
-    let npm_version = version_of(&npm).await;
+    let node_version = version_of(&node, &[]).await;
+    let npm_version = version_of(&npm.program, &npm.leading).await;
+    let npm = match npm.leading.first() {
+        Some(script) => PathBuf::from(script),
+        None => npm.program,
+    };
     match (node_version, npm_version) {
         (Some(nv), Some(pv)) => Check::ok(
             ID,
@@ -477,10 +466,11 @@ fn is_untrusted_certificate(chain: &str) -> bool {
 const PROBE_ENV: &[&str] = &["PATH", "HOME", "USER", "LANG", "TMPDIR"];
 
 /// `PROGRAM --version`, first line, or None when it fails or takes too long.
-async fn version_of(program: &Path) -> Option<String> {
+async fn version_of(program: &Path, leading: &[std::ffi::OsString]) -> Option<String> {
     let out = tokio::time::timeout(
         DOCTOR_PROBE_TIMEOUT,
         tokio::process::Command::new(program)
+            .args(leading)
             .arg("--version")
             .env_clear()
             .envs(
@@ -583,17 +573,26 @@ fn check_disk(dir: &Path) -> Check {
             "pass an absolute --data-dir",
         );
     };
-    let stat = match rustix::fs::statvfs(existing) {
-        Ok(s) => s,
-        Err(e) => {
+    let free = match crate::platform::free_bytes(existing) {
+        Some(Ok(free)) => free,
+        Some(Err(e)) => {
             return Check::warn(
                 ID,
                 format!("cannot tell the free space of {}: {e}", existing.display()),
                 "check the disk with `df -h`",
             );
         }
+        None => {
+            return Check::warn(
+                ID,
+                format!(
+                    "the free space of {} is not checked on this platform",
+                    existing.display()
+                ),
+                "look at the drive's free space in Explorer",
+            );
+        }
     };
-    let free = stat.f_bavail.saturating_mul(stat.f_frsize);
     let shown = format!("{:.1} GiB free at {}", gib(free), existing.display());
     if free < DOCTOR_DISK_FAIL_BYTES {
         Check::fail(
@@ -616,10 +615,6 @@ fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0 * 1024.0)
 }
 
-fn is_executable(p: &Path) -> bool {
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
 /// `wisp doctor --logs`: where the log files are, newest first.
 pub(crate) fn log_files(dir: &Path) -> Vec<PathBuf> {
     crate::log::files(dir)
@@ -629,13 +624,16 @@ pub(crate) fn log_files(dir: &Path) -> Vec<PathBuf> {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     fn executable(dir: &Path, name: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
         let p = dir.join(name);
         std::fs::write(&p, "#!/bin/sh\n").unwrap();
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
         p
     }
 
+    #[cfg(unix)]
     #[test]
     fn the_browser_is_the_one_the_host_would_use() {
         let dir = tempfile::tempdir().unwrap();
@@ -652,6 +650,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_browser_override_that_is_not_executable_is_a_warning_with_a_way_forward() {
         let dir = tempfile::tempdir().unwrap();
@@ -688,6 +687,7 @@ mod tests {
         assert!(fix.contains("WISP_BROWSER"), "{fix}");
     }
 
+    #[cfg(unix)]
     #[test]
     fn an_existing_data_dir_nobody_can_write_fails() {
         // /proc: a directory where not even root (who passes every permission check) can
@@ -726,8 +726,10 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_shared_data_dir_is_a_warning_and_a_private_one_is_ok() {
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let check = check_data_dir(dir.path());
@@ -742,6 +744,7 @@ mod tests {
         );
     }
 
+    #[cfg(unix)]
     #[test]
     fn disk_space_is_reported() {
         let dir = tempfile::tempdir().unwrap();

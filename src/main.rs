@@ -18,21 +18,19 @@ mod doctor;
 mod limits;
 mod log;
 mod open;
+mod platform;
 mod serve;
 mod token;
 
-/// Makes this process non-dumpable, first thing, so that no other process of the same user —
-/// an MCP server, npm, a page's browser — can read its memory or `/proc/PID/environ` (which
-/// hold the model key and the API token) or attach a debugger; it also means no core dump.
-/// Children start dumpable again at their own exec, as usual. Failing to is not fatal (the
-/// kernel always allows it, so this only happens under an unusual seccomp policy): it is said.
+/// Makes this process non-dumpable, first thing (Linux), so that no other process of the same
+/// user — an MCP server, npm, a page's browser — can read its memory or `/proc/PID/environ`
+/// (which hold the model key and the API token) or attach a debugger; it also means no core
+/// dump. Children start dumpable again at their own exec, as usual. Failing to is not fatal
+/// (the kernel always allows it, so this only happens under an unusual seccomp policy): it is
+/// said.
 fn keep_memory_private() {
-    if let Err(e) =
-        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
-    {
-        eprintln!(
-            "wisp: could not make the process non-dumpable ({e}); other processes of this user may read its memory"
-        );
+    if let Some(warning) = platform::keep_memory_private() {
+        eprintln!("wisp: {warning}");
     }
 }
 
@@ -189,7 +187,7 @@ async fn doctor(
 ) -> anyhow::Result<()> {
     let data_dir = match data_dir {
         Some(d) => d,
-        None => serve::default_data_dir()?,
+        None => platform::default_data_dir()?,
     };
     if logs {
         let files = doctor::log_files(&data_dir);

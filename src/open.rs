@@ -1,7 +1,8 @@
 //! Opening the Wisp UI when `wisp serve` starts: as an app window of the
 //! Chromium-family browser found on this machine when there is a display, so Wisp looks like
-//! one desktop app, else with the desktop's default opener (`xdg-open`). "A display" is what
-//! the preview browser goes by (`DISPLAY` or `WAYLAND_DISPLAY`, unless `WISP_PREVIEW_HEADLESS=1`).
+//! one desktop app, else with the desktop's default opener (`xdg-open`, macOS's `open`,
+//! Windows' Explorer). "A display" is what the preview browser goes by (`DISPLAY` or
+//! `WAYLAND_DISPLAY` on Linux, always on macOS and Windows, unless `WISP_PREVIEW_HEADLESS=1`).
 //!
 //! Either way the browser is given the private launch page (`open.html` in the data dir, 0600,
 //! which redirects to the URL with the token): a command line is readable by every local user
@@ -29,11 +30,12 @@ pub(crate) fn open_ui(launch: &Path, data_dir: &Path) {
     if headed && let Ok(browser) = wisp_preview::find_browser() {
         match app_window(&browser, launch, data_dir) {
             Ok(()) => return,
-            Err(e) => tracing::warn!(error = %e, "the app window did not start; using xdg-open"),
+            Err(e) => {
+                tracing::warn!(error = %e, "the app window did not start; using the default opener")
+            }
         }
     }
-    let _ = Command::new("xdg-open")
-        .arg(launch)
+    let _ = crate::platform::default_opener(launch)
         .env_clear()
         .envs(wisp_preview::browser_environment())
         // xdg-open's own choice of the person's browser.
@@ -46,21 +48,19 @@ pub(crate) fn open_ui(launch: &Path, data_dir: &Path) {
 
 /// Starts the app window and reaps it when it exits (so it never lingers as a zombie).
 fn app_window(browser: &Path, launch: &Path, data_dir: &Path) -> anyhow::Result<()> {
-    use std::os::unix::process::CommandExt;
     let profile = data_dir.join(APP_PROFILE_DIR);
     std::fs::create_dir_all(&profile)?;
-    let as_root = rustix::process::geteuid().is_root();
-    let mut child = Command::new(browser)
+    let as_root = crate::platform::is_root();
+    let mut command = Command::new(browser);
+    command
         .args(app_window_args(launch, &profile, as_root)?)
         .env_clear()
         .envs(wisp_preview::browser_environment())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        // Its own group: a Ctrl-C in the terminal that started `wisp serve` stops the Host,
-        // not the person's window.
-        .process_group(0)
-        .spawn()?;
+        .stderr(Stdio::null());
+    // Apart from the Host's terminal: a Ctrl-C there stops the Host, not the person's window.
+    let mut child = crate::platform::apart(&mut command).spawn()?;
     tracing::info!(browser = %browser.display(), pid = child.id(), "UI opened as an app window");
     std::thread::spawn(move || {
         let _ = child.wait();

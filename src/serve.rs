@@ -54,7 +54,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .map_err(|e| anyhow!("{}: {e}", wisp_install::REGISTRY_ENV))?;
     let data_dir = match args.data_dir {
         Some(d) => d,
-        None => default_data_dir()?,
+        None => crate::platform::default_data_dir()?,
     };
     // One Host per data dir: the lock is taken before anything in the dir is touched.
     let mut owned = match DataDir::take(&data_dir) {
@@ -74,7 +74,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         tracing::warn!("{warning}");
         eprintln!("wisp: warning: {warning}");
     }
-    raise_open_file_limit();
+    crate::platform::raise_open_file_limit();
     // Before anything is started: an orphan anywhere below the Host (a server's detached
     // daemon) becomes the Host's to end and reap, not init's.
     if let Err(e) = wisp_mcp::reaper::start() {
@@ -199,7 +199,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
 
     let stopping = host.clone();
     let shutdown = async move {
-        shutdown_signal().await;
+        crate::platform::shutdown_signal().await;
         // Ends the event streams (a connected UI would otherwise keep the server open forever)
         // and stops the runs; the rest happens once the server has closed.
         stopping.begin_shutdown();
@@ -316,7 +316,7 @@ pub(crate) struct LoadedProbe {
 pub(crate) async fn models(data_dir: Option<PathBuf>) -> anyhow::Result<()> {
     let data_dir = match data_dir {
         Some(d) => d,
-        None => default_data_dir()?,
+        None => crate::platform::default_data_dir()?,
     };
     let loaded = model_probe(&data_dir).await?;
     let probe = &loaded.probe;
@@ -381,86 +381,19 @@ pub(crate) fn mock_secret_store() -> bool {
     std::env::var("WISP_SECRET_STORE").as_deref() == Ok("mock")
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = ctrl_c => {}
-        _ = term => {}
-    }
-}
-
 /// A page only the user can read (0600, in the 0700 data dir) that sends the browser to `url`.
 fn write_launch_file(path: &Path, url: &str) -> anyhow::Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
     let html = format!(
         "<!doctype html><meta charset=\"utf-8\"><meta name=\"referrer\" content=\"no-referrer\">\
          <meta http-equiv=\"refresh\" content=\"0;url={url}\"><title>Wisp</title><a href=\"{url}\">Open Wisp</a>\n"
     );
     let _ = std::fs::remove_file(path);
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    let mut file =
+        crate::platform::private_file(std::fs::OpenOptions::new().write(true).create_new(true))
+            .open(path)
+            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
     file.write_all(html.as_bytes())?;
     Ok(())
-}
-
-pub(crate) fn default_data_dir() -> anyhow::Result<PathBuf> {
-    if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(x).join("wisp"));
-    }
-    let home = std::env::var_os("HOME")
-        .ok_or_else(|| anyhow!("neither XDG_DATA_HOME nor HOME is set; pass --data-dir"))?;
-    Ok(PathBuf::from(home).join(".local/share/wisp"))
-}
-
-/// Raises the soft limit of open files to the hard one: every connection, event stream and
-/// project file is a descriptor, and a desktop's usual soft limit (1,024) is far below what
-/// the kernel allows this process. Best effort: the Host works (with fewer) if it cannot.
-fn raise_open_file_limit() {
-    use rustix::process::{Resource, getrlimit, setrlimit};
-    let before = getrlimit(Resource::Nofile);
-    let Some(hard) = before.maximum else {
-        // An unlimited hard limit cannot be the soft one for open files (the kernel caps it
-        // at fs.nr_open); the soft limit stays.
-        tracing::debug!(soft = ?before.current, "open-file limit: hard limit is unlimited, soft kept");
-        return;
-    };
-    if before.current.is_some_and(|soft| soft >= hard) {
-        tracing::debug!(
-            soft = hard,
-            hard,
-            "open-file limit already at the hard limit"
-        );
-        return;
-    }
-    let raised = rustix::process::Rlimit {
-        current: Some(hard),
-        maximum: Some(hard),
-    };
-    match setrlimit(Resource::Nofile, raised) {
-        Ok(()) => tracing::debug!(
-            before = ?before.current,
-            after = ?getrlimit(Resource::Nofile).current,
-            hard,
-            "open-file soft limit raised to the hard limit"
-        ),
-        Err(e) => {
-            tracing::warn!(error = %e, soft = ?before.current, hard, "cannot raise the open-file limit")
-        }
-    }
 }
 
 /// Logs go to `wisp.log` in the data dir, never to the terminal, and never hold secrets, file

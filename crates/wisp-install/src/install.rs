@@ -180,21 +180,27 @@ fn find_in(name: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
 /// How npm is run: the program and the arguments before npm's own. On Unix the `npm` of the
 /// fixed directories; on Windows Node with npm's own script beside it, never the `npm.cmd`
 /// shim (cmd.exe would read its arguments as a command line).
-pub(crate) struct NpmProgram {
-    pub(crate) program: PathBuf,
-    pub(crate) leading: Vec<OsString>,
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NpmProgram {
+    /// The program started.
+    pub program: PathBuf,
+    /// Its arguments before npm's own.
+    pub leading: Vec<OsString>,
 }
 
+/// npm as installs run it, beside `node` (the Node of [`find_tool`]); `None` when it is not
+/// there.
 #[cfg(unix)]
-fn find_npm(_node: &Path) -> Option<NpmProgram> {
+pub fn find_npm(_node: &Path) -> Option<NpmProgram> {
     find_tool("npm").map(|program| NpmProgram {
         program,
         leading: Vec::new(),
     })
 }
 
+/// npm as installs run it: Node with npm's own script beside it; `None` when it is not there.
 #[cfg(windows)]
-fn find_npm(node: &Path) -> Option<NpmProgram> {
+pub fn find_npm(node: &Path) -> Option<NpmProgram> {
     let script = node.parent()?.join(r"node_modules\npm\bin\npm-cli.js");
     std::fs::metadata(&script)
         .is_ok_and(|m| m.is_file())

@@ -42,7 +42,8 @@ mod registry;
 
 pub use install::{
     CACHE_DIR, GLOBAL_NPMRC_FILE, InstallConfig, InstalledServer, MANIFEST_FILE, MARKER_FILE,
-    NO_GIT, NPMRC_FILE, TOOL_DIRS, check_node_version, find_tool, install, install_running,
+    NO_GIT, NPMRC_FILE, NpmProgram, TOOL_DIRS, check_node_version, find_npm, find_tool, install,
+    install_running, tool_dirs,
 };
 pub use lockfile::{VerifiedLock, verify_lockfile};
 pub use metadata::{PackageFacts, facts_of, fetch_facts};
