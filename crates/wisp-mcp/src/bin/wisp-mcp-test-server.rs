@@ -398,6 +398,7 @@ fn base64(bytes: &[u8]) -> String {
 }
 
 /// Writes straight to stdout, which may be in non-blocking mode (see `pipe_out`).
+#[cfg(unix)]
 async fn write_all_retrying(mut data: &[u8]) {
     use std::os::fd::AsFd;
     let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
@@ -416,12 +417,21 @@ async fn write_all_retrying(mut data: &[u8]) {
     }
 }
 
+/// Writes straight to stdout.
+#[cfg(windows)]
+async fn write_all_retrying(data: &[u8]) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(data).and_then(|()| out.flush());
+}
+
+#[cfg(unix)]
 fn pipe_in() -> std::io::Result<tokio::net::unix::pipe::Receiver> {
     use std::os::fd::AsFd;
     let fd = std::io::stdin().as_fd().try_clone_to_owned()?;
     tokio::net::unix::pipe::Receiver::from_file(std::fs::File::from(fd))
 }
 
+#[cfg(unix)]
 fn pipe_out() -> std::io::Result<tokio::net::unix::pipe::Sender> {
     use std::os::fd::AsFd;
     let fd = std::io::stdout().as_fd().try_clone_to_owned()?;
@@ -453,6 +463,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Tee<R> {
 /// What a hostile server of the same user gets when it reads its parent's (the Host's)
 /// environment: the text, or `refused: …`. Capabilities go first, so that a test run as root
 /// sees what an ordinary process of the person does (root's CAP_SYS_PTRACE reads any process).
+#[cfg(unix)]
 fn parent_environ() -> String {
     use rustix::thread::{CapabilitySet, CapabilitySets, set_capabilities};
     let none = CapabilitySets {
@@ -468,6 +479,12 @@ fn parent_environ() -> String {
         Ok(bytes) => String::from_utf8_lossy(&bytes).replace('\0', "\n"),
         Err(e) => format!("refused: {e}"),
     }
+}
+
+/// Windows keeps no `/proc`: another process's environment is not read here.
+#[cfg(windows)]
+fn parent_environ() -> String {
+    "refused: this platform has no /proc".into()
 }
 
 fn flag_value(args: &[String], flag: &str) -> Option<String> {
@@ -502,6 +519,7 @@ fn detach_daemon(pidfile: &str) -> std::io::Result<()> {
 /// The hidden roles of [`detach_daemon`]; true when this process was one of them.
 fn daemon_role(args: &[String]) -> std::io::Result<bool> {
     if let Some(pidfile) = flag_value(args, "--daemon-intermediate") {
+        #[cfg(unix)]
         rustix::process::setsid()?;
         let mut daemon = std::process::Command::new(std::env::current_exe()?);
         daemon
@@ -509,8 +527,24 @@ fn daemon_role(args: &[String]) -> std::io::Result<bool> {
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
+        // On Windows the daemon asks to leave the server's job (CREATE_BREAKAWAY_FROM_JOB), as
+        // a hostile server would; where the job refuses, it starts inside it.
+        #[cfg(windows)]
+        {
+            use std::os::windows::process::CommandExt;
+            const BREAKAWAY_FROM_JOB: u32 = 0x0100_0000;
+            daemon.creation_flags(BREAKAWAY_FROM_JOB);
+            if daemon.spawn().is_ok() {
+                return Ok(true);
+            }
+            daemon.creation_flags(0);
+        }
         // Not waited for: this process exits now, and the daemon is an orphan.
         daemon.spawn()?;
+        return Ok(true);
+    }
+    if flag_value(args, "--sleeper").is_some() {
+        std::thread::sleep(std::time::Duration::from_secs(300));
         return Ok(true);
     }
     if let Some(pidfile) = flag_value(args, "--daemon-sleeper") {
@@ -553,7 +587,13 @@ async fn main() -> std::io::Result<()> {
         std::fs::write(pidfile, std::process::id().to_string())?;
     }
     if let Some(pidfile) = flag_value(&args, "--grandchild") {
-        let child = std::process::Command::new("sleep").arg("300").spawn()?;
+        // This program again, sleeping: `sleep` is not on every platform.
+        let child = std::process::Command::new(std::env::current_exe()?)
+            .args(["--sleeper", "300"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
         std::fs::write(pidfile, child.id().to_string())?;
     }
     if has("--silent") {
@@ -630,12 +670,29 @@ async fn main() -> std::io::Result<()> {
         ),
         None => None,
     };
+    #[cfg(unix)]
     let running = match (pipe_in(), pipe_out(), record) {
         (Ok(input), Ok(output), Some(copy)) => {
             server.serve((Tee { inner: input, copy }, output)).await
         }
         (Ok(input), Ok(output), None) => server.serve((input, output)).await,
         _ => {
+            server
+                .serve((tokio::io::stdin(), tokio::io::stdout()))
+                .await
+        }
+    }
+    .map_err(std::io::Error::other)?;
+    #[cfg(windows)]
+    let running = match record {
+        Some(copy) => {
+            let input = Tee {
+                inner: tokio::io::stdin(),
+                copy,
+            };
+            server.serve((input, tokio::io::stdout())).await
+        }
+        None => {
             server
                 .serve((tokio::io::stdin(), tokio::io::stdout()))
                 .await
