@@ -79,9 +79,10 @@ pub(crate) trait MoveOps {
 pub(crate) struct SystemOps;
 
 /// Mode of a folder the fallback creates, until its contents have moved: the source folder's
-/// own mode (possibly read-only) is set after that.
+/// own mode (possibly read-only) is set after that. (A `Mode`, not a number: its raw type is
+/// `u16` on macOS.)
 #[cfg(unix)]
-const FALLBACK_DIR_MODE: u32 = 0o700;
+const FALLBACK_DIR_MODE: rustix::fs::Mode = rustix::fs::Mode::RWXU;
 
 #[cfg(unix)]
 impl MoveOps for SystemOps {
@@ -107,7 +108,7 @@ impl MoveOps for SystemOps {
         Ok(rustix::fs::mkdirat(
             dir,
             name,
-            Mode::from_raw_mode(FALLBACK_DIR_MODE),
+            FALLBACK_DIR_MODE,
         )?)
     }
 
@@ -117,7 +118,7 @@ impl MoveOps for SystemOps {
 }
 
 #[cfg(unix)]
-use rustix::fs::{AtFlags, Mode, RenameFlags};
+use rustix::fs::{AtFlags, RenameFlags};
 
 /// Windows has no rename that refuses to replace on directory handles, so every move takes
 /// FILE-23/24's procedure: exclusive hard links, folders created and filled, then the emptied

@@ -463,7 +463,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for Tee<R> {
 /// What a hostile server of the same user gets when it reads its parent's (the Host's)
 /// environment: the text, or `refused: …`. Capabilities go first, so that a test run as root
 /// sees what an ordinary process of the person does (root's CAP_SYS_PTRACE reads any process).
-#[cfg(unix)]
+#[cfg(target_os = "linux")]
 fn parent_environ() -> String {
     use rustix::thread::{CapabilitySet, CapabilitySets, set_capabilities};
     let none = CapabilitySets {
@@ -481,8 +481,8 @@ fn parent_environ() -> String {
     }
 }
 
-/// Windows keeps no `/proc`: another process's environment is not read here.
-#[cfg(windows)]
+/// Only Linux has `/proc/<pid>/environ`: another process's environment is not read here.
+#[cfg(not(target_os = "linux"))]
 fn parent_environ() -> String {
     "refused: this platform has no /proc".into()
 }
