@@ -630,7 +630,14 @@ pub(crate) fn resolve_bin(dir: &Path, plan: &InstallPlan) -> Result<String, Inst
         }
         _ => return Err(bad(format!("{} declares no bin", plan.package()))),
     };
-    if Path::new(&relative).is_absolute() {
+    // Windows' `\\x` and `C:x` are not absolute yet leave the package: a root or a drive is
+    // refused wherever it appears.
+    if Path::new(&relative).components().any(|c| {
+        matches!(
+            c,
+            std::path::Component::RootDir | std::path::Component::Prefix(_)
+        )
+    }) {
         return Err(bad(format!("the bin path {relative:?} is absolute")));
     }
     let package_real = std::fs::canonicalize(&package_dir).map_err(|e| io(&package_dir, e))?;
@@ -670,7 +677,20 @@ pub(crate) fn resolve_bin(dir: &Path, plan: &InstallPlan) -> Result<String, Inst
             "the bin {relative:?} is not JavaScript; only JavaScript bins are installed"
         )));
     }
-    Ok(real.to_string_lossy().into_owned())
+    Ok(plain_path(&real))
+}
+
+/// The path as a person writes it: Windows' canonical form starts `\\?\`, which Node and the
+/// person's tools read poorly, and the card would show it so.
+fn plain_path(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if let Some(rest) = text.strip_prefix(r"\\?\UNC\") {
+        return format!(r"\\{rest}");
+    }
+    match text.strip_prefix(r"\\?\") {
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.to_owned(),
+        _ => text.into_owned(),
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<(), InstallError> {
@@ -790,13 +810,16 @@ mod tests {
         std::fs::write(dir.join(MANIFEST_FILE), "{}").unwrap();
         assert!(remove_unfinished(&dir).is_err());
         assert!(dir.join(MANIFEST_FILE).exists());
-        // A symlink to a marked directory is not followed.
         std::fs::remove_file(dir.join(MANIFEST_FILE)).unwrap();
-        let link = root.path().join("link");
-        std::os::unix::fs::symlink(&dir, &link).unwrap();
-        let err = remove_unfinished(&link).unwrap_err().to_string();
-        assert!(err.contains("not a folder"), "{err}");
-        assert!(dir.join(MARKER_FILE).exists());
+        // A symlink to a marked directory is not followed.
+        #[cfg(unix)]
+        {
+            let link = root.path().join("link");
+            std::os::unix::fs::symlink(&dir, &link).unwrap();
+            let err = remove_unfinished(&link).unwrap_err().to_string();
+            assert!(err.contains("not a folder"), "{err}");
+            assert!(dir.join(MARKER_FILE).exists());
+        }
         // Marked and unfinished: gone, with everything in it; gone already is fine.
         remove_unfinished(&dir).unwrap();
         assert!(!dir.exists());
@@ -855,6 +878,19 @@ mod tests {
     }
 
     #[test]
+    fn a_bin_path_is_shown_without_windows_verbatim_prefix() {
+        assert_eq!(plain_path(Path::new(r"\\?\C:\p\s.js")), r"C:\p\s.js");
+        assert_eq!(
+            plain_path(Path::new(r"\\?\UNC\host\share\s.js")),
+            r"\\host\share\s.js"
+        );
+        // A volume GUID path has no shorter form: kept.
+        let volume = r"\\?\Volume{0b1c}\s.js";
+        assert_eq!(plain_path(Path::new(volume)), volume);
+        assert_eq!(plain_path(Path::new("/opt/p/s.js")), "/opt/p/s.js");
+    }
+
+    #[test]
     fn inst_15_the_bin_is_javascript_inside_the_package() {
         let dir = tempfile::tempdir().unwrap();
         let plan = package(
@@ -863,7 +899,11 @@ mod tests {
             &[("bin/s.js", "x")],
         );
         let path = resolve_bin(dir.path(), &plan).unwrap();
-        assert!(path.ends_with("node_modules/srv/bin/s.js"), "{path}");
+        assert!(
+            Path::new(&path).ends_with("node_modules/srv/bin/s.js"),
+            "{path}"
+        );
+        assert!(!path.starts_with(r"\\?\"), "{path}");
         assert_eq!(launch_args(path.clone(), &plan), [path, "--x".to_owned()]);
 
         let plan = package(
@@ -897,6 +937,24 @@ mod tests {
             ),
             (r#"{"bin": {"srv": "/etc/passwd"}}"#, &[][..], "absolute"),
             (
+                r#"{"bin": {"srv": "\\\\srv\\s.js"}}"#,
+                &[][..],
+                if cfg!(windows) {
+                    "absolute"
+                } else {
+                    "does not exist"
+                },
+            ),
+            (
+                r#"{"bin": {"srv": "C:s.js"}}"#,
+                &[][..],
+                if cfg!(windows) {
+                    "absolute"
+                } else {
+                    "does not exist"
+                },
+            ),
+            (
                 r#"{"bin": {"srv": "missing.js"}}"#,
                 &[][..],
                 "does not exist",
@@ -908,12 +966,16 @@ mod tests {
             assert!(err.contains(says), "{manifest}: {err}");
         }
         // A symlink out of the package is refused even though its name looks right.
-        let d = tempfile::tempdir().unwrap();
-        let outside = d.path().join("outside.js");
-        std::fs::write(&outside, "x").unwrap();
-        let plan = package(d.path(), r#"{"bin": {"srv": "link.js"}}"#, &[]);
-        std::os::unix::fs::symlink(&outside, d.path().join("node_modules/srv/link.js")).unwrap();
-        let err = resolve_bin(d.path(), &plan).unwrap_err().to_string();
-        assert!(err.contains("outside the package"), "{err}");
+        #[cfg(unix)]
+        {
+            let d = tempfile::tempdir().unwrap();
+            let outside = d.path().join("outside.js");
+            std::fs::write(&outside, "x").unwrap();
+            let plan = package(d.path(), r#"{"bin": {"srv": "link.js"}}"#, &[]);
+            std::os::unix::fs::symlink(&outside, d.path().join("node_modules/srv/link.js"))
+                .unwrap();
+            let err = resolve_bin(d.path(), &plan).unwrap_err().to_string();
+            assert!(err.contains("outside the package"), "{err}");
+        }
     }
 }

@@ -301,6 +301,7 @@ mod tests {
         assert_eq!(log.tail(2), "line 9998\nline 9999");
     }
 
+    #[cfg(unix)]
     /// Processes whose process group is `pgid` (Linux /proc).
     fn group_members(pgid: u32) -> usize {
         std::fs::read_dir("/proc")
@@ -316,6 +317,7 @@ mod tests {
             .unwrap_or(0)
     }
 
+    #[cfg(unix)]
     /// A real process tree in the step's group (a shell and its children, as npm and a child
     /// of its would be): on timeout every member is ended, not only the program started.
     #[tokio::test]

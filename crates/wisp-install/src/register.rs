@@ -509,10 +509,10 @@ mod windows_tests {
         let prog = dir.path().join("my-server.exe");
         std::fs::write(&prog, "MZ").unwrap();
         let cwd = dir.path().to_str().unwrap();
-        assert!(check_register(prog.to_str().unwrap(), &["--stdio".into()], Some(cwd)).is_ok());
+        assert!(check_register(prog.to_str().unwrap(), vec!["--stdio".into()], Some(cwd)).is_ok());
         let text = dir.path().join("my-server.txt");
         std::fs::write(&text, "not a program").unwrap();
-        let e = check_register(text.to_str().unwrap(), &[], None).unwrap_err();
+        let e = check_register(text.to_str().unwrap(), vec![], None).unwrap_err();
         assert!(e.to_string().contains("not executable"), "{e}");
         for name in [
             "CMD.EXE",
@@ -527,7 +527,7 @@ mod windows_tests {
             let p = dir.path().join(name);
             std::fs::write(&p, "MZ").unwrap();
             assert!(
-                check_register(p.to_str().unwrap(), &[], None).is_err(),
+                check_register(p.to_str().unwrap(), vec![], None).is_err(),
                 "{name}"
             );
         }
@@ -535,13 +535,13 @@ mod windows_tests {
         std::fs::write(&py, "MZ").unwrap();
         let e = check_register(
             py.to_str().unwrap(),
-            &["-c".into(), "print(1)".into()],
+            vec!["-c".into(), "print(1)".into()],
             None,
         )
         .unwrap_err();
         assert!(e.to_string().contains("-c"), "{e}");
         assert!(
-            check_register(py.to_str().unwrap(), &[r"C:\\srv\\server.py".into()], None).is_ok()
+            check_register(py.to_str().unwrap(), vec![r"C:\srv\server.py".into()], None).is_ok()
         );
     }
 }

@@ -127,6 +127,7 @@ impl TestRegistry {
         self.requests.load(Ordering::SeqCst)
     }
 
+    #[cfg(unix)]
     /// Requests under `prefix` are read and never answered.
     pub fn stall_under(&self, prefix: &str) {
         self.state

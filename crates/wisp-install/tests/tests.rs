@@ -10,6 +10,8 @@
 mod lockfiles;
 mod metadata;
 mod network;
+// These watch Unix process groups around a real npm.
+#[cfg(unix)]
 mod npm_install;
 mod recorded;
 mod registry;
