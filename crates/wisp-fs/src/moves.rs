@@ -105,11 +105,7 @@ impl MoveOps for SystemOps {
     }
 
     fn mkdir(&self, dir: &Dir, name: &str) -> io::Result<()> {
-        Ok(rustix::fs::mkdirat(
-            dir,
-            name,
-            FALLBACK_DIR_MODE,
-        )?)
+        Ok(rustix::fs::mkdirat(dir, name, FALLBACK_DIR_MODE)?)
     }
 
     fn rmdir(&self, dir: &Dir, name: &str) -> io::Result<()> {

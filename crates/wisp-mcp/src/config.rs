@@ -286,15 +286,23 @@ impl ConfigStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
+
+    /// An absolute path on the platform the test runs on (a drive on Windows).
+    fn absolute(unix: &str) -> String {
+        if cfg!(windows) {
+            format!("C:{}", unix.replace('/', "\\"))
+        } else {
+            unix.to_owned()
+        }
+    }
 
     fn draft() -> ServerDraft {
         ServerDraft {
             call_limit_secs: None,
             name: "files".into(),
-            command: "/usr/bin/node".into(),
-            args: vec!["/srv/server.js".into()],
-            cwd: Some("/srv".into()),
+            command: absolute("/usr/bin/node"),
+            args: vec![absolute("/srv/server.js")],
+            cwd: Some(absolute("/srv")),
             env: vec![EnvVar {
                 name: "API_TOKEN".into(),
                 storage: Storage::Keyring,
@@ -311,11 +319,15 @@ mod tests {
         assert!(!s.enabled);
         s.enabled = true;
         store.save(&[s.clone()]).unwrap();
-        let mode = std::fs::metadata(store.path())
-            .unwrap()
-            .permissions()
-            .mode();
-        assert_eq!(mode & 0o777, 0o600);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(store.path())
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
         let text = std::fs::read_to_string(store.path()).unwrap();
         assert!(text.contains("\"API_TOKEN\"") && text.contains("\"keyring\""));
         let loaded = store.load().unwrap();

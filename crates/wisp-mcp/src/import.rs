@@ -377,6 +377,7 @@ mod tests {
         assert!(found[1].as_ref().unwrap_err().contains(".vscode/mcp.json"));
     }
 
+    #[cfg(unix)]
     /// One project whose `.vscode/mcp.json` is what `plant` makes it; the scan's only entry.
     fn project_with(plant: impl FnOnce(&Path)) -> String {
         let home = tempfile::tempdir().unwrap();
@@ -388,6 +389,7 @@ mod tests {
         found[0].clone().unwrap_err()
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_device_a_fifo_a_folder_an_escape_or_a_large_file_is_refused_by_name() {
         let e = project_with(|f| std::os::unix::fs::symlink("/dev/zero", f).unwrap());
@@ -417,6 +419,7 @@ mod tests {
         assert!(e.contains("not valid JSON"), "{e}");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_symlink_inside_the_folder_is_followed_and_a_home_device_is_refused() {
         let home = tempfile::tempdir().unwrap();

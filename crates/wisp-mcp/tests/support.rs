@@ -9,10 +9,20 @@ use wisp_mcp::{Connection, ServerSpec};
 pub const TEST_SERVER: &str = env!("CARGO_BIN_EXE_wisp-mcp-test-server");
 pub const CANARY: &str = "sk-canary-7f3e9b21d4";
 
+/// The test server's absolute path as the platform writes it. A Windows build made on Linux
+/// (`scripts/cross`) runs under Wine, whose `Z:` drive is the Linux root.
+pub fn test_server() -> String {
+    if cfg!(windows) && TEST_SERVER.starts_with('/') {
+        format!("Z:{}", TEST_SERVER.replace('/', "\\"))
+    } else {
+        TEST_SERVER.to_owned()
+    }
+}
+
 pub fn spec(args: &[&str]) -> ServerSpec {
     ServerSpec::new(
         wisp_mcp::config::new_id(),
-        TEST_SERVER,
+        test_server(),
         args.iter().map(|s| (*s).to_owned()).collect(),
     )
 }
