@@ -165,6 +165,7 @@ mod tests {
         assert_eq!(read(dir.path(), 0).unwrap(), "x\n");
     }
 
+    #[cfg(unix)]
     #[test]
     fn new_files_are_private() {
         use std::os::unix::fs::PermissionsExt;

@@ -1,5 +1,9 @@
 //! Integration tests of the `wisp` binary and repository-wide rules.
+//!
+//! They drive Chromium, a real npm and Unix signals and modes: they build and run on Unix.
+//! On Windows the crates' own tests run (`scripts/cross`).
 
+#![cfg(unix)]
 #![expect(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -143,7 +143,7 @@ fn mappable(name: &str) -> bool {
 /// The flags for one launch. Nothing here relaxes what a remote page may do: no
 /// `--ignore-certificate-errors`, no permission grants, no remote-debugging port.
 #[cfg_attr(
-    windows,
+    all(windows, not(test)),
     expect(
         dead_code,
         reason = "no browser is launched on Windows yet (see the module doc)"
