@@ -207,7 +207,9 @@ impl RegistryClient {
         timeout: std::time::Duration,
     ) -> Result<Self, InstallError> {
         let proxy = RegistryProxy::start(registry, net).await?;
-        let bad = |e: reqwest::Error| InstallError::Network(format!("the registry client: {e}"));
+        let bad = |e: reqwest::Error| {
+            InstallError::Network(format!("the registry client: {}", with_causes(&e)))
+        };
         let origin = registry.origin();
         // The proxy refuses other hosts anyway; the policy says why in the error.
         let redirects = reqwest::redirect::Policy::custom(move |attempt| {
@@ -245,6 +247,18 @@ impl RegistryClient {
     pub fn proxy(&self) -> &RegistryProxy {
         &self.proxy
     }
+}
+
+/// An error with what caused it (reqwest's own text is often just "builder error").
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn split_port(entry: &str) -> (&str, Option<u16>) {
@@ -950,6 +964,50 @@ mod tests {
             .await
             .expect("the proxy neither answered nor closed");
         String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    /// The client is built with no bundle file at all (Windows and macOS have none: their
+    /// trust is the system's store) and with an extra CA (`NODE_EXTRA_CA_CERTS`, common
+    /// behind a TLS-inspecting proxy on any platform), and reaches the registry through its
+    /// proxy either way.
+    #[tokio::test]
+    async fn the_client_builds_with_and_without_a_bundle_file_and_reaches_the_registry() {
+        let ca = wisp_test_support::tls::TestCa::new();
+        let (port, accepts) = counting_server().await;
+        let registry = Registry::parse(&format!("http://127.0.0.1:{port}/")).unwrap();
+        for (n, net) in [
+            NetConfig::default(),
+            NetConfig {
+                extra_ca: Some(ca.bundle.clone()),
+                ..NetConfig::default()
+            },
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let client = RegistryClient::start(&registry, &net, std::time::Duration::from_secs(30))
+                .await
+                .unwrap_or_else(|e| panic!("{net:?}: {e}"));
+            let answer = client
+                .client
+                .get(format!("http://127.0.0.1:{port}/pkg"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(answer.status(), 200);
+            assert_eq!(accepts.load(std::sync::atomic::Ordering::SeqCst), n + 1);
+        }
+    }
+
+    #[test]
+    fn an_error_names_its_causes() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("builder error")]
+        struct Outer(#[source] std::io::Error);
+        assert_eq!(
+            with_causes(&Outer(std::io::Error::other("no roots"))),
+            "builder error: no roots"
+        );
     }
 
     #[tokio::test]
