@@ -175,8 +175,9 @@ fn check_data_dir(dir: &Path) -> Check {
                 Ok(()) => Check::ok(
                     ID,
                     format!(
-                        "{} does not exist yet; `wisp serve` will create it private (700)",
-                        dir.display()
+                        "{} does not exist yet; `wisp serve` will create it {}",
+                        dir.display(),
+                        crate::platform::NEW_DIR_PRIVACY
                     ),
                 ),
                 Err(e) => Check::fail(
@@ -288,8 +289,10 @@ fn describe_browser(
             "no Chromium-family browser found (chromium, google-chrome, microsoft-edge, brave on \
              PATH or where their packages install): web pages open as frames in the UI, and the \
              agent cannot read them",
-            "install one (Debian/Ubuntu: sudo apt-get install chromium), or set WISP_BROWSER to \
-             its executable",
+            format!(
+                "install one ({}), or set WISP_BROWSER to its executable",
+                crate::platform::BROWSER_HINT
+            ),
         ),
     }
 }
@@ -309,8 +312,11 @@ async fn check_node() -> Check {
                 "Node.js and npm not both found in {shown}: MCP servers cannot be installed from \
                  npm in a conversation"
             ),
-            "install Node.js 20 or newer with npm (Debian/Ubuntu: sudo apt-get install nodejs \
-             npm), or install the server yourself and register its absolute path",
+            format!(
+                "install Node.js 20 or newer with npm ({}), or install the server yourself and \
+                 register its absolute path",
+                crate::platform::NODE_HINT
+            ),
         );
     };
     let node_version = version_of(&node, &[]).await;

@@ -256,3 +256,28 @@ pub(crate) fn free_bytes(dir: &Path) -> Option<std::io::Result<u64>> {
         None
     }
 }
+
+/// How a person gets a Chromium-family browser on this platform.
+pub(crate) const BROWSER_HINT: &str = if cfg!(windows) {
+    "Microsoft Edge comes with Windows (repair or reinstall it), or install Chrome or Brave"
+} else if cfg!(target_os = "macos") {
+    "install Chrome, Edge or Brave into /Applications"
+} else {
+    "Debian/Ubuntu: sudo apt-get install chromium"
+};
+
+/// How a person gets Node.js and npm on this platform, into a folder Wisp looks in.
+pub(crate) const NODE_HINT: &str = if cfg!(windows) {
+    "the LTS installer from nodejs.org, or winget install OpenJS.NodeJS.LTS"
+} else if cfg!(target_os = "macos") {
+    "brew install node, or the installer from nodejs.org"
+} else {
+    "Debian/Ubuntu: sudo apt-get install nodejs npm"
+};
+
+/// What a new data dir will be, in the person's words.
+pub(crate) const NEW_DIR_PRIVACY: &str = if cfg!(windows) {
+    "private as your user profile is (it inherits its folder's permissions)"
+} else {
+    "private (700)"
+};
