@@ -187,6 +187,7 @@ test("web-only: the person reorders tabs with the keyboard; the Host keeps the o
     await expect(page.getByRole("tab", { name: new RegExp(`${path}$`) })).toHaveAttribute("aria-selected", "true");
   }
   const order = async () => (await apiTabs(page, sid)).map((t) => `${t.kind === "new" ? "new" : new URL(t.url!).pathname}${t.active ? "*" : ""}`);
+  // The tab strip follows the Host's answer, a moment after the Host has it.
   const shown = async () => (await page.getByRole("tab").allTextContents()).map((x) => x.trim().replace(/^.*127\.0\.0\.1:\d+/, ""));
   expect(await order()).toEqual(["new", "/page", "/other*"]);
 
@@ -202,7 +203,7 @@ test("web-only: the person reorders tabs with the keyboard; the Host keeps the o
   await expect(other).toBeFocused();
   await page.keyboard.press("Control+Shift+ArrowLeft");
   await expect.poll(order).toEqual(["/other*", "new", "/page"]);
-  expect(await shown()).toEqual(["/other", "New tab", "/page"]);
+  await expect.poll(shown).toEqual(["/other", "New tab", "/page"]);
 
   // Back by the keyboard: Ctrl+Shift+→ twice puts it last (the drag is in tabs.test.tsx: this
   // Chromium's synthetic drag ends without a drop event).
@@ -212,13 +213,13 @@ test("web-only: the person reorders tabs with the keyboard; the Host keeps the o
   await page.getByRole("tab", { name: "New tab" }).focus();
   await page.keyboard.press("Control+Shift+ArrowRight");
   await expect.poll(order).toEqual(["/page", "new", "/other*"]);
-  expect(await shown()).toEqual(["/page", "New tab", "/other"]);
+  await expect.poll(shown).toEqual(["/page", "New tab", "/other"]);
   await expect(other).toHaveAttribute("aria-selected", "true");
 
   // A reload shows the Host's order.
   await page.reload();
   await expect(page.getByRole("tab")).toHaveCount(3);
-  expect(await shown()).toEqual(["/page", "New tab", "/other"]);
+  await expect.poll(shown).toEqual(["/page", "New tab", "/other"]);
   await expect(page.getByRole("tab", { name: /\/other$/ })).toHaveAttribute("aria-selected", "true");
   expect(await order()).toEqual(["/page", "new", "/other*"]);
 });
