@@ -75,6 +75,28 @@ describe("New session", () => {
     expect(made).toEqual(["s_1", "s_2"]);
   });
 
+  it("is made once also when the page renders while it is being made (the person types)", async () => {
+    const pending: ((s: { id: string }) => void)[] = [];
+    const api = { createSession: vi.fn(() => new Promise<{ id: string }>((resolve) => pending.push(resolve))) } as unknown as Api;
+    const { result, rerender } = renderHook(({ currentId }) => useNewSession({ api, projectId: null, currentId, show: () => {}, loadSessions: async () => {}, report }), {
+      initialProps: { currentId: null as string | null },
+    });
+    let first: Promise<string | null> = Promise.resolve(null);
+    act(() => {
+      first = result.current();
+    });
+    // Nothing is shown yet and nothing was made: a render now must not end the creation.
+    rerender({ currentId: null });
+    let second: Promise<string | null> = Promise.resolve(null);
+    act(() => {
+      second = result.current();
+    });
+    await act(async () => pending.forEach((answer, i) => answer({ id: `s_${i + 1}` })));
+    expect(await first).toBe("s_1");
+    expect(await second).toBe("s_1");
+    expect(api.createSession).toHaveBeenCalledTimes(1);
+  });
+
   it("reports a failure and tries again at the next ask", async () => {
     const errors: unknown[] = [];
     let fail = true;

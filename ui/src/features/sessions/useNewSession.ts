@@ -25,7 +25,7 @@ export function useNewSession({ api, projectId, currentId, show, loadSessions, r
   // no session, and a message sent then must still find the session being made).
   useEffect(() => {
     shownId.current = currentId;
-    if (creating.current && madeId.current === currentId) forget();
+    if (creating.current && madeId.current !== null && madeId.current === currentId) forget();
   });
   const forget = () => {
     creating.current = null;
