@@ -379,6 +379,7 @@ impl Sandbox {
     pub fn open(root: &Path) -> Result<Self, FsError> {
         let shown = root.display().to_string();
         let canonical = std::fs::canonicalize(root).map_err(|e| io_err(&shown, &e))?;
+        let canonical = platform::without_verbatim_prefix(canonical);
         if !canonical.is_dir() {
             return Err(err(
                 FsErrorKind::NotADirectory,

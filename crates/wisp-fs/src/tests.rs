@@ -1226,3 +1226,21 @@ fn a_read_only_file_is_refused_on_windows() {
     assert!(e.message.contains("read-only"), "{e}");
     assert_eq!(std::fs::read_to_string(&p).unwrap(), "keep");
 }
+
+/// The root a person sees is the path as they write it, never Windows' `\\?\` form.
+#[cfg(windows)]
+#[test]
+fn a_root_is_shown_without_windows_verbatim_prefix() {
+    use crate::platform::without_verbatim_prefix as plain;
+    let f = fixture();
+    let root = f.sandbox.root().to_str().unwrap();
+    assert!(!root.starts_with(r"\\?\"), "{root}");
+    assert!(root.as_bytes().get(1) == Some(&b':'), "{root}");
+    assert_eq!(plain(PathBuf::from(r"\\?\C:\p")), PathBuf::from(r"C:\p"));
+    assert_eq!(
+        plain(PathBuf::from(r"\\?\UNC\host\share\p")),
+        PathBuf::from(r"\\host\share\p")
+    );
+    let volume = PathBuf::from(r"\\?\Volume{0b1c}\p");
+    assert_eq!(plain(volume.clone()), volume);
+}

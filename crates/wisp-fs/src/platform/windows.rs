@@ -4,6 +4,7 @@
 //! replacing write keeps the read-only attribute by refusing read-only files.
 
 use std::io;
+use std::path::PathBuf;
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
 use cap_primitives::fs::_WindowsByHandle;
@@ -169,4 +170,20 @@ pub(crate) fn windows_name_problem(name: &str) -> Option<String> {
         ));
     }
     None
+}
+
+/// A canonical path as people write it: `canonicalize` answers `\\?\C:\…` (and
+/// `\\?\UNC\host\share\…`), which the person would see on every project and card.
+/// A path with no shorter form (a volume GUID) is kept as it is.
+pub(crate) fn without_verbatim_prefix(path: PathBuf) -> PathBuf {
+    let Some(text) = path.to_str() else {
+        return path;
+    };
+    if let Some(rest) = text.strip_prefix(r"\\?\UNC\") {
+        return PathBuf::from(format!(r"\\{rest}"));
+    }
+    match text.strip_prefix(r"\\?\") {
+        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => PathBuf::from(rest),
+        _ => path,
+    }
 }
