@@ -379,7 +379,7 @@ impl Sandbox {
     pub fn open(root: &Path) -> Result<Self, FsError> {
         let shown = root.display().to_string();
         let canonical = std::fs::canonicalize(root).map_err(|e| io_err(&shown, &e))?;
-        let canonical = platform::without_verbatim_prefix(canonical);
+        let canonical = plain_path(&canonical);
         if !canonical.is_dir() {
             return Err(err(
                 FsErrorKind::NotADirectory,
@@ -889,6 +889,7 @@ pub mod sensitive;
 mod sensitive_read;
 mod trash;
 mod tree;
+mod windows_names;
 
 pub use cleanup::Cleanup;
 pub use edit::{Made, MkdirPlan, ReplacePlan};
@@ -898,6 +899,7 @@ pub use sensitive::Sensitive;
 pub use sensitive_read::{ModelRead, SensitiveRead};
 pub use trash::{TrashConfig, TrashPlan, Trashed};
 pub use tree::TreeFingerprint;
+pub use windows_names::plain_path;
 
 #[cfg(test)]
 mod tests;

@@ -980,7 +980,10 @@ fn the_root_must_be_an_existing_folder() {
         Sandbox::open(&f.root.join("missing")).unwrap_err().kind,
         FsErrorKind::NotFound
     );
-    assert_eq!(f.sandbox.root(), std::fs::canonicalize(&f.root).unwrap());
+    assert_eq!(
+        f.sandbox.root(),
+        plain_path(&std::fs::canonicalize(&f.root).unwrap())
+    );
     let e = f.sandbox.read(".", None, None).unwrap_err();
     assert_eq!(e.message, ". is the project folder; use files_list");
     std::fs::create_dir(f.root.join("d")).unwrap();
@@ -1231,16 +1234,8 @@ fn a_read_only_file_is_refused_on_windows() {
 #[cfg(windows)]
 #[test]
 fn a_root_is_shown_without_windows_verbatim_prefix() {
-    use crate::platform::without_verbatim_prefix as plain;
     let f = fixture();
     let root = f.sandbox.root().to_str().unwrap();
     assert!(!root.starts_with(r"\\?\"), "{root}");
     assert!(root.as_bytes().get(1) == Some(&b':'), "{root}");
-    assert_eq!(plain(PathBuf::from(r"\\?\C:\p")), PathBuf::from(r"C:\p"));
-    assert_eq!(
-        plain(PathBuf::from(r"\\?\UNC\host\share\p")),
-        PathBuf::from(r"\\host\share\p")
-    );
-    let volume = PathBuf::from(r"\\?\Volume{0b1c}\p");
-    assert_eq!(plain(volume.clone()), volume);
 }

@@ -677,20 +677,8 @@ pub(crate) fn resolve_bin(dir: &Path, plan: &InstallPlan) -> Result<String, Inst
             "the bin {relative:?} is not JavaScript; only JavaScript bins are installed"
         )));
     }
-    Ok(plain_path(&real))
-}
-
-/// The path as a person writes it: Windows' canonical form starts `\\?\`, which Node and the
-/// person's tools read poorly, and the card would show it so.
-fn plain_path(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    if let Some(rest) = text.strip_prefix(r"\\?\UNC\") {
-        return format!(r"\\{rest}");
-    }
-    match text.strip_prefix(r"\\?\") {
-        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => rest.to_owned(),
-        _ => text.into_owned(),
-    }
+    // Windows' canonical `\\?\` form reads poorly in Node and on the card.
+    Ok(wisp_fs::plain_path(&real).to_string_lossy().into_owned())
 }
 
 fn write(path: &Path, text: &str) -> Result<(), InstallError> {
@@ -875,19 +863,6 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         InstallPlan::new("srv", "1.0.0", "srv", vec!["--x".into()]).unwrap()
-    }
-
-    #[test]
-    fn a_bin_path_is_shown_without_windows_verbatim_prefix() {
-        assert_eq!(plain_path(Path::new(r"\\?\C:\p\s.js")), r"C:\p\s.js");
-        assert_eq!(
-            plain_path(Path::new(r"\\?\UNC\host\share\s.js")),
-            r"\\host\share\s.js"
-        );
-        // A volume GUID path has no shorter form: kept.
-        let volume = r"\\?\Volume{0b1c}\s.js";
-        assert_eq!(plain_path(Path::new(volume)), volume);
-        assert_eq!(plain_path(Path::new("/opt/p/s.js")), "/opt/p/s.js");
     }
 
     #[test]

@@ -2,7 +2,6 @@
 //! bits and owner kept by a replacing write.
 
 use std::io;
-use std::path::PathBuf;
 
 use cap_std::fs::{Dir, FileType, FileTypeExt, Metadata, MetadataExt, OpenOptions, OpenOptionsExt};
 use rustix::fs::OFlags;
@@ -140,9 +139,4 @@ pub(crate) fn sync_dir(dir: &Dir) -> io::Result<()> {
 /// Names mean the same to every program on Unix: nothing to refuse beyond the common rules.
 pub(crate) fn windows_name_problem(_name: &str) -> Option<String> {
     None
-}
-
-/// Canonical paths are plain on Unix.
-pub(crate) fn without_verbatim_prefix(path: PathBuf) -> PathBuf {
-    path
 }

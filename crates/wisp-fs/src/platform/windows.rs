@@ -4,7 +4,6 @@
 //! replacing write keeps the read-only attribute by refusing read-only files.
 
 use std::io;
-use std::path::PathBuf;
 
 use cap_fs_ext::{DirExt, FollowSymlinks, OpenOptionsFollowExt};
 use cap_primitives::fs::_WindowsByHandle;
@@ -131,59 +130,7 @@ pub(crate) fn sync_dir(_dir: &Dir) -> io::Result<()> {
     Ok(())
 }
 
-/// Device names Windows gives to any folder's file of that name, with or without an
-/// extension (`NUL`, `nul.txt`, `COM1.log`).
-const DEVICE_NAMES: &[&str] = &[
-    "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7",
-    "COM8", "COM9", "COM¹", "COM²", "COM³", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6",
-    "LPT7", "LPT8", "LPT9", "LPT¹", "LPT²", "LPT³", "CONIN$", "CONOUT$",
-];
-
-/// Why Windows would read `name` as something other than that file, if it would: a device
-/// name, a `:` (an alternate data stream of another file), a character Windows refuses in
-/// names or reads as a wildcard, a control character, trailing dots or spaces (which Windows
-/// drops, so the name would be another file's).
+/// Why Windows would read `name` as something other than that file, if it would.
 pub(crate) fn windows_name_problem(name: &str) -> Option<String> {
-    if let Some(why) = crate::control_character(name) {
-        return Some(why);
-    }
-    if name.contains(':') {
-        return Some(format!(
-            "the name {name:?} has a ':', which on Windows names a hidden stream of another file"
-        ));
-    }
-    if let Some(c) = name.chars().find(|c| "<>\"|?*".contains(*c)) {
-        return Some(format!(
-            "the name {name:?} has {c:?}, which Windows does not allow in names"
-        ));
-    }
-    if name.ends_with(['.', ' ']) && name != "." && name != ".." {
-        return Some(format!(
-            "the name {name:?} ends with a dot or a space, which Windows drops (it would be another file's name)"
-        ));
-    }
-    let stem = name.split('.').next().unwrap_or(name).trim_end();
-    if DEVICE_NAMES.iter().any(|d| d.eq_ignore_ascii_case(stem)) {
-        return Some(format!(
-            "the name {name:?} is the device {} on Windows, not a file",
-            stem.to_uppercase()
-        ));
-    }
-    None
-}
-
-/// A canonical path as people write it: `canonicalize` answers `\\?\C:\…` (and
-/// `\\?\UNC\host\share\…`), which the person would see on every project and card.
-/// A path with no shorter form (a volume GUID) is kept as it is.
-pub(crate) fn without_verbatim_prefix(path: PathBuf) -> PathBuf {
-    let Some(text) = path.to_str() else {
-        return path;
-    };
-    if let Some(rest) = text.strip_prefix(r"\\?\UNC\") {
-        return PathBuf::from(format!(r"\\{rest}"));
-    }
-    match text.strip_prefix(r"\\?\") {
-        Some(rest) if rest.as_bytes().get(1) == Some(&b':') => PathBuf::from(rest),
-        _ => path,
-    }
+    crate::windows_names::problem(name)
 }

@@ -1,0 +1,148 @@
+//! How Windows reads names and paths, as text: pure, so the rules are tested on every
+//! platform, while only a Windows sandbox applies them to the names it is given.
+
+use std::path::{Path, PathBuf};
+
+/// Device names Windows gives to any folder's file of that name, with or without an
+/// extension (`NUL`, `nul.txt`, `COM1.log`).
+const DEVICE_NAMES: &[&str] = &[
+    "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7",
+    "COM8", "COM9", "COM¹", "COM²", "COM³", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6",
+    "LPT7", "LPT8", "LPT9", "LPT¹", "LPT²", "LPT³", "CONIN$", "CONOUT$",
+];
+
+/// Why Windows would read `name` as something other than that file, if it would: a device
+/// name, a `:` (an alternate data stream of another file), a character Windows refuses in
+/// names or reads as a wildcard, a control character, trailing dots or spaces (which Windows
+/// drops, so the name would be another file's).
+pub(crate) fn problem(name: &str) -> Option<String> {
+    if let Some(why) = crate::control_character(name) {
+        return Some(why);
+    }
+    if name.contains(':') {
+        return Some(format!(
+            "the name {name:?} has a ':', which on Windows names a hidden stream of another file"
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| "<>\"|?*".contains(*c)) {
+        return Some(format!(
+            "the name {name:?} has {c:?}, which Windows does not allow in names"
+        ));
+    }
+    if name.ends_with(['.', ' ']) && name != "." && name != ".." {
+        return Some(format!(
+            "the name {name:?} ends with a dot or a space, which Windows drops (it would be another file's name)"
+        ));
+    }
+    let stem = name.split('.').next().unwrap_or(name).trim_end();
+    if DEVICE_NAMES.iter().any(|d| d.eq_ignore_ascii_case(stem)) {
+        return Some(format!(
+            "the name {name:?} is the device {} on Windows, not a file",
+            stem.to_uppercase()
+        ));
+    }
+    None
+}
+
+/// A canonical Windows path as people write it. `canonicalize` answers `\\?\C:\…` and
+/// `\\?\UNC\host\share\…`, which a person would see on every project and card, and which some
+/// programs (Node's module loader among them) read poorly. The prefix is dropped only where
+/// the plain form names the same file: in the verbatim form every character is literal, so a
+/// component Windows would rewrite without it (a trailing dot or space, a device name, `..`)
+/// keeps the path as it is, and so does a path with no plain form (a volume GUID). Any other
+/// path, a Unix one included, is returned unchanged.
+pub fn plain_path(path: &Path) -> PathBuf {
+    let Some(text) = path.to_str() else {
+        return path.to_path_buf();
+    };
+    let (plain, rest) = if let Some(rest) = text.strip_prefix(r"\\?\UNC\") {
+        (format!(r"\\{rest}"), rest)
+    } else {
+        match text.strip_prefix(r"\\?\") {
+            Some(rest) if is_drive_path(rest) => (rest.to_owned(), &rest[3..]),
+            _ => return path.to_path_buf(),
+        }
+    };
+    let same_file = rest
+        .split('\\')
+        .filter(|c| !c.is_empty())
+        .all(|c| c != "." && c != ".." && !c.contains('/') && problem(c).is_none());
+    if same_file {
+        PathBuf::from(plain)
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// `X:\…`: a drive letter, a colon and a separator.
+fn is_drive_path(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'\\'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(text: &str) -> String {
+        plain_path(Path::new(text)).to_str().unwrap().to_owned()
+    }
+
+    #[test]
+    fn a_verbatim_drive_or_share_path_is_shown_plain() {
+        assert_eq!(plain(r"\\?\C:\p\s.js"), r"C:\p\s.js");
+        assert_eq!(plain(r"\\?\d:\"), r"d:\");
+        assert_eq!(plain(r"\\?\UNC\host\share\s.js"), r"\\host\share\s.js");
+    }
+
+    #[test]
+    fn a_path_whose_plain_form_names_another_file_is_kept() {
+        for kept in [
+            r"\\?\Volume{0b1c}\s.js",
+            r"\\?\C:\p\trail.\s.js",
+            r"\\?\C:\p\trail \s.js",
+            r"\\?\C:\p\..\s.js",
+            r"\\?\C:\p\.\s.js",
+            r"\\?\C:\p\a/b",
+            r"\\?\C:\p\CON",
+            r"\\?\C:\p\nul.txt",
+            r"\\?\C:\p\a:stream",
+            r"\\?\UNC\host\share\aux",
+            r"\\?\C:",
+            r"\\?\1:\p",
+            r"\\?\C:p",
+        ] {
+            assert_eq!(plain(kept), kept);
+        }
+    }
+
+    #[test]
+    fn other_paths_are_unchanged() {
+        for kept in ["/opt/p/s.js", r"C:\p", r"\\host\share\p", "relative"] {
+            assert_eq!(plain(kept), kept);
+        }
+    }
+
+    #[test]
+    fn names_windows_reads_as_another_file_are_named() {
+        for (name, why) in [
+            ("CON", "device CON"),
+            ("nul.txt", "device NUL"),
+            ("Com1.log", "device COM1"),
+            ("COM¹", "device COM¹"),
+            ("conin$", "device CONIN$"),
+            ("a.txt:hidden", "stream"),
+            ("what?.txt", "does not allow"),
+            ("a<b", "does not allow"),
+            ("trail.", "dot or a space"),
+            ("trail ", "dot or a space"),
+            ("new\nline.txt", "control character"),
+        ] {
+            let said = problem(name).unwrap_or_default();
+            assert!(said.contains(why), "{name}: {said}");
+        }
+        for fine in ["console.txt", ".env.example", ".", "..", "a b.txt", "COM10", "LPT"] {
+            assert_eq!(problem(fine), None, "{fine}");
+        }
+    }
+}
