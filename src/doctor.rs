@@ -372,6 +372,9 @@ async fn check_npm_registry(
     let url = registry.as_str().to_owned();
     let bundle = match &net.system_ca {
         Some(path) => format!("the system CA bundle at {}", path.display()),
+        None if cfg!(any(windows, target_os = "macos")) => {
+            "the system's certificate store".to_owned()
+        }
         None => "no system CA bundle (none found; set SSL_CERT_FILE to one)".to_owned(),
     };
     let client =
@@ -422,9 +425,9 @@ async fn check_npm_registry(
                     ),
                     format!(
                         "Wisp gives npm {bundle} and NODE_EXTRA_CA_CERTS when set: add your \
-                         organisation's CA certificate to the system store (Debian/Ubuntu: copy \
-                         it to /usr/local/share/ca-certificates/ and run sudo \
-                         update-ca-certificates) or set NODE_EXTRA_CA_CERTS to its PEM file"
+                         organisation's CA certificate to the system store ({}) or set \
+                         NODE_EXTRA_CA_CERTS to its PEM file",
+                        crate::platform::CA_HINT
                     ),
                 )
             } else {
@@ -580,22 +583,12 @@ fn check_disk(dir: &Path) -> Check {
         );
     };
     let free = match crate::platform::free_bytes(existing) {
-        Some(Ok(free)) => free,
-        Some(Err(e)) => {
+        Ok(free) => free,
+        Err(e) => {
             return Check::warn(
                 ID,
                 format!("cannot tell the free space of {}: {e}", existing.display()),
-                "check the disk with `df -h`",
-            );
-        }
-        None => {
-            return Check::warn(
-                ID,
-                format!(
-                    "the free space of {} is not checked on this platform",
-                    existing.display()
-                ),
-                "look at the drive's free space in Explorer",
+                crate::platform::DISK_HINT,
             );
         }
     };
@@ -750,7 +743,6 @@ mod tests {
         );
     }
 
-    #[cfg(unix)]
     #[test]
     fn disk_space_is_reported() {
         let dir = tempfile::tempdir().unwrap();

@@ -239,23 +239,38 @@ pub(crate) fn is_root() -> bool {
     false
 }
 
-/// Bytes free for this user on the disk holding `dir` (Unix); `None` where it is not read
-/// (Windows: no API for it without `unsafe` here).
-pub(crate) fn free_bytes(dir: &Path) -> Option<std::io::Result<u64>> {
+/// Bytes free for this user (quotas and the root's reserve counted) on the disk holding `dir`.
+pub(crate) fn free_bytes(dir: &Path) -> std::io::Result<u64> {
     #[cfg(unix)]
     {
-        Some(
-            rustix::fs::statvfs(dir)
-                .map(|s| s.f_bavail.saturating_mul(s.f_frsize))
-                .map_err(Into::into),
-        )
+        rustix::fs::statvfs(dir)
+            .map(|s| s.f_bavail.saturating_mul(s.f_frsize))
+            .map_err(Into::into)
     }
     #[cfg(windows)]
     {
-        let _ = dir;
-        None
+        fs4::available_space(dir)
     }
 }
+
+/// Where a person looks at a disk's free space on this platform.
+pub(crate) const DISK_HINT: &str = if cfg!(windows) {
+    "look at the drive's free space in Explorer (This PC)"
+} else if cfg!(target_os = "macos") {
+    "look at the disk's free space in Disk Utility, or with `df -h`"
+} else {
+    "check the disk with `df -h`"
+};
+
+/// How a person adds a CA certificate to the system's trust on this platform.
+pub(crate) const CA_HINT: &str = if cfg!(windows) {
+    "certmgr.msc → Trusted Root Certification Authorities → Import"
+} else if cfg!(target_os = "macos") {
+    "Keychain Access → System → import it and set it to Always Trust"
+} else {
+    "Debian/Ubuntu: copy it to /usr/local/share/ca-certificates/ and run sudo \
+     update-ca-certificates"
+};
 
 /// How a person gets a Chromium-family browser on this platform.
 pub(crate) const BROWSER_HINT: &str = if cfg!(windows) {

@@ -54,6 +54,8 @@ pub struct NetConfig {
     /// `no_proxy` / `NO_PROXY`, split at commas.
     pub no_proxy: Vec<String>,
     /// The system CA bundle: `SSL_CERT_FILE`, else the first of [`SYSTEM_CA_BUNDLES`] present.
+    /// Windows and macOS have no bundle file: without `SSL_CERT_FILE`, their system store is
+    /// read instead (see [`NetConfig::ca_pem`]).
     pub system_ca: Option<PathBuf>,
     /// `NODE_EXTRA_CA_CERTS`, trusted in addition.
     pub extra_ca: Option<PathBuf>,
@@ -149,6 +151,9 @@ impl NetConfig {
     /// named but cannot be read is an error that names it.
     pub fn ca_pem(&self) -> Result<String, InstallError> {
         let mut pem = String::new();
+        if self.system_ca.is_none() {
+            pem.push_str(&system_store_pem()?);
+        }
         for (what, file) in [
             ("the system CA bundle", &self.system_ca),
             ("NODE_EXTRA_CA_CERTS", &self.extra_ca),
@@ -233,9 +238,8 @@ impl RegistryClient {
             .timeout(timeout);
         let pem = net.ca_pem()?;
         if !pem.is_empty() {
-            builder = builder.tls_certs_merge(
-                reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(bad)?,
-            );
+            let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).map_err(bad)?;
+            builder = trusting(builder, certs)?;
         }
         Ok(Self {
             client: builder.build().map_err(bad)?,
@@ -247,6 +251,68 @@ impl RegistryClient {
     pub fn proxy(&self) -> &RegistryProxy {
         &self.proxy
     }
+}
+
+/// The system's trust and the given certificates: the platform verifier takes them as extra
+/// roots.
+#[cfg(not(windows))]
+fn trusting(
+    builder: reqwest::ClientBuilder,
+    certs: Vec<reqwest::Certificate>,
+) -> Result<reqwest::ClientBuilder, InstallError> {
+    Ok(builder.tls_certs_merge(certs))
+}
+
+/// Windows: the platform verifier's extra roots are a chain engine of their own, which Wine's
+/// crypt32 refuses and which rustls-platform-verifier documents as behaving differently from
+/// the system's own checks. The client verifies as npm will (Node with `NODE_EXTRA_CA_CERTS`):
+/// with webpki, over exactly the certificates Node is given, which hold the system store's
+/// roots unless `SSL_CERT_FILE` names a bundle instead.
+#[cfg(windows)]
+fn trusting(
+    builder: reqwest::ClientBuilder,
+    certs: Vec<reqwest::Certificate>,
+) -> Result<reqwest::ClientBuilder, InstallError> {
+    Ok(builder.tls_certs_only(certs))
+}
+
+/// The system's certificate store as PEM, on the platforms whose trust is a store and not a
+/// bundle file (Windows, macOS). Node reads only its own roots and `NODE_EXTRA_CA_CERTS`, so
+/// without this a workplace's CA, installed in the system store by its IT, would be trusted
+/// by every program but npm. A root webpki cannot read is left out (stores hold old and odd
+/// certificates); a store that cannot be read at all is an error, not silently Node's roots.
+#[cfg(any(windows, target_os = "macos"))]
+fn system_store_pem() -> Result<String, InstallError> {
+    use base64::Engine as _;
+    let native = rustls_native_certs::load_native_certs();
+    if native.certs.is_empty() {
+        let why: Vec<String> = native.errors.iter().map(ToString::to_string).collect();
+        return Err(InstallError::Network(format!(
+            "the system's certificate store could not be read ({}); set SSL_CERT_FILE to a CA \
+             bundle",
+            why.join("; ")
+        )));
+    }
+    let mut pem = String::new();
+    for der in native.certs {
+        if rustls::RootCertStore::empty().add(der.clone()).is_err() {
+            continue;
+        }
+        let text = base64::engine::general_purpose::STANDARD.encode(der.as_ref());
+        pem.push_str("-----BEGIN CERTIFICATE-----\n");
+        for start in (0..text.len()).step_by(64) {
+            pem.push_str(&text[start..text.len().min(start + 64)]);
+            pem.push('\n');
+        }
+        pem.push_str("-----END CERTIFICATE-----\n");
+    }
+    Ok(pem)
+}
+
+/// Linux's trust is a bundle file ([`SYSTEM_CA_BUNDLES`]), read as the system CA.
+#[cfg(not(any(windows, target_os = "macos")))]
+fn system_store_pem() -> Result<String, InstallError> {
+    Ok(String::new())
 }
 
 /// An error with what caused it (reqwest's own text is often just "builder error").
@@ -997,6 +1063,82 @@ mod tests {
             assert_eq!(answer.status(), 200);
             assert_eq!(accepts.load(std::sync::atomic::Ordering::SeqCst), n + 1);
         }
+    }
+
+    /// With no bundle file, Node is given the system store on Windows and macOS (where a
+    /// workplace's CA is installed), and nothing on Linux (whose trust is a bundle file).
+    #[test]
+    fn without_a_bundle_file_node_is_given_the_system_store_on_windows_and_macos() {
+        let pem = NetConfig::default().ca_pem().unwrap();
+        let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).unwrap();
+        if cfg!(any(windows, target_os = "macos")) {
+            assert!(!certs.is_empty(), "no certificate of the system store");
+            assert_eq!(certs.len(), pem.matches("-----BEGIN CERTIFICATE-----").count());
+            assert!(pem.lines().all(|l| l.len() <= 64), "PEM lines are at most 64 long");
+        } else {
+            assert_eq!(pem, "");
+        }
+        // A bundle named by SSL_CERT_FILE is the system CA instead of the store.
+        let ca = wisp_test_support::tls::TestCa::new();
+        let named = NetConfig {
+            system_ca: Some(ca.bundle.clone()),
+            ..NetConfig::default()
+        };
+        let pem = named.ca_pem().unwrap();
+        assert_eq!(pem.matches("-----BEGIN CERTIFICATE-----").count(), 1, "{pem}");
+    }
+
+    /// An https registry whose certificate only the extra CA vouches for (a TLS-inspecting
+    /// proxy at work): read with the extra CA, refused without it. On Windows this is the
+    /// webpki path over the system store, on Linux the platform verifier's extra roots.
+    #[tokio::test]
+    async fn an_https_registry_is_trusted_through_the_extra_ca_and_only_through_it() {
+        let ca = wisp_test_support::tls::TestCa::new();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let acceptor = ca.acceptor.clone();
+        tokio::spawn(async move {
+            while let Ok((socket, _)) = listener.accept().await {
+                let acceptor = acceptor.clone();
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(socket).await else {
+                        return;
+                    };
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 1024];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        match tls.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let reply = "HTTP/1.1 200 OK\r\ncontent-length: 8\r\nconnection: close\r\n\r\nvouched!";
+                    let _ = tls.write_all(reply.as_bytes()).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        let registry = Registry::parse(&format!("https://127.0.0.1:{port}/")).unwrap();
+        let url = format!("https://127.0.0.1:{port}/pkg");
+        let timeout = std::time::Duration::from_secs(30);
+
+        let trusted = NetConfig {
+            extra_ca: Some(ca.bundle.clone()),
+            ..NetConfig::default()
+        };
+        let client = RegistryClient::start(&registry, &trusted, timeout)
+            .await
+            .unwrap();
+        let answer = client.client.get(&url).send().await.unwrap();
+        assert_eq!(answer.status(), 200);
+        assert_eq!(answer.text().await.unwrap(), "vouched!");
+
+        let client = RegistryClient::start(&registry, &NetConfig::default(), timeout)
+            .await
+            .unwrap();
+        let e = client.client.get(&url).send().await.unwrap_err();
+        let said = with_causes(&e).to_lowercase();
+        assert!(said.contains("certificate"), "{said}");
     }
 
     #[test]
