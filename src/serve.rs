@@ -135,6 +135,7 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         npm: Some(wisp_install::InstallConfig::new(npm_registry)),
         card_recheck: (args.card_recheck_ms > 0)
             .then(|| Duration::from_millis(args.card_recheck_ms)),
+        skills_dirs: skills_dirs(&data_dir),
         ..HostConfig::new(mode)
     };
     let host = Host::start(store, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;
@@ -245,6 +246,16 @@ async fn install_registry(
 /// Longest wait for the OS secret store to answer when it is first needed; past it values can
 /// still be kept for this session.
 const SECRET_STORE_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The person's skills folders: `~/.agents/skills` (the folder agent hosts share) and `skills`
+/// in the data dir (Wisp's own). Missing folders hold none.
+fn skills_dirs(data_dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::env::home_dir()
+        .map(|home| home.join(".agents").join("skills"))
+        .into_iter()
+        .chain([data_dir.join("skills")])
+        .collect()
+}
 
 /// What shows web tabs: the browser found on this machine (started on first use, its own
 /// profile in the data dir so logins persist), or none with `--web-only` or no browser.

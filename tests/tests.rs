@@ -30,6 +30,7 @@ mod mcp_reference;
 mod models_cli;
 mod revoke;
 mod settings;
+mod skills;
 mod snapshot;
 mod support;
 mod tidy;

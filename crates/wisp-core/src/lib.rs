@@ -135,6 +135,9 @@ pub struct HostConfig {
     /// How often a pending file card is checked against the disk
     /// ([`limits::CARD_RECHECK_INTERVAL`]); `None` never while it waits (only at execution).
     pub card_recheck: Option<Duration>,
+    /// The person's skills folders, read when each run starts (FILE-05). [`HostConfig::new`]
+    /// has none; `wisp serve` gives `~/.agents/skills` and the data dir's `skills`.
+    pub skills_dirs: Vec<std::path::PathBuf>,
 }
 
 impl HostConfig {
@@ -152,6 +155,7 @@ impl HostConfig {
                 .ok()
                 .map(wisp_install::InstallConfig::new),
             card_recheck: Some(limits::CARD_RECHECK_INTERVAL),
+            skills_dirs: Vec::new(),
         }
     }
 }
@@ -516,7 +520,27 @@ impl Host {
     /// The tools a new run of this session would get (`tool_introspect`'s answer).
     pub fn session_tools(&self, session_id: &str) -> Result<Vec<p::ToolInfo>, CoreError> {
         let session = self.session(session_id)?;
-        Ok(tools::run_snapshot(session.root.is_some(), self.inner.mcp.tools()).infos)
+        Ok(tools::run_snapshot(session.root.is_some(), self.run_extras()).infos)
+    }
+
+    /// A run's tools beyond the built-ins, as they are now: the skills tool (when the person's
+    /// skills folders hold a skill; reads them, blocking), then the active MCP tools.
+    fn run_extras(&self) -> Vec<tool::ToolRef> {
+        let sources: Vec<wisp_skills::Source> = self
+            .inner
+            .config
+            .skills_dirs
+            .iter()
+            .map(|dir| wisp_skills::Source {
+                origin: wisp_skills::Origin::Person,
+                dir: dir.clone(),
+                confine: None,
+            })
+            .collect();
+        tools::skills::tool(&sources)
+            .into_iter()
+            .chain(self.inner.mcp.tools())
+            .collect()
     }
 
     pub(crate) fn sandbox_for(
@@ -639,8 +663,9 @@ impl Host {
                 text: text.to_owned(),
             },
         );
-        // The run's tools: the built-ins and the MCP tools active now, kept to its end.
-        let snapshot = tools::run_snapshot(sandbox.is_some(), self.inner.mcp.tools());
+        // The run's tools: the built-ins, the skills and the MCP tools active now, kept to its
+        // end.
+        let snapshot = tools::run_snapshot(sandbox.is_some(), self.run_extras());
         let ctx = run::RunCtx {
             host: self.clone(),
             session_id: session_id.to_owned(),

@@ -1,12 +1,14 @@
 //! The built-in tools: the registry of tool families, the per-run snapshot, typed argument
 //! parsing and canonical JSON for digests. Each family is a module of its own (`files`,
-//! `install`, `introspect`, `web`); adding a tool is one entry in its family, nothing in the run loop.
+//! `install`, `introspect`, `skills`, `web`); adding a tool is one entry in its family,
+//! nothing in the run loop.
 
 mod files;
 mod install;
 mod introspect;
 pub(crate) mod mcp;
 pub(crate) mod numbers;
+pub(crate) mod skills;
 mod web;
 
 use std::sync::OnceLock;

@@ -141,7 +141,15 @@ mod tests {
             let said = problem(name).unwrap_or_default();
             assert!(said.contains(why), "{name}: {said}");
         }
-        for fine in ["console.txt", ".env.example", ".", "..", "a b.txt", "COM10", "LPT"] {
+        for fine in [
+            "console.txt",
+            ".env.example",
+            ".",
+            "..",
+            "a b.txt",
+            "COM10",
+            "LPT",
+        ] {
             assert_eq!(problem(fine), None, "{fine}");
         }
     }

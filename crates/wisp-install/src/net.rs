@@ -1073,8 +1073,14 @@ mod tests {
         let certs = reqwest::Certificate::from_pem_bundle(pem.as_bytes()).unwrap();
         if cfg!(any(windows, target_os = "macos")) {
             assert!(!certs.is_empty(), "no certificate of the system store");
-            assert_eq!(certs.len(), pem.matches("-----BEGIN CERTIFICATE-----").count());
-            assert!(pem.lines().all(|l| l.len() <= 64), "PEM lines are at most 64 long");
+            assert_eq!(
+                certs.len(),
+                pem.matches("-----BEGIN CERTIFICATE-----").count()
+            );
+            assert!(
+                pem.lines().all(|l| l.len() <= 64),
+                "PEM lines are at most 64 long"
+            );
         } else {
             assert_eq!(pem, "");
         }
@@ -1085,7 +1091,11 @@ mod tests {
             ..NetConfig::default()
         };
         let pem = named.ca_pem().unwrap();
-        assert_eq!(pem.matches("-----BEGIN CERTIFICATE-----").count(), 1, "{pem}");
+        assert_eq!(
+            pem.matches("-----BEGIN CERTIFICATE-----").count(),
+            1,
+            "{pem}"
+        );
     }
 
     /// An https registry whose certificate only the extra CA vouches for (a TLS-inspecting
@@ -1112,7 +1122,8 @@ mod tests {
                             Ok(n) => head.extend_from_slice(&buf[..n]),
                         }
                     }
-                    let reply = "HTTP/1.1 200 OK\r\ncontent-length: 8\r\nconnection: close\r\n\r\nvouched!";
+                    let reply =
+                        "HTTP/1.1 200 OK\r\ncontent-length: 8\r\nconnection: close\r\n\r\nvouched!";
                     let _ = tls.write_all(reply.as_bytes()).await;
                     let _ = tls.shutdown().await;
                 });

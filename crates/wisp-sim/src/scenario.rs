@@ -125,6 +125,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_snapshot,
     },
     Scenario {
+        marker: "[demo:skill]",
+        summary: "skills_read of the first skill its catalogue offers (or of the skill after skill=), then, when SKILL.md names a file under references/, skills_read of that file, then an answer reporting what was read; without skills_read offered, an answer saying no skill was found",
+        script: demo_skill,
+    },
+    Scenario {
         marker: "[demo:markdown]",
         summary: "an answer in GitHub-flavoured markdown: a table, a task list, a quote, code blocks, a link and a very long word",
         script: demo_markdown,
@@ -673,6 +678,65 @@ fn demo_read(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Report what the read returned.".to_owned(),
         format!("The read of {path} finished 读取结果：{}", report(turn)),
+        Vec::new(),
+    )
+}
+
+/// The skill names `skills_read` offers (its `name` enum), in catalogue order.
+fn skill_names(tools: &[Value]) -> Vec<&str> {
+    tools
+        .iter()
+        .filter_map(|t| t.get("function"))
+        .find(|f| f.get("name").and_then(Value::as_str) == Some("skills_read"))
+        .and_then(|f| f["parameters"]["properties"]["name"]["enum"].as_array())
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn demo_skill(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let names = skill_names(turn.tools);
+    let Some(name) =
+        word_value(turn.user_text, "skill=").or_else(|| names.first().map(|n| (*n).to_owned()))
+    else {
+        return (
+            "No skills_read is offered.".to_owned(),
+            "No skill was found: put a skill folder (with its SKILL.md) in ~/.agents/skills or in Wisp's data folder under skills, then send the message again.".to_owned(),
+            Vec::new(),
+        );
+    };
+    if turn.step == 0 {
+        return (
+            format!("Read the skill {name}."),
+            format!("Reading the skill {name}."),
+            vec![turn.call(0, "skills_read", json!({"name": name}).to_string())],
+        );
+    }
+    // The first `references/…` file SKILL.md names, read next (progressive disclosure).
+    let reference = (turn.step == 1)
+        .then(|| turn.results.first())
+        .flatten()
+        .and_then(|r| serde_json::from_str::<Value>(r.content).ok())
+        .and_then(|v| {
+            let content = v.get("content")?.as_str()?.to_owned();
+            content
+                .split(|c: char| c.is_whitespace() || "()[]`'\"".contains(c))
+                .find(|w| w.starts_with("references/") && w.len() > "references/".len())
+                .map(|w| w.trim_end_matches(['.', ',', ':', ';']).to_owned())
+        });
+    if let Some(path) = reference {
+        return (
+            format!("SKILL.md points at {path}; read it."),
+            format!("Reading {path} of the skill {name}."),
+            vec![turn.call(
+                0,
+                "skills_read",
+                json!({"name": name, "path": path}).to_string(),
+            )],
+        );
+    }
+    (
+        "Report what the skill said.".to_owned(),
+        format!("The skill {name} was read 技能已读取：{}", report(turn)),
         Vec::new(),
     )
 }
@@ -1662,6 +1726,45 @@ mod tests {
         let last = reply_with_tools(&h, &tools[..1], false);
         assert!(last.tool_calls.is_empty());
         assert!(last.content.contains("listed 1 tools"), "{}", last.content);
+    }
+
+    #[test]
+    fn a_skill_is_read_then_the_reference_its_skill_md_names() {
+        let tools = vec![
+            json!({"type": "function", "function": {"name": "skills_read", "parameters": {"properties": {"name": {"enum": ["deploy", "review"]}}}}}),
+        ];
+        let mut h = vec![json!({"role": "user", "content": "[demo:skill]"})];
+        let r = reply_with_tools(&h, &tools, false);
+        assert_eq!(r.tool_calls[0].name, "skills_read");
+        assert_eq!(r.tool_calls[0].arguments, r#"{"name":"deploy"}"#);
+        h.push(assistant_with_calls(&r));
+        let body = json!({"content": "# deploy\nSee (references/steps.md).\n"}).to_string();
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": body}));
+        let r = reply_with_tools(&h, &tools, false);
+        assert_eq!(
+            r.tool_calls[0].arguments,
+            r#"{"name":"deploy","path":"references/steps.md"}"#
+        );
+        h.push(assistant_with_calls(&r));
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": "{\"content\": \"step 1\"}"}));
+        let last = reply_with_tools(&h, &tools, false);
+        assert!(last.tool_calls.is_empty());
+        assert!(
+            last.content.starts_with("The skill deploy was read"),
+            "{}",
+            last.content
+        );
+
+        let h = vec![json!({"role": "user", "content": "[demo:skill] skill=review"})];
+        let r = reply_with_tools(&h, &tools, false);
+        assert_eq!(r.tool_calls[0].arguments, r#"{"name":"review"}"#);
+        let r = reply_with_tools(
+            &[json!({"role": "user", "content": "[demo:skill]"})],
+            &[],
+            false,
+        );
+        assert!(r.tool_calls.is_empty());
+        assert!(r.content.starts_with("No skill was found"), "{}", r.content);
     }
 
     #[test]
