@@ -682,7 +682,7 @@ mod tests {
             check.message
         );
         let fix = check.fix.unwrap();
-        assert!(fix.contains("sudo apt-get install chromium"), "{fix}");
+        assert!(fix.contains(crate::platform::BROWSER_HINT), "{fix}");
         assert!(fix.contains("WISP_BROWSER"), "{fix}");
     }
 

@@ -101,21 +101,34 @@ mod tests {
             .collect()
     }
 
+    /// A data dir as each platform writes it, and its `file://` URL.
+    #[cfg(unix)]
+    const DATA: (&str, &str) = (
+        "/home/p/.local/share/wisp",
+        "file:///home/p/.local/share/wisp",
+    );
+    #[cfg(windows)]
+    const DATA: (&str, &str) = (
+        r"C:\Users\p\AppData\Roaming\Wisp",
+        "file:///C:/Users/p/AppData/Roaming/Wisp",
+    );
+
     #[test]
     fn the_app_window_gets_the_launch_page_and_its_own_profile_never_the_token() {
-        let data = Path::new("/home/p/.local/share/wisp");
+        let data = Path::new(DATA.0);
         let profile = data.join(APP_PROFILE_DIR);
         let args = strings(&app_window_args(&data.join("open.html"), &profile, false).unwrap());
         assert_eq!(
             args,
             [
-                "--app=file:///home/p/.local/share/wisp/open.html",
-                "--user-data-dir=/home/p/.local/share/wisp/app-window",
-                "--no-first-run",
-                "--no-default-browser-check",
-                "--class=Wisp",
+                format!("--app={}/open.html", DATA.1),
+                format!("--user-data-dir={}", profile.display()),
+                "--no-first-run".to_owned(),
+                "--no-default-browser-check".to_owned(),
+                "--class=Wisp".to_owned(),
             ]
         );
+        assert!(profile.ends_with("app-window"));
         // Not the preview browser's profile (its singleton would take the launch over).
         assert_ne!(profile, data.join("browser-profile"));
         for a in &args {
@@ -130,15 +143,14 @@ mod tests {
 
     #[test]
     fn the_launch_page_becomes_an_absolute_escaped_file_url() {
-        let args = app_window_args(
-            Path::new("/tmp/my data/100%/open.html"),
-            Path::new("/p"),
-            false,
-        )
-        .unwrap();
+        let page = Path::new(DATA.0)
+            .join("my data")
+            .join("100%")
+            .join("open.html");
+        let args = app_window_args(&page, Path::new(DATA.0), false).unwrap();
         assert_eq!(
             args[0].to_string_lossy(),
-            "--app=file:///tmp/my%20data/100%25/open.html"
+            format!("--app={}/my%20data/100%25/open.html", DATA.1)
         );
         let relative =
             app_window_args(Path::new("data/open.html"), Path::new("/p"), false).unwrap();
