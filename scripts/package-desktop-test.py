@@ -63,7 +63,8 @@ def check_windows(exe: Path, tmp: Path) -> None:
         expect(offset + size <= len(ico), f"image {i} of the .ico runs past its end")
         sides.append(width or 256)
     expect(sides == [16, 32, 48, 64, 128, 256], f"the .ico holds {sides}")
-    script = (folder / "Add-StartMenuShortcut.ps1").read_text(encoding="utf-8")
+    # Bytes, not read_text: that would turn the CRLF line ends into LF.
+    script = (folder / "Add-StartMenuShortcut.ps1").read_bytes().decode("utf-8")
     expect("$shortcut.Arguments = 'serve'" in script and "\r\n" in script,
            "the shortcut script does not start `serve` with Windows line ends")
     ran = subprocess.run(["/usr/lib/wine/wine64", str(folder / "wisp.exe"), "--version"],
