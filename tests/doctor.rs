@@ -399,29 +399,8 @@ async fn starting_again_opens_the_running_host() {
 /// TLS-inspecting proxy's would); it answers every request `200 {}`. Returns its URL and the
 /// CA's PEM file.
 async fn intercepted_registry() -> (String, wisp_test_support::tls::TestCa, std::path::PathBuf) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let ca = wisp_test_support::tls::TestCa::new();
-    let acceptor = ca.acceptor.clone();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        while let Ok((socket, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(socket).await else {
-                    return;
-                };
-                let mut buf = [0u8; 4096];
-                let _ = tls.read(&mut buf).await;
-                let _ = tls
-                    .write_all(
-                        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}",
-                    )
-                    .await;
-                let _ = tls.shutdown().await;
-            });
-        }
-    });
+    let port = ca.serve("{}").await;
     let bundle = ca.bundle.clone();
     (format!("https://127.0.0.1:{port}/"), ca, bundle)
 }

@@ -1,5 +1,6 @@
 //! What wisp-core's unit tests share, so a fixture is written once: a Host of their own in
-//! simulation mode, and the context of a run on it for driving the run loop's parts directly.
+//! simulation mode, the context of a run on it for driving the run loop's parts directly, and
+//! a tool call's context for a family's `prepare`.
 
 use std::sync::Arc;
 
@@ -43,4 +44,21 @@ pub(crate) fn run_ctx(host: &Host, sandbox: Option<Arc<Sandbox>>) -> (RunCtx, wa
         caps: crate::tools::Capabilities::of(host),
     };
     (ctx, cancel)
+}
+
+/// `f` given a tool call's context (`s1`, `r1`, no project, no tools) over a Host of its own.
+pub(crate) fn with_tool_ctx<T>(f: impl FnOnce(&crate::tool::ToolCtx<'_>) -> T) -> T {
+    let (_tmp, host) = host();
+    let (events, _) = tokio::sync::broadcast::channel(4);
+    let output = crate::output::OutputSink::new(events, "s1", "r1", "c1");
+    let caps = crate::tools::Capabilities::of(&host);
+    let ctx = crate::tool::ToolCtx {
+        tools: &[],
+        session_id: "s1",
+        run_id: "r1",
+        sandbox: None,
+        output: &output,
+        caps: &caps,
+    };
+    f(&ctx)
 }

@@ -1103,31 +1103,7 @@ mod tests {
     #[tokio::test]
     async fn an_https_registry_is_trusted_through_the_extra_ca_and_only_through_it() {
         let ca = wisp_test_support::tls::TestCa::new();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let acceptor = ca.acceptor.clone();
-        tokio::spawn(async move {
-            while let Ok((socket, _)) = listener.accept().await {
-                let acceptor = acceptor.clone();
-                tokio::spawn(async move {
-                    let Ok(mut tls) = acceptor.accept(socket).await else {
-                        return;
-                    };
-                    let mut head = Vec::new();
-                    let mut buf = [0u8; 1024];
-                    while !head.ends_with(b"\r\n\r\n") {
-                        match tls.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let reply =
-                        "HTTP/1.1 200 OK\r\ncontent-length: 8\r\nconnection: close\r\n\r\nvouched!";
-                    let _ = tls.write_all(reply.as_bytes()).await;
-                    let _ = tls.shutdown().await;
-                });
-            }
-        });
+        let port = ca.serve("vouched!").await;
         let registry = Registry::parse(&format!("https://127.0.0.1:{port}/")).unwrap();
         let url = format!("https://127.0.0.1:{port}/pkg");
         let timeout = std::time::Duration::from_secs(30);

@@ -155,19 +155,7 @@ mod tests {
     }
 
     async fn call(tool: &ToolRef, args: Value) -> Result<Value, String> {
-        let (_tmp, host) = crate::test_support::host();
-        let (events, _) = tokio::sync::broadcast::channel(4);
-        let output = crate::output::OutputSink::new(events, "s", "r", "c");
-        let caps = crate::tools::Capabilities::of(&host);
-        let ctx = ToolCtx {
-            tools: &[],
-            session_id: "s",
-            run_id: "r",
-            sandbox: None,
-            output: &output,
-            caps: &caps,
-        };
-        let prepared = tool.prepare(args, &ctx);
+        let prepared = crate::test_support::with_tool_ctx(|ctx| tool.prepare(args, ctx));
         match prepared {
             Prepared::Done(r) => r,
             Prepared::Wait(work) => work.await,

@@ -216,20 +216,7 @@ mod tests {
     use super::*;
 
     fn with_ctx<T>(f: impl FnOnce(&ToolCtx<'_>) -> T) -> T {
-        // A Host of its own: the context needs one.
-        let (_tmp, host) = crate::test_support::host();
-        let (events, _) = tokio::sync::broadcast::channel(4);
-        let output = crate::output::OutputSink::new(events, "s1", "r1", "c1");
-        let caps = crate::tools::Capabilities::of(&host);
-        let ctx = ToolCtx {
-            tools: &[],
-            session_id: "s1",
-            run_id: "r1",
-            sandbox: None,
-            output: &output,
-            caps: &caps,
-        };
-        f(&ctx)
+        crate::test_support::with_tool_ctx(f)
     }
 
     fn prepare(url: &str) -> Result<Value, String> {
