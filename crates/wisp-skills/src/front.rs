@@ -296,13 +296,13 @@ fn quoted(number: usize, rest: &str, more: &[Line<'_>]) -> Result<String, String
         let mut chars = piece.char_indices().peekable();
         while let Some((at, c)) = chars.next() {
             match c {
-                '"' if double => return closed(number, out, &piece[at + 1..]),
+                '"' if double => return closed(number, out, &piece[at + 1..], &source[n + 1..]),
                 '\'' if !double => {
                     if chars.peek().map(|(_, c)| *c) == Some('\'') {
                         chars.next();
                         out.push('\'');
                     } else {
-                        return closed(number, out, &piece[at + 1..]);
+                        return closed(number, out, &piece[at + 1..], &source[n + 1..]);
                     }
                 }
                 '\\' if double => match chars.next() {
@@ -316,11 +316,17 @@ fn quoted(number: usize, rest: &str, more: &[Line<'_>]) -> Result<String, String
     Err(format!("line {number}: the quoted value is not closed"))
 }
 
-/// The end of a quoted scalar: only a comment may follow its closing quote.
-fn closed(number: usize, text: String, after: &str) -> Result<String, String> {
+/// The end of a quoted scalar: only a comment may follow its closing quote, on its line and
+/// on the key's lines after it.
+fn closed(number: usize, text: String, after: &str, later: &[&str]) -> Result<String, String> {
     let after = after.trim();
     if !after.is_empty() && !after.starts_with('#') {
         return Err(format!("line {number}: {after:?} after the closing quote"));
+    }
+    if let Some(extra) = later.iter().find(|l| !l.is_empty() && !l.starts_with('#')) {
+        return Err(format!(
+            "line {number}: {extra:?} follows the quoted value, which is already closed"
+        ));
     }
     Ok(text)
 }

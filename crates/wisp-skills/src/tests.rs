@@ -92,6 +92,7 @@ fn front_matter_outside_the_subset_is_an_error_naming_its_line() {
         ("d: \"open\n", "not closed"),
         ("d: \"bad \\q\"\n", "\\q is not a YAML escape"),
         ("d: \"x\" y\n", "after the closing quote"),
+        ("d: 'x'\n  more\n", "\"more\" follows the quoted value"),
         ("m:\n  a:\n    b: c\n", "one level"),
         ("m:\n  - a\n", "a list is read only as `[a, b]`"),
         ("d: |2\n  x\n", "block indicator"),
