@@ -109,6 +109,18 @@ pub fn find(sources: &[Source]) -> Found {
                 continue;
             }
         };
+        // The folder a project's skills must stay in, resolved once for the whole source.
+        let confine = match source.confine.as_deref().map(std::fs::canonicalize) {
+            None => None,
+            Some(Ok(confine)) => Some(confine),
+            Some(Err(e)) => {
+                found.notes.push(format!(
+                    "{}: its project folder cannot be resolved: {e}",
+                    source.dir.display()
+                ));
+                continue;
+            }
+        };
         let mut dirs: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
@@ -125,7 +137,7 @@ pub fn find(sources: &[Source]) -> Found {
             dirs.truncate(MAX_SKILLS_PER_SOURCE);
         }
         for dir in dirs {
-            match load(&dir, source) {
+            match load(&dir, source.origin, confine.as_deref()) {
                 Ok(skill) => {
                     if let Some(first) = found.skills.iter().find(|s| s.name == skill.name) {
                         found.invalid.push(Invalid {
@@ -153,19 +165,18 @@ pub fn find(sources: &[Source]) -> Found {
 }
 
 /// One skill folder, validated and its digest taken.
-fn load(dir: &Path, source: &Source) -> Result<Skill, String> {
+/// `confine` is resolved: the folder must resolve inside it.
+fn load(dir: &Path, origin: Origin, confine: Option<&Path>) -> Result<Skill, String> {
     let resolved =
         std::fs::canonicalize(dir).map_err(|e| format!("the folder cannot be resolved: {e}"))?;
-    if let Some(confine) = &source.confine {
-        let confine = std::fs::canonicalize(confine)
-            .map_err(|e| format!("{} cannot be resolved: {e}", confine.display()))?;
-        if !resolved.starts_with(&confine) {
-            return Err(format!(
-                "the folder is a link to {}, outside {}",
-                resolved.display(),
-                confine.display()
-            ));
-        }
+    if let Some(confine) = confine
+        && !resolved.starts_with(confine)
+    {
+        return Err(format!(
+            "the folder is a link to {}, outside {}",
+            resolved.display(),
+            confine.display()
+        ));
     }
     let folder = dir
         .file_name()
@@ -189,7 +200,7 @@ fn load(dir: &Path, source: &Source) -> Result<Skill, String> {
         name,
         description,
         dir: resolved,
-        origin: source.origin,
+        origin,
         digest: walked.digest,
         files: walked.files,
         bytes: walked.bytes,
