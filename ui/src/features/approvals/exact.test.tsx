@@ -166,7 +166,7 @@ describe("a tool row", () => {
 describe("a tab title", () => {
   it("marks a page title's direction-changing characters, in the tab and its close button", () => {
     const tab: PreviewTab = { tabId: "tab_" + "a".repeat(32), kind: "web", title: "Bank\u202e nigol", active: false, url: "https://example.com/" };
-    const c = { tabs: [tab], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, navigate: async () => true, move: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
+    const c = { tabs: [tab], dialogs: [], fileVersion: 0, open: async () => null, shown: async () => null, openFile: () => {}, activate: () => {}, navigate: async () => true, move: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
     render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />));
     const shown = screen.getByRole("tab");
     expect(shown.textContent?.trim()).toBe("Bank⟨U+202E⟩ nigol");

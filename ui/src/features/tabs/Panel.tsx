@@ -122,7 +122,11 @@ export function PreviewPanel({ api, sessionId, tabs: ctl, webTabs, onHide, rende
       return;
     }
     setAddressNote(null);
-    const done = inPlace ? await ctl.navigate(inPlace.tabId, { to: "address", url: address.url }) : await ctl.open({ kind: "web", url: address.url });
+    // A tab opened a moment ago (New tab, then typing at once) is the one meant, even while
+    // the Host has not answered yet.
+    const target = await ctl.shown();
+    const here = target && (target.kind === "web" || target.kind === "new") ? target : null;
+    const done = here ? await ctl.navigate(here.tabId, { to: "address", url: address.url }) : await ctl.open({ kind: "web", url: address.url });
     if (done) {
       setUrl("");
       if (address.added) setAddressNote({ text: t("tabsAddressAdded", { scheme: address.added, url: address.url }), refused: false });

@@ -30,6 +30,8 @@ export function QaTabsProvider({ children }: { children: ReactNode }) {
   const [tabs, setTabs] = useState<PreviewTab[]>([]);
   const [texts, setTexts] = useState<Record<string, string>>({});
   const [fileVersion, setFileVersion] = useState(0);
+  const shownNow = useRef(tabs);
+  shownNow.current = tabs;
   const next = useRef(0);
   const id = () => `tab_qa${String(++next.current).padStart(28, "0")}`;
   const open = useCallback(async (tab: OpenTab) => {
@@ -44,6 +46,7 @@ export function QaTabsProvider({ children }: { children: ReactNode }) {
       fileVersion,
       texts,
       open,
+      shown: async () => shownNow.current.find((x) => x.active) ?? null,
       openFile: (path) => {
         const known = tabs.find((x) => x.kind === "file" && x.path === path);
         if (known) setTabs((ts) => reduceTabs(ts, { type: "activate", id: known.tabId }));

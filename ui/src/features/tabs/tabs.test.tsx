@@ -201,7 +201,7 @@ const folderApi = {
 describe("the panel", () => {
   const ctl = (tabs: PreviewTab[]): SessionTabs & { log: string[] } => {
     const log: string[] = [];
-    return {
+    const self: SessionTabs & { log: string[] } = {
       log,
       tabs,
       dialogs: [],
@@ -210,6 +210,8 @@ describe("the panel", () => {
         log.push(`open ${JSON.stringify(t)}`);
         return null;
       },
+      // Read when asked: a test changes `tabs` as the Host's answer would.
+      shown: async () => self.tabs.find((x) => x.active) ?? null,
       openFile: (p) => log.push(`file ${p}`),
       activate: (id) => log.push(`activate ${id}`),
       navigate: async (id, to) => {
@@ -221,6 +223,7 @@ describe("the panel", () => {
       answer: async () => {},
       onLive: () => {},
     };
+    return self;
   };
   const file: PreviewTab = { tabId: "tab_" + "f".repeat(32), kind: "file", title: "a.txt", active: false, path: "docs/a.txt" };
   const blank: PreviewTab = { tabId: "tab_" + "b".repeat(32), kind: "new", title: "New tab", active: true };
@@ -320,6 +323,7 @@ describe("the panel: moving in place", () => {
       log.push(`open ${JSON.stringify(t)}`);
       return null;
     },
+    shown: async () => tabs.find((x) => x.active) ?? null,
     openFile: (p) => log.push(`file ${p}`),
     activate: () => {},
     navigate: async (id, to) => {
@@ -377,6 +381,7 @@ describe("the panel: a file tab", () => {
     fileVersion: 0,
     fileLine,
     open: async () => null,
+    shown: async () => md,
     openFile: () => {},
     activate: () => {},
     navigate: async () => true,
@@ -417,6 +422,7 @@ describe("the panel: moving tabs", () => {
       dialogs: [],
       fileVersion: 0,
       open: async () => null,
+      shown: async () => tabs.find((x) => x.active) ?? null,
       openFile: () => {},
       navigate: async () => true,
       activate: (id) => {
@@ -503,7 +509,7 @@ describe("the panel: moving tabs", () => {
 describe("the panel in Chinese", () => {
   it("names a blank tab in the person's language, not the Host's English", () => {
     const blank: PreviewTab = { tabId: "tab_" + "b".repeat(32), kind: "new", title: "New tab", active: true };
-    const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, openFile: () => {}, activate: () => {}, navigate: async () => true, move: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
+    const c = { tabs: [blank], dialogs: [], fileVersion: 0, open: async () => null, shown: async () => null, openFile: () => {}, activate: () => {}, navigate: async () => true, move: () => {}, close: () => {}, answer: async () => {}, onLive: () => {} };
     render(withT(<PreviewPanel api={new Api("tok")} sessionId="s1" tabs={c} webTabs="iframe" onHide={() => {}} />, "zh"));
     expect(screen.getByRole("tab").textContent?.trim()).toBe("新标签");
     expect(screen.getByTitle("关闭标签 新标签")).toBeTruthy();
@@ -616,6 +622,46 @@ describe("useSessionTabs: the Host's list, kept current", () => {
     expect(result.current.dialogs).toEqual([]);
     expect(calls.some((c) => c.url === "/api/dialogs/dlg_1" && c.method === "POST")).toBe(true);
     expect(reported).toEqual([]);
+  });
+});
+
+describe("useSessionTabs: New tab, then an address typed at once", () => {
+  const blank = (id: string, active = false): PreviewTab => ({ tabId: id, kind: "new", title: "New tab", active });
+  function Live({ api }: { api: Api }) {
+    const tabs = useSessionTabs(api, "s1", () => {});
+    return <PreviewPanel api={api} sessionId="s1" tabs={tabs} webTabs="iframe" onHide={() => {}} />;
+  }
+
+  it("goes to the new tab, not to the one still shown while the Host answers", async () => {
+    let list: PreviewTab[] = [blank("tab_1", true)];
+    let answerOpen: (() => void) | null = null;
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string, init?: RequestInit) => {
+        const method = init?.method ?? "GET";
+        calls.push({ method, url, auth: null });
+        if (url === "/api/sessions/s1/tabs" && method === "POST") {
+          await new Promise<void>((r) => (answerOpen = r));
+          list = [blank("tab_1"), blank("tab_2", true)];
+          return new Response(JSON.stringify(list[1]), { status: 201 });
+        }
+        if (url.endsWith("/navigate")) return new Response(JSON.stringify(list), { status: 200 });
+        return new Response(JSON.stringify(list), { status: 200 });
+      }),
+    );
+    render(withT(<Live api={new Api("tok")} />));
+    await act(async () => {});
+    fireEvent.click(screen.getByRole("button", { name: "New tab" }));
+    const box = screen.getByRole("textbox", { name: "Web address to open" });
+    fireEvent.change(box, { target: { value: "example.com" } });
+    fireEvent.submit(box.closest("form")!);
+    await act(async () => {});
+    // Nothing is sent anywhere until the Host says which tab it opened.
+    expect(calls.filter((c) => c.url.endsWith("/navigate"))).toEqual([]);
+    await act(async () => answerOpen?.());
+    await act(async () => {});
+    expect(calls.filter((c) => c.method === "POST").map((c) => c.url)).toEqual(["/api/sessions/s1/tabs", "/api/tabs/tab_2/navigate"]);
+    expect(screen.getAllByRole("tab").map((t) => t.getAttribute("aria-selected"))).toEqual(["false", "true"]);
   });
 });
 

@@ -14,6 +14,9 @@ export interface SessionTabs {
   /** Bumped when a file is opened again or the tabs changed: the file view reads it anew. */
   fileVersion: number;
   open: (tab: OpenTab) => Promise<PreviewTab | null>;
+  /** The tab shown once every tab the person asked to open is open: where a typed address
+   * goes. Read at the moment of typing it would still be the one shown before New tab. */
+  shown: () => Promise<PreviewTab | null>;
   /** A file tab: the existing one for that path is selected (and re-read), else one is opened;
    * `line` (from 1) is marked and scrolled to there. */
   openFile: (path: string, line?: number) => void;
@@ -77,21 +80,39 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
     refresh();
   }, [sessionId, refresh]);
 
+  // Opens not yet answered by the Host: `shown` waits for them.
+  const opening = useRef<Promise<unknown>[]>([]);
   const open = useCallback(
     async (tab: OpenTab) => {
       const s = sid.current;
       if (!s) return null;
+      const asked = api.openTab(s, tab);
+      opening.current = [...opening.current, asked];
       try {
-        const made = await api.openTab(s, tab);
+        const made = await asked;
+        // Shown at once, as the Host placed it (last, and selected if it says so); the list
+        // read next is the Host's word.
+        if (sid.current === s) {
+          const others = made.active ? tabsRef.current.map((x) => (x.active ? { ...x, active: false } : x)) : tabsRef.current;
+          tabsRef.current = [...others.filter((x) => x.tabId !== made.tabId), made];
+          setTabs(tabsRef.current);
+        }
         refresh();
         return made;
       } catch (e) {
         report(e);
         return null;
+      } finally {
+        opening.current = opening.current.filter((p) => p !== asked);
       }
     },
     [api, refresh, report],
   );
+
+  const shown = useCallback(async () => {
+    while (opening.current.length) await Promise.allSettled(opening.current);
+    return tabsRef.current.find((x) => x.active) ?? null;
+  }, []);
 
   const activate = useCallback(
     (tabId: string) => {
@@ -196,7 +217,7 @@ export function useSessionTabs(api: Api, sessionId: string | null, onError: (e: 
     [refresh],
   );
 
-  return { tabs, dialogs, fileVersion, fileLine, open, openFile, activate, navigate, move, close, answer, onLive };
+  return { tabs, dialogs, fileVersion, fileLine, open, shown, openFile, activate, navigate, move, close, answer, onLive };
 }
 
 /** Whether two project-relative paths name the same file once `.` and empty segments go. */
