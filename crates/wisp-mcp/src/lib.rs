@@ -49,7 +49,7 @@ pub use connection::{
 pub use content::ToolOutput;
 pub use manager::Manager;
 pub use names::{is_valid_model_name, model_name};
-pub use process::INHERITED_ENV;
+pub use process::{INHERITED_ENV, ProcessTree, child_env, resolve_command};
 pub use redact::{REDACTED, Redactor};
 pub use schema::InputSchema;
 

@@ -208,6 +208,11 @@ impl StderrBuffer {
     }
 }
 
+/// A program in its own process group (on Windows its own Job Object), whose whole tree a
+/// stop or kill ends, also what left the group (on Linux through [`crate::reaper`]): what
+/// other programs the Host runs use too (a skill's script).
+pub use imp::Child as ProcessTree;
+
 /// A running server process.
 pub(crate) struct ServerProcess {
     child: imp::Child,
@@ -294,7 +299,7 @@ mod imp {
     use crate::reaper::Tree;
 
     /// The server in a process group of its own, and what left the group.
-    pub(super) struct Child {
+    pub struct Child {
         child: tokio::process::Child,
         pgid: Option<Pid>,
         // Everything below the child, also what left its group; dropped after the group is
@@ -303,7 +308,8 @@ mod imp {
     }
 
     impl Child {
-        pub(super) fn spawn(mut command: Command) -> std::io::Result<Self> {
+        /// Starts `command` in a process group of its own, its tree tracked.
+        pub fn spawn(mut command: Command) -> std::io::Result<Self> {
             // Its own group, so a stop reaches what a launcher (npx, uv, a shell) started
             // (MCP-14).
             command.as_std_mut().process_group(0);
@@ -313,9 +319,8 @@ mod imp {
             Ok(Self { child, pgid, tree })
         }
 
-        pub(super) fn pipes(
-            &mut self,
-        ) -> (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>) {
+        /// The child's pipes that were asked for, once.
+        pub fn pipes(&mut self) -> (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>) {
             (
                 self.child.stdin.take(),
                 self.child.stdout.take(),
@@ -323,8 +328,13 @@ mod imp {
             )
         }
 
+        /// Waits for the child itself to exit (what it started may still run).
+        pub async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+            self.child.wait().await
+        }
+
         /// Stops the whole group, then whatever of the tree left it.
-        pub(super) async fn stop(&mut self) {
+        pub async fn stop(&mut self) {
             // While the parents in it still live, so a daemon they detach is known as theirs.
             self.tree.record();
             let exited = tokio::time::timeout(STOP_GRACE, self.child.wait())
@@ -348,7 +358,7 @@ mod imp {
         }
 
         /// Kills the whole group at once and reaps the child.
-        pub(super) async fn kill(&mut self) {
+        pub async fn kill(&mut self) {
             self.tree.record();
             if let Some(pgid) = self.pgid.take() {
                 let _ = kill_process_group(pgid, Signal::KILL);
@@ -380,12 +390,13 @@ mod imp {
     /// The server in a Job Object of its own, created suspended and resumed only once in the
     /// job, so nothing it starts can be outside it; the job ends everything in it at once,
     /// also when the Host drops it.
-    pub(super) struct Child {
+    pub struct Child {
         child: Box<dyn ChildWrapper>,
     }
 
     impl Child {
-        pub(super) fn spawn(command: Command) -> std::io::Result<Self> {
+        /// Starts `command` in a Job Object of its own.
+        pub fn spawn(command: Command) -> std::io::Result<Self> {
             let mut command = CommandWrap::from(command);
             command.wrap(JobObject).wrap(KillOnDrop);
             Ok(Self {
@@ -393,9 +404,8 @@ mod imp {
             })
         }
 
-        pub(super) fn pipes(
-            &mut self,
-        ) -> (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>) {
+        /// The child's pipes that were asked for, once.
+        pub fn pipes(&mut self) -> (Option<ChildStdin>, Option<ChildStdout>, Option<ChildStderr>) {
             (
                 self.child.stdin().take(),
                 self.child.stdout().take(),
@@ -403,14 +413,19 @@ mod imp {
             )
         }
 
+        /// Waits for the child itself to exit (what it started may still run).
+        pub async fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+            self.child.wait().await
+        }
+
         /// Gives the server the grace period to exit on its closed stdin, then ends the job.
-        pub(super) async fn stop(&mut self) {
+        pub async fn stop(&mut self) {
             let _ = tokio::time::timeout(STOP_GRACE, self.child.wait()).await;
             self.kill().await;
         }
 
         /// Ends the job (the server and all it started) and reaps the child.
-        pub(super) async fn kill(&mut self) {
+        pub async fn kill(&mut self) {
             let _ = self.child.start_kill();
             let _ = tokio::time::timeout(TERM_GRACE, self.child.wait()).await;
         }

@@ -65,16 +65,7 @@ pub async fn eventually(mut cond: impl FnMut() -> bool) -> bool {
     cond()
 }
 
-/// True while `pid` names a live process (a zombie counts as gone).
-pub fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit(')')
-            .next()
-            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
+pub use wisp_test_support::alive;
 
 /// The repository's root (for tools/node).
 pub fn repo_root() -> PathBuf {

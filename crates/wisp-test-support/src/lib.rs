@@ -233,6 +233,17 @@ pub fn mkfifo(path: &std::path::Path) {
     assert!(status.success());
 }
 
+/// True while `pid` names a live process (a zombie counts as gone), from /proc.
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
 /// `(pid, ppid, pgrp)` of every live (not zombie) process, from /proc.
 pub fn processes() -> Vec<(u32, u32, u32)> {
     let mut found = Vec::new();
