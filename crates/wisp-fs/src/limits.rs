@@ -88,3 +88,10 @@ pub const TRASH_MAX_NAME_ATTEMPTS: usize = 1000;
 /// PEM private key block or a Git credential line (`sensitive.rs`): a part that holds any byte
 /// of a block or line up to this long is withheld, however small the part asked for.
 pub const SENSITIVE_CONTEXT_BYTES: u64 = 32 * 1024;
+
+/// Entries a snapshot of the whole project records (what a program run in it is said to have
+/// changed); past it the snapshot says it is incomplete.
+pub const SNAPSHOT_MAX_ENTRIES: usize = 50_000;
+
+/// Folder levels below the root a snapshot goes into; deeper ones make it incomplete.
+pub const SNAPSHOT_MAX_DEPTH: usize = 32;
