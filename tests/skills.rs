@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 use wisp_sim::{SimConfig, SimServer};
+use wisp_test_support::alive;
 
 use crate::cli::{Served, dirs};
 use crate::mcp::live_serve_command;
@@ -122,4 +123,142 @@ async fn without_a_skill_no_skills_tool_is_offered() {
     assert_eq!(sent.len(), 1);
     assert!(!names_of(&sent[0]).contains(&"skills_read".to_owned()));
     assert!(done.to_string().contains("No skill was found"), "{done}");
+}
+
+/// A skill script that tidies the project and leaves a detached daemon behind (`setsid` and a
+/// double fork, out of its process group), whose pid it writes to `daemon.pid`.
+const TIDY: &str = r#"import os, sys, time
+open("tidied.txt", "w").write("tidy\n")
+print("tidied", sys.argv[1:])
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open("daemon.pid.tmp", "w") as f:
+            f.write(str(os.getpid()))
+        os.rename("daemon.pid.tmp", "daemon.pid")
+        time.sleep(300)
+    os._exit(0)
+os.waitpid(pid, 0)
+while not os.path.exists("daemon.pid"):
+    time.sleep(0.01)
+print("done")
+"#;
+
+#[tokio::test]
+async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_it_started() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let home = tmp.path().join("home");
+    let skills = home.join(".agents/skills");
+    write(
+        &skills.join("tidy/SKILL.md"),
+        "---\nname: tidy\ndescription: Tidies the project.\n---\nRun `scripts/tidy.py`.\n",
+    );
+    write(&skills.join("tidy/scripts/tidy.py"), TIDY);
+    let mut command = live_serve_command(&sim, &data, Some(&project));
+    command.env("HOME", &home);
+    let served = Served::spawn(command);
+
+    // Off unless the person turns it on: the tool is not offered, the demo ends at the read.
+    let (status, view) = served.call("GET", "/api/skills", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(view["scriptsAllowed"], false);
+    assert_eq!(view["skills"][0]["name"], "tidy");
+    assert_eq!(view["skills"][0]["files"], 2);
+    let off = "[demo:skill] switch off";
+    let run = served.start_run(off).await;
+    let done = served.wait(&run, "completed").await;
+    assert!(
+        done["finalText"]
+            .as_str()
+            .unwrap()
+            .starts_with("The skill tidy was read"),
+        "{done}"
+    );
+    assert!(!names_of(&tools_sent(&sim, off)[0]).contains(&"skills_run_script".to_owned()));
+    assert!(!project.join("tidied.txt").exists());
+
+    // A body that is not the switch changes nothing.
+    let (status, _) = served
+        .call(
+            "PUT",
+            "/api/skills",
+            Some(serde_json::json!({"scriptsAllowed": "yes"})),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        served.call("GET", "/api/skills", None).await.1["scriptsAllowed"],
+        false
+    );
+    let (status, view) = served
+        .call(
+            "PUT",
+            "/api/skills",
+            Some(serde_json::json!({"scriptsAllowed": true})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(view["scriptsAllowed"], true);
+
+    let on = r#"[demo:skill] args=["--all"]"#;
+    let run = served.start_run(on).await;
+    let waiting = served.wait(&run, "awaiting_approval").await;
+    let call = &waiting["steps"][1]["toolCalls"][0];
+    assert_eq!(call["tool"], "skills_run_script");
+    let approval = &call["approval"];
+    let canonical = approval["canonical"].as_str().unwrap();
+    let shown: Value = serde_json::from_str(canonical).unwrap();
+    assert_eq!(shown["content"], TIDY);
+    assert_eq!(shown["args"], serde_json::json!(["--all"]));
+    assert_eq!(shown["script"], "scripts/tidy.py");
+    assert!(shown["interpreter"].as_str().unwrap().ends_with("/python3"));
+    assert!(
+        !project.join("tidied.txt").exists(),
+        "nothing runs before the approval"
+    );
+    assert_eq!(
+        served
+            .approve(
+                approval["id"].as_str().unwrap(),
+                approval["digest"].as_str().unwrap()
+            )
+            .await,
+        204
+    );
+    let done = served.wait(&run, "completed").await;
+    let call = &done["steps"][1]["toolCalls"][0];
+    assert_eq!(call["status"], "succeeded", "{call}");
+    let result: Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    assert_eq!(result["exitCode"], 0);
+    assert_eq!(result["stdout"]["text"], "tidied ['--all']\ndone\n");
+    assert_eq!(
+        result["changes"]["created"]["paths"],
+        serde_json::json!(["daemon.pid", "tidied.txt"])
+    );
+    assert!(
+        done["finalText"]
+            .as_str()
+            .unwrap()
+            .starts_with("The script of tidy ran"),
+        "{done}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("tidied.txt")).unwrap(),
+        "tidy\n"
+    );
+    // The daemon left the script's process group and session; it ended with the script.
+    let daemon: u32 = std::fs::read_to_string(project.join("daemon.pid"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while alive(daemon) && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(
+        !alive(daemon),
+        "the detached daemon {daemon} outlived the script"
+    );
 }

@@ -50,6 +50,7 @@ pub use tabs::PreviewBackend;
 pub use wisp_fs::TrashConfig;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -187,7 +188,13 @@ pub(crate) struct Inner {
     pub(crate) mcp: Arc<mcp::McpHost>,
     /// Every session's preview tabs (in memory only).
     pub(crate) tabs: tabs::Tabs,
+    /// Settings → Skills: whether runs are offered `skills_run_script` (FILE-05; stored, off
+    /// unless the person turned it on).
+    skill_scripts: std::sync::atomic::AtomicBool,
 }
+
+/// The store's name of the skill-script switch.
+const SKILL_SCRIPTS_SETTING: &str = "skill-scripts";
 
 /// Why file work of a revoked project is refused.
 const REVOKED: &str =
@@ -248,8 +255,13 @@ impl Host {
                 shutting_down,
                 mcp: Arc::default(),
                 tabs: tabs::Tabs::new(events.clone()),
+                skill_scripts: std::sync::atomic::AtomicBool::new(false),
             }),
         };
+        let scripts = host.inner.store.setting(SKILL_SCRIPTS_SETTING)?;
+        host.inner
+            .skill_scripts
+            .store(scripts.as_deref() == Some("true"), Ordering::SeqCst);
         host.interrupt_leftovers(&found_unfinished_error())?;
         host.remove_leftover_temp_files();
         Ok(host)
@@ -520,14 +532,13 @@ impl Host {
     /// The tools a new run of this session would get (`tool_introspect`'s answer).
     pub fn session_tools(&self, session_id: &str) -> Result<Vec<p::ToolInfo>, CoreError> {
         let session = self.session(session_id)?;
-        Ok(tools::run_snapshot(session.root.is_some(), self.run_extras()).infos)
+        let has_root = session.root.is_some();
+        Ok(tools::run_snapshot(has_root, self.run_extras(has_root)).infos)
     }
 
-    /// A run's tools beyond the built-ins, as they are now: the skills tool (when the person's
-    /// skills folders hold a skill; reads them, blocking), then the active MCP tools.
-    fn run_extras(&self) -> Vec<tool::ToolRef> {
-        let sources: Vec<wisp_skills::Source> = self
-            .inner
+    /// The person's skills sources.
+    fn skill_sources(&self) -> Vec<wisp_skills::Source> {
+        self.inner
             .config
             .skills_dirs
             .iter()
@@ -536,11 +547,67 @@ impl Host {
                 dir: dir.clone(),
                 confine: None,
             })
-            .collect();
-        tools::skills::tool(&sources)
+            .collect()
+    }
+
+    /// A run's tools beyond the built-ins, as they are now: the skills tools (when the person's
+    /// skills folders hold a skill; reads them, blocking; the script tool only with the
+    /// person's switch on and a project to run in), then the active MCP tools.
+    fn run_extras(&self, has_root: bool) -> Vec<tool::ToolRef> {
+        let scripts = has_root && self.inner.skill_scripts.load(Ordering::SeqCst);
+        tools::skills::tools(&self.skill_sources(), scripts)
             .into_iter()
             .chain(self.inner.mcp.tools())
             .collect()
+    }
+
+    /// `GET /api/skills`: Settings → Skills (blocking: reads the skills folders).
+    pub fn skills(&self) -> p::SkillsView {
+        let sources = self.skill_sources();
+        let found = wisp_skills::find(&sources);
+        let shown = |d: &Path| wisp_fs::plain_path(d).to_string_lossy().into_owned();
+        p::SkillsView {
+            scripts_allowed: self.inner.skill_scripts.load(Ordering::SeqCst),
+            folders: sources.iter().map(|s| shown(&s.dir)).collect(),
+            skills: found
+                .skills
+                .iter()
+                .map(|s| p::SkillEntry {
+                    name: s.name.clone(),
+                    description: s.description.clone(),
+                    folder: shown(&s.dir),
+                    digest: s.digest.clone(),
+                    files: s.files as u64,
+                })
+                .collect(),
+            invalid: found
+                .invalid
+                .iter()
+                .map(|i| p::InvalidSkill {
+                    folder: shown(&i.dir),
+                    reason: i.reason.clone(),
+                })
+                .collect(),
+            notes: found.notes,
+        }
+    }
+
+    /// `PUT /api/skills`: turns the skill-script mode on or off for runs that start from now
+    /// on (blocking: stored first, so what the UI shows is what a restart keeps).
+    pub fn update_skills(&self, update: &p::UpdateSkills) -> Result<p::SkillsView, CoreError> {
+        self.inner.store.put_setting(
+            SKILL_SCRIPTS_SETTING,
+            if update.scripts_allowed {
+                "true"
+            } else {
+                "false"
+            },
+        )?;
+        self.inner
+            .skill_scripts
+            .store(update.scripts_allowed, Ordering::SeqCst);
+        tracing::info!(allowed = update.scripts_allowed, "skill scripts switch");
+        Ok(self.skills())
     }
 
     pub(crate) fn sandbox_for(
@@ -665,7 +732,7 @@ impl Host {
         );
         // The run's tools: the built-ins, the skills and the MCP tools active now, kept to its
         // end.
-        let snapshot = tools::run_snapshot(sandbox.is_some(), self.run_extras());
+        let snapshot = tools::run_snapshot(sandbox.is_some(), self.run_extras(sandbox.is_some()));
         let ctx = run::RunCtx {
             host: self.clone(),
             session_id: session_id.to_owned(),

@@ -80,6 +80,25 @@ pub const TICKET_ACK_TIMEOUT: Duration = Duration::from_secs(10);
 /// the person, capped); defined with the wire type, which states them.
 pub use wisp_protocol::limits::{MAX_TOOL_OUTPUT_LINE_BYTES, MAX_TOOL_OUTPUT_LINES};
 
+/// How long a skill's script may run before it is ended with everything it started (FILE-05).
+pub const SKILL_SCRIPT_TIME_LIMIT: Duration = Duration::from_secs(120);
+
+/// Bytes of each of a skill script's output streams (stdout, stderr) kept for the model: the
+/// last ones; the person sees the output live under the call, capped per line and in lines.
+pub const SKILL_SCRIPT_OUTPUT_BYTES: usize = 16 * 1024;
+
+/// Arguments a skill script may be given.
+pub const SKILL_SCRIPT_MAX_ARGS: usize = 64;
+/// Bytes of one argument of a skill script.
+pub const SKILL_SCRIPT_MAX_ARG_BYTES: usize = 4096;
+
+/// How often a waiting script card reads the script again: a change voids the approval.
+pub const SKILL_SCRIPT_RECHECK: Duration = Duration::from_secs(1);
+
+/// Paths of a script's changes to the project listed per kind (created, changed, removed); the
+/// rest are counted.
+pub const SKILL_SCRIPT_CHANGES_LISTED: usize = 50;
+
 #[cfg(test)]
 mod tests {
     use wisp_preview::limits as preview;

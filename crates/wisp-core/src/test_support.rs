@@ -62,3 +62,24 @@ pub(crate) fn with_tool_ctx<T>(f: impl FnOnce(&crate::tool::ToolCtx<'_>) -> T) -
     };
     f(&ctx)
 }
+
+/// `f` given a tool call's context (`s1`, `r1`, no tools) in `project`, its live output sent
+/// to `events`, over a Host of its own.
+pub(crate) fn with_project_ctx<T>(
+    project: &std::sync::Arc<wisp_fs::Sandbox>,
+    events: &tokio::sync::broadcast::Sender<wisp_protocol::Live>,
+    f: impl FnOnce(&crate::tool::ToolCtx<'_>) -> T,
+) -> T {
+    let (_tmp, host) = host();
+    let output = crate::output::OutputSink::new(events.clone(), "s1", "r1", "c1");
+    let caps = crate::tools::Capabilities::of(&host);
+    let ctx = crate::tool::ToolCtx {
+        tools: &[],
+        session_id: "s1",
+        run_id: "r1",
+        sandbox: Some(project),
+        output: &output,
+        caps: &caps,
+    };
+    f(&ctx)
+}

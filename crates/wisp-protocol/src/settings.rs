@@ -439,3 +439,62 @@ mod tests {
         assert!(t.check().is_err());
     }
 }
+
+/// Settings → Skills (`GET /api/skills`): the person's skills as the next run would find
+/// them, the ones not used and why, and the switch of the managed skill-script mode.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillsView {
+    /// Whether `skills_run_script` is offered to runs (off unless the person turned it on):
+    /// each script run still waits for the person's approval of its card.
+    pub scripts_allowed: bool,
+    /// The folders skills are read from, in order.
+    pub folders: Vec<String>,
+    /// The skills a run is told of, by name.
+    pub skills: Vec<SkillEntry>,
+    /// Skill folders that break the format's rules, with the reason; never half-loaded.
+    pub invalid: Vec<InvalidSkill>,
+    /// What the reading noticed beyond single skills (a folder over its limit, say).
+    pub notes: Vec<String>,
+}
+
+/// One usable skill.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillEntry {
+    /// Its name (equal to its folder's name).
+    pub name: String,
+    /// What it is for, as its `SKILL.md` says.
+    pub description: String,
+    /// Its folder.
+    pub folder: String,
+    /// SHA-256 (hex) over the whole folder: names, kinds and contents.
+    pub digest: String,
+    /// Files in the folder.
+    pub files: u64,
+}
+
+/// A skill folder that is not used, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct InvalidSkill {
+    /// The folder.
+    pub folder: String,
+    /// What rule it breaks.
+    pub reason: String,
+}
+
+/// `PUT /api/skills`: the switch of the managed skill-script mode.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateSkills {
+    /// Offer `skills_run_script` to runs that start from now on.
+    pub scripts_allowed: bool,
+}
+
+impl Check for UpdateSkills {
+    fn check(&self) -> Result<(), String> {
+        // A boolean has no rule beyond its type.
+        Ok(())
+    }
+}

@@ -114,6 +114,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
             put(set_api_key).delete(delete_api_key),
         )
         .route("/api/settings/test", post(test_connection))
+        .route("/api/skills", get(get_skills).put(update_skills))
         .route("/api/mcp/servers", get(mcp_servers).post(mcp_add))
         .route("/api/mcp/servers/{id}", put(mcp_edit).delete(mcp_delete))
         .route("/api/mcp/servers/{id}/activate", post(mcp_activate))
@@ -335,6 +336,21 @@ async fn update_settings(
 ) -> ApiResult<p::Settings> {
     let host = s.host.clone();
     Ok(Json(blocking(move || host.update_settings(body)).await?))
+}
+
+/// Off the async threads: reads the skills folders.
+async fn get_skills(State(s): State<AppState>) -> ApiResult<p::SkillsView> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || Ok(host.skills())).await?))
+}
+
+/// Off the async threads: writes the database, then reads the skills folders.
+async fn update_skills(
+    State(s): State<AppState>,
+    Body(body): Body<p::UpdateSkills>,
+) -> ApiResult<p::SkillsView> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.update_skills(&body)).await?))
 }
 
 /// The key goes to the OS secret store, which may be a D-Bus round trip: off the async threads.

@@ -556,6 +556,18 @@ fn build_paths(s: &mut Schemas) -> Value {
         s.answer::<p::ConnectionTest>("200", "the outcome (ok or a problem)"),
     );
 
+    let get_skills = Op::new(
+        "getSkills",
+        "Settings → Skills: the skills folders, the skills a run is told of, the folders not used and why, and whether skill scripts may be offered (skills_run_script; off unless turned on, every run still approved)",
+        s.answer::<p::SkillsView>("200", "OK"),
+    );
+    let update_skills = Op::new(
+        "updateSkills",
+        "Turn the managed skill-script mode on or off for runs that start from now on; stored",
+        s.answer::<p::SkillsView>("200", "stored; Settings → Skills now"),
+    )
+    .body(s.body::<p::UpdateSkills>());
+
     let server = || id_param(p::MCP_SERVER_ID, "an MCP server ID");
     let list_mcp = Op::new(
         "listMcpServers",
@@ -621,6 +633,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/settings": {"get": get_settings.into_json(), "put": update_settings.into_json()},
         "/api/settings/api-key": {"put": set_api_key.into_json(), "delete": delete_api_key.into_json()},
         "/api/settings/test": {"post": test_connection.into_json()},
+        "/api/skills": {"get": get_skills.into_json(), "put": update_skills.into_json()},
         "/api/health": {"get": health.into_json()},
         "/api/openapi.json": {"get": openapi.into_json()},
         "/api/projects": {"get": list_projects.into_json(), "post": create_project.into_json()},

@@ -126,7 +126,7 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         marker: "[demo:skill]",
-        summary: "skills_read of the first skill its catalogue offers (or of the skill after skill=), then, when SKILL.md names a file under references/, skills_read of that file, then an answer reporting what was read; without skills_read offered, an answer saying no skill was found",
+        summary: "skills_read of the first skill its catalogue offers (or of the skill after skill=), then, when SKILL.md names a file under references/, skills_read of that file; then, when skills_run_script is offered, a run of the script after script= (args= a JSON array) or of the first scripts/ file SKILL.md names; then an answer reporting what was read or run; without skills_read offered, an answer saying no skill was found",
         script: demo_skill,
     },
     Scenario {
@@ -711,19 +711,30 @@ fn demo_skill(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             vec![turn.call(0, "skills_read", json!({"name": name}).to_string())],
         );
     }
-    // The first `references/…` file SKILL.md names, read next (progressive disclosure).
-    let reference = (turn.step == 1)
+    // A script run ends the demo: report it.
+    if turn.results.first().map(|r| r.tool) == Some("skills_run_script") {
+        return (
+            "Report what the script did.".to_owned(),
+            format!("The script of {name} ran 脚本已运行：{}", report(turn)),
+            Vec::new(),
+        );
+    }
+    // SKILL.md as the previous round read it (only right after that read).
+    let skill_md = (turn.step == 1)
         .then(|| turn.results.first())
         .flatten()
         .and_then(|r| serde_json::from_str::<Value>(r.content).ok())
-        .and_then(|v| {
-            let content = v.get("content")?.as_str()?.to_owned();
+        .and_then(|v| Some(v.get("content")?.as_str()?.to_owned()));
+    let named = |prefix: &str| {
+        skill_md.as_deref().and_then(|content| {
             content
                 .split(|c: char| c.is_whitespace() || "()[]`'\"".contains(c))
-                .find(|w| w.starts_with("references/") && w.len() > "references/".len())
+                .find(|w| w.starts_with(prefix) && w.len() > prefix.len())
                 .map(|w| w.trim_end_matches(['.', ',', ':', ';']).to_owned())
-        });
-    if let Some(path) = reference {
+        })
+    };
+    // The first `references/…` file SKILL.md names, read next (progressive disclosure).
+    if let Some(path) = named("references/") {
         return (
             format!("SKILL.md points at {path}; read it."),
             format!("Reading {path} of the skill {name}."),
@@ -734,11 +745,37 @@ fn demo_skill(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
             )],
         );
     }
+    // Then the script the message names (script=…), or the first `scripts/…` SKILL.md names,
+    // when the person allowed scripts (the tool is offered).
+    let script = word_value(turn.user_text, "script=").or_else(|| named("scripts/"));
+    if let Some(script) = script.filter(|_| offers(turn.tools, "skills_run_script")) {
+        let args: Vec<String> = word_value(turn.user_text, "args=")
+            .and_then(|a| serde_json::from_str(&a).ok())
+            .unwrap_or_default();
+        return (
+            format!("Run {script} of the skill {name}, as SKILL.md says."),
+            format!(
+                "Running {script} of the skill {name}; Wisp asks you first. 运行技能 {name} 的 {script}，会先征得你的同意。"
+            ),
+            vec![turn.call(
+                0,
+                "skills_run_script",
+                json!({"name": name, "script": script, "args": args}).to_string(),
+            )],
+        );
+    }
     (
         "Report what the skill said.".to_owned(),
         format!("The skill {name} was read 技能已读取：{}", report(turn)),
         Vec::new(),
     )
+}
+
+/// Whether the request offered a function named `name`.
+fn offers(tools: &[Value], name: &str) -> bool {
+    tools
+        .iter()
+        .any(|t| t["function"]["name"].as_str() == Some(name))
 }
 
 fn demo_secrets(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
@@ -1765,6 +1802,45 @@ mod tests {
         );
         assert!(r.tool_calls.is_empty());
         assert!(r.content.starts_with("No skill was found"), "{}", r.content);
+    }
+
+    #[test]
+    fn with_scripts_allowed_the_script_skill_md_names_runs_after_the_read() {
+        let read = json!({"type": "function", "function": {"name": "skills_read", "parameters": {"properties": {"name": {"enum": ["tidy"]}}}}});
+        let run = json!({"type": "function", "function": {"name": "skills_run_script"}});
+        let tools = vec![read.clone(), run];
+        let mut h = vec![json!({"role": "user", "content": "[demo:skill] args=[\"--all\",\"x\"]"})];
+        let r = reply_with_tools(&h, &tools, false);
+        h.push(assistant_with_calls(&r));
+        let body = json!({"content": "# tidy\nRun `scripts/tidy.py`.\n"}).to_string();
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": body}));
+        let r = reply_with_tools(&h, &tools, false);
+        assert_eq!(r.tool_calls[0].name, "skills_run_script");
+        assert_eq!(
+            r.tool_calls[0].arguments,
+            r#"{"args":["--all","x"],"name":"tidy","script":"scripts/tidy.py"}"#
+        );
+        h.push(assistant_with_calls(&r));
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": "{\"exitCode\": 0}"}));
+        let last = reply_with_tools(&h, &tools, false);
+        assert!(last.tool_calls.is_empty());
+        assert!(
+            last.content.starts_with("The script of tidy ran"),
+            "{}",
+            last.content
+        );
+        // Without the switch (the tool not offered) the demo ends after the read.
+        let mut h = vec![json!({"role": "user", "content": "[demo:skill]"})];
+        let r = reply_with_tools(&h, &tools[..1], false);
+        h.push(assistant_with_calls(&r));
+        h.push(json!({"role": "tool", "tool_call_id": r.tool_calls[0].id, "content": body}));
+        let r = reply_with_tools(&h, &tools[..1], false);
+        assert!(r.tool_calls.is_empty());
+        assert!(
+            r.content.starts_with("The skill tidy was read"),
+            "{}",
+            r.content
+        );
     }
 
     #[test]

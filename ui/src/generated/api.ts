@@ -491,6 +491,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Settings → Skills: the skills folders, the skills a run is told of, the folders not used and why, and whether skill scripts may be offered (skills_run_script; off unless turned on, every run still approved) */
+        get: operations["getSkills"];
+        /** Turn the managed skill-script mode on or off for runs that start from now on; stored */
+        put: operations["updateSkills"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tabs/{id}": {
         parameters: {
             query?: never;
@@ -975,6 +993,13 @@ export interface components {
             status: string;
             /** @description How the UI shows web tabs: the Host's browser, or iframes (`--web-only`, no browser). */
             web_tabs: components["schemas"]["WebTabs"];
+        };
+        /** @description A skill folder that is not used, and why. */
+        InvalidSkill: {
+            /** @description The folder. */
+            folder: string;
+            /** @description What rule it breaks. */
+            reason: string;
         };
         /** @description Where a key entered in the UI is kept. */
         KeyChoice: "keyring" | "process";
@@ -1503,6 +1528,41 @@ export interface components {
             /** @description See [`Settings::thinking`]. */
             thinking: components["schemas"]["SettingSource"];
         };
+        /** @description One usable skill. */
+        SkillEntry: {
+            /** @description What it is for, as its `SKILL.md` says. */
+            description: string;
+            /** @description SHA-256 (hex) over the whole folder: names, kinds and contents. */
+            digest: string;
+            /**
+             * Format: uint64
+             * @description Files in the folder.
+             */
+            files: number;
+            /** @description Its folder. */
+            folder: string;
+            /** @description Its name (equal to its folder's name). */
+            name: string;
+        };
+        /**
+         * @description Settings → Skills (`GET /api/skills`): the person's skills as the next run would find
+         *     them, the ones not used and why, and the switch of the managed skill-script mode.
+         */
+        SkillsView: {
+            /** @description The folders skills are read from, in order. */
+            folders: string[];
+            /** @description Skill folders that break the format's rules, with the reason; never half-loaded. */
+            invalid: components["schemas"]["InvalidSkill"][];
+            /** @description What the reading noticed beyond single skills (a folder over its limit, say). */
+            notes: string[];
+            /**
+             * @description Whether `skills_run_script` is offered to runs (off unless the person turned it on):
+             *     each script run still waits for the person's approval of its card.
+             */
+            scriptsAllowed: boolean;
+            /** @description The skills a run is told of, by name. */
+            skills: components["schemas"]["SkillEntry"][];
+        };
         /** @description `POST /api/sessions/{id}/runs`. */
         StartRun: {
             /** @description The user message: up to 100,000 characters with at least one that is not white space. */
@@ -1730,6 +1790,11 @@ export interface components {
             reasoningEffort?: ("high" | "max") | null;
             /** @description Thinking mode. */
             thinking: "enabled" | "disabled";
+        };
+        /** @description `PUT /api/skills`: the switch of the managed skill-script mode. */
+        UpdateSkills: {
+            /** @description Offer `skills_run_script` to runs that start from now on. */
+            scriptsAllowed: boolean;
         };
         /** @description Token counts of a run (or a session), summed over its model requests, and what they cost. */
         Usage: {
@@ -5803,6 +5868,212 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConnectionTest"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillsView"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    updateSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSkills"];
+            };
+        };
+        responses: {
+            /** @description stored; Settings → Skills now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillsView"];
                 };
             };
             /** @description the path, query, a header or the body breaks this document's rules */

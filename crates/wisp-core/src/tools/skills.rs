@@ -3,8 +3,9 @@
 //! skill's name and description, capped — so the catalogue is part of the run's tool snapshot,
 //! fixed for the run. A read goes through the file tools' sandbox rooted at the skill's
 //! folder (kernel-enforced: no `..`, no link out), refuses files that look like credentials,
-//! and needs no approval (DEC-01). A project's skills are not offered: they came with the
-//! project and wait for the person's trust, which is not built yet.
+//! and needs no approval (DEC-01). With the person's switch on and a project, also
+//! `skills_run_script` (`skills/script.rs`), approved every time. A project's skills are not
+//! offered: they came with the project and wait for the person's trust, which is not built yet.
 
 use std::sync::Arc;
 
@@ -16,6 +17,8 @@ use wisp_skills::Skill;
 use crate::tool::{Prepared, Tool, ToolCtx, ToolRef};
 use crate::tools::parse_args;
 
+mod script;
+
 /// The name of the family's one tool.
 const NAME: &str = "skills_read";
 
@@ -25,9 +28,22 @@ struct SkillsRead {
     catalogue: String,
 }
 
-/// The skills tool of a run that starts now: `None` when `sources` hold no valid skill (the
-/// tool is then not offered at all). Reads the folders (blocking).
-pub(crate) fn tool(sources: &[wisp_skills::Source]) -> Option<ToolRef> {
+/// The skills tools of a run that starts now: none when `sources` hold no valid skill;
+/// `skills_run_script` too when `scripts` (the person's switch, and a project to run in).
+/// Reads the folders (blocking).
+pub(crate) fn tools(sources: &[wisp_skills::Source], scripts: bool) -> Vec<ToolRef> {
+    let Some(read) = reader(sources) else {
+        return Vec::new();
+    };
+    let mut all: Vec<ToolRef> = vec![read.clone() as ToolRef];
+    if scripts {
+        all.push(script::tool(read.skills.clone()));
+    }
+    all
+}
+
+/// `skills_read` over what `sources` hold, if any skill is valid.
+fn reader(sources: &[wisp_skills::Source]) -> Option<Arc<SkillsRead>> {
     let found = wisp_skills::find(sources);
     for invalid in &found.invalid {
         tracing::info!(dir = %invalid.dir.display(), reason = %invalid.reason, "skill not used");
@@ -166,8 +182,8 @@ mod tests {
     #[test]
     fn no_skill_no_tool() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(tool(&[person(dir.path())]).is_none());
-        assert!(tool(&[]).is_none());
+        assert!(tools(&[person(dir.path())], true).is_empty());
+        assert!(tools(&[], true).is_empty());
     }
 
     #[tokio::test]
@@ -178,7 +194,14 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("broken")).unwrap();
         let secret = tempfile::tempdir().unwrap();
         std::fs::write(secret.path().join("outside.txt"), "outside").unwrap();
-        let tool = tool(&[person(dir.path())]).unwrap();
+        let all = tools(&[person(dir.path())], false);
+        assert_eq!(all.len(), 1, "no script tool while the switch is off");
+        let with_scripts: Vec<String> = tools(&[person(dir.path())], true)
+            .iter()
+            .map(|t| t.info().name)
+            .collect();
+        assert_eq!(with_scripts, ["skills_read", "skills_run_script"]);
+        let tool = all[0].clone();
         let info = tool.info();
         assert_eq!(info.name, "skills_read");
         assert!(!info.requires_approval);

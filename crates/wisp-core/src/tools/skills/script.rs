@@ -1,0 +1,562 @@
+//! `skills_run_script` (FILE-05): the managed skill-script mode. A separate high-privilege
+//! mode, outside the project-file sandbox: off unless the person turned it on in Settings →
+//! Skills (the tool is not offered otherwise), approved every time, and the card shows
+//! exactly what runs — the skill, the script's path and sha256 and its whole text, the
+//! interpreter as an absolute path, the argument array, the working folder (the project),
+//! the names of the environment variables it gets and the time limit.
+//!
+//! - No shell: the interpreter comes from the script's extension, or else its `#!` line, and
+//!   must be one of [`INTERPRETERS`]; the arguments are an array, passed one by one.
+//! - The approval binds the script's digest: the card is voided when the script changes while
+//!   it waits, and the script is read and checked again right before it starts (it runs from
+//!   its place, so that a script can find its skill's other files; what changes it between
+//!   that check and the interpreter opening it is not caught).
+//! - The script runs in the project folder with the allow-listed environment MCP servers get,
+//!   in a process group of its own (a Job Object on Windows); its output streams live under
+//!   the call, capped; the time limit and the run's cancel end its whole tree, also what
+//!   left the group (the Host's reaper), and so does its own end: nothing it started outlives
+//!   it.
+//! - What it did is said: the project is snapshotted before and after (bounded), and the
+//!   result lists what was created, changed and removed, or where the snapshot could not see.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use wisp_protocol::ToolInfo;
+use wisp_skills::Skill;
+
+use crate::limits::{
+    SKILL_SCRIPT_CHANGES_LISTED, SKILL_SCRIPT_MAX_ARG_BYTES, SKILL_SCRIPT_MAX_ARGS,
+    SKILL_SCRIPT_OUTPUT_BYTES, SKILL_SCRIPT_RECHECK, SKILL_SCRIPT_TIME_LIMIT,
+};
+use crate::output::OutputSink;
+use crate::tool::{Binding, BoxFuture, Execute, Prepared, Subject, Tool, ToolCtx, ToolRef};
+use crate::tools::parse_args;
+
+/// The tool's name.
+pub(crate) const NAME: &str = "skills_run_script";
+
+/// The interpreters a script may name (by extension or `#!` line), and the extensions that
+/// choose each.
+pub(crate) const INTERPRETERS: &[(&str, &[&str])] = &[
+    ("python3", &["py"]),
+    ("node", &["js", "mjs", "cjs"]),
+    ("bash", &["bash"]),
+    ("sh", &["sh"]),
+];
+
+/// Bytes of one output line before it is passed on as a line of its own.
+const MAX_LINE_BYTES: usize = 8 * 1024;
+
+/// `skills_run_script`, over the skills found when its run started.
+struct RunScript {
+    skills: Arc<Vec<Skill>>,
+    /// [`SKILL_SCRIPT_TIME_LIMIT`], but in tests.
+    time_limit: Duration,
+}
+
+/// The tool, over `skills` (the run's, the same ones `skills_read` offers).
+pub(super) fn tool(skills: Arc<Vec<Skill>>) -> ToolRef {
+    Arc::new(RunScript {
+        skills,
+        time_limit: SKILL_SCRIPT_TIME_LIMIT,
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RunArgs {
+    name: String,
+    script: String,
+    #[serde(default)]
+    args: Vec<String>,
+}
+
+impl Tool for RunScript {
+    fn info(&self) -> ToolInfo {
+        let names: Vec<&str> = self.skills.iter().map(|s| s.name.as_str()).collect();
+        ToolInfo {
+            name: NAME.into(),
+            description: format!(
+                "Run a script of one of the person's skills (a file in the skill's folder, such as scripts/build.py) in the project folder, with the person's approval each time. It runs with the person's rights, outside the file tools' sandbox, for at most {} s; there is no shell: the interpreter comes from the file's extension or #! line ({}) and args are passed as they are. The result has the exit code, the end of its output and what it created, changed and removed in the project. Read the skill's SKILL.md first: run a script only as it says.",
+                self.time_limit.as_secs(),
+                INTERPRETERS
+                    .iter()
+                    .map(|(i, _)| *i)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "enum": names},
+                    "script": {"type": "string", "description": "The script's path in the skill's folder, e.g. scripts/check.py."},
+                    "args": {"type": "array", "items": {"type": "string", "maxLength": SKILL_SCRIPT_MAX_ARG_BYTES}, "maxItems": SKILL_SCRIPT_MAX_ARGS, "description": "Arguments, one string each."}
+                },
+                "required": ["name", "script"],
+                "additionalProperties": false
+            }),
+            requires_approval: true,
+            mcp: None,
+        }
+    }
+
+    fn prepare(&self, args: Value, ctx: &ToolCtx<'_>) -> Prepared {
+        let a: RunArgs = match parse_args(NAME, &args) {
+            Ok(a) => a,
+            Err(e) => return Prepared::Done(Err(e)),
+        };
+        let Some(skill) = self.skills.iter().find(|s| s.name == a.name).cloned() else {
+            let names: Vec<&str> = self.skills.iter().map(|s| s.name.as_str()).collect();
+            return Prepared::Done(Err(format!(
+                "there is no skill named {:?}; the skills are: {}",
+                a.name,
+                names.join(", ")
+            )));
+        };
+        if let Err(e) = check_args(&a.args) {
+            return Prepared::Done(Err(e));
+        }
+        let Some(project) = ctx.sandbox.cloned() else {
+            return Prepared::Done(Err(
+                "a skill's script runs in the session's project folder, and this session has none; nothing was run".into(),
+            ));
+        };
+        let output = ctx.output.clone();
+        let time_limit = self.time_limit;
+        Prepared::LookUp(Box::pin(async move {
+            tokio::task::spawn_blocking(move || subject(skill, a, project, output, time_limit))
+                .await
+                .map_err(|_| "the script could not be read; nothing was run".to_owned())?
+        }))
+    }
+}
+
+fn check_args(args: &[String]) -> Result<(), String> {
+    if args.len() > SKILL_SCRIPT_MAX_ARGS {
+        return Err(format!(
+            "args: at most {SKILL_SCRIPT_MAX_ARGS} arguments; nothing was run"
+        ));
+    }
+    for (i, arg) in args.iter().enumerate() {
+        if arg.len() > SKILL_SCRIPT_MAX_ARG_BYTES {
+            return Err(format!(
+                "args[{i}]: at most {SKILL_SCRIPT_MAX_ARG_BYTES} bytes; nothing was run"
+            ));
+        }
+        if arg.contains('\0') {
+            return Err(format!(
+                "args[{i}]: holds a NUL character, which no program can be given; nothing was run"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The script as read now: its path in the skill, its text and digest.
+struct Script {
+    rel: String,
+    text: String,
+    sha256: String,
+}
+
+/// Reads `rel` of `skill` whole, through the sandbox rooted at the skill's folder (no `..`,
+/// no link out of it).
+fn read_script(skill: &Skill, rel: &str) -> Result<Script, String> {
+    let sandbox = wisp_fs::Sandbox::open(&skill.dir)
+        .map_err(|e| format!("the skill {}: {}", skill.name, e.message))?;
+    let read = sandbox.read(rel, None, None).map_err(|e| e.message)?;
+    let Some(sha256) = read.sha256 else {
+        return Err(format!(
+            "{}: {} bytes, more than a card can show ({} bytes at most)",
+            read.path,
+            read.size,
+            wisp_fs::limits::MAX_READ_BYTES
+        ));
+    };
+    Ok(Script {
+        rel: read.path,
+        text: read.content,
+        sha256,
+    })
+}
+
+/// The interpreter `script` names: by its extension, else by its `#!` line.
+fn interpreter_of(script: &Script) -> Result<&'static str, String> {
+    let allowed = || {
+        INTERPRETERS
+            .iter()
+            .map(|(i, _)| *i)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let ext = Path::new(&script.rel)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if let Some(ext) = &ext
+        && let Some((name, _)) = INTERPRETERS
+            .iter()
+            .find(|(_, exts)| exts.contains(&ext.as_str()))
+    {
+        return Ok(name);
+    }
+    let first = script.text.lines().next().unwrap_or("");
+    let Some(line) = first.strip_prefix("#!") else {
+        return Err(format!(
+            "{}: neither its extension nor a #! line names an interpreter Wisp runs scripts with ({}); nothing was run",
+            script.rel,
+            allowed()
+        ));
+    };
+    let mut words = line.split_whitespace();
+    let mut program = words.next().unwrap_or("");
+    if Path::new(program).file_name().and_then(|n| n.to_str()) == Some("env") {
+        program = words.find(|w| !w.starts_with('-')).unwrap_or("");
+    }
+    let base = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
+    INTERPRETERS
+        .iter()
+        .map(|(i, _)| *i)
+        .find(|i| *i == base)
+        .ok_or_else(|| {
+            format!(
+                "{}: its #! line names {base:?}, which is not an interpreter Wisp runs scripts with ({}); nothing was run",
+                script.rel,
+                allowed()
+            )
+        })
+}
+
+/// The approval of one run of a script: what the card shows and what runs once approved.
+fn subject(
+    skill: Skill,
+    a: RunArgs,
+    project: Arc<wisp_fs::Sandbox>,
+    output: OutputSink,
+    time_limit: Duration,
+) -> Result<Subject, String> {
+    let script = read_script(&skill, &a.script).map_err(|e| format!("{e}; nothing was run"))?;
+    let interpreter_name = interpreter_of(&script)?;
+    let path_var = std::env::var_os("PATH");
+    let interpreter = wisp_mcp::resolve_command(interpreter_name, path_var.as_deref())
+        .map_err(|e| format!("{interpreter_name}: {e}; nothing was run"))?;
+    let script_path = skill.dir.join(&script.rel);
+    let env = wisp_mcp::child_env(std::env::vars_os(), &[]);
+    let env_names: Vec<String> = env
+        .iter()
+        .map(|(k, _)| k.to_string_lossy().into_owned())
+        .collect();
+    let cwd = project.root().to_path_buf();
+    let shown = json!({
+        "skill": skill.name,
+        "skillFolder": wisp_fs::plain_path(&skill.dir).to_string_lossy(),
+        "script": script.rel,
+        "sha256": script.sha256,
+        "content": script.text,
+        "interpreter": wisp_fs::plain_path(&interpreter).to_string_lossy(),
+        "args": a.args,
+        "cwd": wisp_fs::plain_path(&cwd).to_string_lossy(),
+        "env": env_names,
+        "timeLimitSeconds": time_limit.as_secs(),
+        "access": "full",
+    });
+    let voided = watch_script(skill.clone(), script.rel.clone(), script.sha256.clone());
+    let plan = Plan {
+        skill,
+        rel: script.rel,
+        sha256: script.sha256,
+        interpreter,
+        script_path,
+        args: a.args,
+        cwd,
+        env,
+        project,
+        output,
+        time_limit,
+    };
+    Ok(Subject {
+        arguments: shown,
+        execute: Execute::Async(Box::new(move |cancel| {
+            Box::pin(run(plan, cancel)) as BoxFuture<Result<Value, String>>
+        })),
+        binding: Some(Binding::voided_by(voided)),
+        unchanged: "nothing was run",
+    })
+}
+
+/// Resolves, with the reason, once the script is not the one the card shows.
+fn watch_script(skill: Skill, rel: String, sha256: String) -> BoxFuture<String> {
+    Box::pin(async move {
+        loop {
+            tokio::time::sleep(SKILL_SCRIPT_RECHECK).await;
+            let (skill, rel) = (skill.clone(), rel.clone());
+            let now = tokio::task::spawn_blocking(move || read_script(&skill, &rel)).await;
+            match now {
+                Ok(Ok(s)) if s.sha256 == sha256 => continue,
+                Ok(Ok(s)) => {
+                    return format!(
+                        "the script {} changed after the card was shown (its sha256 is now {}); nothing was run",
+                        s.rel, s.sha256
+                    );
+                }
+                Ok(Err(e)) => {
+                    return format!("the script can no longer be read: {e}; nothing was run");
+                }
+                Err(_) => return "the script could not be read again; nothing was run".into(),
+            }
+        }
+    })
+}
+
+/// Everything an approved run needs, fixed at the card.
+struct Plan {
+    skill: Skill,
+    rel: String,
+    sha256: String,
+    interpreter: PathBuf,
+    script_path: PathBuf,
+    args: Vec<String>,
+    cwd: PathBuf,
+    env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    project: Arc<wisp_fs::Sandbox>,
+    output: OutputSink,
+    time_limit: Duration,
+}
+
+/// How the script's process ended.
+enum Ended {
+    Exited(std::io::Result<std::process::ExitStatus>),
+    TimedOut,
+    Cancelled,
+}
+
+/// The last bytes of one output stream, and how many there were in all.
+#[derive(Default)]
+struct Tail {
+    kept: VecDeque<u8>,
+    total: u64,
+}
+
+impl Tail {
+    fn push(&mut self, line: &[u8]) {
+        self.total += line.len() as u64 + 1;
+        self.kept.extend(line);
+        self.kept.push_back(b'\n');
+        let over = self.kept.len().saturating_sub(SKILL_SCRIPT_OUTPUT_BYTES);
+        self.kept.drain(..over);
+    }
+
+    fn text(&self) -> String {
+        let bytes: Vec<u8> = self.kept.iter().copied().collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    fn cut(&self) -> bool {
+        self.total > self.kept.len() as u64
+    }
+}
+
+async fn run(plan: Plan, cancel: BoxFuture<()>) -> Result<Value, String> {
+    // Checked again now: the card's script, or nothing runs.
+    let (skill, rel) = (plan.skill.clone(), plan.rel.clone());
+    let now = tokio::task::spawn_blocking(move || read_script(&skill, &rel))
+        .await
+        .map_err(|_| "the script could not be read again; nothing was run".to_owned())?
+        .map_err(|e| format!("{e}; nothing was run"))?;
+    if now.sha256 != plan.sha256 {
+        return Err(format!(
+            "the script {} changed after the card was shown (its sha256 is now {}); nothing was run",
+            now.rel, now.sha256
+        ));
+    }
+    let project = plan.project.clone();
+    let before = tokio::task::spawn_blocking(move || project.snapshot())
+        .await
+        .map_err(|_| {
+            "the project could not be looked at before the run; nothing was run".to_owned()
+        })?;
+
+    let mut command = tokio::process::Command::new(&plan.interpreter);
+    command
+        .arg(&plan.script_path)
+        .args(&plan.args)
+        .current_dir(&plan.cwd)
+        .env_clear()
+        .envs(plan.env.iter().cloned())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = wisp_mcp::ProcessTree::spawn(command).map_err(|e| {
+        format!(
+            "{} could not be started: {e}; nothing was run",
+            plan.interpreter.display()
+        )
+    })?;
+    plan.output
+        .step("run", &format!("{} {}", plan.skill.name, plan.rel));
+    let (_, stdout, stderr) = child.pipes();
+    let tails = Arc::new(Mutex::new((Tail::default(), Tail::default())));
+    let readers = [
+        stdout.map(|s| tokio::spawn(pump(s, plan.output.clone(), tails.clone(), false))),
+        stderr.map(|s| tokio::spawn(pump(s, plan.output.clone(), tails.clone(), true))),
+    ];
+    let ended = tokio::select! {
+        status = child.wait() => Ended::Exited(status),
+        () = tokio::time::sleep(plan.time_limit) => Ended::TimedOut,
+        () = cancel => Ended::Cancelled,
+    };
+    // Whatever it started ends with it, also after a normal exit.
+    child.kill().await;
+    for reader in readers.into_iter().flatten() {
+        // A pipe still held by something the kill did not reach is not waited on forever.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), reader).await;
+    }
+    let project = plan.project.clone();
+    let after = tokio::task::spawn_blocking(move || project.snapshot()).await;
+    let changes = match &after {
+        Ok(after) => changes_json(&wisp_fs::changes(&before, after)),
+        Err(_) => json!({"unknown": "the project could not be looked at after the run"}),
+    };
+    let (out, err) = {
+        let t = tails.lock().unwrap_or_else(|e| e.into_inner());
+        (
+            json!({"text": t.0.text(), "bytes": t.0.total, "cut": t.0.cut()}),
+            json!({"text": t.1.text(), "bytes": t.1.total, "cut": t.1.cut()}),
+        )
+    };
+    let said = changes_sentence(&changes);
+    match ended {
+        Ended::Exited(Ok(status)) if status.success() => Ok(json!({
+            "status": "exited",
+            "exitCode": 0,
+            "stdout": out,
+            "stderr": err,
+            "changes": changes,
+            "message": format!("{} {} exited with code 0. {said}", plan.skill.name, plan.rel),
+        })),
+        Ended::Exited(Ok(status)) => Err(format!(
+            "{} {} {}. {said} Its stderr ended with: {} Its stdout ended with: {}",
+            plan.skill.name,
+            plan.rel,
+            match status.code() {
+                Some(code) => format!("exited with code {code}"),
+                None => "was ended by a signal".to_owned(),
+            },
+            quoted(&err),
+            quoted(&out)
+        )),
+        Ended::Exited(Err(e)) => Err(format!(
+            "waiting for the script failed ({e}); it was ended with everything it started. {said}"
+        )),
+        Ended::TimedOut => Err(format!(
+            "{} {} ran past its time limit of {} s and was ended with everything it started. {said} Its output ended with: {}",
+            plan.skill.name,
+            plan.rel,
+            plan.time_limit.as_secs(),
+            quoted(&out)
+        )),
+        Ended::Cancelled => Err(format!(
+            "stopped: the script was ended with everything it started. {said}"
+        )),
+    }
+}
+
+/// Lines of one stream to the live output and its tail.
+async fn pump(
+    mut stream: impl AsyncRead + Unpin,
+    output: OutputSink,
+    tails: Arc<Mutex<(Tail, Tail)>>,
+    is_err: bool,
+) {
+    let mut chunk = vec![0u8; 16 * 1024];
+    let mut line: Vec<u8> = Vec::new();
+    let emit = |line: &mut Vec<u8>| {
+        let text = String::from_utf8_lossy(line).into_owned();
+        output.line(&text);
+        let mut t = tails.lock().unwrap_or_else(|e| e.into_inner());
+        if is_err { &mut t.1 } else { &mut t.0 }.push(line);
+        line.clear();
+    };
+    loop {
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                for &b in &chunk[..n] {
+                    if b == b'\n' {
+                        emit(&mut line);
+                    } else {
+                        line.push(b);
+                        if line.len() >= MAX_LINE_BYTES {
+                            emit(&mut line);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if !line.is_empty() {
+        emit(&mut line);
+    }
+}
+
+fn quoted(stream: &Value) -> String {
+    let text = stream["text"].as_str().unwrap_or("");
+    if text.trim().is_empty() {
+        "(nothing)".into()
+    } else {
+        format!("{:?}", text.trim_end())
+    }
+}
+
+fn changes_json(c: &wisp_fs::TreeChanges) -> Value {
+    let list = |paths: &[String]| {
+        json!({
+            "count": paths.len(),
+            "paths": paths.iter().take(SKILL_SCRIPT_CHANGES_LISTED).collect::<Vec<_>>(),
+        })
+    };
+    json!({
+        "created": list(&c.created),
+        "changed": list(&c.changed),
+        "removed": list(&c.removed),
+        "unseen": c.gaps.iter().take(SKILL_SCRIPT_CHANGES_LISTED).collect::<Vec<_>>(),
+    })
+}
+
+/// What the changes say, in one sentence for the model.
+fn changes_sentence(changes: &Value) -> String {
+    if let Some(unknown) = changes["unknown"].as_str() {
+        return format!("What it changed in the project is not known: {unknown}.");
+    }
+    let count = |k: &str| changes[k]["count"].as_u64().unwrap_or(0);
+    let (c, m, r) = (count("created"), count("changed"), count("removed"));
+    let unseen = changes["unseen"].as_array().map_or(0, Vec::len);
+    let mut s = if c + m + r == 0 {
+        "It changed nothing in the project".to_owned()
+    } else {
+        format!(
+            "In the project it created {c}, changed {m} and removed {r} entries (listed in changes)"
+        )
+    };
+    if unseen > 0 {
+        s.push_str(
+            ", as far as Wisp could look: parts of the project were not looked at (changes.unseen)",
+        );
+    }
+    s.push('.');
+    s
+}
+
+#[cfg(test)]
+mod tests;
