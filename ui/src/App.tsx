@@ -18,6 +18,7 @@ import { RunView } from "./features/conversation/RunView";
 import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
 import { useSessionRuns } from "./features/conversation/useSessionRuns";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
+import { SkillsSettingsPage } from "./features/skills/SkillsSettings";
 import { McpToolLabels, useMcpLabels } from "./features/mcp/labels";
 import { ProjectList } from "./features/projects/ProjectList";
 import { folderName } from "./features/projects/RevokeProject";
@@ -307,6 +308,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         sections={[
           { id: "model", label: t("modelSettings"), content: <ModelSettingsPage api={api} onChanged={reloadHealth} /> },
           { id: "mcp", label: t("mcpSettings"), content: <McpSettingsPage api={api} /> },
+          { id: "skills", label: t("skillsSettings"), content: <SkillsSettingsPage api={api} /> },
         ]}
       />
       <RenameSession api={api} open={dialog === "rename"} session={current} onClose={() => setDialog(null)} loadSessions={loadSessions} report={report} />

@@ -68,6 +68,9 @@ export class Api {
   deleteApiKey = () => this.call<ModelSettings>("DELETE", "/api/settings/api-key");
   testConnection = () => this.call<ConnectionTest>("POST", "/api/settings/test");
   mcpServers = () => this.call<McpServer[]>("GET", "/api/mcp/servers");
+  /** Settings → Skills: the skills found, the ones not used and why, the scripts switch. */
+  skills = () => this.call<Schemas["SkillsView"]>("GET", "/api/skills");
+  updateSkills = (body: Schemas["UpdateSkills"]) => this.call<Schemas["SkillsView"]>("PUT", "/api/skills", body);
   addMcpServer = (body: ServerBody) => this.call<McpServer>("POST", "/api/mcp/servers", body);
   updateMcpServer = (id: string, body: ServerBody) => this.call<McpServer>("PUT", `/api/mcp/servers/${encodeURIComponent(id)}`, body);
   deleteMcpServer = (id: string) => this.call<void>("DELETE", `/api/mcp/servers/${encodeURIComponent(id)}`);

@@ -4,8 +4,9 @@ import type { ToolFamily, ToolViews } from "./views";
 import { FILES } from "../files/views";
 import { WEB } from "../tabs/views";
 import { INSTALL } from "../install/views";
+import { SKILLS } from "../skills/views";
 
-const FAMILIES: readonly ToolFamily[] = [FILES, WEB, INSTALL];
+const FAMILIES: readonly ToolFamily[] = [FILES, WEB, INSTALL, SKILLS];
 
 const BUILT_IN: ReadonlyMap<string, ToolViews> = new Map(FAMILIES.flatMap((f) => Object.entries(f)));
 

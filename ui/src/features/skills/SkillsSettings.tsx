@@ -1,0 +1,121 @@
+// Settings → Skills (FILE-05): the folders skills are read from, the skills a run is told of,
+// the folders not used with the rule each breaks, and the switch of the managed skill-script
+// mode with a plain statement of what it means. The page holds no truth of its own: it shows
+// what the Host reports, also after the switch (the Host's answer, not the click).
+import { useCallback, useEffect, useId, useState } from "react";
+import { useT } from "../../i18n";
+import { Reveal } from "../../components/Reveal";
+import { errorText } from "../mcp/errors";
+import type { Schemas } from "../../types";
+
+type SkillsView = Schemas["SkillsView"];
+
+/** The calls this page makes (the Host's `Api` has them). */
+export interface SkillsApi {
+  skills(): Promise<SkillsView>;
+  updateSkills(body: Schemas["UpdateSkills"]): Promise<SkillsView>;
+}
+
+export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
+  const t = useT();
+  const [view, setView] = useState<SkillsView | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const explained = useId();
+
+  const reload = useCallback(async () => {
+    try {
+      setView(await api.skills());
+      setError(null);
+    } catch (e) {
+      setError(errorText(t, e));
+    }
+  }, [api, t]);
+  useEffect(() => void reload(), [reload]);
+
+  const toggle = async (on: boolean) => {
+    setSaving(true);
+    try {
+      setView(await api.updateSkills({ scriptsAllowed: on }));
+      setError(null);
+    } catch (e) {
+      setError(errorText(t, e));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <section className="mcp-settings skills-settings" aria-label={t("skillsSettings")}>
+      <h3>{t("skillsSettings")}</h3>
+      <p className="muted small">{t("skillsIntro")}</p>
+      {error && <p role="alert">{error}</p>}
+      {view && (
+        <>
+          <label className="check">
+            <input type="checkbox" checked={view.scriptsAllowed} aria-describedby={explained} aria-busy={saving} onChange={(e) => void toggle(e.currentTarget.checked)} />{" "}
+            {t("skillsScriptsSwitch")}
+          </label>
+          <p id={explained} className="small">
+            {t("skillsScriptsMeaning")}
+          </p>
+          <h4>{t("skillsFolders")}</h4>
+          <ul className="small">
+            {view.folders.map((f) => (
+              <li key={f}>
+                <code>
+                  <Reveal text={f} />
+                </code>
+              </li>
+            ))}
+          </ul>
+          <h4>{t("skillsFound", { n: view.skills.length })}</h4>
+          {view.skills.length === 0 ? (
+            <p className="muted">{t("skillsNone")}</p>
+          ) : (
+            <ul className="mcp-servers" aria-label={t("skillsFound", { n: view.skills.length })}>
+              {view.skills.map((s) => (
+                <li key={s.folder} className="mcp-server">
+                  <strong>
+                    <Reveal text={s.name} />
+                  </strong>{" "}
+                  <span className="small">
+                    <Reveal text={s.description} />
+                  </span>
+                  <p className="mcp-detail small muted">
+                    <code>
+                      <Reveal text={s.folder} />
+                    </code>{" "}
+                    {t("skillsFiles", { n: s.files })}
+                  </p>
+                </li>
+              ))}
+            </ul>
+          )}
+          {view.invalid.length > 0 && (
+            <>
+              <h4>{t("skillsInvalid", { n: view.invalid.length })}</h4>
+              <ul className="mcp-servers" aria-label={t("skillsInvalid", { n: view.invalid.length })}>
+                {view.invalid.map((s) => (
+                  <li key={s.folder} className="mcp-server">
+                    <code>
+                      <Reveal text={s.folder} />
+                    </code>
+                    <p className="mcp-detail small">
+                      <Reveal text={s.reason} />
+                    </p>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {view.notes.map((n) => (
+            <p key={n} className="muted small">
+              <Reveal text={n} />
+            </p>
+          ))}
+        </>
+      )}
+    </section>
+  );
+}

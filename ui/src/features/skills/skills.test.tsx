@@ -1,0 +1,120 @@
+// Skills in the UI (FILE-05): the card of skills_run_script shows everything that runs and
+// the whole script with hidden characters made visible, answered only by a click; Settings →
+// Skills shows the Host's lists and its switch as the Host reports it.
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/react";
+import { ApprovalCard } from "../approvals/ApprovalCard";
+import { sampleCanonical } from "../approvals/sample";
+import { I18n, translator } from "../../i18n";
+import { SkillsSettingsPage, type SkillsApi } from "./SkillsSettings";
+import type { Schemas } from "../../types";
+
+afterEach(cleanup);
+
+const script = {
+  skill: "tidy",
+  skillFolder: "/home/p/.agents/skills/tidy",
+  script: "scripts/tidy.py",
+  sha256: "ab".repeat(32),
+  content: "import os\nos.remove('old.txt')  # \u202eevil\n",
+  interpreter: "/usr/bin/python3",
+  args: ["--all", "a\u200bb"],
+  cwd: "/home/p/project",
+  env: ["PATH", "HOME", "LANG"],
+  timeLimitSeconds: 120,
+  access: "full",
+};
+
+const show = (args: Record<string, unknown>, onDecide = vi.fn(async () => "approved" as const), lang: "en" | "zh" = "en") => {
+  render(
+    <I18n.Provider value={translator(lang)}>
+      <ApprovalCard request={{ approvalId: "ap_1", tool: "skills_run_script", arguments: args, canonical: sampleCanonical(args), digest: "d".repeat(64), state: "pending" }} onDecide={onDecide} />
+    </I18n.Provider>,
+  );
+  return onDecide;
+};
+
+describe("the skills_run_script card", () => {
+  it("says it runs with the person's rights and shows each thing that runs, the script marked", () => {
+    const decide = show(script);
+    const card = screen.getByRole("group", { name: "Run this skill script with your rights?" });
+    expect(screen.getAllByRole("note").map((n) => n.textContent)).toContain(
+      "Full access: this script runs with your rights, outside the project's file sandbox. It can read and change any of your files and use the network.",
+    );
+    const text = card.textContent ?? "";
+    for (const part of ["tidy", "scripts/tidy.py", "/usr/bin/python3", "/home/p/project", "PATH, HOME, LANG", "120 s, then it is ended with everything it started", "ab".repeat(32)]) {
+      expect(text).toContain(part);
+    }
+    // Each argument on its own, the hidden one made visible.
+    const items = [...card.querySelectorAll(".inst-args li")].map((li) => li.textContent);
+    expect(items).toEqual(["--all", "a⟨U+200B⟩b"]);
+    // The whole script, its direction mark shown rather than obeyed.
+    const code = screen.getByRole("region", { name: "Text of the script scripts/tidy.py" });
+    expect(code.textContent).toContain("os.remove('old.txt')  # ⟨U+202E⟩evil");
+    expect(decide).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole("button", { name: /approve/i }));
+    expect(decide).toHaveBeenCalledWith("approve");
+  });
+
+  it("in Chinese", () => {
+    show(script, undefined, "zh");
+    expect(screen.getByRole("group", { name: "以你的权限运行这个技能脚本？" })).toBeTruthy();
+    expect(screen.getAllByRole("note").some((n) => /^完全访问/.test(n.textContent ?? ""))).toBe(true);
+  });
+});
+
+describe("Settings → Skills", () => {
+  const view = (scriptsAllowed: boolean): Schemas["SkillsView"] => ({
+    scriptsAllowed,
+    folders: ["/home/p/.agents/skills", "/home/p/.local/share/wisp/skills"],
+    skills: [{ name: "tidy", description: "Tidies the project.", folder: "/home/p/.agents/skills/tidy", digest: "c".repeat(64), files: 2 }],
+    invalid: [{ folder: "/home/p/.agents/skills/Bad_Name", reason: "name: lowercase letters, digits and hyphens only" }],
+    notes: [],
+  });
+
+  it("shows the Host's lists and switch, and the switch as the Host answers it", async () => {
+    const puts: unknown[] = [];
+    let allowed = false;
+    const api: SkillsApi = {
+      skills: async () => view(allowed),
+      updateSkills: async (body) => {
+        puts.push(body);
+        allowed = body.scriptsAllowed;
+        return view(allowed);
+      },
+    };
+    render(
+      <I18n.Provider value={translator("en")}>
+        <SkillsSettingsPage api={api} />
+      </I18n.Provider>,
+    );
+    await act(async () => {});
+    const box = screen.getByRole("checkbox", { name: "Allow skill scripts to run" }) as HTMLInputElement;
+    expect(box.checked).toBe(false);
+    expect(box.getAttribute("aria-describedby")).toBeTruthy();
+    expect(document.getElementById(box.getAttribute("aria-describedby")!)!.textContent).toMatch(/runs with your rights, outside the project's file sandbox/);
+    expect(screen.getByRole("list", { name: "1 skill the model is told of" }).textContent).toContain("Tidies the project.");
+    expect(screen.getByRole("list", { name: "1 folder not used" }).textContent).toContain("lowercase letters");
+    await act(async () => void fireEvent.click(box));
+    expect(puts).toEqual([{ scriptsAllowed: true }]);
+    expect((screen.getByRole("checkbox") as HTMLInputElement).checked).toBe(true);
+  });
+
+  it("a refused switch says why and shows what the Host holds", async () => {
+    const api: SkillsApi = {
+      skills: async () => view(false),
+      updateSkills: async () => {
+        throw new Error("the setting could not be stored");
+      },
+    };
+    render(
+      <I18n.Provider value={translator("en")}>
+        <SkillsSettingsPage api={api} />
+      </I18n.Provider>,
+    );
+    await act(async () => {});
+    await act(async () => void fireEvent.click(screen.getByRole("checkbox")));
+    expect(screen.getByRole("alert").textContent).toBe("the setting could not be stored");
+    expect((screen.getByRole("checkbox") as HTMLInputElement).checked).toBe(false);
+  });
+});
