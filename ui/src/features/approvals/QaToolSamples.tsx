@@ -1,5 +1,5 @@
 // The QA workbench's "Tool interaction samples" (UI-12): one approval card per file tool (and a
-// sensitive read and an MCP call), shown about 1.8 s after "Run sample" as a real tool's
+// sensitive read, an MCP call and a skill script), shown about 1.8 s after "Run sample" as a real tool's
 // preparation would take a moment, and answered in memory only: no Host, no model, no file, no
 // trash. The read-only page-text sample lives with the tab samples (../tabs/QaTabs.tsx).
 import { useEffect, useState } from "react";
@@ -48,6 +48,23 @@ export const SAMPLES: Sample[] = [
   { id: "move", tool: "files_move", arguments: { source: "drafts", target: "docs/drafts", files: 3, folders: 2, fingerprint: "qa-sample-fingerprint-".padEnd(64, "0") } },
   { id: "trash", tool: "files_trash", arguments: { path: "old/logs", files: 3, folders: 1 } },
   { id: "mcp", tool: "weather__forecast", arguments: { city: "Hangzhou", days: 3 } },
+  {
+    id: "skill-script",
+    tool: "skills_run_script",
+    arguments: {
+      skill: "tidy",
+      skillFolder: "/home/qa/.agents/skills/tidy",
+      script: "scripts/tidy.py",
+      sha256: fakeSha("tidy.py"),
+      content: 'import sys\nprint("tidying", sys.argv[1:])\nopen("tidied.txt", "w").write("tidy\\n")\n',
+      interpreter: "/usr/bin/python3",
+      args: ["--all"],
+      cwd: "/home/qa/project",
+      env: ["PATH", "HOME", "LANG"],
+      timeLimitSeconds: 120,
+      access: "full",
+    },
+  },
 ];
 
 /** The in-memory digest of a sample: clearly not the Host's. */

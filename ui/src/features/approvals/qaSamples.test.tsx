@@ -26,8 +26,8 @@ const show = (id: string) => {
 };
 
 describe("QA tool interaction samples", () => {
-  it("holds a sample of each file change (replace twice: current and stale), a sensitive read and an MCP call", () => {
-    expect(SAMPLES.map((s) => s.tool).sort()).toEqual(["files_mkdir", "files_move", "files_read", "files_replace", "files_replace", "files_trash", "files_write", "weather__forecast"]);
+  it("holds a sample of each file change (replace twice: current and stale), a sensitive read, an MCP call and a skill script", () => {
+    expect(SAMPLES.map((s) => s.tool).sort()).toEqual(["files_mkdir", "files_move", "files_read", "files_replace", "files_replace", "files_trash", "files_write", "skills_run_script", "weather__forecast"]);
   });
 
   for (const [id, decision, outcome] of [
