@@ -70,6 +70,20 @@ enum Command {
         #[arg(long, default_value_t = 15)]
         pace_ms: u64,
     },
+    /// Run a program confined (used by the Host for skill scripts; Linux): no network, and
+    /// writes only below the --write folders. Not for direct use.
+    #[command(hide = true)]
+    Confine {
+        /// A folder (and below) the program may write to; repeatable.
+        #[arg(long)]
+        write: Vec<std::path::PathBuf>,
+        /// Only check that confinement works here.
+        #[arg(long)]
+        probe: bool,
+        /// The program and its arguments.
+        #[arg(last = true)]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Check the configured model endpoint: list the models it offers and say whether the
     /// configured model is among them. Uses what `wisp serve` would: DEEPSEEK_BASE_URL,
     /// DEEPSEEK_MODEL and DEEPSEEK_API_KEY when set, else Settings → Model and the key kept in
@@ -134,8 +148,28 @@ struct ServeArgs {
 }
 
 fn main() -> ExitCode {
-    keep_memory_private();
+    // `wisp confine` stays dumpable: it writes its own /proc/self/uid_map, which a
+    // non-dumpable process cannot. It holds no secret: the Host gave it the allow-listed
+    // environment only.
+    if std::env::args_os().nth(1).as_deref() != Some("confine".as_ref()) {
+        keep_memory_private();
+    }
     let cli = Cli::parse();
+    // Before anything else starts a thread: a user namespace needs a single-threaded caller.
+    if let Command::Confine {
+        write,
+        probe,
+        command,
+    } = cli.command
+    {
+        let failed = wisp_core::confine::exec_confined(&wisp_core::confine::ConfineArgs {
+            write,
+            probe,
+            command,
+        });
+        eprintln!("wisp confine: {failed}");
+        return ExitCode::from(126);
+    }
     if !matches!(cli.command, Command::Serve(_)) {
         tracing_subscriber::fmt()
             .with_env_filter(
@@ -155,6 +189,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Command::Serve(args) => serve::run(args).await,
+            Command::Confine { .. } => Ok(()),
             Command::Sim { port, pace_ms } => sim(port, pace_ms).await,
             Command::Models { data_dir } => serve::models(data_dir).await,
             Command::Doctor {

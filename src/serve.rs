@@ -136,6 +136,8 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         card_recheck: (args.card_recheck_ms > 0)
             .then(|| Duration::from_millis(args.card_recheck_ms)),
         skills_dirs: skills_dirs(&data_dir),
+        // `wisp confine`: this very binary confines a skill's script (Linux).
+        confine_helper: std::env::current_exe().ok(),
         ..HostConfig::new(mode)
     };
     let host = Host::start(store, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;

@@ -125,11 +125,34 @@ async fn without_a_skill_no_skills_tool_is_offered() {
     assert!(done.to_string().contains("No skill was found"), "{done}");
 }
 
+/// The simulator's port, as text.
+fn sim_port(sim: &SimServer) -> String {
+    sim.base_url()
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
 /// A skill script that tidies the project and leaves a detached daemon behind (`setsid` and a
 /// double fork, out of its process group), whose pid it writes to `daemon.pid`.
-const TIDY: &str = r#"import os, sys, time
+const TIDY: &str = r#"import os, socket, sys, time
 open("tidied.txt", "w").write("tidy\n")
 print("tidied", sys.argv[1:])
+try:
+    open(os.path.join(os.environ["HOME"], "escaped.txt"), "w").write("x")
+    print("outside: written")
+except OSError as e:
+    print("outside: refused", e.errno)
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[-1])), timeout=2)
+    print("network: connected")
+except OSError as e:
+    print("network: refused")
+import tempfile
+open(os.path.join(tempfile.gettempdir(), "wisp-skill-scratch"), "w").write("x")
+print("tmp: written")
 pid = os.fork()
 if pid == 0:
     os.setsid()
@@ -202,8 +225,10 @@ async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_
     assert_eq!(status, 200);
     assert_eq!(view["scriptsAllowed"], true);
 
-    let on = r#"[demo:skill] args=["--all"]"#;
-    let run = served.start_run(on).await;
+    // The sim's own port: a loopback server the script tries to reach.
+    let port = sim_port(&sim);
+    let on = format!(r#"[demo:skill] args=["--all","{port}"]"#);
+    let run = served.start_run(&on).await;
     let waiting = served.wait(&run, "awaiting_approval").await;
     let call = &waiting["steps"][1]["toolCalls"][0];
     assert_eq!(call["tool"], "skills_run_script");
@@ -211,9 +236,12 @@ async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_
     let canonical = approval["canonical"].as_str().unwrap();
     let shown: Value = serde_json::from_str(canonical).unwrap();
     assert_eq!(shown["content"], TIDY);
-    assert_eq!(shown["args"], serde_json::json!(["--all"]));
+    assert_eq!(shown["args"], serde_json::json!(["--all", port]));
     assert_eq!(shown["script"], "scripts/tidy.py");
     assert!(shown["interpreter"].as_str().unwrap().ends_with("/python3"));
+    // Confined by default on this kernel (Landlock ABI 3+, user namespaces).
+    assert_eq!(shown["access"]["mode"], "confined", "{shown}");
+    assert_eq!(shown["access"]["network"], "none");
     assert!(
         !project.join("tidied.txt").exists(),
         "nothing runs before the approval"
@@ -232,7 +260,13 @@ async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_
     assert_eq!(call["status"], "succeeded", "{call}");
     let result: Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
     assert_eq!(result["exitCode"], 0);
-    assert_eq!(result["stdout"]["text"], "tidied ['--all']\ndone\n");
+    assert_eq!(
+        result["stdout"]["text"],
+        format!(
+            "tidied ['--all', '{port}']\noutside: refused 13\nnetwork: refused\ntmp: written\ndone\n"
+        )
+    );
+    assert!(!home.join("escaped.txt").exists());
     assert_eq!(
         result["changes"]["created"]["paths"],
         serde_json::json!(["daemon.pid", "tidied.txt"])
@@ -261,4 +295,55 @@ async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_
         !alive(daemon),
         "the detached daemon {daemon} outlived the script"
     );
+}
+
+#[tokio::test]
+async fn a_skill_script_asked_with_full_access_says_so_and_has_it() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let home = tmp.path().join("home");
+    let skills = home.join(".agents/skills");
+    write(
+        &skills.join("tidy/SKILL.md"),
+        "---\nname: tidy\ndescription: Tidies the project.\n---\nRun `scripts/tidy.py`.\n",
+    );
+    write(&skills.join("tidy/scripts/tidy.py"), TIDY);
+    let mut command = live_serve_command(&sim, &data, Some(&project));
+    command.env("HOME", &home);
+    let served = Served::spawn(command);
+    let (status, _) = served
+        .call(
+            "PUT",
+            "/api/skills",
+            Some(serde_json::json!({"scriptsAllowed": true})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let port = sim_port(&sim);
+    let run = served
+        .start_run(&format!(r#"[demo:skill] access=full args=["{port}"]"#))
+        .await;
+    let waiting = served.wait(&run, "awaiting_approval").await;
+    let approval = &waiting["steps"][1]["toolCalls"][0]["approval"];
+    let shown: Value = serde_json::from_str(approval["canonical"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        shown["access"],
+        serde_json::json!({"mode": "full", "why": "the call asked for full access"})
+    );
+    served
+        .approve(
+            approval["id"].as_str().unwrap(),
+            approval["digest"].as_str().unwrap(),
+        )
+        .await;
+    let done = served.wait(&run, "completed").await;
+    let call = &done["steps"][1]["toolCalls"][0];
+    assert_eq!(call["status"], "succeeded", "{call}");
+    let result: Value = serde_json::from_str(call["result"].as_str().unwrap()).unwrap();
+    let out = result["stdout"]["text"].as_str().unwrap();
+    assert!(
+        out.contains("outside: written\nnetwork: connected\n"),
+        "{out}"
+    );
+    assert!(home.join("escaped.txt").exists());
 }

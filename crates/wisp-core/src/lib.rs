@@ -30,6 +30,7 @@
 //!
 //! This crate never speaks HTTP and never writes SQL; it never prints.
 
+pub mod confine;
 mod export;
 mod file_work;
 pub mod limits;
@@ -139,6 +140,10 @@ pub struct HostConfig {
     /// The person's skills folders, read when each run starts (FILE-05). [`HostConfig::new`]
     /// has none; `wisp serve` gives `~/.agents/skills` and the data dir's `skills`.
     pub skills_dirs: Vec<std::path::PathBuf>,
+    /// The program whose `confine` subcommand runs a skill's script confined
+    /// ([`confine`]); `wisp serve` gives its own binary. Without it scripts run with full
+    /// access only, and their cards say why.
+    pub confine_helper: Option<std::path::PathBuf>,
 }
 
 impl HostConfig {
@@ -157,6 +162,7 @@ impl HostConfig {
                 .map(wisp_install::InstallConfig::new),
             card_recheck: Some(limits::CARD_RECHECK_INTERVAL),
             skills_dirs: Vec::new(),
+            confine_helper: None,
         }
     }
 }

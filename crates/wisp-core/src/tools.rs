@@ -35,6 +35,8 @@ pub(crate) struct Capabilities {
     pub(crate) mcp_configs: crate::mcp::McpConfigs,
     /// Install: how npm installs run; `None` when installs are turned off in this Host.
     pub(crate) npm: Option<wisp_install::InstallConfig>,
+    /// Skills: the helper that runs a script confined (`wisp confine`), if this Host has it.
+    pub(crate) confine_helper: Option<std::path::PathBuf>,
 }
 
 impl Capabilities {
@@ -48,6 +50,7 @@ impl Capabilities {
                 host.inner.runs.clone(),
             ),
             npm: host.inner.config.npm.clone(),
+            confine_helper: host.inner.config.confine_helper.clone(),
         }
     }
 }

@@ -126,7 +126,7 @@ pub const SCENARIOS: &[Scenario] = &[
     },
     Scenario {
         marker: "[demo:skill]",
-        summary: "skills_read of the first skill its catalogue offers (or of the skill after skill=), then, when SKILL.md names a file under references/, skills_read of that file; then, when skills_run_script is offered, a run of the script after script= (args= a JSON array) or of the first scripts/ file SKILL.md names; then an answer reporting what was read or run; without skills_read offered, an answer saying no skill was found",
+        summary: "skills_read of the first skill its catalogue offers (or of the skill after skill=), then, when SKILL.md names a file under references/, skills_read of that file; then, when skills_run_script is offered, a run of the script after script= (args= a JSON array, access= confined or full) or of the first scripts/ file SKILL.md names; then an answer reporting what was read or run; without skills_read offered, an answer saying no skill was found",
         script: demo_skill,
     },
     Scenario {
@@ -752,16 +752,16 @@ fn demo_skill(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
         let args: Vec<String> = word_value(turn.user_text, "args=")
             .and_then(|a| serde_json::from_str(&a).ok())
             .unwrap_or_default();
+        let mut call = json!({"name": name, "script": script, "args": args});
+        if let Some(access) = word_value(turn.user_text, "access=") {
+            call["access"] = json!(access);
+        }
         return (
             format!("Run {script} of the skill {name}, as SKILL.md says."),
             format!(
                 "Running {script} of the skill {name}; Wisp asks you first. 运行技能 {name} 的 {script}，会先征得你的同意。"
             ),
-            vec![turn.call(
-                0,
-                "skills_run_script",
-                json!({"name": name, "script": script, "args": args}).to_string(),
-            )],
+            vec![turn.call(0, "skills_run_script", call.to_string())],
         );
     }
     (

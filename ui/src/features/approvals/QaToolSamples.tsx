@@ -62,7 +62,7 @@ export const SAMPLES: Sample[] = [
       cwd: "/home/qa/project",
       env: ["PATH", "HOME", "LANG"],
       timeLimitSeconds: 120,
-      access: "full",
+      access: { mode: "confined", writes: ["the working folder", "a new temporary folder (TMPDIR), removed after the run"], network: "none" },
     },
   },
 ];

@@ -1,5 +1,6 @@
-// The approval card of skills_run_script (FILE-05): the seed's high-privilege mode, so the card
-// says so first, then shows exactly what runs — the skill, the script's path and sha256, the
+// The approval card of skills_run_script (FILE-05): first how much of the machine the script
+// may reach — confined (Linux: writes only in the project and a temporary folder, no network) or
+// the seed's high-privilege mode with the person's full rights, and why — then exactly what runs — the skill, the script's path and sha256, the
 // interpreter, each argument, the working folder, the environment's names and the time limit —
 // and the script's whole text, highlighted, hidden characters made visible. Every value is from
 // the approval's canonical arguments, which its digest covers.
@@ -31,11 +32,18 @@ export function ScriptDetails({ args }: { tool: string; args: Record<string, unk
   const argv = list(args.args);
   const env = list(args.env);
   const script = str(args.script);
+  const access = (args.access ?? {}) as { mode?: unknown; why?: unknown };
   return (
     <div className="details inst script">
-      <p className="inst-cleanup" role="note">
-        {t("scriptFullAccess")}
-      </p>
+      {access.mode === "confined" ? (
+        <p className="inst-impact" role="note">
+          {t("scriptConfined")}
+        </p>
+      ) : (
+        <p className="inst-cleanup" role="note">
+          {t("scriptFullAccess")} <Reveal text={str(access.why)} />
+        </p>
+      )}
       <Row label={t("scriptSkill")} value={str(args.skill)} />
       <Row label={t("scriptPath")} value={script} />
       <Row label={t("scriptInterpreter")} value={str(args.interpreter)} />

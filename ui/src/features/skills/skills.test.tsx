@@ -22,7 +22,7 @@ const script = {
   cwd: "/home/p/project",
   env: ["PATH", "HOME", "LANG"],
   timeLimitSeconds: 120,
-  access: "full",
+  access: { mode: "full", why: "it cannot be confined here: this Host was started without its confinement helper" },
 };
 
 const show = (args: Record<string, unknown>, onDecide = vi.fn(async () => "approved" as const), lang: "en" | "zh" = "en") => {
@@ -39,7 +39,7 @@ describe("the skills_run_script card", () => {
     const decide = show(script);
     const card = screen.getByRole("group", { name: "Run this skill script with your rights?" });
     expect(screen.getAllByRole("note").map((n) => n.textContent)).toContain(
-      "Full access: this script runs with your rights, outside the project's file sandbox. It can read and change any of your files and use the network.",
+      "Full access: this script runs with your rights, outside the project's file sandbox. It can read and change any of your files and use the network. Not confined because it cannot be confined here: this Host was started without its confinement helper",
     );
     const text = card.textContent ?? "";
     for (const part of ["tidy", "scripts/tidy.py", "/usr/bin/python3", "/home/p/project", "PATH, HOME, LANG", "120 s, then it is ended with everything it started", "ab".repeat(32)]) {
@@ -54,6 +54,13 @@ describe("the skills_run_script card", () => {
     expect(decide).not.toHaveBeenCalled();
     fireEvent.click(screen.getByRole("button", { name: /approve/i }));
     expect(decide).toHaveBeenCalledWith("approve");
+  });
+
+  it("says when the script is confined, and then claims no full access", () => {
+    show({ ...script, access: { mode: "confined", writes: [], network: "none" } });
+    const notes = screen.getAllByRole("note").map((n) => n.textContent ?? "");
+    expect(notes).toContain("Confined: this script can write only in the working folder and in a new temporary folder, and has no network. It can still read your files.");
+    expect(notes.some((n) => n.startsWith("Full access"))).toBe(false);
   });
 
   it("in Chinese", () => {
@@ -92,7 +99,7 @@ describe("Settings → Skills", () => {
     const box = screen.getByRole("checkbox", { name: "Allow skill scripts to run" }) as HTMLInputElement;
     expect(box.checked).toBe(false);
     expect(box.getAttribute("aria-describedby")).toBeTruthy();
-    expect(document.getElementById(box.getAttribute("aria-describedby")!)!.textContent).toMatch(/runs with your rights, outside the project's file sandbox/);
+    expect(document.getElementById(box.getAttribute("aria-describedby")!)!.textContent).toMatch(/with your full rights: it can then read and change any of your files/);
     expect(screen.getByRole("list", { name: "1 skill the model is told of" }).textContent).toContain("Tidies the project.");
     expect(screen.getByRole("list", { name: "1 folder not used" }).textContent).toContain("lowercase letters");
     await act(async () => void fireEvent.click(box));

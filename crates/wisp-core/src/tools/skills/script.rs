@@ -76,6 +76,19 @@ struct RunArgs {
     script: String,
     #[serde(default)]
     args: Vec<String>,
+    #[serde(default)]
+    access: Access,
+}
+
+/// How much of the machine a script may reach.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Access {
+    /// Linux: writes only below the project and a fresh temporary folder, no network.
+    #[default]
+    Confined,
+    /// The person's rights, as any program they start.
+    Full,
 }
 
 impl Tool for RunScript {
@@ -97,7 +110,8 @@ impl Tool for RunScript {
                 "properties": {
                     "name": {"type": "string", "enum": names},
                     "script": {"type": "string", "description": "The script's path in the skill's folder, e.g. scripts/check.py."},
-                    "args": {"type": "array", "items": {"type": "string", "maxLength": SKILL_SCRIPT_MAX_ARG_BYTES}, "maxItems": SKILL_SCRIPT_MAX_ARGS, "description": "Arguments, one string each."}
+                    "args": {"type": "array", "items": {"type": "string", "maxLength": SKILL_SCRIPT_MAX_ARG_BYTES}, "maxItems": SKILL_SCRIPT_MAX_ARGS, "description": "Arguments, one string each."},
+                    "access": {"type": "string", "enum": ["confined", "full"], "description": "confined (the default): the script may write only in the project folder and a temporary folder, and has no network (where this machine can confine it; the card says when it cannot). full: the person's rights and network; ask only when the script needs them."}
                 },
                 "required": ["name", "script"],
                 "additionalProperties": false
@@ -130,10 +144,13 @@ impl Tool for RunScript {
         };
         let output = ctx.output.clone();
         let time_limit = self.time_limit;
+        let helper = ctx.caps.confine_helper.clone();
         Prepared::LookUp(Box::pin(async move {
-            tokio::task::spawn_blocking(move || subject(skill, a, project, output, time_limit))
-                .await
-                .map_err(|_| "the script could not be read; nothing was run".to_owned())?
+            tokio::task::spawn_blocking(move || {
+                subject(skill, a, project, output, time_limit, helper)
+            })
+            .await
+            .map_err(|_| "the script could not be read; nothing was run".to_owned())?
         }))
     }
 }
@@ -244,6 +261,7 @@ fn subject(
     project: Arc<wisp_fs::Sandbox>,
     output: OutputSink,
     time_limit: Duration,
+    helper: Option<PathBuf>,
 ) -> Result<Subject, String> {
     let script = read_script(&skill, &a.script).map_err(|e| format!("{e}; nothing was run"))?;
     let interpreter_name = interpreter_of(&script)?;
@@ -251,7 +269,28 @@ fn subject(
     let interpreter = wisp_mcp::resolve_command(interpreter_name, path_var.as_deref())
         .map_err(|e| format!("{interpreter_name}: {e}; nothing was run"))?;
     let script_path = skill.dir.join(&script.rel);
-    let env = wisp_mcp::child_env(std::env::vars_os(), &[]);
+    // Confined where asked and this machine can; otherwise the card says why not.
+    let (confined, access) = match a.access {
+        Access::Full => (
+            None,
+            json!({"mode": "full", "why": "the call asked for full access"}),
+        ),
+        Access::Confined => match crate::confine::available(helper.as_deref()) {
+            Ok(()) => (
+                helper,
+                json!({"mode": "confined", "writes": ["the working folder", "a new temporary folder (TMPDIR), removed after the run"], "network": "none"}),
+            ),
+            Err(why) => (
+                None,
+                json!({"mode": "full", "why": format!("it cannot be confined here: {why}")}),
+            ),
+        },
+    };
+    let mut env = wisp_mcp::child_env(std::env::vars_os(), &[]);
+    if confined.is_some() {
+        env.retain(|(k, _)| k != "TMPDIR");
+        env.push(("TMPDIR".into(), "".into()));
+    }
     let env_names: Vec<String> = env
         .iter()
         .map(|(k, _)| k.to_string_lossy().into_owned())
@@ -268,7 +307,7 @@ fn subject(
         "cwd": wisp_fs::plain_path(&cwd).to_string_lossy(),
         "env": env_names,
         "timeLimitSeconds": time_limit.as_secs(),
-        "access": "full",
+        "access": access,
     });
     let voided = watch_script(skill.clone(), script.rel.clone(), script.sha256.clone());
     let plan = Plan {
@@ -283,6 +322,7 @@ fn subject(
         project,
         output,
         time_limit,
+        confined,
     };
     Ok(Subject {
         arguments: shown,
@@ -331,6 +371,8 @@ struct Plan {
     project: Arc<wisp_fs::Sandbox>,
     output: OutputSink,
     time_limit: Duration,
+    /// The confinement helper, when the run is confined.
+    confined: Option<PathBuf>,
 }
 
 /// How the script's process ended.
@@ -386,13 +428,40 @@ async fn run(plan: Plan, cancel: BoxFuture<()>) -> Result<Value, String> {
             "the project could not be looked at before the run; nothing was run".to_owned()
         })?;
 
-    let mut command = tokio::process::Command::new(&plan.interpreter);
+    // A confined run gets a temporary folder of its own, the one place besides the project it
+    // may write to; removed after the run.
+    let temp = match &plan.confined {
+        Some(_) => Some(TempDir::new().map_err(|e| {
+            format!("no temporary folder could be made for the script ({e}); nothing was run")
+        })?),
+        None => None,
+    };
+    let mut script_args: Vec<std::ffi::OsString> = vec![plan.script_path.clone().into()];
+    script_args.extend(plan.args.iter().map(Into::into));
+    let mut command = match (&plan.confined, &temp) {
+        (Some(helper), Some(temp)) => {
+            let mut c = tokio::process::Command::new(helper);
+            c.args(crate::confine::helper_args(
+                &[&plan.cwd, &temp.0],
+                &plan.interpreter,
+                &script_args,
+            ));
+            c
+        }
+        _ => {
+            let mut c = tokio::process::Command::new(&plan.interpreter);
+            c.args(&script_args);
+            c
+        }
+    };
+    let env = plan.env.iter().map(|(k, v)| match &temp {
+        Some(t) if k == "TMPDIR" => (k.clone(), t.0.clone().into_os_string()),
+        _ => (k.clone(), v.clone()),
+    });
     command
-        .arg(&plan.script_path)
-        .args(&plan.args)
         .current_dir(&plan.cwd)
         .env_clear()
-        .envs(plan.env.iter().cloned())
+        .envs(env)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -469,6 +538,27 @@ async fn run(plan: Plan, cancel: BoxFuture<()>) -> Result<Value, String> {
         Ended::Cancelled => Err(format!(
             "stopped: the script was ended with everything it started. {said}"
         )),
+    }
+}
+
+/// A fresh private folder under the system's temporary folder, removed (with what is in it)
+/// when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> std::io::Result<Self> {
+        let dir = std::env::temp_dir().join(crate::new_id("wisp-script"));
+        let mut builder = std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(&dir)?;
+        Ok(Self(dir))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -126,7 +126,12 @@ async fn the_card_shows_what_runs_and_the_run_says_what_it_changed() {
         );
     }
     assert_eq!(a["timeLimitSeconds"], 60);
-    assert_eq!(a["access"], "full");
+    // No helper in this Host: the card says the run is not confined, and why.
+    assert_eq!(a["access"]["mode"], "full");
+    assert_eq!(
+        a["access"]["why"],
+        "it cannot be confined here: this Host was started without its confinement helper"
+    );
     assert_eq!(subject.unchanged, "nothing was run");
     assert!(subject.binding.is_some(), "the card is bound to the script");
 
@@ -308,6 +313,20 @@ async fn bad_calls_are_refused_before_any_card() {
         let e = f.card(args.clone()).await.err().unwrap();
         assert!(e.contains(said), "{args}: {e}");
     }
+    let full = f
+        .card(json!({"name": "tidy", "script": "scripts/tidy.py", "access": "full"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        full.arguments["access"],
+        json!({"mode": "full", "why": "the call asked for full access"})
+    );
+    let e = f
+        .card(json!({"name": "tidy", "script": "scripts/tidy.py", "access": "root"}))
+        .await
+        .err()
+        .unwrap();
+    assert!(e.contains("unknown variant `root`"), "{e}");
     // Exactly at the limits is accepted.
     let at: Vec<String> = (0..SKILL_SCRIPT_MAX_ARGS)
         .map(|_| "x".repeat(SKILL_SCRIPT_MAX_ARG_BYTES))
