@@ -71,6 +71,8 @@ export class Api {
   /** Settings → Skills: the skills found, the ones not used and why, the scripts switch. */
   skills = () => this.call<Schemas["SkillsView"]>("GET", "/api/skills");
   updateSkills = (body: Schemas["UpdateSkills"]) => this.call<Schemas["SkillsView"]>("PUT", "/api/skills", body);
+  /** Trusts a project's skill as shown (its digest), or takes the trust back. */
+  trustSkill = (body: Schemas["TrustSkill"]) => this.call<Schemas["SkillsView"]>("PUT", "/api/skills/trust", body);
   addMcpServer = (body: ServerBody) => this.call<McpServer>("POST", "/api/mcp/servers", body);
   updateMcpServer = (id: string, body: ServerBody) => this.call<McpServer>("PUT", `/api/mcp/servers/${encodeURIComponent(id)}`, body);
   deleteMcpServer = (id: string) => this.call<void>("DELETE", `/api/mcp/servers/${encodeURIComponent(id)}`);

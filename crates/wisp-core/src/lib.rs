@@ -40,6 +40,7 @@ mod projects;
 mod run;
 mod runs;
 mod settings;
+mod skills;
 mod tabs;
 #[cfg(test)]
 mod test_support;
@@ -539,63 +540,34 @@ impl Host {
     pub fn session_tools(&self, session_id: &str) -> Result<Vec<p::ToolInfo>, CoreError> {
         let session = self.session(session_id)?;
         let has_root = session.root.is_some();
-        Ok(tools::run_snapshot(has_root, self.run_extras(has_root)).infos)
+        Ok(tools::run_snapshot(has_root, self.run_extras(&session, has_root)).infos)
     }
 
-    /// The person's skills sources.
-    fn skill_sources(&self) -> Vec<wisp_skills::Source> {
-        self.inner
-            .config
-            .skills_dirs
-            .iter()
-            .map(|dir| wisp_skills::Source {
-                origin: wisp_skills::Origin::Person,
-                dir: dir.clone(),
-                confine: None,
-            })
-            .collect()
-    }
-
-    /// A run's tools beyond the built-ins, as they are now: the skills tools (when the person's
-    /// skills folders hold a skill; reads them, blocking; the script tool only with the
-    /// person's switch on and a project to run in), then the active MCP tools.
-    fn run_extras(&self, has_root: bool) -> Vec<tool::ToolRef> {
+    /// A run's tools beyond the built-ins, as they are now: the skills tools (the person's
+    /// skills and the session's project's that the person trusts; reads them, blocking; the
+    /// script tool only with the person's switch on and a project to run in), then the active
+    /// MCP tools.
+    fn run_extras(&self, session: &p::Session, has_root: bool) -> Vec<tool::ToolRef> {
+        let project = match (&session.project_id, &session.root, has_root) {
+            (Some(id), Some(root), true) => Some((id.as_str(), Path::new(root.as_str()))),
+            _ => None,
+        };
+        let skills = skills::usable(&self.inner.store, &self.inner.config.skills_dirs, project);
         let scripts = has_root && self.inner.skill_scripts.load(Ordering::SeqCst);
-        tools::skills::tools(&self.skill_sources(), scripts)
+        tools::skills::tools(skills, scripts)
             .into_iter()
             .chain(self.inner.mcp.tools())
             .collect()
     }
 
     /// `GET /api/skills`: Settings → Skills (blocking: reads the skills folders).
-    pub fn skills(&self) -> p::SkillsView {
-        let sources = self.skill_sources();
-        let found = wisp_skills::find(&sources);
-        let shown = |d: &Path| wisp_fs::plain_path(d).to_string_lossy().into_owned();
-        p::SkillsView {
-            scripts_allowed: self.inner.skill_scripts.load(Ordering::SeqCst),
-            folders: sources.iter().map(|s| shown(&s.dir)).collect(),
-            skills: found
-                .skills
-                .iter()
-                .map(|s| p::SkillEntry {
-                    name: s.name.clone(),
-                    description: s.description.clone(),
-                    folder: shown(&s.dir),
-                    digest: s.digest.clone(),
-                    files: s.files as u64,
-                })
-                .collect(),
-            invalid: found
-                .invalid
-                .iter()
-                .map(|i| p::InvalidSkill {
-                    folder: shown(&i.dir),
-                    reason: i.reason.clone(),
-                })
-                .collect(),
-            notes: found.notes,
-        }
+    pub fn skills(&self) -> Result<p::SkillsView, CoreError> {
+        skills::view(
+            &self.inner.store,
+            &self.inner.config.skills_dirs,
+            &self.inner.store.projects()?,
+            self.inner.skill_scripts.load(Ordering::SeqCst),
+        )
     }
 
     /// `PUT /api/skills`: turns the skill-script mode on or off for runs that start from now
@@ -613,7 +585,29 @@ impl Host {
             .skill_scripts
             .store(update.scripts_allowed, Ordering::SeqCst);
         tracing::info!(allowed = update.scripts_allowed, "skill scripts switch");
-        Ok(self.skills())
+        self.skills()
+    }
+
+    /// `PUT /api/skills/trust`: trusts a project's skill as the person was shown it, or takes
+    /// the trust back, for runs that start from now on (blocking).
+    pub fn trust_skill(&self, request: &p::TrustSkill) -> Result<p::SkillsView, CoreError> {
+        let project = self
+            .inner
+            .store
+            .project(&request.project_id)?
+            .ok_or_else(|| {
+                fail(
+                    CoreErrorKind::NotFound,
+                    "no authorized project with that ID",
+                )
+            })?;
+        skills::set_trust(
+            &self.inner.store,
+            &self.inner.config.skills_dirs,
+            &project,
+            request,
+        )?;
+        self.skills()
     }
 
     pub(crate) fn sandbox_for(
@@ -738,7 +732,10 @@ impl Host {
         );
         // The run's tools: the built-ins, the skills and the MCP tools active now, kept to its
         // end.
-        let snapshot = tools::run_snapshot(sandbox.is_some(), self.run_extras(sandbox.is_some()));
+        let snapshot = tools::run_snapshot(
+            sandbox.is_some(),
+            self.run_extras(&session, sandbox.is_some()),
+        );
         let ctx = run::RunCtx {
             host: self.clone(),
             session_id: session_id.to_owned(),

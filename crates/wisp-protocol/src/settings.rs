@@ -456,6 +456,94 @@ pub struct SkillsView {
     pub invalid: Vec<InvalidSkill>,
     /// What the reading noticed beyond single skills (a folder over its limit, say).
     pub notes: Vec<String>,
+    /// Each authorized project's own skills (`.agents/skills`, `.claude/skills`): they came
+    /// with the project, so a run uses one only while the person trusts exactly its contents.
+    pub projects: Vec<ProjectSkills>,
+}
+
+/// One project's own skills.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectSkills {
+    /// The project.
+    pub project_id: String,
+    /// Its folder.
+    pub root: String,
+    /// Its valid skills, trusted or not.
+    pub skills: Vec<ProjectSkill>,
+    /// Its skill folders that break the format's rules, with the reason.
+    pub invalid: Vec<InvalidSkill>,
+}
+
+/// A project's skill and whether the person trusts it.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectSkill {
+    /// Its name.
+    pub name: String,
+    /// What it is for, as its `SKILL.md` says.
+    pub description: String,
+    /// Its folder.
+    pub folder: String,
+    /// SHA-256 (hex) over the whole folder: what a trust binds.
+    pub digest: String,
+    /// Files in the folder.
+    pub files: u64,
+    /// Whether runs use it.
+    pub trust: SkillTrust,
+    /// With `changed`: what differs from the contents the person trusted (`added PATH`,
+    /// `removed PATH`, `changed PATH`).
+    pub changes: Vec<String>,
+}
+
+/// Whether the person trusts a project's skill.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SkillTrust {
+    /// Never trusted: not used.
+    Untrusted,
+    /// Trusted as it is now: used.
+    Trusted,
+    /// Trusted, then changed: not used until trusted again.
+    Changed,
+}
+
+/// `PUT /api/skills/trust`: trust a project's skill as it was shown (its digest), or take the
+/// trust back.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrustSkill {
+    /// The project.
+    #[schemars(length(min = 1, max = 200))]
+    pub project_id: String,
+    /// The skill's name.
+    #[schemars(length(min = 1, max = 64))]
+    pub name: String,
+    /// The digest the person was shown; trusting a skill whose contents differ now is refused.
+    #[schemars(length(min = 64, max = 64), pattern(r"^[0-9a-f]{64}$"))]
+    pub digest: String,
+    /// `true` to trust, `false` to take the trust back.
+    pub trusted: bool,
+}
+
+impl Check for TrustSkill {
+    fn check(&self) -> Result<(), String> {
+        if self.project_id.is_empty() || self.project_id.chars().count() > 200 {
+            return Err("projectId: 1 to 200 characters".into());
+        }
+        if self.name.is_empty() || self.name.chars().count() > 64 {
+            return Err("name: 1 to 64 characters".into());
+        }
+        if self.digest.len() != 64
+            || !self
+                .digest
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
+            return Err("digest: 64 lowercase hexadecimal characters".into());
+        }
+        Ok(())
+    }
 }
 
 /// One usable skill.

@@ -115,6 +115,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         )
         .route("/api/settings/test", post(test_connection))
         .route("/api/skills", get(get_skills).put(update_skills))
+        .route("/api/skills/trust", put(trust_skill))
         .route("/api/mcp/servers", get(mcp_servers).post(mcp_add))
         .route("/api/mcp/servers/{id}", put(mcp_edit).delete(mcp_delete))
         .route("/api/mcp/servers/{id}/activate", post(mcp_activate))
@@ -341,7 +342,7 @@ async fn update_settings(
 /// Off the async threads: reads the skills folders.
 async fn get_skills(State(s): State<AppState>) -> ApiResult<p::SkillsView> {
     let host = s.host.clone();
-    Ok(Json(blocking(move || Ok(host.skills())).await?))
+    Ok(Json(blocking(move || host.skills()).await?))
 }
 
 /// Off the async threads: writes the database, then reads the skills folders.
@@ -351,6 +352,15 @@ async fn update_skills(
 ) -> ApiResult<p::SkillsView> {
     let host = s.host.clone();
     Ok(Json(blocking(move || host.update_skills(&body)).await?))
+}
+
+/// Off the async threads: reads the project's skill folder, writes the database.
+async fn trust_skill(
+    State(s): State<AppState>,
+    Body(body): Body<p::TrustSkill>,
+) -> ApiResult<p::SkillsView> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.trust_skill(&body)).await?))
 }
 
 /// The key goes to the OS secret store, which may be a D-Bus round trip: off the async threads.

@@ -567,6 +567,12 @@ fn build_paths(s: &mut Schemas) -> Value {
         s.answer::<p::SkillsView>("200", "stored; Settings → Skills now"),
     )
     .body(s.body::<p::UpdateSkills>());
+    let trust_skill = Op::new(
+        "trustSkill",
+        "Trust a project's own skill as it was shown (digest), so runs in that project use it, or take the trust back; 409 conflict when its contents changed since, 404 when the project or skill is not there",
+        s.answer::<p::SkillsView>("200", "stored; Settings → Skills now"),
+    )
+    .body(s.body::<p::TrustSkill>());
 
     let server = || id_param(p::MCP_SERVER_ID, "an MCP server ID");
     let list_mcp = Op::new(
@@ -634,6 +640,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/settings/api-key": {"put": set_api_key.into_json(), "delete": delete_api_key.into_json()},
         "/api/settings/test": {"post": test_connection.into_json()},
         "/api/skills": {"get": get_skills.into_json(), "put": update_skills.into_json()},
+        "/api/skills/trust": {"put": trust_skill.into_json()},
         "/api/health": {"get": health.into_json()},
         "/api/openapi.json": {"get": openapi.into_json()},
         "/api/projects": {"get": list_projects.into_json(), "post": create_project.into_json()},

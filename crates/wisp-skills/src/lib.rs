@@ -66,6 +66,9 @@ pub struct Skill {
     pub files: usize,
     /// Bytes of those files.
     pub bytes: u64,
+    /// What the digest is taken over, one line per entry sorted by path: `d PATH`,
+    /// `l PATH -> TARGET`, `f PATH SIZE SHA256`. Kept with a trust, it says what changed.
+    pub manifest: Vec<String>,
     /// Front-matter fields the format does not define, which Wisp does not use (Claude's
     /// `model`, `argument-hint`, …); said, not an error, so skills written for other hosts
     /// are not refused for them.
@@ -204,8 +207,42 @@ fn load(dir: &Path, origin: Origin, confine: Option<&Path>) -> Result<Skill, Str
         digest: walked.digest,
         files: walked.files,
         bytes: walked.bytes,
+        manifest: walked.manifest,
         ignored_fields,
     })
+}
+
+/// What changed from the manifest `then` to `now` (see [`Skill::manifest`]), one line per
+/// path: `added PATH`, `removed PATH`, `changed PATH`, sorted by path.
+pub fn manifest_changes(then: &[String], now: &[String]) -> Vec<String> {
+    fn by_path(lines: &[String]) -> std::collections::BTreeMap<&str, &str> {
+        lines
+            .iter()
+            .map(|l| {
+                // `K PATH …`: the path ends at the size (files) or the arrow (links).
+                let rest = l.get(2..).unwrap_or("");
+                let path = match l.as_bytes().first() {
+                    Some(b'f') => rest.rsplitn(3, ' ').nth(2).unwrap_or(rest),
+                    Some(b'l') => rest.split(" -> ").next().unwrap_or(rest),
+                    _ => rest,
+                };
+                (path, l.as_str())
+            })
+            .collect()
+    }
+    let (then, now) = (by_path(then), by_path(now));
+    let mut paths: Vec<&str> = then.keys().chain(now.keys()).copied().collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths
+        .into_iter()
+        .filter_map(|p| match (then.get(p), now.get(p)) {
+            (None, Some(_)) => Some(format!("added {p}")),
+            (Some(_), None) => Some(format!("removed {p}")),
+            (Some(a), Some(b)) if a != b => Some(format!("changed {p}")),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The fields the format defines; any other is ignored and said.

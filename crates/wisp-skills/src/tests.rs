@@ -353,6 +353,33 @@ fn the_digest_covers_every_file_and_changes_with_any() {
     assert_ne!(digest().digest, before, "SKILL.md");
 }
 
+#[test]
+fn the_manifest_says_which_paths_were_added_removed_or_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    skill(dir.path(), "s", "d");
+    let scripts = dir.path().join("s/scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    std::fs::write(scripts.join("run py.py"), "print('a')\n").unwrap();
+    std::fs::write(scripts.join("keep.py"), "x\n").unwrap();
+    let manifest = || find(&[person(dir.path())]).skills[0].manifest.clone();
+    let then = manifest();
+    assert_eq!(then.len(), 4, "{then:?}");
+    assert!(then.contains(&"d scripts".to_owned()), "{then:?}");
+    assert_eq!(manifest_changes(&then, &then), Vec::<String>::new());
+    // A name with a space is still one path; a size-preserving edit is still a change.
+    std::fs::write(scripts.join("run py.py"), "print('b')\n").unwrap();
+    std::fs::write(scripts.join("new.sh"), "echo\n").unwrap();
+    std::fs::remove_file(scripts.join("keep.py")).unwrap();
+    assert_eq!(
+        manifest_changes(&then, &manifest()),
+        [
+            "removed scripts/keep.py",
+            "added scripts/new.sh",
+            "changed scripts/run py.py"
+        ]
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn a_skill_may_not_reach_outside_its_folder() {
@@ -471,6 +498,7 @@ fn the_catalogue_is_capped_and_says_what_it_left_out() {
         digest: String::new(),
         files: 1,
         bytes: 1,
+        manifest: Vec::new(),
         ignored_fields: Vec::new(),
     };
     let two = [make(1, "One\n  line."), make(2, "Two.")];

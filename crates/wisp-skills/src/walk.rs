@@ -20,6 +20,8 @@ pub(crate) struct Walked {
     pub(crate) bytes: u64,
     /// `SKILL.md` (or `skill.md`) at the folder's top, and its size.
     pub(crate) skill_md: Option<(PathBuf, u64)>,
+    /// The lines the digest is taken over, one per entry (see [`crate::Skill::manifest`]).
+    pub(crate) manifest: Vec<String>,
 }
 
 enum Entry {
@@ -87,23 +89,27 @@ pub(crate) fn walk(root: &Path) -> Result<Walked, String> {
     }
     let mut digest = Sha256::new();
     let mut files = 0;
+    let mut manifest = Vec::with_capacity(entries.len());
     for (name, item) in &entries {
-        match item {
-            Entry::Dir => digest.update(format!("d {name}\n")),
-            Entry::Link(target) => digest.update(format!("l {name} -> {target}\n")),
+        let line = match item {
+            Entry::Dir => format!("d {name}"),
+            Entry::Link(target) => format!("l {name} -> {target}"),
             Entry::File(len) => {
                 files += 1;
                 let content =
                     file_digest(&root.join(name), *len).map_err(|e| format!("{name}: {e}"))?;
-                digest.update(format!("f {name} {len} {content}\n"));
+                format!("f {name} {len} {content}")
             }
-        }
+        };
+        digest.update(format!("{line}\n"));
+        manifest.push(line);
     }
     Ok(Walked {
         digest: hex::encode(digest.finalize()),
         files,
         bytes,
         skill_md,
+        manifest,
     })
 }
 

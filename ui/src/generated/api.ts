@@ -509,6 +509,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills/trust": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Trust a project's own skill as it was shown (digest), so runs in that project use it, or take the trust back; 409 conflict when its contents changed since, 404 when the project or skill is not there */
+        put: operations["trustSkill"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/tabs/{id}": {
         parameters: {
             query?: never;
@@ -1319,6 +1336,40 @@ export interface components {
             /** @description Canonical absolute path. */
             root: string;
         };
+        /** @description A project's skill and whether the person trusts it. */
+        ProjectSkill: {
+            /**
+             * @description With `changed`: what differs from the contents the person trusted (`added PATH`,
+             *     `removed PATH`, `changed PATH`).
+             */
+            changes: string[];
+            /** @description What it is for, as its `SKILL.md` says. */
+            description: string;
+            /** @description SHA-256 (hex) over the whole folder: what a trust binds. */
+            digest: string;
+            /**
+             * Format: uint64
+             * @description Files in the folder.
+             */
+            files: number;
+            /** @description Its folder. */
+            folder: string;
+            /** @description Its name. */
+            name: string;
+            /** @description Whether runs use it. */
+            trust: components["schemas"]["SkillTrust"];
+        };
+        /** @description One project's own skills. */
+        ProjectSkills: {
+            /** @description Its skill folders that break the format's rules, with the reason. */
+            invalid: components["schemas"]["InvalidSkill"][];
+            /** @description The project. */
+            projectId: string;
+            /** @description Its folder. */
+            root: string;
+            /** @description Its valid skills, trusted or not. */
+            skills: components["schemas"]["ProjectSkill"][];
+        };
         /** @description `GET /api/runs/{id}`. */
         Run: {
             /**
@@ -1544,6 +1595,8 @@ export interface components {
             /** @description Its name (equal to its folder's name). */
             name: string;
         };
+        /** @description Whether the person trusts a project's skill. */
+        SkillTrust: "untrusted" | "trusted" | "changed";
         /**
          * @description Settings → Skills (`GET /api/skills`): the person's skills as the next run would find
          *     them, the ones not used and why, and the switch of the managed skill-script mode.
@@ -1555,6 +1608,11 @@ export interface components {
             invalid: components["schemas"]["InvalidSkill"][];
             /** @description What the reading noticed beyond single skills (a folder over its limit, say). */
             notes: string[];
+            /**
+             * @description Each authorized project's own skills (`.agents/skills`, `.claude/skills`): they came
+             *     with the project, so a run uses one only while the person trusts exactly its contents.
+             */
+            projects: components["schemas"]["ProjectSkills"][];
             /**
              * @description Whether `skills_run_script` is offered to runs (off unless the person turned it on):
              *     each script run still waits for the person's approval of its card.
@@ -1697,6 +1755,20 @@ export interface components {
         };
         /** @description What a line of a running tool call's output is. */
         ToolOutputKind: "step" | "output" | "held_back";
+        /**
+         * @description `PUT /api/skills/trust`: trust a project's skill as it was shown (its digest), or take the
+         *     trust back.
+         */
+        TrustSkill: {
+            /** @description The digest the person was shown; trusting a skill whose contents differ now is refused. */
+            digest: string;
+            /** @description The skill's name. */
+            name: string;
+            /** @description The project. */
+            projectId: string;
+            /** @description `true` to trust, `false` to take the trust back. */
+            trusted: boolean;
+        };
         /**
          * @description `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, a pin,
          *     the session's model, or several; at least one of them not `null`.
@@ -6064,6 +6136,111 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateSkills"];
+            };
+        };
+        responses: {
+            /** @description stored; Settings → Skills now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillsView"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    trustSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TrustSkill"];
             };
         };
         responses: {

@@ -4,8 +4,8 @@
 //! fixed for the run. A read goes through the file tools' sandbox rooted at the skill's
 //! folder (kernel-enforced: no `..`, no link out), refuses files that look like credentials,
 //! and needs no approval (DEC-01). With the person's switch on and a project, also
-//! `skills_run_script` (`skills/script.rs`), approved every time. A project's skills are not
-//! offered: they came with the project and wait for the person's trust, which is not built yet.
+//! `skills_run_script` (`skills/script.rs`), approved every time. Which skills a run gets (the
+//! person's, and the project's the person trusts) is `crate::skills`'s.
 
 use std::sync::Arc;
 
@@ -28,37 +28,23 @@ struct SkillsRead {
     catalogue: String,
 }
 
-/// The skills tools of a run that starts now: none when `sources` hold no valid skill;
-/// `skills_run_script` too when `scripts` (the person's switch, and a project to run in).
-/// Reads the folders (blocking).
-pub(crate) fn tools(sources: &[wisp_skills::Source], scripts: bool) -> Vec<ToolRef> {
-    let Some(read) = reader(sources) else {
+/// The skills tools of a run over `skills` (the ones it may use, found when it starts): none
+/// when there is no skill; `skills_run_script` too when `scripts` (the person's switch, and a
+/// project to run in).
+pub(crate) fn tools(skills: Vec<Skill>, scripts: bool) -> Vec<ToolRef> {
+    if skills.is_empty() {
         return Vec::new();
-    };
-    let mut all: Vec<ToolRef> = vec![read.clone() as ToolRef];
+    }
+    let catalogue = wisp_skills::catalogue(&skills);
+    let skills = Arc::new(skills);
+    let mut all: Vec<ToolRef> = vec![Arc::new(SkillsRead {
+        skills: skills.clone(),
+        catalogue,
+    })];
     if scripts {
-        all.push(script::tool(read.skills.clone()));
+        all.push(script::tool(skills));
     }
     all
-}
-
-/// `skills_read` over what `sources` hold, if any skill is valid.
-fn reader(sources: &[wisp_skills::Source]) -> Option<Arc<SkillsRead>> {
-    let found = wisp_skills::find(sources);
-    for invalid in &found.invalid {
-        tracing::info!(dir = %invalid.dir.display(), reason = %invalid.reason, "skill not used");
-    }
-    for note in &found.notes {
-        tracing::info!(%note, "skills");
-    }
-    if found.skills.is_empty() {
-        return None;
-    }
-    let catalogue = wisp_skills::catalogue(&found.skills);
-    Some(Arc::new(SkillsRead {
-        skills: Arc::new(found.skills),
-        catalogue,
-    }))
 }
 
 #[derive(Debug, Deserialize)]
@@ -156,6 +142,10 @@ mod tests {
         }
     }
 
+    fn found(sources: &[wisp_skills::Source]) -> Vec<Skill> {
+        wisp_skills::find(sources).skills
+    }
+
     fn write_skill(dir: &std::path::Path, name: &str) {
         let folder = dir.join(name);
         std::fs::create_dir_all(folder.join("references")).unwrap();
@@ -182,8 +172,8 @@ mod tests {
     #[test]
     fn no_skill_no_tool() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(tools(&[person(dir.path())], true).is_empty());
-        assert!(tools(&[], true).is_empty());
+        assert!(tools(found(&[person(dir.path())]), true).is_empty());
+        assert!(tools(Vec::new(), true).is_empty());
     }
 
     #[tokio::test]
@@ -194,9 +184,9 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("broken")).unwrap();
         let secret = tempfile::tempdir().unwrap();
         std::fs::write(secret.path().join("outside.txt"), "outside").unwrap();
-        let all = tools(&[person(dir.path())], false);
+        let all = tools(found(&[person(dir.path())]), false);
         assert_eq!(all.len(), 1, "no script tool while the switch is off");
-        let with_scripts: Vec<String> = tools(&[person(dir.path())], true)
+        let with_scripts: Vec<String> = tools(found(&[person(dir.path())]), true)
             .iter()
             .map(|t| t.info().name)
             .collect();

@@ -1,6 +1,8 @@
 // Settings → Skills (FILE-05): the folders skills are read from, the skills a run is told of,
-// the folders not used with the rule each breaks, and the switch of the managed skill-script
-// mode with a plain statement of what it means. The page holds no truth of its own: it shows
+// the folders not used with the rule each breaks, the switch of the managed skill-script mode
+// with a plain statement of what it means, and each project's own skills, which a run uses only
+// once the person trusts them as they are (a change makes one untrusted again, and says what
+// changed); trusting is a click on the skill's own button, quoting the contents shown. The page holds no truth of its own: it shows
 // what the Host reports, also after the switch (the Host's answer, not the click).
 import { useCallback, useEffect, useId, useState } from "react";
 import { useT } from "../../i18n";
@@ -14,6 +16,7 @@ type SkillsView = Schemas["SkillsView"];
 export interface SkillsApi {
   skills(): Promise<SkillsView>;
   updateSkills(body: Schemas["UpdateSkills"]): Promise<SkillsView>;
+  trustSkill(body: Schemas["TrustSkill"]): Promise<SkillsView>;
 }
 
 export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
@@ -40,6 +43,20 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
       setError(null);
     } catch (e) {
       setError(errorText(t, e));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const trust = async (projectId: string, skill: Schemas["ProjectSkill"], trusted: boolean) => {
+    setSaving(true);
+    try {
+      setView(await api.trustSkill({ projectId, name: skill.name, digest: skill.digest, trusted }));
+      setError(null);
+    } catch (e) {
+      setError(errorText(t, e));
+      // What the Host holds now (a skill that changed since it was shown, say).
+      await reload();
     } finally {
       setSaving(false);
     }
@@ -109,6 +126,61 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
               </ul>
             </>
           )}
+          {view.projects.map((project) => (
+            <section key={project.projectId} aria-label={t("skillsOfProject", { root: project.root })}>
+              <h4>
+                {t("skillsOfProject", { root: "" })}
+                <code>
+                  <Reveal text={project.root} />
+                </code>
+              </h4>
+              <p className="muted small">{t("skillsProjectNote")}</p>
+              {project.skills.length === 0 && project.invalid.length === 0 && <p className="muted small">{t("skillsProjectNone")}</p>}
+              <ul className="mcp-servers">
+                {project.skills.map((s) => (
+                  <li key={s.folder} className="mcp-server" data-trust={s.trust}>
+                    <strong>
+                      <Reveal text={s.name} />
+                    </strong>{" "}
+                    <span className="small">
+                      <Reveal text={s.description} />
+                    </span>
+                    <p className="mcp-detail small">
+                      <span className={s.trust === "trusted" ? "" : "muted"}>{t(`skillTrust_${s.trust}`)}</span>{" "}
+                      <code>
+                        <Reveal text={s.folder} />
+                      </code>{" "}
+                      {t("skillsFiles", { n: s.files })}
+                    </p>
+                    {s.changes.length > 0 && (
+                      <ul className="small" aria-label={t("skillsChanges", { name: s.name })}>
+                        {s.changes.map((c) => (
+                          <li key={c}>
+                            <code>
+                              <Reveal text={c} />
+                            </code>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                    <button type="button" disabled={saving} onClick={() => void trust(project.projectId, s, s.trust !== "trusted")}>
+                      {s.trust === "trusted" ? t("skillsUntrust", { name: s.name }) : t("skillsTrust", { name: s.name })}
+                    </button>
+                  </li>
+                ))}
+                {project.invalid.map((s) => (
+                  <li key={s.folder} className="mcp-server">
+                    <code>
+                      <Reveal text={s.folder} />
+                    </code>
+                    <p className="mcp-detail small">
+                      <Reveal text={s.reason} />
+                    </p>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ))}
           {view.notes.map((n) => (
             <p key={n} className="muted small">
               <Reveal text={n} />

@@ -77,6 +77,7 @@ describe("Settings → Skills", () => {
     skills: [{ name: "tidy", description: "Tidies the project.", folder: "/home/p/.agents/skills/tidy", digest: "c".repeat(64), files: 2 }],
     invalid: [{ folder: "/home/p/.agents/skills/Bad_Name", reason: "name: lowercase letters, digits and hyphens only" }],
     notes: [],
+    projects: [],
   });
 
   it("shows the Host's lists and switch, and the switch as the Host answers it", async () => {
@@ -89,6 +90,7 @@ describe("Settings → Skills", () => {
         allowed = body.scriptsAllowed;
         return view(allowed);
       },
+      trustSkill: async () => view(allowed),
     };
     render(
       <I18n.Provider value={translator("en")}>
@@ -113,6 +115,7 @@ describe("Settings → Skills", () => {
       updateSkills: async () => {
         throw new Error("the setting could not be stored");
       },
+      trustSkill: async () => view(false),
     };
     render(
       <I18n.Provider value={translator("en")}>
@@ -123,5 +126,57 @@ describe("Settings → Skills", () => {
     await act(async () => void fireEvent.click(screen.getByRole("checkbox")));
     expect(screen.getByRole("alert").textContent).toBe("the setting could not be stored");
     expect((screen.getByRole("checkbox") as HTMLInputElement).checked).toBe(false);
+  });
+});
+
+describe("Settings → Skills: a project's own skills", () => {
+  const skill = (name: string, trust: Schemas["SkillTrust"], changes: string[] = []): Schemas["ProjectSkill"] => ({
+    name,
+    description: `Does ${name} things.`,
+    folder: `/p/project/.agents/skills/${name}`,
+    digest: name.padEnd(64, "0").slice(0, 64).replace(/[^0-9a-f]/g, "a"),
+    files: 2,
+    trust,
+    changes,
+  });
+  const view = (skills: Schemas["ProjectSkill"][]): Schemas["SkillsView"] => ({
+    scriptsAllowed: false,
+    folders: [],
+    skills: [],
+    invalid: [],
+    notes: [],
+    projects: [{ projectId: "p_1", root: "/p/project", skills, invalid: [{ folder: "/p/project/.agents/skills/leaks", reason: "data: a link to /etc/passwd, outside the skill" }] }],
+  });
+
+  it("says each one's trust and what changed, and trusts exactly the contents shown with a click", async () => {
+    const asked: Schemas["TrustSkill"][] = [];
+    let skills = [skill("deploy", "untrusted"), skill("lint", "changed", ["changed scripts/run.sh", "added scripts/x.py"]), skill("fmt", "trusted")];
+    const api: SkillsApi = {
+      skills: async () => view(skills),
+      updateSkills: async () => view(skills),
+      trustSkill: async (body) => {
+        asked.push(body);
+        skills = skills.map((s) => (s.name === body.name ? { ...s, trust: body.trusted ? "trusted" : "untrusted", changes: [] } : s));
+        return view(skills);
+      },
+    };
+    render(
+      <I18n.Provider value={translator("en")}>
+        <SkillsSettingsPage api={api} />
+      </I18n.Provider>,
+    );
+    await act(async () => {});
+    const region = screen.getByRole("region", { name: "Skills of the project /p/project" });
+    expect(region.textContent).toContain("Not trusted: not used.");
+    expect(region.textContent).toContain("Trusted: used in this project.");
+    expect(region.textContent).toContain("Changed since you trusted it: not used until you trust it again.");
+    expect(screen.getByRole("list", { name: "What changed in lint" }).textContent).toBe("changed scripts/run.shadded scripts/x.py");
+    expect(region.textContent).toContain("outside the skill");
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Trust lint as it is" })));
+    expect(asked).toEqual([{ projectId: "p_1", name: "lint", digest: skill("lint", "changed").digest, trusted: true }]);
+    expect(screen.getByRole("button", { name: "Stop trusting lint" })).toBeTruthy();
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Stop trusting fmt" })));
+    expect(asked[1]).toMatchObject({ name: "fmt", trusted: false });
+    expect(screen.getByRole("button", { name: "Trust fmt as it is" })).toBeTruthy();
   });
 });
