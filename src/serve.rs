@@ -138,6 +138,10 @@ pub(crate) async fn run(args: ServeArgs) -> anyhow::Result<()> {
         skills_dirs: skills_dirs(&data_dir),
         // `wisp confine`: this very binary confines a skill's script (Linux).
         confine_helper: std::env::current_exe().ok(),
+        skills_import: std::env::home_dir().map(|home| wisp_core::SkillsImport {
+            from: home.join(".claude").join("skills"),
+            into: data_dir.join("skills"),
+        }),
         ..HostConfig::new(mode)
     };
     let host = Host::start(store, None, config).map_err(|e| anyhow!("cannot start: {e}"))?;

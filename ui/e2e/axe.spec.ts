@@ -189,6 +189,9 @@ test("each tab kind, and Settings", async ({ page }) => {
   await page.getByRole("tab", { name: "Local MCP" }).click();
   await expect(page.getByRole("region", { name: "Local MCP" })).toBeVisible();
   await audit(page, "settings-mcp");
+  await page.getByRole("tab", { name: "Skills" }).click();
+  await expect(page.getByRole("checkbox", { name: "Allow skill scripts to run" })).toBeVisible();
+  await audit(page, "settings-skills");
 });
 
 test("a search hit opens its file at the line, highlighted and numbered", async ({ page }) => {

@@ -41,6 +41,7 @@ mod run;
 mod runs;
 mod settings;
 mod skills;
+pub use skills::SkillsImport;
 mod tabs;
 #[cfg(test)]
 mod test_support;
@@ -145,6 +146,9 @@ pub struct HostConfig {
     /// ([`confine`]); `wisp serve` gives its own binary. Without it scripts run with full
     /// access only, and their cards say why.
     pub confine_helper: Option<std::path::PathBuf>,
+    /// Claude's personal skills folder and Wisp's own, for Settings → Skills' import; none in
+    /// [`HostConfig::new`].
+    pub skills_import: Option<SkillsImport>,
 }
 
 impl HostConfig {
@@ -164,6 +168,7 @@ impl HostConfig {
             card_recheck: Some(limits::CARD_RECHECK_INTERVAL),
             skills_dirs: Vec::new(),
             confine_helper: None,
+            skills_import: None,
         }
     }
 }
@@ -565,6 +570,7 @@ impl Host {
         skills::view(
             &self.inner.store,
             &self.inner.config.skills_dirs,
+            self.inner.config.skills_import.as_ref(),
             &self.inner.store.projects()?,
             self.inner.skill_scripts.load(Ordering::SeqCst),
         )
@@ -585,6 +591,19 @@ impl Host {
             .skill_scripts
             .store(update.scripts_allowed, Ordering::SeqCst);
         tracing::info!(allowed = update.scripts_allowed, "skill scripts switch");
+        self.skills()
+    }
+
+    /// `POST /api/skills/import`: copies the skills asked for of Claude's personal folder into
+    /// Wisp's own, each as shown (blocking).
+    pub fn import_skills(&self, request: &p::ImportSkills) -> Result<p::SkillsView, CoreError> {
+        let Some(import) = &self.inner.config.skills_import else {
+            return Err(fail(
+                CoreErrorKind::NotFound,
+                "this Host has no folder to import skills from",
+            ));
+        };
+        skills::import(&self.inner.config.skills_dirs, import, request)?;
         self.skills()
     }
 

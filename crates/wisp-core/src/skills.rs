@@ -8,6 +8,10 @@
 //!   changed skill says what changed. A name the person's own skills already use is never a
 //!   project's (`wisp_skills::find` lists the person's first).
 //! - The trusts live in the store (`skill-trust`), one JSON value; nothing else is kept.
+//! - Claude's personal skills (`~/.claude/skills`) are offered as an import, as MCP configs
+//!   are: a skill the person picks is copied, exactly as its digest was shown, into Wisp's own
+//!   skills folder (through a hidden temporary folder, then one rename), and the copy's digest
+//!   is checked; a skill holding links is not imported.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -103,15 +107,147 @@ fn shown(path: &Path) -> String {
     wisp_fs::plain_path(path).to_string_lossy().into_owned()
 }
 
-/// Settings → Skills: the person's skills, and each authorized project's with its trust.
+/// Where skills may be imported from, and into.
+#[derive(Debug, Clone)]
+pub struct SkillsImport {
+    /// Claude's personal skills folder (`~/.claude/skills`).
+    pub from: PathBuf,
+    /// Wisp's own skills folder (the data dir's `skills`), one of the person's.
+    pub into: PathBuf,
+}
+
+fn entry(s: &Skill) -> p::SkillEntry {
+    p::SkillEntry {
+        name: s.name.clone(),
+        description: s.description.clone(),
+        folder: shown(&s.dir),
+        digest: s.digest.clone(),
+        files: s.files as u64,
+    }
+}
+
+/// The skills of `import.from` whose names the person's skills (`found`) do not use.
+fn importable(import: &SkillsImport, found: &[Skill]) -> Vec<Skill> {
+    wisp_skills::find(&[Source {
+        origin: Origin::Person,
+        dir: import.from.clone(),
+        confine: None,
+    }])
+    .skills
+    .into_iter()
+    .filter(|s| !found.iter().any(|f| f.name == s.name))
+    .collect()
+}
+
+/// Copies each requested skill of `import.from` into `import.into`, as shown; all or each
+/// refusal said. Blocking.
+pub(crate) fn import(
+    person: &[PathBuf],
+    import: &SkillsImport,
+    request: &p::ImportSkills,
+) -> Result<(), CoreError> {
+    let found = wisp_skills::find(&sources(person, None)).skills;
+    let offered = importable(import, &found);
+    let mut refused = Vec::new();
+    for wanted in &request.skills {
+        let Some(skill) = offered.iter().find(|s| s.name == wanted.name) else {
+            refused.push(format!(
+                "{}: not among the skills offered for import (already one of yours, or not a valid skill in {})",
+                wanted.name,
+                shown(&import.from)
+            ));
+            continue;
+        };
+        if skill.digest != wanted.digest {
+            refused.push(format!(
+                "{}: changed since it was shown; look at it again",
+                wanted.name
+            ));
+            continue;
+        }
+        if let Err(e) = copy_skill(skill, &import.into) {
+            refused.push(format!("{}: {e}", wanted.name));
+        } else {
+            tracing::info!(skill = %skill.name, "skill imported");
+        }
+    }
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        let done = request.skills.len() - refused.len();
+        Err(fail(
+            CoreErrorKind::Conflict,
+            format!(
+                "{done} of {} imported; not imported: {}",
+                request.skills.len(),
+                refused.join("; ")
+            ),
+        ))
+    }
+}
+
+/// `skill` copied into `into/<name>` from its manifest, then checked to have its digest.
+fn copy_skill(skill: &Skill, into: &Path) -> Result<(), String> {
+    if skill.manifest.iter().any(|l| l.starts_with("l ")) {
+        return Err("it holds links, which an import does not copy; copy it by hand".into());
+    }
+    let target = into.join(&skill.name);
+    if std::fs::symlink_metadata(&target).is_ok() {
+        return Err(format!("{} already exists", shown(&target)));
+    }
+    std::fs::create_dir_all(into).map_err(|e| format!("{}: {e}", shown(into)))?;
+    let temp = into.join(format!(".import-{}", crate::new_id("skill")));
+    let copied = (|| -> Result<(), String> {
+        std::fs::create_dir(&temp).map_err(|e| e.to_string())?;
+        for line in &skill.manifest {
+            let (kind, rest) = line.split_at(2);
+            if kind == "d " {
+                std::fs::create_dir(temp.join(rest)).map_err(|e| format!("{rest}: {e}"))?;
+            } else {
+                // `f PATH SIZE SHA256`: the path may hold spaces.
+                let path = rest.rsplitn(3, ' ').nth(2).unwrap_or(rest);
+                std::fs::copy(skill.dir.join(path), temp.join(path))
+                    .map_err(|e| format!("{path}: {e}"))?;
+            }
+        }
+        std::fs::rename(&temp, &target).map_err(|e| e.to_string())
+    })();
+    if let Err(e) = copied {
+        let _ = std::fs::remove_dir_all(&temp);
+        return Err(format!("could not be copied: {e}"));
+    }
+    // The copy is what was shown, or it goes.
+    let check = wisp_skills::find(&[Source {
+        origin: Origin::Person,
+        dir: into.to_path_buf(),
+        confine: None,
+    }]);
+    if check
+        .skills
+        .iter()
+        .any(|s| s.name == skill.name && s.digest == skill.digest)
+    {
+        Ok(())
+    } else {
+        let _ = std::fs::remove_dir_all(&target);
+        Err("it changed while it was copied; nothing was kept".into())
+    }
+}
+
+/// Settings → Skills: the person's skills, each authorized project's with its trust, and
+/// what can be imported.
 pub(crate) fn view(
     store: &wisp_store::Store,
     person: &[PathBuf],
+    import: Option<&SkillsImport>,
     projects: &[p::Project],
     scripts_allowed: bool,
 ) -> Result<p::SkillsView, CoreError> {
     let sources = sources(person, None);
     let found = wisp_skills::find(&sources);
+    let importable = import
+        .map(|i| importable(i, &found.skills))
+        .unwrap_or_default();
     let book = book(store)?;
     let projects = projects
         .iter()
@@ -162,17 +298,7 @@ pub(crate) fn view(
     Ok(p::SkillsView {
         scripts_allowed,
         folders: sources.iter().map(|s| shown(&s.dir)).collect(),
-        skills: found
-            .skills
-            .iter()
-            .map(|s| p::SkillEntry {
-                name: s.name.clone(),
-                description: s.description.clone(),
-                folder: shown(&s.dir),
-                digest: s.digest.clone(),
-                files: s.files as u64,
-            })
-            .collect(),
+        skills: found.skills.iter().map(entry).collect(),
         invalid: found
             .invalid
             .iter()
@@ -183,6 +309,8 @@ pub(crate) fn view(
             .collect(),
         notes: found.notes,
         projects,
+        import_from: import.map(|i| shown(&i.from)),
+        importable: importable.iter().map(entry).collect(),
     })
 }
 
@@ -441,5 +569,91 @@ mod tests {
         assert_eq!(offered(&host, &sa.id), ["deploy", "lint"]);
         // The same contents in another project are not trusted there.
         assert_eq!(offered(&host, &sb.id), ["deploy"]);
+    }
+
+    #[test]
+    fn claudes_skills_are_imported_as_shown_and_only_those_offered() {
+        let tmp = tempfile::tempdir().unwrap();
+        let claude = tmp.path().join("claude-skills");
+        let own = tmp.path().join("data/skills");
+        let shared = tmp.path().join("agents-skills");
+        write(&claude.join("pdf/SKILL.md"), &skill_md("pdf"));
+        write(&claude.join("pdf/scripts/fill form.py"), "print('fill')\n");
+        std::fs::create_dir_all(claude.join("pdf/assets")).unwrap();
+        write(&claude.join("linked/SKILL.md"), &skill_md("linked"));
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("SKILL.md", claude.join("linked/alias.md")).unwrap();
+        write(&claude.join("dup/SKILL.md"), &skill_md("dup"));
+        write(&shared.join("dup/SKILL.md"), &skill_md("dup"));
+        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
+        let mut config = crate::HostConfig::new(p::Mode::Simulation);
+        config.skills_dirs = vec![shared.clone(), own.clone()];
+        config.skills_import = Some(SkillsImport {
+            from: claude.clone(),
+            into: own.clone(),
+        });
+        let host = crate::Host::start(store, None, config).unwrap();
+
+        let view = host.skills().unwrap();
+        let offered: Vec<&str> = view.importable.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            offered,
+            ["linked", "pdf"],
+            "dup is already one of the person's"
+        );
+        let pdf = view
+            .importable
+            .iter()
+            .find(|s| s.name == "pdf")
+            .unwrap()
+            .clone();
+        let ask = |name: &str, digest: &str| p::ImportSkills {
+            skills: vec![p::SkillToImport {
+                name: name.into(),
+                digest: digest.into(),
+            }],
+        };
+        let e = host
+            .import_skills(&ask("pdf", &"0".repeat(64)))
+            .unwrap_err();
+        assert_eq!(e.kind, CoreErrorKind::Conflict);
+        assert_eq!(
+            e.message,
+            "0 of 1 imported; not imported: pdf: changed since it was shown; look at it again"
+        );
+        assert!(!own.join("pdf").exists());
+
+        let view = host.import_skills(&ask("pdf", &pdf.digest)).unwrap();
+        let copied = view.skills.iter().find(|s| s.name == "pdf").unwrap();
+        assert_eq!(copied.digest, pdf.digest, "the copy is what was shown");
+        assert_eq!(
+            std::fs::read_to_string(own.join("pdf/scripts/fill form.py")).unwrap(),
+            "print('fill')\n"
+        );
+        assert!(own.join("pdf/assets").is_dir());
+        assert!(!view.importable.iter().any(|s| s.name == "pdf"));
+        let hidden: Vec<_> = std::fs::read_dir(&own)
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+            .collect();
+        assert!(hidden.is_empty(), "no temporary folder is left behind");
+
+        let e = host.import_skills(&ask("pdf", &pdf.digest)).unwrap_err();
+        assert!(
+            e.message
+                .contains("pdf: not among the skills offered for import"),
+            "{}",
+            e.message
+        );
+        #[cfg(unix)]
+        {
+            let linked = view.importable.iter().find(|s| s.name == "linked").unwrap();
+            let e = host
+                .import_skills(&ask("linked", &linked.digest))
+                .unwrap_err();
+            assert!(e.message.contains("it holds links"), "{}", e.message);
+            assert!(!own.join("linked").exists());
+        }
     }
 }

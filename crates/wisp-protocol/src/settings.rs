@@ -459,6 +459,59 @@ pub struct SkillsView {
     /// Each authorized project's own skills (`.agents/skills`, `.claude/skills`): they came
     /// with the project, so a run uses one only while the person trusts exactly its contents.
     pub projects: Vec<ProjectSkills>,
+    /// Claude's personal skills folder (`~/.claude/skills`), offered as an import.
+    pub import_from: Option<String>,
+    /// Its valid skills whose names the person's skills do not use yet.
+    pub importable: Vec<SkillEntry>,
+}
+
+/// `POST /api/skills/import`: copy skills of Claude's personal folder into Wisp's own skills
+/// folder, each as it was shown (its digest).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImportSkills {
+    /// The skills, by name and the digest shown.
+    #[schemars(length(min = 1, max = 100))]
+    pub skills: Vec<SkillToImport>,
+}
+
+/// One skill to import.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SkillToImport {
+    /// Its name.
+    #[schemars(length(min = 1, max = 64))]
+    pub name: String,
+    /// The digest shown: a skill whose contents differ now is not imported.
+    #[schemars(length(min = 64, max = 64), pattern(r"^[0-9a-f]{64}$"))]
+    pub digest: String,
+}
+
+impl Check for ImportSkills {
+    fn check(&self) -> Result<(), String> {
+        if self.skills.is_empty() || self.skills.len() > 100 {
+            return Err("skills: 1 to 100 skills".into());
+        }
+        for (i, s) in self.skills.iter().enumerate() {
+            if s.name.is_empty() || s.name.chars().count() > 64 {
+                return Err(format!("skills[{i}].name: 1 to 64 characters"));
+            }
+            if !is_digest(&s.digest) {
+                return Err(format!(
+                    "skills[{i}].digest: 64 lowercase hexadecimal characters"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `text` is a SHA-256 in lowercase hex.
+fn is_digest(text: &str) -> bool {
+    text.len() == 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// One project's own skills.
@@ -534,12 +587,7 @@ impl Check for TrustSkill {
         if self.name.is_empty() || self.name.chars().count() > 64 {
             return Err("name: 1 to 64 characters".into());
         }
-        if self.digest.len() != 64
-            || !self
-                .digest
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        {
+        if !is_digest(&self.digest) {
             return Err("digest: 64 lowercase hexadecimal characters".into());
         }
         Ok(())

@@ -116,6 +116,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/settings/test", post(test_connection))
         .route("/api/skills", get(get_skills).put(update_skills))
         .route("/api/skills/trust", put(trust_skill))
+        .route("/api/skills/import", post(import_skills))
         .route("/api/mcp/servers", get(mcp_servers).post(mcp_add))
         .route("/api/mcp/servers/{id}", put(mcp_edit).delete(mcp_delete))
         .route("/api/mcp/servers/{id}/activate", post(mcp_activate))
@@ -352,6 +353,15 @@ async fn update_skills(
 ) -> ApiResult<p::SkillsView> {
     let host = s.host.clone();
     Ok(Json(blocking(move || host.update_skills(&body)).await?))
+}
+
+/// Off the async threads: copies skill folders.
+async fn import_skills(
+    State(s): State<AppState>,
+    Body(body): Body<p::ImportSkills>,
+) -> ApiResult<p::SkillsView> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.import_skills(&body)).await?))
 }
 
 /// Off the async threads: reads the project's skill folder, writes the database.

@@ -573,6 +573,12 @@ fn build_paths(s: &mut Schemas) -> Value {
         s.answer::<p::SkillsView>("200", "stored; Settings → Skills now"),
     )
     .body(s.body::<p::TrustSkill>());
+    let import_skills = Op::new(
+        "importSkills",
+        "Copy skills of Claude's personal folder (~/.claude/skills) into Wisp's own skills folder, each as shown (digest); 409 conflict says which were not imported and why",
+        s.answer::<p::SkillsView>("200", "imported; Settings → Skills now"),
+    )
+    .body(s.body::<p::ImportSkills>());
 
     let server = || id_param(p::MCP_SERVER_ID, "an MCP server ID");
     let list_mcp = Op::new(
@@ -641,6 +647,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/settings/test": {"post": test_connection.into_json()},
         "/api/skills": {"get": get_skills.into_json(), "put": update_skills.into_json()},
         "/api/skills/trust": {"put": trust_skill.into_json()},
+        "/api/skills/import": {"post": import_skills.into_json()},
         "/api/health": {"get": health.into_json()},
         "/api/openapi.json": {"get": openapi.into_json()},
         "/api/projects": {"get": list_projects.into_json(), "post": create_project.into_json()},

@@ -509,6 +509,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Copy skills of Claude's personal folder (~/.claude/skills) into Wisp's own skills folder, each as shown (digest); 409 conflict says which were not imported and why */
+        post: operations["importSkills"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills/trust": {
         parameters: {
             query?: never;
@@ -1010,6 +1027,14 @@ export interface components {
             status: string;
             /** @description How the UI shows web tabs: the Host's browser, or iframes (`--web-only`, no browser). */
             web_tabs: components["schemas"]["WebTabs"];
+        };
+        /**
+         * @description `POST /api/skills/import`: copy skills of Claude's personal folder into Wisp's own skills
+         *     folder, each as it was shown (its digest).
+         */
+        ImportSkills: {
+            /** @description The skills, by name and the digest shown. */
+            skills: components["schemas"]["SkillToImport"][];
         };
         /** @description A skill folder that is not used, and why. */
         InvalidSkill: {
@@ -1595,6 +1620,13 @@ export interface components {
             /** @description Its name (equal to its folder's name). */
             name: string;
         };
+        /** @description One skill to import. */
+        SkillToImport: {
+            /** @description The digest shown: a skill whose contents differ now is not imported. */
+            digest: string;
+            /** @description Its name. */
+            name: string;
+        };
         /** @description Whether the person trusts a project's skill. */
         SkillTrust: "untrusted" | "trusted" | "changed";
         /**
@@ -1604,6 +1636,10 @@ export interface components {
         SkillsView: {
             /** @description The folders skills are read from, in order. */
             folders: string[];
+            /** @description Claude's personal skills folder (`~/.claude/skills`), offered as an import. */
+            importFrom: string | null;
+            /** @description Its valid skills whose names the person's skills do not use yet. */
+            importable: components["schemas"]["SkillEntry"][];
             /** @description Skill folders that break the format's rules, with the reason; never half-loaded. */
             invalid: components["schemas"]["InvalidSkill"][];
             /** @description What the reading noticed beyond single skills (a folder over its limit, say). */
@@ -6140,6 +6176,111 @@ export interface operations {
         };
         responses: {
             /** @description stored; Settings → Skills now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillsView"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    importSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportSkills"];
+            };
+        };
+        responses: {
+            /** @description imported; Settings → Skills now */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -17,6 +17,7 @@ export interface SkillsApi {
   skills(): Promise<SkillsView>;
   updateSkills(body: Schemas["UpdateSkills"]): Promise<SkillsView>;
   trustSkill(body: Schemas["TrustSkill"]): Promise<SkillsView>;
+  importSkills(body: Schemas["ImportSkills"]): Promise<SkillsView>;
 }
 
 export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
@@ -56,6 +57,19 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
     } catch (e) {
       setError(errorText(t, e));
       // What the Host holds now (a skill that changed since it was shown, say).
+      await reload();
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const importOne = async (skill: Schemas["SkillEntry"]) => {
+    setSaving(true);
+    try {
+      setView(await api.importSkills({ skills: [{ name: skill.name, digest: skill.digest }] }));
+      setError(null);
+    } catch (e) {
+      setError(errorText(t, e));
       await reload();
     } finally {
       setSaving(false);
@@ -126,6 +140,32 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
               </ul>
             </>
           )}
+          {view.importFrom && (
+            <section aria-label={t("skillsImportFrom", { folder: view.importFrom })}>
+              <h4>{t("skillsImportFrom", { folder: view.importFrom })}</h4>
+              {view.importable.length === 0 ? (
+                <p className="muted small">{t("skillsImportNone")}</p>
+              ) : (
+                <ul className="mcp-servers">
+                  {view.importable.map((s) => (
+                    <li key={s.folder} className="mcp-server">
+                      <strong>
+                        <Reveal text={s.name} />
+                      </strong>{" "}
+                      <span className="small">
+                        <Reveal text={s.description} />
+                      </span>
+                      <div className="buttons">
+                        <button type="button" disabled={saving} onClick={() => void importOne(s)}>
+                          {t("skillsImport", { name: s.name })}
+                        </button>
+                      </div>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+          )}
           {view.projects.map((project) => (
             <section key={project.projectId} aria-label={t("skillsOfProject", { root: project.root })}>
               <h4>
@@ -163,9 +203,11 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
                         ))}
                       </ul>
                     )}
-                    <button type="button" disabled={saving} onClick={() => void trust(project.projectId, s, s.trust !== "trusted")}>
-                      {s.trust === "trusted" ? t("skillsUntrust", { name: s.name }) : t("skillsTrust", { name: s.name })}
-                    </button>
+                    <div className="buttons">
+                      <button type="button" disabled={saving} onClick={() => void trust(project.projectId, s, s.trust !== "trusted")}>
+                        {s.trust === "trusted" ? t("skillsUntrust", { name: s.name }) : t("skillsTrust", { name: s.name })}
+                      </button>
+                    </div>
                   </li>
                 ))}
                 {project.invalid.map((s) => (

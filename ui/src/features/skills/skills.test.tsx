@@ -78,6 +78,8 @@ describe("Settings → Skills", () => {
     invalid: [{ folder: "/home/p/.agents/skills/Bad_Name", reason: "name: lowercase letters, digits and hyphens only" }],
     notes: [],
     projects: [],
+    importFrom: null,
+    importable: [],
   });
 
   it("shows the Host's lists and switch, and the switch as the Host answers it", async () => {
@@ -91,6 +93,7 @@ describe("Settings → Skills", () => {
         return view(allowed);
       },
       trustSkill: async () => view(allowed),
+      importSkills: async () => view(allowed),
     };
     render(
       <I18n.Provider value={translator("en")}>
@@ -116,6 +119,7 @@ describe("Settings → Skills", () => {
         throw new Error("the setting could not be stored");
       },
       trustSkill: async () => view(false),
+      importSkills: async () => view(false),
     };
     render(
       <I18n.Provider value={translator("en")}>
@@ -146,6 +150,8 @@ describe("Settings → Skills: a project's own skills", () => {
     invalid: [],
     notes: [],
     projects: [{ projectId: "p_1", root: "/p/project", skills, invalid: [{ folder: "/p/project/.agents/skills/leaks", reason: "data: a link to /etc/passwd, outside the skill" }] }],
+    importFrom: null,
+    importable: [],
   });
 
   it("says each one's trust and what changed, and trusts exactly the contents shown with a click", async () => {
@@ -159,6 +165,7 @@ describe("Settings → Skills: a project's own skills", () => {
         skills = skills.map((s) => (s.name === body.name ? { ...s, trust: body.trusted ? "trusted" : "untrusted", changes: [] } : s));
         return view(skills);
       },
+      importSkills: async () => view(skills),
     };
     render(
       <I18n.Provider value={translator("en")}>
@@ -178,5 +185,45 @@ describe("Settings → Skills: a project's own skills", () => {
     await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Stop trusting fmt" })));
     expect(asked[1]).toMatchObject({ name: "fmt", trusted: false });
     expect(screen.getByRole("button", { name: "Trust fmt as it is" })).toBeTruthy();
+  });
+});
+
+describe("Settings → Skills: importing Claude's personal skills", () => {
+  it("offers each one and imports it as shown with a click", async () => {
+    const pdf = { name: "pdf", description: "Fills PDF forms.", folder: "/home/p/.claude/skills/pdf", digest: "d".repeat(64), files: 3 };
+    const asked: Schemas["ImportSkills"][] = [];
+    let imported = false;
+    const view = (): Schemas["SkillsView"] => ({
+      scriptsAllowed: false,
+      folders: [],
+      skills: imported ? [{ ...pdf, folder: "/home/p/.local/share/wisp/skills/pdf" }] : [],
+      invalid: [],
+      notes: [],
+      projects: [],
+      importFrom: "/home/p/.claude/skills",
+      importable: imported ? [] : [pdf],
+    });
+    const api: SkillsApi = {
+      skills: async () => view(),
+      updateSkills: async () => view(),
+      trustSkill: async () => view(),
+      importSkills: async (body) => {
+        asked.push(body);
+        imported = true;
+        return view();
+      },
+    };
+    render(
+      <I18n.Provider value={translator("en")}>
+        <SkillsSettingsPage api={api} />
+      </I18n.Provider>,
+    );
+    await act(async () => {});
+    const region = screen.getByRole("region", { name: "Claude's personal skills in /home/p/.claude/skills" });
+    expect(region.textContent).toContain("Fills PDF forms.");
+    await act(async () => void fireEvent.click(screen.getByRole("button", { name: "Import pdf into Wisp's skills" })));
+    expect(asked).toEqual([{ skills: [{ name: "pdf", digest: "d".repeat(64) }] }]);
+    expect(region.textContent).toContain("Nothing to import");
+    expect(screen.getByRole("list", { name: "1 skill the model is told of" }).textContent).toContain("Fills PDF forms.");
   });
 });
