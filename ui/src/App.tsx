@@ -19,6 +19,7 @@ import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversati
 import { useSessionRuns } from "./features/conversation/useSessionRuns";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
 import { SkillsSettingsPage } from "./features/skills/SkillsSettings";
+import { ProjectSkillsNotice } from "./features/skills/ProjectSkillsNotice";
 import { McpToolLabels, useMcpLabels } from "./features/mcp/labels";
 import { ProjectList } from "./features/projects/ProjectList";
 import { folderName } from "./features/projects/RevokeProject";
@@ -55,6 +56,10 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const [previewOpen, setPreviewOpen] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [dialog, setDialog] = useState<null | "settings" | "rename">(null);
+  // Settings opened on a section (the session notice opens Skills), and a count of closings: what
+  // Settings changed is read again after.
+  const [settingsSection, setSettingsSection] = useState<string | undefined>(undefined);
+  const [settingsClosed, setSettingsClosed] = useState(0);
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   const { sessions, currentId, setCurrentId, loadSessions, waiting: hostWaiting } = useSessions(api, report);
   const search = useSessionSearch(api, sessions);
@@ -253,6 +258,15 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 onAttached={loadSessions}
                 report={report}
               />
+              <ProjectSkillsNotice
+                api={api}
+                projectId={current.projectId ?? null}
+                version={settingsClosed}
+                onReview={() => {
+                  setSettingsSection("skills");
+                  setDialog("settings");
+                }}
+              />
               <RunList
                 api={api}
                 sessionId={current.id}
@@ -304,7 +318,12 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         theme={theme}
         onLang={onLang}
         onTheme={onTheme}
-        onClose={() => setDialog(null)}
+        onClose={() => {
+          setDialog(null);
+          setSettingsSection(undefined);
+          setSettingsClosed((n) => n + 1);
+        }}
+        initial={settingsSection}
         sections={[
           { id: "model", label: t("modelSettings"), content: <ModelSettingsPage api={api} onChanged={reloadHealth} /> },
           { id: "mcp", label: t("mcpSettings"), content: <McpSettingsPage api={api} /> },

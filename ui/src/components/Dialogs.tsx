@@ -80,12 +80,16 @@ export function SettingsDialog(props: {
   /** The sections, one tab each (Settings → Model, Settings → Local MCP); the first is shown
    * when the dialog opens. Language and theme stay below whichever is shown. */
   sections?: SettingsSection[];
+  /** The section shown when the dialog opens, by id (the first when absent or unknown). */
+  initial?: string;
 }) {
   const t = useT();
   const sections = props.sections ?? [];
   const [shown, setShown] = useState(0);
+  const initial = props.initial;
   useEffect(() => {
-    if (props.open) setShown(0);
+    if (props.open) setShown(Math.max(0, sections.findIndex((s) => s.id === initial)));
+    // Only on opening: the person's own tab choice then stays.
   }, [props.open]);
   const current = sections[Math.min(shown, sections.length - 1)];
   // The WAI-ARIA tabs pattern: one tab in the Tab order, arrows move between them.

@@ -7,6 +7,7 @@ import { ApprovalCard } from "../approvals/ApprovalCard";
 import { sampleCanonical } from "../approvals/sample";
 import { I18n, translator } from "../../i18n";
 import { SkillsSettingsPage, type SkillsApi } from "./SkillsSettings";
+import { ProjectSkillsNotice } from "./ProjectSkillsNotice";
 import type { Schemas } from "../../types";
 
 afterEach(cleanup);
@@ -225,5 +226,59 @@ describe("Settings → Skills: importing Claude's personal skills", () => {
     expect(asked).toEqual([{ skills: [{ name: "pdf", digest: "d".repeat(64) }] }]);
     expect(region.textContent).toContain("Nothing to import");
     expect(screen.getByRole("list", { name: "1 skill the model is told of" }).textContent).toContain("Fills PDF forms.");
+  });
+});
+
+describe("the session's notice of a project's untrusted skills", () => {
+  const withSkills = (trusts: Schemas["SkillTrust"][]): Schemas["SkillsView"] => ({
+    scriptsAllowed: false,
+    folders: [],
+    skills: [],
+    invalid: [],
+    notes: [],
+    importFrom: null,
+    importable: [],
+    projects: [
+      {
+        projectId: "p_1",
+        root: "/p",
+        invalid: [],
+        skills: trusts.map((trust, i) => ({ name: `s${i}`, description: "", folder: `/p/.agents/skills/s${i}`, digest: "a".repeat(64), files: 1, trust, changes: [] })),
+      },
+    ],
+  });
+
+  it("counts the untrusted and the changed, offers the review, and shows nothing when all are trusted", async () => {
+    let view = withSkills(["untrusted", "untrusted", "changed", "trusted"]);
+    const review = vi.fn();
+    const { rerender } = render(
+      <I18n.Provider value={translator("en")}>
+        <ProjectSkillsNotice api={{ skills: async () => view }} projectId="p_1" version={0} onReview={review} />
+      </I18n.Provider>,
+    );
+    await act(async () => {});
+    expect(screen.getByRole("note").textContent).toBe(
+      "This project brings 2 skills you have not trusted: runs do not use them. 1 trusted skill of this project changed since: not used until you trust it again. Review in Settings → Skills",
+    );
+    fireEvent.click(screen.getByRole("button", { name: "Review in Settings → Skills" }));
+    expect(review).toHaveBeenCalledTimes(1);
+    // Read again when Settings closed: all trusted now, no notice.
+    view = withSkills(["trusted"]);
+    rerender(
+      <I18n.Provider value={translator("en")}>
+        <ProjectSkillsNotice api={{ skills: async () => view }} projectId="p_1" version={1} onReview={review} />
+      </I18n.Provider>,
+    );
+    await act(async () => {});
+    expect(screen.queryByRole("note")).toBeNull();
+    // Another project's skills are not this session's.
+    view = withSkills(["untrusted"]);
+    rerender(
+      <I18n.Provider value={translator("en")}>
+        <ProjectSkillsNotice api={{ skills: async () => view }} projectId="p_2" version={1} onReview={review} />
+      </I18n.Provider>,
+    );
+    await act(async () => {});
+    expect(screen.queryByRole("note")).toBeNull();
   });
 });

@@ -5,7 +5,7 @@
 //! interpreter as an absolute path, the argument array, the working folder (the project),
 //! the names of the environment variables it gets and the time limit.
 //!
-//! - No shell: the interpreter comes from the script's extension, or else its `#!` line, and
+//! - No shell: the interpreter comes from the script's `#!` line, or else its extension, and
 //!   must be one of [`INTERPRETERS`]; the arguments are an array, passed one by one.
 //! - The approval binds the script's digest: the card is voided when the script changes while
 //!   it waits, and the script is read and checked again right before it starts (it runs from
@@ -97,7 +97,7 @@ impl Tool for RunScript {
         ToolInfo {
             name: NAME.into(),
             description: format!(
-                "Run a script of one of the person's skills (a file in the skill's folder, such as scripts/build.py) in the project folder, with the person's approval each time. It runs with the person's rights, outside the file tools' sandbox, for at most {} s; there is no shell: the interpreter comes from the file's extension or #! line ({}) and args are passed as they are. The result has the exit code, the end of its output and what it created, changed and removed in the project. Read the skill's SKILL.md first: run a script only as it says.",
+                "Run a script of one of the person's skills (a file in the skill's folder, such as scripts/build.py) in the project folder, with the person's approval each time. It runs with the person's rights, outside the file tools' sandbox, for at most {} s; there is no shell: the interpreter comes from the file's #! line or extension ({}) and args are passed as they are. The result has the exit code, the end of its output and what it created, changed and removed in the project. Read the skill's SKILL.md first: run a script only as it says.",
                 self.time_limit.as_secs(),
                 INTERPRETERS
                     .iter()
@@ -204,7 +204,8 @@ fn read_script(skill: &Skill, rel: &str) -> Result<Script, String> {
     })
 }
 
-/// The interpreter `script` names: by its extension, else by its `#!` line.
+/// The interpreter `script` names: its `#!` line when that names one Wisp runs scripts with
+/// (a `.sh` file written for bash says so there), else its extension.
 fn interpreter_of(script: &Script) -> Result<&'static str, String> {
     let allowed = || {
         INTERPRETERS
@@ -213,6 +214,28 @@ fn interpreter_of(script: &Script) -> Result<&'static str, String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let hash_bang = script
+        .text
+        .lines()
+        .next()
+        .and_then(|l| l.strip_prefix("#!"))
+        .map(|line| {
+            let mut words = line.split_whitespace();
+            let mut program = words.next().unwrap_or("");
+            if Path::new(program).file_name().and_then(|n| n.to_str()) == Some("env") {
+                program = words.find(|w| !w.starts_with('-')).unwrap_or("");
+            }
+            Path::new(program)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("")
+                .to_owned()
+        });
+    if let Some(named) = &hash_bang
+        && let Some((name, _)) = INTERPRETERS.iter().find(|(i, _)| i == named)
+    {
+        return Ok(name);
+    }
     let ext = Path::new(&script.rel)
         .extension()
         .and_then(|e| e.to_str())
@@ -224,34 +247,18 @@ fn interpreter_of(script: &Script) -> Result<&'static str, String> {
     {
         return Ok(name);
     }
-    let first = script.text.lines().next().unwrap_or("");
-    let Some(line) = first.strip_prefix("#!") else {
-        return Err(format!(
+    Err(match hash_bang {
+        Some(named) => format!(
+            "{}: its #! line names {named:?}, which is not an interpreter Wisp runs scripts with ({}); nothing was run",
+            script.rel,
+            allowed()
+        ),
+        None => format!(
             "{}: neither its extension nor a #! line names an interpreter Wisp runs scripts with ({}); nothing was run",
             script.rel,
             allowed()
-        ));
-    };
-    let mut words = line.split_whitespace();
-    let mut program = words.next().unwrap_or("");
-    if Path::new(program).file_name().and_then(|n| n.to_str()) == Some("env") {
-        program = words.find(|w| !w.starts_with('-')).unwrap_or("");
-    }
-    let base = Path::new(program)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("");
-    INTERPRETERS
-        .iter()
-        .map(|(i, _)| *i)
-        .find(|i| *i == base)
-        .ok_or_else(|| {
-            format!(
-                "{}: its #! line names {base:?}, which is not an interpreter Wisp runs scripts with ({}); nothing was run",
-                script.rel,
-                allowed()
-            )
-        })
+        ),
+    })
 }
 
 /// The approval of one run of a script: what the card shows and what runs once approved.

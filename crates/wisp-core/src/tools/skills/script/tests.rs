@@ -213,7 +213,7 @@ async fn a_script_changed_after_the_card_voids_it_and_is_refused_at_the_run() {
 }
 
 #[tokio::test]
-async fn the_interpreter_comes_from_the_extension_or_the_hash_bang_line_and_nothing_else() {
+async fn the_interpreter_comes_from_the_hash_bang_line_or_the_extension_and_nothing_else() {
     let f = fixture(
         &[
             (
@@ -224,6 +224,8 @@ async fn the_interpreter_comes_from_the_extension_or_the_hash_bang_line_and_noth
             ("scripts/perl.run", "#!/usr/bin/perl\nprint 'no';\n"),
             ("scripts/plain", "echo none\n"),
             ("scripts/x.sh", "echo dot-sh\n"),
+            ("scripts/b.sh", "#!/bin/bash\necho bash\n"),
+            ("scripts/perl.py", "#!/usr/bin/perl\nprint 'py';\n"),
         ],
         LIMIT,
     );
@@ -231,6 +233,9 @@ async fn the_interpreter_comes_from_the_extension_or_the_hash_bang_line_and_noth
         ("scripts/env.run", "python3"),
         ("scripts/sh.run", "sh"),
         ("scripts/x.sh", "sh"),
+        // The #! line wins where it names one of them; else the extension decides.
+        ("scripts/b.sh", "bash"),
+        ("scripts/perl.py", "python3"),
     ] {
         let s = f
             .card(json!({"name": "tidy", "script": script}))
