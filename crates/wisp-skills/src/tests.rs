@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use super::*;
+use crate::limits::{MAX_FILES_PER_SKILL, MAX_SKILL_BYTES};
 
 fn front(yaml: &str) -> Result<Vec<(String, Value)>, String> {
     parse_front_matter(&format!("---\n{yaml}---\nbody\n")).map(|f| f.fields)
@@ -523,4 +524,204 @@ fn the_catalogue_is_capped_and_says_what_it_left_out() {
     assert!(
         catalogue(&one_left).ends_with("(1 more skill is not listed: the catalogue's limit)\n")
     );
+}
+
+/// The one skill `s` of `dir`, or why it is not used.
+fn judged(dir: &Path) -> Result<Skill, String> {
+    let mut found = find(&[person(dir)]);
+    match (found.skills.pop(), found.invalid.pop()) {
+        (Some(s), None) => Ok(s),
+        (None, Some(i)) => Err(i.reason),
+        _ => Err(format!("not one skill: {:?}", found.notes)),
+    }
+}
+
+fn skill_with(dir: &Path, name: &str, front: &str, body: &str) {
+    std::fs::create_dir_all(dir.join(name)).unwrap();
+    std::fs::write(
+        dir.join(name).join("SKILL.md"),
+        format!("---\nname: {name}\n{front}---\n{body}"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn the_front_matters_limits_hold_at_them_and_fail_one_past() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = "a".repeat(MAX_NAME_CHARS);
+    skill_with(dir.path(), &at, "description: d\n", "");
+    assert!(judged(dir.path()).is_ok(), "a name of {MAX_NAME_CHARS} characters");
+    std::fs::remove_dir_all(dir.path().join(&at)).unwrap();
+    let past = "a".repeat(MAX_NAME_CHARS + 1);
+    skill_with(dir.path(), &past, "description: d\n", "");
+    assert!(judged(dir.path()).unwrap_err().contains("`name` has 65 characters, more than 64"));
+    std::fs::remove_dir_all(dir.path().join(&past)).unwrap();
+
+    for (front, said) in [
+        (format!("description: {}\n", "d".repeat(MAX_DESCRIPTION_CHARS)), None),
+        (
+            format!("description: {}\n", "d".repeat(MAX_DESCRIPTION_CHARS + 1)),
+            Some("`description` has 1025 characters, more than 1024"),
+        ),
+        (
+            format!("description: d\ncompatibility: {}\n", "c".repeat(MAX_COMPATIBILITY_CHARS)),
+            None,
+        ),
+        (
+            format!("description: d\ncompatibility: {}\n", "c".repeat(MAX_COMPATIBILITY_CHARS + 1)),
+            Some("`compatibility` has 501 characters, more than 500"),
+        ),
+        (
+            "description: d\ncompatibility:\n  os: linux\n".to_owned(),
+            Some("`compatibility` must be text"),
+        ),
+    ] {
+        skill_with(dir.path(), "s", &front, "");
+        match (judged(dir.path()), said) {
+            (Ok(_), None) => {}
+            (Err(e), Some(said)) => assert!(e.contains(said), "{e}"),
+            (got, _) => panic!("{front}: {got:?}"),
+        }
+    }
+}
+
+#[test]
+fn skill_md_may_have_its_limit_in_bytes_and_not_one_more() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "---\nname: s\ndescription: d\n---\n";
+    let body = |total: u64| "x".repeat(total as usize - head.len());
+    skill_with(dir.path(), "s", "description: d\n", &body(MAX_SKILL_MD_BYTES));
+    assert_eq!(
+        std::fs::metadata(dir.path().join("s/SKILL.md")).unwrap().len(),
+        MAX_SKILL_MD_BYTES
+    );
+    assert!(judged(dir.path()).is_ok());
+    skill_with(dir.path(), "s", "description: d\n", &body(MAX_SKILL_MD_BYTES + 1));
+    assert_eq!(
+        judged(dir.path()).unwrap_err(),
+        "SKILL.md has 262145 bytes, more than 262144"
+    );
+}
+
+#[test]
+fn a_skill_folder_may_hold_its_limits_in_entries_and_bytes_and_not_one_more() {
+    let dir = tempfile::tempdir().unwrap();
+    skill(dir.path(), "s", "d");
+    let folder = dir.path().join("s");
+    // SKILL.md and the rest: exactly the limit of entries.
+    for i in 1..MAX_FILES_PER_SKILL {
+        std::fs::write(folder.join(format!("f{i}")), "").unwrap();
+    }
+    assert!(judged(dir.path()).is_ok());
+    std::fs::write(folder.join("one-more"), "").unwrap();
+    assert_eq!(
+        judged(dir.path()).unwrap_err(),
+        "the folder holds more than 2000 files and folders"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    skill(dir.path(), "s", "d");
+    let folder = dir.path().join("s");
+    let skill_md = std::fs::metadata(folder.join("SKILL.md")).unwrap().len();
+    // A sparse file: its size counts, no disk is used.
+    let big = std::fs::File::create(folder.join("big.bin")).unwrap();
+    big.set_len(MAX_SKILL_BYTES - skill_md).unwrap();
+    assert!(judged(dir.path()).is_ok());
+    big.set_len(MAX_SKILL_BYTES - skill_md + 1).unwrap();
+    assert_eq!(
+        judged(dir.path()).unwrap_err(),
+        "the folder's files hold more than 67108864 bytes"
+    );
+}
+
+#[test]
+fn a_skill_md_that_is_a_folder_is_said_to_be_one() {
+    for name in ["SKILL.md", "skill.md"] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("s").join(name)).unwrap();
+        assert_eq!(
+            judged(dir.path()).unwrap_err(),
+            "SKILL.md must be a file, not a folder or a link"
+        );
+    }
+}
+
+#[test]
+fn a_source_has_its_limit_in_skill_folders_and_says_when_it_has_more() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..MAX_SKILLS_PER_SOURCE {
+        skill(dir.path(), &format!("s{i:03}"), "d");
+    }
+    let found = find(&[person(dir.path())]);
+    assert_eq!(found.skills.len(), MAX_SKILLS_PER_SOURCE);
+    assert!(found.notes.is_empty(), "{:?}", found.notes);
+    skill(dir.path(), "s999", "d");
+    let found = find(&[person(dir.path())]);
+    assert_eq!(found.skills.len(), MAX_SKILLS_PER_SOURCE);
+    assert_eq!(found.notes.len(), 1);
+    assert!(found.notes[0].ends_with(": 201 skill folders; the first 200 by name were looked at"));
+}
+
+#[test]
+fn a_missing_source_is_nothing_and_an_unreadable_one_is_said() {
+    let dir = tempfile::tempdir().unwrap();
+    assert!(find(&[person(&dir.path().join("missing"))]).notes.is_empty());
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let found = find(&[person(&file)]);
+    assert_eq!(found.notes.len(), 1);
+    assert!(found.notes[0].contains("a-file: cannot be read"), "{:?}", found.notes);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_name_that_is_not_utf8_is_refused_naming_its_folder() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    skill(dir.path(), "s", "d");
+    std::fs::create_dir_all(dir.path().join("s/assets")).unwrap();
+    let bad = std::ffi::OsStr::from_bytes(b"\xff.bin");
+    std::fs::write(dir.path().join("s/assets").join(bad), "").unwrap();
+    assert_eq!(
+        judged(dir.path()).unwrap_err(),
+        "assets has a name that is not UTF-8"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_links_new_target_is_a_change_of_that_link() {
+    let dir = tempfile::tempdir().unwrap();
+    skill(dir.path(), "s", "d");
+    std::fs::write(dir.path().join("s/a.md"), "a").unwrap();
+    std::fs::write(dir.path().join("s/b.md"), "b").unwrap();
+    std::os::unix::fs::symlink("a.md", dir.path().join("s/alias.md")).unwrap();
+    let then = judged(dir.path()).unwrap().manifest;
+    std::fs::remove_file(dir.path().join("s/alias.md")).unwrap();
+    std::os::unix::fs::symlink("b.md", dir.path().join("s/alias.md")).unwrap();
+    let now = judged(dir.path()).unwrap().manifest;
+    assert_eq!(manifest_changes(&then, &now), ["changed alias.md"]);
+}
+
+#[test]
+fn the_catalogue_lists_up_to_its_byte_limit_exactly() {
+    // Lines of 127 bytes: 64 of them and the reserve for the last line make exactly 8,192.
+    let make = |n: usize| Skill {
+        name: format!("s{n:02}"),
+        description: "d".repeat(127 - "- s00: \n".len()),
+        dir: PathBuf::from("/s"),
+        origin: Origin::Person,
+        digest: String::new(),
+        files: 1,
+        bytes: 1,
+        manifest: Vec::new(),
+        ignored_fields: Vec::new(),
+    };
+    let skills: Vec<Skill> = (0..70).map(make).collect();
+    let text = catalogue(&skills);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 65, "64 skills and the count of the rest");
+    assert_eq!(lines[64], "(6 more skills are not listed: the catalogue's limit)");
+    assert_eq!(lines[0].len() + 1, 127);
+    assert!(text.len() <= MAX_CATALOGUE_BYTES);
 }

@@ -194,3 +194,39 @@ pub(crate) fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     }
     String::from_utf8(bytes).map_err(|_| "SKILL.md is not UTF-8 text".to_owned())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listed_file_opens_only_as_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "four").unwrap();
+        assert!(open_listed(&file, 4).is_ok());
+        assert_eq!(
+            open_listed(&file, 5).unwrap_err(),
+            "changed while the folder was read"
+        );
+        #[cfg(unix)]
+        {
+            // A link swapped in for the file is not followed.
+            let link = dir.path().join("l");
+            std::os::unix::fs::symlink(&file, &link).unwrap();
+            assert!(open_listed(&link, 4).is_err());
+        }
+    }
+
+    #[test]
+    fn skill_md_is_read_up_to_its_cap_and_not_past_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("SKILL.md");
+        std::fs::write(&file, "0123456789").unwrap();
+        assert_eq!(read_text(&file, 10).unwrap(), "0123456789");
+        assert_eq!(
+            read_text(&file, 9).unwrap_err(),
+            "SKILL.md has more than 9 bytes"
+        );
+    }
+}
