@@ -550,25 +550,41 @@ fn the_front_matters_limits_hold_at_them_and_fail_one_past() {
     let dir = tempfile::tempdir().unwrap();
     let at = "a".repeat(MAX_NAME_CHARS);
     skill_with(dir.path(), &at, "description: d\n", "");
-    assert!(judged(dir.path()).is_ok(), "a name of {MAX_NAME_CHARS} characters");
+    assert!(
+        judged(dir.path()).is_ok(),
+        "a name of {MAX_NAME_CHARS} characters"
+    );
     std::fs::remove_dir_all(dir.path().join(&at)).unwrap();
     let past = "a".repeat(MAX_NAME_CHARS + 1);
     skill_with(dir.path(), &past, "description: d\n", "");
-    assert!(judged(dir.path()).unwrap_err().contains("`name` has 65 characters, more than 64"));
+    assert!(
+        judged(dir.path())
+            .unwrap_err()
+            .contains("`name` has 65 characters, more than 64")
+    );
     std::fs::remove_dir_all(dir.path().join(&past)).unwrap();
 
     for (front, said) in [
-        (format!("description: {}\n", "d".repeat(MAX_DESCRIPTION_CHARS)), None),
+        (
+            format!("description: {}\n", "d".repeat(MAX_DESCRIPTION_CHARS)),
+            None,
+        ),
         (
             format!("description: {}\n", "d".repeat(MAX_DESCRIPTION_CHARS + 1)),
             Some("`description` has 1025 characters, more than 1024"),
         ),
         (
-            format!("description: d\ncompatibility: {}\n", "c".repeat(MAX_COMPATIBILITY_CHARS)),
+            format!(
+                "description: d\ncompatibility: {}\n",
+                "c".repeat(MAX_COMPATIBILITY_CHARS)
+            ),
             None,
         ),
         (
-            format!("description: d\ncompatibility: {}\n", "c".repeat(MAX_COMPATIBILITY_CHARS + 1)),
+            format!(
+                "description: d\ncompatibility: {}\n",
+                "c".repeat(MAX_COMPATIBILITY_CHARS + 1)
+            ),
             Some("`compatibility` has 501 characters, more than 500"),
         ),
         (
@@ -590,13 +606,25 @@ fn skill_md_may_have_its_limit_in_bytes_and_not_one_more() {
     let dir = tempfile::tempdir().unwrap();
     let head = "---\nname: s\ndescription: d\n---\n";
     let body = |total: u64| "x".repeat(total as usize - head.len());
-    skill_with(dir.path(), "s", "description: d\n", &body(MAX_SKILL_MD_BYTES));
+    skill_with(
+        dir.path(),
+        "s",
+        "description: d\n",
+        &body(MAX_SKILL_MD_BYTES),
+    );
     assert_eq!(
-        std::fs::metadata(dir.path().join("s/SKILL.md")).unwrap().len(),
+        std::fs::metadata(dir.path().join("s/SKILL.md"))
+            .unwrap()
+            .len(),
         MAX_SKILL_MD_BYTES
     );
     assert!(judged(dir.path()).is_ok());
-    skill_with(dir.path(), "s", "description: d\n", &body(MAX_SKILL_MD_BYTES + 1));
+    skill_with(
+        dir.path(),
+        "s",
+        "description: d\n",
+        &body(MAX_SKILL_MD_BYTES + 1),
+    );
     assert_eq!(
         judged(dir.path()).unwrap_err(),
         "SKILL.md has 262145 bytes, more than 262144"
@@ -665,12 +693,20 @@ fn a_source_has_its_limit_in_skill_folders_and_says_when_it_has_more() {
 #[test]
 fn a_missing_source_is_nothing_and_an_unreadable_one_is_said() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(find(&[person(&dir.path().join("missing"))]).notes.is_empty());
+    assert!(
+        find(&[person(&dir.path().join("missing"))])
+            .notes
+            .is_empty()
+    );
     let file = dir.path().join("a-file");
     std::fs::write(&file, "").unwrap();
     let found = find(&[person(&file)]);
     assert_eq!(found.notes.len(), 1);
-    assert!(found.notes[0].contains("a-file: cannot be read"), "{:?}", found.notes);
+    assert!(
+        found.notes[0].contains("a-file: cannot be read"),
+        "{:?}",
+        found.notes
+    );
 }
 
 #[cfg(unix)]
@@ -721,7 +757,10 @@ fn the_catalogue_lists_up_to_its_byte_limit_exactly() {
     let text = catalogue(&skills);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 65, "64 skills and the count of the rest");
-    assert_eq!(lines[64], "(6 more skills are not listed: the catalogue's limit)");
+    assert_eq!(
+        lines[64],
+        "(6 more skills are not listed: the catalogue's limit)"
+    );
     assert_eq!(lines[0].len() + 1, 127);
     assert!(text.len() <= MAX_CATALOGUE_BYTES);
 }
