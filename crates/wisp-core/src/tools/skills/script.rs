@@ -555,9 +555,14 @@ struct TempDir(PathBuf);
 impl TempDir {
     fn new() -> std::io::Result<Self> {
         let dir = std::env::temp_dir().join(crate::new_id("wisp-script"));
-        let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        let builder = {
+            let mut b = std::fs::DirBuilder::new();
+            std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+            b
+        };
+        #[cfg(not(unix))]
+        let builder = std::fs::DirBuilder::new();
         builder.create(&dir)?;
         Ok(Self(dir))
     }
