@@ -89,13 +89,9 @@ impl Tool for SkillsRead {
             Ok(a) => a,
             Err(e) => return Prepared::Done(Err(e)),
         };
-        let Some(skill) = self.skills.iter().find(|s| s.name == a.name).cloned() else {
-            let names: Vec<&str> = self.skills.iter().map(|s| s.name.as_str()).collect();
-            return Prepared::Done(Err(format!(
-                "there is no skill named {:?}; the skills are: {}",
-                a.name,
-                names.join(", ")
-            )));
+        let skill = match named(&self.skills, &a.name) {
+            Ok(s) => s,
+            Err(e) => return Prepared::Done(Err(e)),
         };
         Prepared::Wait(Box::pin(async move {
             tokio::task::spawn_blocking(move || read(&skill, &a))
@@ -103,6 +99,21 @@ impl Tool for SkillsRead {
                 .map_err(|_| "the skill could not be read".to_owned())?
         }))
     }
+}
+
+/// The run's skill called `name`, or the error that lists the ones there are.
+fn named(skills: &[Skill], name: &str) -> Result<Skill, String> {
+    skills
+        .iter()
+        .find(|s| s.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+            format!(
+                "there is no skill named {name:?}; the skills are: {}",
+                names.join(", ")
+            )
+        })
 }
 
 /// A file of `skill`'s folder, read as `files_read` reads a project's.

@@ -37,7 +37,8 @@ function Row({ label, value, mono = true }: { label: string; value: string; mono
   );
 }
 
-function Args({ label, args }: { label: string; args: string[] }) {
+/** Each argument on a line of its own, hidden characters marked; "none" for none. */
+export function Args({ label, args }: { label: string; args: string[] }) {
   const t = useT();
   return (
     <div className="field">

@@ -83,7 +83,7 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
       {error && <p role="alert">{error}</p>}
       {view && (
         <>
-          <label className="check">
+          <label className="mcp-check">
             <input type="checkbox" checked={view.scriptsAllowed} aria-describedby={explained} aria-busy={saving} onChange={(e) => void toggle(e.currentTarget.checked)} />{" "}
             {t("skillsScriptsSwitch")}
           </label>
@@ -169,7 +169,7 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
           {view.projects.map((project) => (
             <section key={project.projectId} aria-label={t("skillsOfProject", { root: project.root })}>
               <h4>
-                {t("skillsOfProject", { root: "" })}
+                {t("skillsProjectHeading")}{" "}
                 <code>
                   <Reveal text={project.root} />
                 </code>

@@ -31,6 +31,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 use wisp_protocol::ToolInfo;
 use wisp_skills::Skill;
 
+use super::named;
 use crate::limits::{
     SKILL_SCRIPT_CHANGES_LISTED, SKILL_SCRIPT_MAX_ARG_BYTES, SKILL_SCRIPT_MAX_ARGS,
     SKILL_SCRIPT_OUTPUT_BYTES, SKILL_SCRIPT_RECHECK, SKILL_SCRIPT_TIME_LIMIT,
@@ -126,13 +127,9 @@ impl Tool for RunScript {
             Ok(a) => a,
             Err(e) => return Prepared::Done(Err(e)),
         };
-        let Some(skill) = self.skills.iter().find(|s| s.name == a.name).cloned() else {
-            let names: Vec<&str> = self.skills.iter().map(|s| s.name.as_str()).collect();
-            return Prepared::Done(Err(format!(
-                "there is no skill named {:?}; the skills are: {}",
-                a.name,
-                names.join(", ")
-            )));
+        let skill = match named(&self.skills, &a.name) {
+            Ok(s) => s,
+            Err(e) => return Prepared::Done(Err(e)),
         };
         if let Err(e) = check_args(&a.args) {
             return Prepared::Done(Err(e));
