@@ -239,9 +239,15 @@ async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_
     assert_eq!(shown["args"], serde_json::json!(["--all", port]));
     assert_eq!(shown["script"], "scripts/tidy.py");
     assert!(shown["interpreter"].as_str().unwrap().ends_with("/python3"));
-    // Confined by default on this kernel (Landlock ABI 3+, user namespaces).
+    // Confined by default on this kernel (Landlock ABI 3+, user namespaces); full access is
+    // the card's other option, with its own digest.
     assert_eq!(shown["access"]["mode"], "confined", "{shown}");
     assert_eq!(shown["access"]["network"], "none");
+    let other = &approval["alternative"];
+    let full: Value = serde_json::from_str(other["canonical"].as_str().unwrap()).unwrap();
+    assert_eq!(full["access"]["mode"], "full", "{full}");
+    assert_ne!(other["digest"], approval["digest"]);
+    assert_eq!(full["content"], shown["content"]);
     assert!(
         !project.join("tidied.txt").exists(),
         "nothing runs before the approval"
@@ -298,7 +304,7 @@ async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_
 }
 
 #[tokio::test]
-async fn a_skill_script_asked_with_full_access_says_so_and_has_it() {
+async fn a_skill_script_has_full_access_only_when_the_person_chooses_it_on_the_card() {
     let sim = SimServer::start(SimConfig::default()).await.unwrap();
     let (tmp, data, project) = dirs();
     let home = tmp.path().join("home");
@@ -325,17 +331,23 @@ async fn a_skill_script_asked_with_full_access_says_so_and_has_it() {
         .await;
     let waiting = served.wait(&run, "awaiting_approval").await;
     let approval = &waiting["steps"][1]["toolCalls"][0]["approval"];
+    // The model's ask is shown, not followed: a plain approval would run it confined.
     let shown: Value = serde_json::from_str(approval["canonical"].as_str().unwrap()).unwrap();
+    assert_eq!(shown["access"]["mode"], "confined", "{shown}");
+    assert_eq!(shown["access"]["modelAsked"], "full");
+    let other = approval["alternative"].clone();
+    let full: Value = serde_json::from_str(other["canonical"].as_str().unwrap()).unwrap();
     assert_eq!(
-        shown["access"],
-        serde_json::json!({"mode": "full", "why": "the call asked for full access"})
+        full["access"],
+        serde_json::json!({"mode": "full", "why": "you chose full access on this card instead of a confined run", "modelAsked": "full"})
     );
-    served
-        .approve(
-            approval["id"].as_str().unwrap(),
-            approval["digest"].as_str().unwrap(),
-        )
-        .await;
+    let id = approval["id"].as_str().unwrap();
+    // A digest that is neither option's is refused, and the card still waits.
+    assert_eq!(served.approve(id, &"0".repeat(64)).await, 409);
+    assert_eq!(
+        served.approve(id, other["digest"].as_str().unwrap()).await,
+        204
+    );
     let done = served.wait(&run, "completed").await;
     let call = &done["steps"][1]["toolCalls"][0];
     assert_eq!(call["status"], "succeeded", "{call}");
@@ -346,6 +358,27 @@ async fn a_skill_script_asked_with_full_access_says_so_and_has_it() {
         "{out}"
     );
     assert!(home.join("escaped.txt").exists());
+    // What the approval says ran is what ran; the confined option is the one not taken.
+    let decided = &call["approval"];
+    assert_eq!(decided["state"], "approved");
+    assert_eq!(decided["digest"], other["digest"]);
+    assert_eq!(decided["canonical"], other["canonical"]);
+    assert_eq!(decided["alternative"]["digest"], approval["digest"]);
+    // So does the event stream (SSE, read until it pauses).
+    let mut stream = served.events(done["sessionId"].as_str().unwrap()).await;
+    let mut text = String::new();
+    while let Ok(Ok(Some(chunk))) =
+        tokio::time::timeout(std::time::Duration::from_millis(800), stream.chunk()).await
+    {
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let resolved: Value = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|e| e["type"] == "approval_resolved")
+        .unwrap_or_else(|| panic!("no approval_resolved in {text}"));
+    assert_eq!(resolved["digest"], other["digest"], "{resolved}");
 }
 
 #[tokio::test]

@@ -127,6 +127,7 @@ mod tests {
                 digest: "d".into(),
                 arguments: serde_json::json!({}),
                 canonical: "{}".into(),
+                alternative: None,
             }),
         }
     }

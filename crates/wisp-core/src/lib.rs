@@ -949,6 +949,7 @@ impl Host {
     /// in this Host, the digest matches, and (when named) the session matches: an approval is
     /// used once and never survives cancel, completion or restart.
     pub fn decide(&self, approval_id: &str, request: &p::Decide) -> Result<(), CoreError> {
+        let mut alternative = false;
         let taken = self.inner.runs.take_approval(approval_id, |found| {
             if request
                 .session_id
@@ -960,7 +961,12 @@ impl Host {
                     "this approval belongs to another session",
                 ));
             }
-            if !constant_time_eq(found.digest.as_bytes(), request.digest.as_bytes()) {
+            let quoted = request.digest.as_bytes();
+            alternative = found
+                .alternative_digest
+                .as_ref()
+                .is_some_and(|d| constant_time_eq(d.as_bytes(), quoted));
+            if !alternative && !constant_time_eq(found.digest.as_bytes(), quoted) {
                 return Err(fail(
                     CoreErrorKind::Conflict,
                     "the digest does not match the arguments awaiting approval; reload and decide again",
@@ -983,15 +989,30 @@ impl Host {
                 ),
             });
         };
-        let state = match request.decision {
-            p::Decision::Approve => p::ApprovalState::Approved,
-            p::Decision::Reject => p::ApprovalState::Rejected,
+        // The digest quoted says which option the person approved.
+        let (state, answer, approved) = match (request.decision, alternative) {
+            (p::Decision::Approve, false) => (
+                p::ApprovalState::Approved,
+                runs::Decided::Approve,
+                Some(pending.digest.clone()),
+            ),
+            (p::Decision::Approve, true) => (
+                p::ApprovalState::Approved,
+                runs::Decided::ApproveAlternative,
+                pending.alternative_digest.clone(),
+            ),
+            (p::Decision::Reject, _) => (p::ApprovalState::Rejected, runs::Decided::Reject, None),
         };
-        if !self
-            .inner
-            .store
-            .resolve_approval(approval_id, state, now_ms())?
-        {
+        let stored = if answer == runs::Decided::ApproveAlternative {
+            self.inner
+                .store
+                .approve_alternative(approval_id, now_ms())?
+        } else {
+            self.inner
+                .store
+                .resolve_approval(approval_id, state, now_ms())?
+        };
+        if !stored {
             return Err(fail(CoreErrorKind::Conflict, "approval already decided"));
         }
         self.inner.emit(
@@ -1001,10 +1022,11 @@ impl Host {
                 approval_id: approval_id.to_owned(),
                 call_id: pending.call_id.clone(),
                 state,
+                digest: approved,
             },
         );
         // The run may have been cancelled in between; then nothing executes.
-        let _ = pending.decide.send(request.decision);
+        let _ = pending.decide.send(answer);
         Ok(())
     }
 

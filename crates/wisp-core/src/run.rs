@@ -31,7 +31,7 @@ use wisp_model::{
 use wisp_protocol as p;
 
 use crate::output::OutputSink;
-use crate::runs::PendingApproval;
+use crate::runs::{Decided, PendingApproval};
 use crate::tool::{
     Binding, BoxFuture, ChangeError, Checked, Execute, FileWork, Prepared, Subject, ToolCtx,
 };
@@ -812,6 +812,7 @@ async fn with_approval(
         execute,
         binding,
         unchanged,
+        alternative,
     } = subject;
     // Until this call has ended: what the binding holds (a server's in-use mark).
     let (bound, _held) = match binding {
@@ -836,6 +837,17 @@ async fn with_approval(
     };
     let canonical = tools::canonical(&canonical_args);
     let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
+    let (alternative, alternative_work) = alternative
+        .map(|a| {
+            let canonical = tools::canonical(&a.arguments);
+            let option = p::ApprovalOption {
+                digest: hex::encode(Sha256::digest(canonical.as_bytes())),
+                arguments: a.arguments,
+                canonical,
+            };
+            (option, a.execute)
+        })
+        .unzip();
     let approval_id = new_id("ap");
     let (tx, rx) = oneshot::channel();
     if let Err(e) = ctx.host.inner.store.insert_approval(
@@ -846,6 +858,9 @@ async fn with_approval(
         &call.wire.name,
         &canonical,
         &digest,
+        alternative
+            .as_ref()
+            .map(|o| (o.canonical.as_str(), o.digest.as_str())),
         now_ms(),
     ) {
         tracing::error!(error = %e, "approval not stored");
@@ -858,6 +873,7 @@ async fn with_approval(
             run_id: ctx.run_id.clone(),
             call_id: call.id.clone(),
             digest: digest.clone(),
+            alternative_digest: alternative.as_ref().map(|o| o.digest.clone()),
             decide: tx,
         },
     );
@@ -869,6 +885,7 @@ async fn with_approval(
         arguments: canonical_args,
         canonical,
         digest,
+        alternative,
     }));
     ctx.set_status(p::RunStatus::AwaitingApproval);
     let voided = async move {
@@ -909,6 +926,7 @@ async fn with_approval(
                     approval_id,
                     call_id: call.id.clone(),
                     state: p::ApprovalState::Void,
+                    digest: None,
                 });
             }
             return match other {
@@ -928,13 +946,20 @@ async fn with_approval(
         }
     };
     ctx.set_status(p::RunStatus::Running);
-    if decision == p::Decision::Reject {
+    if decision == Decided::Reject {
         return CallOutcome::Done {
             status: p::ToolCallStatus::Rejected,
             result: json!({"status": "rejected", "message": format!("The person rejected this call; {unchanged}.")}).to_string(),
         };
     }
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);
+    if decision == Decided::ApproveAlternative {
+        // The Host accepts this answer only for an approval that offers an alternative.
+        return match alternative_work {
+            Some(run) => external_work(ctx, run, output).await,
+            None => failed(format!("the approval offered no other option; {unchanged}")),
+        };
+    }
     let (work, sandbox) = match work {
         Work::Files(work, sandbox) => (work, sandbox),
         Work::Async(run) => return external_work(ctx, run, output).await,

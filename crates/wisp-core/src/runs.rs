@@ -28,7 +28,19 @@ pub(crate) struct PendingApproval {
     pub(crate) run_id: String,
     pub(crate) call_id: String,
     pub(crate) digest: String,
-    pub(crate) decide: oneshot::Sender<p::Decision>,
+    /// The digest of the approval's alternative, when it offers one.
+    pub(crate) alternative_digest: Option<String>,
+    pub(crate) decide: oneshot::Sender<Decided>,
+}
+
+/// The person's answer to a pending approval, as the run that waits for it needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Decided {
+    /// Run the first option.
+    Approve,
+    /// Run the alternative instead.
+    ApproveAlternative,
+    Reject,
 }
 
 /// Why a session cannot take a new run now.
@@ -243,7 +255,7 @@ mod tests {
         )
     }
 
-    fn approval(session: &str) -> (PendingApproval, oneshot::Receiver<p::Decision>) {
+    fn approval(session: &str) -> (PendingApproval, oneshot::Receiver<Decided>) {
         let (decide, decided) = oneshot::channel();
         (
             PendingApproval {
@@ -251,6 +263,7 @@ mod tests {
                 run_id: "r1".into(),
                 call_id: "c1".into(),
                 digest: "d".into(),
+                alternative_digest: None,
                 decide,
             },
             decided,

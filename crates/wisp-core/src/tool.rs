@@ -106,6 +106,19 @@ pub(crate) struct Subject {
     pub(crate) binding: Option<Binding>,
     /// Said after a refusal or failure before the change, e.g. "nothing was written".
     pub(crate) unchanged: &'static str,
+    /// A second way to run the call that the person may choose on the card instead (a skill
+    /// script with full access rather than confined): its own canonical arguments and digest,
+    /// the same binding. Never the default: the first is what a plain approval runs.
+    pub(crate) alternative: Option<Alternative>,
+}
+
+/// The other option of a [`Subject`]: what the card shows for it, and what runs if the person
+/// approves it.
+pub(crate) struct Alternative {
+    /// Its canonical arguments, as [`Subject::arguments`].
+    pub(crate) arguments: Value,
+    /// What runs once it is approved.
+    pub(crate) execute: AsyncWork,
 }
 
 /// What an approval is bound to beyond its arguments (an MCP server's connection and tool

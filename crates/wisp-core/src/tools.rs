@@ -116,6 +116,7 @@ impl Snapshot {
             canonical: request.canonical,
             digest: request.digest,
             mcp: origin,
+            alternative: request.alternative,
         }
     }
 }
@@ -130,6 +131,8 @@ pub(crate) struct ApprovalRequest {
     /// The exact text the digest covers.
     pub(crate) canonical: String,
     pub(crate) digest: String,
+    /// A second way to run the call the person may approve instead.
+    pub(crate) alternative: Option<wisp_protocol::ApprovalOption>,
 }
 
 /// The snapshot of a run: [`snapshot`]'s built-ins, then `extra` (the active MCP tools).

@@ -329,6 +329,25 @@ pub struct Approval {
     /// text, never its own serialization of `arguments`: a JSON parser may change numbers
     /// (integers past 2^53, `-0.0`), and what is sent is this text.
     pub canonical: String,
+    /// A second way to run the same call that the person may choose instead, on the card
+    /// itself (a skill script with full access instead of confined). Approving it quotes its own
+    /// digest. Once it was chosen, `digest`, `arguments` and `canonical` above are the
+    /// alternative's — what ran — and this is the option not taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alternative: Option<ApprovalOption>,
+}
+
+/// One way to run a call that an approval offers besides its first: exactly what executes if
+/// the person approves with its digest.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalOption {
+    /// SHA-256 (hex) of `canonical`.
+    pub digest: String,
+    /// The canonical arguments.
+    pub arguments: Value,
+    /// Their exact text (see `Approval::canonical`).
+    pub canonical: String,
 }
 
 /// One tool call of a step.
@@ -509,6 +528,9 @@ pub enum EventKind {
         /// For a call of a local MCP tool: its server and original name.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mcp: Option<McpToolOrigin>,
+        /// A second way to run it the person may approve instead (see `Approval::alternative`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        alternative: Option<ApprovalOption>,
     },
     /// An approval left `pending`.
     ApprovalResolved {
@@ -518,6 +540,10 @@ pub enum EventKind {
         call_id: String,
         /// The new state.
         state: ApprovalState,
+        /// When approved: the digest the person approved (the first option's, or its
+        /// alternative's), so a reader knows which of them runs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        digest: Option<String>,
     },
     /// A tool call ended.
     ToolCallFinished {

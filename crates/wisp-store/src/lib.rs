@@ -643,7 +643,8 @@ impl Store {
 
     // ---- approvals -----------------------------------------------------------------------
 
-    /// Adds a pending approval.
+    /// Adds a pending approval; `alternative` is the canonical text and digest of a second
+    /// way to run the call that the person may approve instead.
     #[expect(
         clippy::too_many_arguments,
         reason = "one row's columns, each a different value: a struct would only rename them"
@@ -657,14 +658,31 @@ impl Store {
         tool: &str,
         canonical_arguments: &str,
         digest: &str,
+        alternative: Option<(&str, &str)>,
         at: i64,
     ) -> Result<()> {
+        let (alt, alt_digest) = alternative.unzip();
         self.conn().execute(
-            "INSERT INTO approvals (id, session_id, run_id, call_id, tool, arguments, digest, state, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8)",
-            params![id, session_id, run_id, call_id, tool, canonical_arguments, digest, at],
+            "INSERT INTO approvals (id, session_id, run_id, call_id, tool, arguments, digest, state, created_at, alternative, alternative_digest)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending', ?8, ?9, ?10)",
+            params![id, session_id, run_id, call_id, tool, canonical_arguments, digest, at, alt, alt_digest],
         )?;
         Ok(())
+    }
+
+    /// Approves a pending approval's alternative: it becomes the approval's arguments and
+    /// digest (what runs), and the first option becomes the alternative not taken. Returns
+    /// false when it was not pending or has no alternative.
+    pub fn approve_alternative(&self, id: &str, at: i64) -> Result<bool> {
+        // SQLite evaluates every right-hand side on the row as it was: a swap.
+        let n = self.conn().execute(
+            "UPDATE approvals SET state = 'approved', decided_at = ?2,
+                 arguments = alternative, digest = alternative_digest,
+                 alternative = arguments, alternative_digest = digest
+             WHERE id = ?1 AND state = 'pending' AND alternative IS NOT NULL AND alternative_digest IS NOT NULL",
+            params![id, at],
+        )?;
+        Ok(n == 1)
     }
 
     /// Moves a pending approval to `state`. Returns false when it was not pending (the caller
@@ -901,7 +919,8 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
         .query_map([&run.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
     let mut calls_stmt = conn.prepare(
-        "SELECT c.call_id, c.tool, c.arguments, c.status, c.result, a.id, a.state, a.digest, a.arguments, c.shown
+        "SELECT c.call_id, c.tool, c.arguments, c.status, c.result, a.id, a.state, a.digest, a.arguments, c.shown,
+                a.alternative, a.alternative_digest
          FROM tool_calls c LEFT JOIN approvals a ON a.run_id = c.run_id AND a.call_id = c.call_id
          WHERE c.run_id = ?1 AND c.step = ?2 ORDER BY c.position",
     )?;
@@ -918,12 +937,26 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
                 r.get::<_, Option<String>>(7)?,
                 r.get::<_, Option<String>>(8)?,
                 r.get::<_, Option<String>>(9)?,
+                r.get::<_, Option<String>>(10)?,
+                r.get::<_, Option<String>>(11)?,
             ))
         })?;
         let mut tool_calls = Vec::new();
         for row in rows {
-            let (call_id, tool, args, status, result, a_id, a_state, a_digest, a_args, shown) =
-                row?;
+            let (
+                call_id,
+                tool,
+                args,
+                status,
+                result,
+                a_id,
+                a_state,
+                a_digest,
+                a_args,
+                shown,
+                alt,
+                alt_digest,
+            ) = row?;
             let approval = match (a_id, a_state, a_digest) {
                 (Some(id), Some(state), Some(digest)) => {
                     let canonical = a_args.unwrap_or_default();
@@ -933,6 +966,13 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
                         digest,
                         arguments: serde_json::from_str(&canonical).unwrap_or(Value::Null),
                         canonical,
+                        alternative: alt.zip(alt_digest).map(|(canonical, digest)| {
+                            p::ApprovalOption {
+                                digest,
+                                arguments: serde_json::from_str(&canonical).unwrap_or(Value::Null),
+                                canonical,
+                            }
+                        }),
                     })
                 }
                 _ => None,

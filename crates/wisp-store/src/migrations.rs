@@ -157,4 +157,11 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE sessions ADD COLUMN model TEXT;
     "#,
+    // 11: an approval may offer a second way to run its call (a skill script with full access
+    // instead of confined): its canonical text and digest. Once the person chose it, the two
+    // are swapped, so `arguments` and `digest` always say what ran.
+    r#"
+    ALTER TABLE approvals ADD COLUMN alternative TEXT;
+    ALTER TABLE approvals ADD COLUMN alternative_digest TEXT;
+    "#,
 ];

@@ -30,7 +30,7 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 10);
+    assert_eq!(store.schema_version().unwrap(), 11);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
@@ -155,7 +155,7 @@ fn an_approval_is_resolved_at_most_once() {
     let (_d, s) = store();
     s.insert_session("a", None, "A", 1).unwrap();
     s.insert_run("r", "a", "hi", Mode::Simulation, 1).unwrap();
-    s.insert_approval("ap", "a", "r", "c1", "files_write", "{}", "d", 2)
+    s.insert_approval("ap", "a", "r", "c1", "files_write", "{}", "d", None, 2)
         .unwrap();
     assert!(
         s.resolve_approval("ap", ApprovalState::Approved, 3)
@@ -169,6 +169,67 @@ fn an_approval_is_resolved_at_most_once() {
         s.approval("ap").unwrap().unwrap().state,
         ApprovalState::Approved
     );
+}
+
+#[test]
+fn an_approved_alternative_becomes_what_the_approval_says_ran() {
+    let (_d, s) = store();
+    s.insert_session("a", None, "A", 1).unwrap();
+    s.insert_run("r", "a", "hi", Mode::Simulation, 1).unwrap();
+    s.insert_step(
+        "r",
+        0,
+        "",
+        &[NewCall {
+            id: "c1",
+            wire_id: "w",
+            tool: "skills_run_script",
+            arguments: "{}",
+        }],
+        "",
+    )
+    .unwrap();
+    let (first, alt) = (r#"{"access":"confined"}"#, r#"{"access":"full"}"#);
+    s.insert_approval("ap", "a", "r", "c1", "t", first, "d1", Some((alt, "d2")), 2)
+        .unwrap();
+    s.insert_approval("plain", "a", "r", "c2", "t", first, "d3", None, 2)
+        .unwrap();
+    let shown = |s: &Store| {
+        let run = s.run("r").unwrap().unwrap();
+        run.steps[0].tool_calls[0].approval.clone().unwrap()
+    };
+    let pending = shown(&s);
+    assert_eq!(
+        (pending.digest.as_str(), pending.canonical.as_str()),
+        ("d1", first)
+    );
+    let other = pending.alternative.unwrap();
+    assert_eq!(
+        (other.digest.as_str(), other.canonical.as_str()),
+        ("d2", alt)
+    );
+    assert_eq!(other.arguments, serde_json::json!({"access": "full"}));
+
+    assert!(!s.approve_alternative("plain", 3).unwrap(), "it has none");
+    assert_eq!(
+        s.approval("plain").unwrap().unwrap().state,
+        ApprovalState::Pending
+    );
+    assert!(s.approve_alternative("ap", 3).unwrap());
+    assert!(!s.approve_alternative("ap", 4).unwrap(), "decided once");
+    assert!(
+        !s.resolve_approval("ap", ApprovalState::Rejected, 4)
+            .unwrap()
+    );
+    let ran = shown(&s);
+    assert_eq!(ran.state, ApprovalState::Approved);
+    assert_eq!((ran.digest.as_str(), ran.canonical.as_str()), ("d2", alt));
+    let not_taken = ran.alternative.unwrap();
+    assert_eq!(
+        (not_taken.digest.as_str(), not_taken.canonical.as_str()),
+        ("d1", first)
+    );
+    assert_eq!(s.approval("ap").unwrap().unwrap().digest, "d2");
 }
 
 #[test]
@@ -202,7 +263,7 @@ fn unfinished_runs_become_interrupted_and_pending_approvals_void() {
     .unwrap();
     s.set_call("r2", "c1", ToolCallStatus::AwaitingApproval, None)
         .unwrap();
-    s.insert_approval("ap", "a", "r2", "c1", "files_write", "{}", "d", 2)
+    s.insert_approval("ap", "a", "r2", "c1", "files_write", "{}", "d", None, 2)
         .unwrap();
     let why = RunError::new(FailureKind::UnfinishedAtStart, "found at start").with("host", "h");
     let hit = s.interrupt_unfinished(9, &why).unwrap();
@@ -319,12 +380,32 @@ fn calls_with_one_wire_id_in_two_rounds_stay_apart() {
         )
         .unwrap();
     }
-    s.insert_approval("ap1", "a", "r1", "r1-s0-c0", "files_mkdir", "{}", "d1", 2)
-        .unwrap();
+    s.insert_approval(
+        "ap1",
+        "a",
+        "r1",
+        "r1-s0-c0",
+        "files_mkdir",
+        "{}",
+        "d1",
+        None,
+        2,
+    )
+    .unwrap();
     s.set_call("r1", "r1-s0-c0", ToolCallStatus::Succeeded, Some("made"))
         .unwrap();
-    s.insert_approval("ap2", "a", "r1", "r1-s1-c0", "files_write", "{}", "d2", 3)
-        .unwrap();
+    s.insert_approval(
+        "ap2",
+        "a",
+        "r1",
+        "r1-s1-c0",
+        "files_write",
+        "{}",
+        "d2",
+        None,
+        3,
+    )
+    .unwrap();
     s.set_call("r1", "r1-s1-c0", ToolCallStatus::AwaitingApproval, None)
         .unwrap();
     let run = s.run("r1").unwrap().unwrap();

@@ -710,6 +710,13 @@ export interface components {
         };
         /** @description The approval attached to a tool call. */
         Approval: {
+            /**
+             * @description A second way to run the same call that the person may choose instead, on the card
+             *     itself (a skill script with full access instead of confined). Approving it quotes its own
+             *     digest. Once it was chosen, `digest`, `arguments` and `canonical` above are the
+             *     alternative's — what ran — and this is the option not taken.
+             */
+            alternative?: components["schemas"]["ApprovalOption"] | null;
             /** @description The canonical arguments the digest covers: exactly what will execute. */
             arguments: unknown;
             /**
@@ -724,6 +731,18 @@ export interface components {
             id: string;
             /** @description Its state. */
             state: components["schemas"]["ApprovalState"];
+        };
+        /**
+         * @description One way to run a call that an approval offers besides its first: exactly what executes if
+         *     the person approves with its digest.
+         */
+        ApprovalOption: {
+            /** @description The canonical arguments. */
+            arguments: unknown;
+            /** @description Their exact text (see `Approval::canonical`). */
+            canonical: string;
+            /** @description SHA-256 (hex) of `canonical`. */
+            digest: string;
         };
         /** @description The state of an approval request. */
         ApprovalState: "pending" | "approved" | "rejected" | "void";
@@ -898,6 +917,8 @@ export interface components {
             /** @constant */
             type: "tool_call_started";
         } | {
+            /** @description A second way to run it the person may approve instead (see `Approval::alternative`). */
+            alternative?: components["schemas"]["ApprovalOption"] | null;
             /** @description Approval ID. */
             approvalId: string;
             /** @description The canonical arguments that will execute. */
@@ -919,6 +940,11 @@ export interface components {
             approvalId: string;
             /** @description Call ID. */
             callId: string;
+            /**
+             * @description When approved: the digest the person approved (the first option's, or its
+             *     alternative's), so a reader knows which of them runs.
+             */
+            digest?: string | null;
             /** @description The new state. */
             state: components["schemas"]["ApprovalState"];
             /** @constant */

@@ -149,6 +149,7 @@ fn sensitive_read(plan: wisp_fs::SensitiveRead) -> Subject {
         ),
         binding: None,
         unchanged: "nothing of the file was sent",
+        alternative: None,
     }
 }
 
@@ -199,6 +200,7 @@ impl Tool for Write {
                 ),
                 binding: None,
                 unchanged: "nothing was written",
+                alternative: None,
             }))
         }))
     }
@@ -266,6 +268,7 @@ impl Tool for Replace {
                 ),
                 binding: None,
                 unchanged: "nothing was written",
+                alternative: None,
             }))
         }))
     }
@@ -303,6 +306,7 @@ impl Tool for Mkdir {
                 ),
                 binding: None,
                 unchanged: "nothing was created",
+                alternative: None,
             }))
         }))
     }
@@ -350,6 +354,7 @@ impl Tool for Move {
                 ),
                 binding: None,
                 unchanged: "nothing was moved",
+                alternative: None,
             }))
         }))
     }
@@ -452,6 +457,7 @@ impl Tool for Trash {
                 ),
                 binding: None,
                 unchanged: "nothing was trashed",
+                alternative: None,
             }))
         }))
     }

@@ -263,6 +263,7 @@ impl Tool for Register {
             execute: Execute::Async(run),
             binding: None,
             unchanged: "nothing was registered",
+            alternative: None,
         })
     }
 }
@@ -563,6 +564,7 @@ fn install_subject(
         execute: Execute::Async(run),
         binding: None,
         unchanged: "nothing was installed",
+        alternative: None,
     }
 }
 
@@ -727,6 +729,7 @@ impl Tool for Activate {
             // Void once the config is changed or deleted (INST-21).
             binding: Some(Binding::voided_by(voided)),
             unchanged: "nothing was started",
+            alternative: None,
         })
     }
 }

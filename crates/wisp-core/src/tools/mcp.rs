@@ -148,6 +148,7 @@ impl Tool for McpToolRef {
                 )),
             }),
             unchanged: "the tool was not called",
+            alternative: None,
         })
     }
 }

@@ -87,6 +87,7 @@ impl Tool for OpenPage {
             // Nothing outside its arguments binds this approval.
             binding: None,
             unchanged: "nothing was opened",
+            alternative: None,
         })
     }
 }

@@ -18,6 +18,10 @@
 //!   it.
 //! - What it did is said: the project is snapshotted before and after (bounded), and the
 //!   result lists what was created, changed and removed, or where the snapshot could not see.
+//! - Confined where this machine can (`crate::confine`): a plain approval runs the script
+//!   confined, and full access is the card's other option, with its own canonical text and
+//!   digest, that only the person can choose; the model can only ask for it. Where the script
+//!   cannot be confined, full access is the card's only option and it says why.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -37,7 +41,9 @@ use crate::limits::{
     SKILL_SCRIPT_OUTPUT_BYTES, SKILL_SCRIPT_RECHECK, SKILL_SCRIPT_TIME_LIMIT,
 };
 use crate::output::OutputSink;
-use crate::tool::{Binding, BoxFuture, Execute, Prepared, Subject, Tool, ToolCtx, ToolRef};
+use crate::tool::{
+    Alternative, AsyncWork, Binding, BoxFuture, Execute, Prepared, Subject, Tool, ToolCtx, ToolRef,
+};
 use crate::tools::parse_args;
 
 /// The tool's name.
@@ -88,7 +94,8 @@ enum Access {
     /// Linux: writes only below the project and a fresh temporary folder, no network.
     #[default]
     Confined,
-    /// The person's rights, as any program they start.
+    /// The model asks for the person's rights and network: shown on the card; only the person
+    /// grants it, by choosing the card's full-access option.
     Full,
 }
 
@@ -112,7 +119,7 @@ impl Tool for RunScript {
                     "name": {"type": "string", "enum": names},
                     "script": {"type": "string", "description": "The script's path in the skill's folder, e.g. scripts/check.py."},
                     "args": {"type": "array", "items": {"type": "string", "maxLength": SKILL_SCRIPT_MAX_ARG_BYTES}, "maxItems": SKILL_SCRIPT_MAX_ARGS, "description": "Arguments, one string each."},
-                    "access": {"type": "string", "enum": ["confined", "full"], "description": "confined (the default): the script may write only in the project folder and a temporary folder, and has no network (where this machine can confine it; the card says when it cannot). full: the person's rights and network; ask only when the script needs them."}
+                    "access": {"type": "string", "enum": ["confined", "full"], "description": "confined (the default): the script may write only in the project folder and a temporary folder, and has no network (where this machine can confine it; the card says when it cannot). full: ask for it only when the script needs the network or to write elsewhere; the card runs the script confined unless the person chooses full access there."}
                 },
                 "required": ["name", "script"],
                 "additionalProperties": false
@@ -273,68 +280,88 @@ fn subject(
     let interpreter = wisp_mcp::resolve_command(interpreter_name, path_var.as_deref())
         .map_err(|e| format!("{interpreter_name}: {e}; nothing was run"))?;
     let script_path = skill.dir.join(&script.rel);
-    // Confined where asked and this machine can; otherwise the card says why not.
-    let (confined, access) = match a.access {
-        Access::Full => (
-            None,
-            json!({"mode": "full", "why": "the call asked for full access"}),
-        ),
-        Access::Confined => match crate::confine::available(helper.as_deref()) {
-            Ok(()) => (
-                helper,
-                json!({"mode": "confined", "writes": ["the working folder", "a new temporary folder (TMPDIR), removed after the run"], "network": "none"}),
-            ),
-            Err(why) => (
-                None,
-                json!({"mode": "full", "why": format!("it cannot be confined here: {why}")}),
-            ),
-        },
-    };
-    let mut env = wisp_mcp::child_env(std::env::vars_os(), &[]);
-    if confined.is_some() {
-        env.retain(|(k, _)| k != "TMPDIR");
-        env.push(("TMPDIR".into(), "".into()));
-    }
-    let env_names: Vec<String> = env
-        .iter()
-        .map(|(k, _)| k.to_string_lossy().into_owned())
-        .collect();
     let cwd = project.root().to_path_buf();
-    let shown = json!({
-        "skill": skill.name,
-        "skillFolder": wisp_fs::plain_path(&skill.dir).to_string_lossy(),
-        "script": script.rel,
-        "sha256": script.sha256,
-        "content": script.text,
-        "interpreter": wisp_fs::plain_path(&interpreter).to_string_lossy(),
-        "args": a.args,
-        "cwd": wisp_fs::plain_path(&cwd).to_string_lossy(),
-        "env": env_names,
-        "timeLimitSeconds": time_limit.as_secs(),
-        "access": access,
-    });
-    let voided = watch_script(skill.clone(), script.rel.clone(), script.sha256.clone());
-    let plan = Plan {
-        skill,
-        rel: script.rel,
-        sha256: script.sha256,
-        interpreter,
-        script_path,
-        args: a.args,
-        cwd,
-        env,
-        project,
-        output,
-        time_limit,
-        confined,
+    // The model's ask for full access is shown, never followed: confined is what a plain
+    // approval runs wherever this machine can confine, and full access is the person's own
+    // choice on the card.
+    let asked_full = a.access == Access::Full;
+    let option = |confined: Option<PathBuf>, why: Option<String>| {
+        let mut access = match &why {
+            None => {
+                json!({"mode": "confined", "writes": ["the working folder", "a new temporary folder (TMPDIR), removed after the run"], "network": "none"})
+            }
+            Some(why) => json!({"mode": "full", "why": why}),
+        };
+        if asked_full {
+            access["modelAsked"] = json!("full");
+        }
+        let mut env = wisp_mcp::child_env(std::env::vars_os(), &[]);
+        if confined.is_some() {
+            // The helper makes the run's own temporary folder and names it there.
+            env.retain(|(k, _)| k != "TMPDIR");
+            env.push(("TMPDIR".into(), "".into()));
+        }
+        let env_names: Vec<String> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        let shown = json!({
+            "skill": skill.name,
+            "skillFolder": wisp_fs::plain_path(&skill.dir).to_string_lossy(),
+            "script": script.rel,
+            "sha256": script.sha256,
+            "content": script.text,
+            "interpreter": wisp_fs::plain_path(&interpreter).to_string_lossy(),
+            "args": a.args,
+            "cwd": wisp_fs::plain_path(&cwd).to_string_lossy(),
+            "env": env_names,
+            "timeLimitSeconds": time_limit.as_secs(),
+            "access": access,
+        });
+        let plan = Plan {
+            skill: skill.clone(),
+            rel: script.rel.clone(),
+            sha256: script.sha256.clone(),
+            interpreter: interpreter.clone(),
+            script_path: script_path.clone(),
+            args: a.args.clone(),
+            cwd: cwd.clone(),
+            env,
+            project: project.clone(),
+            output: output.clone(),
+            time_limit,
+            confined,
+        };
+        let execute: AsyncWork =
+            Box::new(move |cancel| Box::pin(run(plan, cancel)) as BoxFuture<Result<Value, String>>);
+        (shown, execute)
     };
+    let ((arguments, execute), alternative) = match crate::confine::available(helper.as_deref()) {
+        Ok(()) => {
+            let full = option(
+                None,
+                Some("you chose full access on this card instead of a confined run".into()),
+            );
+            (
+                option(helper, None),
+                Some(Alternative {
+                    arguments: full.0,
+                    execute: full.1,
+                }),
+            )
+        }
+        Err(why) => (
+            option(None, Some(format!("it cannot be confined here: {why}"))),
+            None,
+        ),
+    };
+    let voided = watch_script(skill.clone(), script.rel.clone(), script.sha256.clone());
     Ok(Subject {
-        arguments: shown,
-        execute: Execute::Async(Box::new(move |cancel| {
-            Box::pin(run(plan, cancel)) as BoxFuture<Result<Value, String>>
-        })),
+        arguments,
+        execute: Execute::Async(execute),
         binding: Some(Binding::voided_by(voided)),
         unchanged: "nothing was run",
+        alternative,
     })
 }
 

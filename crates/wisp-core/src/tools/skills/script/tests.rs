@@ -200,6 +200,7 @@ async fn a_script_changed_after_the_card_voids_it_and_is_refused_at_the_run() {
                 execute,
                 binding: None,
                 unchanged: "nothing was run",
+                alternative: None,
             },
             never(),
         )
@@ -322,10 +323,13 @@ async fn bad_calls_are_refused_before_any_card() {
         .card(json!({"name": "tidy", "script": "scripts/tidy.py", "access": "full"}))
         .await
         .unwrap();
+    // Asked, shown, and no other option: this Host cannot confine, so full access is all
+    // there is, and the card says why.
     assert_eq!(
         full.arguments["access"],
-        json!({"mode": "full", "why": "the call asked for full access"})
+        json!({"mode": "full", "why": "it cannot be confined here: this Host was started without its confinement helper", "modelAsked": "full"})
     );
+    assert!(full.alternative.is_none());
     let e = f
         .card(json!({"name": "tidy", "script": "scripts/tidy.py", "access": "root"}))
         .await
