@@ -116,7 +116,7 @@ impl Snapshot {
             canonical: request.canonical,
             digest: request.digest,
             mcp: origin,
-            alternative: request.alternative,
+            alternative: request.alternative.map(Box::new),
         }
     }
 }

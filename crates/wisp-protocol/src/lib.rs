@@ -529,8 +529,9 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mcp: Option<McpToolOrigin>,
         /// A second way to run it the person may approve instead (see `Approval::alternative`).
+        /// Boxed: most events have none, and every event would carry its room.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        alternative: Option<ApprovalOption>,
+        alternative: Option<Box<ApprovalOption>>,
     },
     /// An approval left `pending`.
     ApprovalResolved {

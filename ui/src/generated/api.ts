@@ -917,7 +917,10 @@ export interface components {
             /** @constant */
             type: "tool_call_started";
         } | {
-            /** @description A second way to run it the person may approve instead (see `Approval::alternative`). */
+            /**
+             * @description A second way to run it the person may approve instead (see `Approval::alternative`).
+             *     Boxed: most events have none, and every event would carry its room.
+             */
             alternative?: components["schemas"]["ApprovalOption"] | null;
             /** @description Approval ID. */
             approvalId: string;
