@@ -7,7 +7,7 @@ import { test, expect } from "@playwright/test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AUTH, SCREENS, startHost, stopHost, type Host } from "./host";
+import { AUTH, SCREENS, apiApprovals, startHost, stopHost, type Host } from "./host";
 
 const TIDY = 'import sys\nprint("tidying", sys.argv[1:])\nopen("tidied.txt", "w").write("tidy\\n")\nprint("done")\n';
 
@@ -71,6 +71,36 @@ test("a skill script runs only once the person allowed scripts and approved its 
   await expect(page.getByText(/The script of tidy ran/).first()).toBeVisible({ timeout: 20_000 });
   await expect(page.getByRole("group", { name: /Approved: run scripts\/tidy\.py of tidy/ })).toBeVisible();
   expect(readFileSync(join(h.project, "tidied.txt"), "utf8")).toBe("tidy\n");
+});
+
+test("full access is the person's own choice on the card, and the card then shows and approves exactly that", async ({ page }) => {
+  const h = await start();
+  await page.request.put(`${h.base}/api/skills`, { headers: AUTH, data: { scriptsAllowed: true } });
+  await page.goto(h.url);
+  await page.getByRole("button", { name: "New session" }).click();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill('[demo:skill] access=full args=["--all"]');
+  await box.press("Enter");
+  const card = page.getByRole("group", { name: "Run this skill script with your rights?" });
+  await expect(card).toBeVisible({ timeout: 20_000 });
+  // The model's ask is shown; the card still runs it confined unless the person chooses.
+  await expect(card.getByRole("note").filter({ hasText: "The model asked for full access." })).toBeVisible();
+  const confined = card.getByRole("radio", { name: /^Confined/ });
+  const full = card.getByRole("radio", { name: /^Full access/ });
+  await expect(confined).toBeChecked();
+  const exact = card.locator("pre").filter({ hasText: '"access"' });
+  await expect(exact).toContainText('"mode":"confined"');
+  await full.check();
+  await expect(exact).toContainText('"mode":"full"');
+  await expect(card.getByRole("note").filter({ hasText: /^Full access: .*Not confined because you chose full access on this card/ })).toBeVisible();
+  await page.screenshot({ path: join(SCREENS, "approval-skill-script-full.png") });
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByText(/The script of tidy ran/).first()).toBeVisible({ timeout: 20_000 });
+  // The Host ran, and records, the option the card showed.
+  const [approval] = await apiApprovals(page.request, h);
+  expect(approval.state).toBe("approved");
+  expect(JSON.parse(approval.canonical).access.mode).toBe("full");
+  expect(JSON.parse(approval.alternative!.canonical).access.mode).toBe("confined");
 });
 
 test("the QA page's skill-script sample shows its card and is answered in memory only", async ({ page }) => {

@@ -183,7 +183,7 @@ describe("ApprovalCard", () => {
     render(withT(<ApprovalCard request={asked(write)} onDecide={onDecide} />));
     await act(async () => fireEvent.click(screen.getByRole("button", { name: /Approve/ })));
     expect(onDecide).toHaveBeenCalledTimes(1);
-    expect(onDecide).toHaveBeenCalledWith("approve");
+    expect(onDecide).toHaveBeenCalledWith("approve", "d".repeat(64));
     expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
     expect(screen.getByRole("status").textContent).toBe("Approved");
   });
@@ -194,7 +194,7 @@ describe("ApprovalCard", () => {
     const card = screen.getByRole("group");
     tabTo(card);
     await act(async () => fireEvent.keyDown(card, { key: "r" }));
-    expect(onDecide).toHaveBeenCalledWith("reject");
+    expect(onDecide).toHaveBeenCalledWith("reject", "d".repeat(64));
     expect(screen.getByRole("status").textContent).toContain("No longer pending");
   });
 
@@ -256,7 +256,7 @@ describe("ApprovalCard", () => {
     const card = screen.getByRole("group");
     tabTo(card);
     await act(async () => fireEvent.keyDown(card, { key: "a" }));
-    expect(onDecide).toHaveBeenCalledWith("approve");
+    expect(onDecide).toHaveBeenCalledWith("approve", "d".repeat(64));
     expect(document.activeElement).toBe(box);
     unmount();
     // The Approve button the person pressed is gone once answered: the focus does not fall to
@@ -299,7 +299,7 @@ describe("ApprovalCard", () => {
     card.blur();
     tabTo(card);
     await act(async () => fireEvent.keyDown(card, { key: "a" }));
-    expect(onDecide).toHaveBeenCalledWith("approve");
+    expect(onDecide).toHaveBeenCalledWith("approve", "d".repeat(64));
   });
 
   it("ignores modifier keys, key repeat, IME composition and keys on its buttons", async () => {
@@ -313,7 +313,7 @@ describe("ApprovalCard", () => {
     expect(onDecide).not.toHaveBeenCalled();
     await act(async () => fireEvent.keyDown(card, { key: "A" }));
     expect(onDecide).toHaveBeenCalledTimes(1);
-    expect(onDecide).toHaveBeenCalledWith("approve");
+    expect(onDecide).toHaveBeenCalledWith("approve", "d".repeat(64));
   });
 
   it("answers R on a card the person clicked", async () => {
@@ -324,7 +324,7 @@ describe("ApprovalCard", () => {
     card.focus();
     fireEvent.pointerUp(card);
     await act(async () => fireEvent.keyDown(card, { key: "r" }));
-    expect(onDecide).toHaveBeenCalledWith("reject");
+    expect(onDecide).toHaveBeenCalledWith("reject", "d".repeat(64));
   });
 
   it("titles an approved card by how its call ended", () => {
@@ -481,7 +481,7 @@ describe("RunView", () => {
     expect(screen.getByText(/^Moves 3 files and 2 folders, exactly as they are now/)).toBeTruthy();
     expect(screen.getByTitle("ab".repeat(32)).textContent).toContain("abababababababab…");
     await act(async () => fireEvent.click(screen.getByRole("button", { name: /Approve/ })));
-    expect(onDecide).toHaveBeenCalledWith("approve");
+    expect(onDecide).toHaveBeenCalledWith("approve", "d".repeat(64));
     expect(screen.getByRole("group", { name: "Approved: move drafts to docs/drafts" })).toBeTruthy();
     unmount();
     // One of each: singular words; in Chinese, the counts too.

@@ -27,6 +27,16 @@ export interface ApprovalRequest {
   canonical: string;
   digest: string;
   state: ApprovalState;
+  /** A second way to run the call that the person may choose on the card instead (a skill
+   * script with full access): exactly what runs then, with its own digest. */
+  alternative?: ApprovalOption;
+}
+
+/** One way to run a call, as the Host offers it: the canonical text its digest covers. */
+export interface ApprovalOption {
+  arguments: unknown;
+  canonical: string;
+  digest: string;
 }
 
 export type Outcome = ApprovalState | "stale";
@@ -39,7 +49,8 @@ interface Props {
   currentFile?: CurrentFile;
   /** The person looks at the pending card (pointer or focus): fetch its file again. */
   onLook?: () => void;
-  onDecide: (decision: Decision) => Promise<Outcome>;
+  /** The person's answer, quoting the digest of the option the card showed. */
+  onDecide: (decision: Decision, digest: string) => Promise<Outcome>;
   /** How the approved call ended, for a decided card: an approval the execution then refused
    * (a file changed since) or that failed is not titled as if it had been done. */
   callStatus?: CallStatus;
@@ -103,7 +114,11 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   const pressed = useRef(false);
   useEffect(() => setOutcome((o) => (o === "stale" ? o : request.state)), [request.state]);
   useEffect(() => trackFocusIntent(card.current?.ownerDocument), []);
-  const args = (request.arguments ?? {}) as Record<string, unknown>;
+  // Which of the Host's options the card shows, and so approves: the first unless the person
+  // chose the other here. Once the Host has the decision, `request` is what ran.
+  const [chosen, setChosen] = useState<"first" | "alternative">("first");
+  const shows: ApprovalOption = chosen === "alternative" && request.state === "pending" && request.alternative ? request.alternative : request;
+  const args = (shows.arguments ?? {}) as Record<string, unknown>;
   const open = outcome === "pending";
   // A new question is shown where the person looks, without moving their focus.
   const asked = request.state === "pending";
@@ -132,7 +147,7 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
     if (!open || busy) return;
     setBusy(true);
     try {
-      const o = await onDecide(d);
+      const o = await onDecide(d, shows.digest);
       answered.current = true;
       setOutcome(o);
     } finally {
@@ -146,7 +161,7 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
   const origin = useToolOrigin(request.tool);
   const views = toolViews(request.tool);
   const what = views.action?.(request.tool, args, t) ?? revealText(shown);
-  const hidden = cardHasHidden(request.tool, args, request.canonical);
+  const hidden = cardHasHidden(request.tool, args, shows.canonical);
   // Known to be stale (its file differs from the one it is bound to): approving would only be
   // refused, so Reject is the main action.
   const stale = open && views.boundDigest !== undefined && bindingOf(views.boundDigest(args), currentFile).kind === "changed";
@@ -196,8 +211,19 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
           {t("hiddenChars")}
         </p>
       ) : null}
-      {views.Details ? <views.Details tool={request.tool} args={args} currentFile={currentFile} /> : label ? <McpDetails description={label.description} canonical={request.canonical} /> : null}
-      <ExactArguments canonical={request.canonical} compact={!!views.Details || !!label} />
+      {open && request.alternative ? (
+        <fieldset className="card-options">
+          <legend className="muted small">{t("cardOptions")}</legend>
+          {([["first", request], ["alternative", request.alternative]] as const).map(([which, option], i) => (
+            <label key={which} className="mcp-check">
+              <input type="radio" name={`options-${request.approvalId}`} checked={chosen === which} disabled={busy} onChange={() => setChosen(which)} />
+              {views.optionLabel?.((option.arguments ?? {}) as Record<string, unknown>, t) ?? t("cardOption", { n: i + 1 })}
+            </label>
+          ))}
+        </fieldset>
+      ) : null}
+      {views.Details ? <views.Details tool={request.tool} args={args} currentFile={currentFile} /> : label ? <McpDetails description={label.description} canonical={shows.canonical} /> : null}
+      <ExactArguments canonical={shows.canonical} compact={!!views.Details || !!label} />
       {open && views.changesFiles ? <p className="race-note muted small">{t("raceNote")}</p> : null}
       <div className="approval-foot">
         {/* What identifies the approval, for a person comparing it with the Host's log. */}
@@ -208,7 +234,7 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
           {meta && (
             <dl>
               <dt>{t("digest")}</dt>
-              <dd className="mono">{request.digest}</dd>
+              <dd className="mono">{shows.digest}</dd>
               <dt>{t("approvalIdLabel")}</dt>
               <dd className="mono">{request.approvalId}</dd>
               {request.callId && (

@@ -18,6 +18,8 @@ interface Sample {
   arguments: Record<string, unknown>;
   /** The in-memory "preview" of the file a write or replace is bound to. */
   current?: CurrentFile;
+  /** The card's other option, when the Host would offer one (a script's full access). */
+  alternative?: Record<string, unknown>;
 }
 
 /** In-memory stand-ins for the Host's content digests: clearly not real SHA-256 values. */
@@ -64,6 +66,19 @@ export const SAMPLES: Sample[] = [
       timeLimitSeconds: 120,
       access: { mode: "confined", writes: ["the working folder", "a new temporary folder (TMPDIR), removed after the run"], network: "none" },
     },
+    alternative: {
+      skill: "tidy",
+      skillFolder: "/home/qa/.agents/skills/tidy",
+      script: "scripts/tidy.py",
+      sha256: fakeSha("tidy.py"),
+      content: 'import sys\nprint("tidying", sys.argv[1:])\nopen("tidied.txt", "w").write("tidy\\n")\n',
+      interpreter: "/usr/bin/python3",
+      args: ["--all"],
+      cwd: "/home/qa/project",
+      env: ["PATH", "HOME", "LANG", "TMPDIR"],
+      timeLimitSeconds: 120,
+      access: { mode: "full", why: "you chose full access on this card instead of a confined run" },
+    },
   },
 ];
 
@@ -90,7 +105,7 @@ export function ToolSample({ sample }: { sample: Sample }) {
       </div>
       {(phase === "asking" || phase === "done") && (
         <ApprovalCard
-          request={{ approvalId: sample.id, tool: sample.tool, arguments: sample.arguments, canonical: sampleCanonical(sample.arguments), digest: fakeDigest(sample), state: "pending" }}
+          request={{ approvalId: sample.id, tool: sample.tool, arguments: sample.arguments, canonical: sampleCanonical(sample.arguments), digest: fakeDigest(sample), state: "pending", alternative: sample.alternative && { arguments: sample.alternative, canonical: sampleCanonical(sample.alternative), digest: `qa-sample-${sample.id}-full-`.padEnd(64, "0") } }}
           currentFile={sample.current}
           onDecide={async (d) => {
             const o: Outcome = d === "approve" ? "approved" : "rejected";

@@ -108,7 +108,7 @@ describe("mcp_install_npm card (UI-17)", () => {
     fireEvent.keyDown(card, { key: "a" });
     expect(decide).not.toHaveBeenCalled();
     fireEvent.click(screen.getByRole("button", { name: /approve/i }));
-    expect(decide).toHaveBeenCalledWith("approve");
+    expect(decide).toHaveBeenCalledWith("approve", "d".repeat(64));
   });
 
   it("in Chinese", () => {

@@ -70,7 +70,7 @@ describe("files_read card of a file that looks like credentials", () => {
     expect(onDecide).not.toHaveBeenCalled();
     await act(async () => fireEvent.click(screen.getByRole("button", { name: /Reject/ })));
     expect(onDecide).toHaveBeenCalledTimes(1);
-    expect(onDecide).toHaveBeenCalledWith("reject");
+    expect(onDecide).toHaveBeenCalledWith("reject", "f".repeat(64));
     expect(screen.getByRole("group", { name: "Rejected: send .env to the model provider" })).toBeTruthy();
     expect(screen.queryByRole("button", { name: /Approve/ })).toBeNull();
   });

@@ -124,10 +124,10 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
               </div>
             )}
           <ApprovalCard
-            request={{ approvalId: c.approval!.id, callId: c.callId, tool: c.tool, arguments: c.approval!.arguments, canonical: c.approval!.canonical, digest: c.approval!.digest, state: "pending" }}
+            request={{ approvalId: c.approval!.id, callId: c.callId, tool: c.tool, arguments: c.approval!.arguments, canonical: c.approval!.canonical, digest: c.approval!.digest, state: "pending", alternative: c.approval!.alternative ?? undefined }}
             currentFile={currentFile(c.approval!.id)}
             onLook={() => onLook(c.approval!.id)}
-            onDecide={(d) => onDecide(c.approval!.id, d, c.approval!.digest)}
+            onDecide={(d, digest) => onDecide(c.approval!.id, d, digest)}
           />
           </Fragment>
         ))}
@@ -149,7 +149,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
                         {c.approval && c.approval.state !== "pending" && (
                           // A decided card keeps showing what was asked and how it ended.
                           <ApprovalCard
-                            request={{ approvalId: c.approval.id, callId: c.callId, tool: c.tool, arguments: c.approval.arguments, canonical: c.approval.canonical, digest: c.approval.digest, state: c.approval.state }}
+                            request={{ approvalId: c.approval.id, callId: c.callId, tool: c.tool, arguments: c.approval.arguments, canonical: c.approval.canonical, digest: c.approval.digest, state: c.approval.state, alternative: c.approval.alternative ?? undefined }}
                             onDecide={async () => c.approval!.state}
                             callStatus={c.status}
                             voidedBy={voidedByOf(c.result)}

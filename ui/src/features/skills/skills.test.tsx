@@ -54,7 +54,7 @@ describe("the skills_run_script card", () => {
     expect(code.textContent).toContain("os.remove('old.txt')  # ⟨U+202E⟩evil");
     expect(decide).not.toHaveBeenCalled();
     fireEvent.click(screen.getByRole("button", { name: /approve/i }));
-    expect(decide).toHaveBeenCalledWith("approve");
+    expect(decide).toHaveBeenCalledWith("approve", "d".repeat(64));
   });
 
   it("says when the script is confined, and then claims no full access", () => {
@@ -62,6 +62,50 @@ describe("the skills_run_script card", () => {
     const notes = screen.getAllByRole("note").map((n) => n.textContent ?? "");
     expect(notes).toContain("Confined: this script can write only in the working folder and in a new temporary folder, and has no network. It can still read your files.");
     expect(notes.some((n) => n.startsWith("Full access"))).toBe(false);
+  });
+
+  it("offers full access as the person's own choice: the card then shows, and approves, exactly that option", () => {
+    const confined = { ...script, access: { mode: "confined", writes: [], network: "none", modelAsked: "full" } };
+    const full = { ...script, access: { mode: "full", why: "you chose full access on this card instead of a confined run", modelAsked: "full" } };
+    const decide = vi.fn(async () => "approved" as const);
+    render(
+      <I18n.Provider value={translator("en")}>
+        <ApprovalCard
+          request={{ approvalId: "ap_1", tool: "skills_run_script", arguments: confined, canonical: sampleCanonical(confined), digest: "c".repeat(64), state: "pending", alternative: { arguments: full, canonical: sampleCanonical(full), digest: "f".repeat(64) } }}
+          onDecide={decide}
+        />
+      </I18n.Provider>,
+    );
+    const exact = () => screen.getByText((_, el) => el?.tagName === "PRE" && (el.textContent ?? "").includes('"access"')).textContent ?? "";
+    const first = screen.getByRole("radio", { name: "Confined (no network, writes only in the project)" }) as HTMLInputElement;
+    const other = screen.getByRole("radio", { name: "Full access (your rights and network)" }) as HTMLInputElement;
+    expect([first.checked, other.checked]).toEqual([true, false]);
+    expect(screen.getAllByRole("note").map((n) => n.textContent)).toContain("The model asked for full access. It runs confined unless you choose full access here.");
+    expect(exact()).toContain('"mode":"confined"');
+    fireEvent.click(other);
+    expect(other.checked).toBe(true);
+    expect(exact()).toContain('"mode":"full"');
+    expect(exact()).not.toContain('"mode":"confined"');
+    expect(screen.getAllByRole("note").some((n) => (n.textContent ?? "").startsWith("Full access"))).toBe(true);
+    fireEvent.click(screen.getByRole("button", { name: /details/i }));
+    expect(screen.getByText("f".repeat(64))).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: /approve/i }));
+    expect(decide).toHaveBeenCalledWith("approve", "f".repeat(64));
+  });
+
+  it("approves the first option unless the person chose the other", () => {
+    const confined = { ...script, access: { mode: "confined", writes: [], network: "none" } };
+    const decide = vi.fn(async () => "approved" as const);
+    render(
+      <I18n.Provider value={translator("en")}>
+        <ApprovalCard
+          request={{ approvalId: "ap_1", tool: "skills_run_script", arguments: confined, canonical: sampleCanonical(confined), digest: "c".repeat(64), state: "pending", alternative: { arguments: script, canonical: sampleCanonical(script), digest: "f".repeat(64) } }}
+          onDecide={decide}
+        />
+      </I18n.Provider>,
+    );
+    fireEvent.click(screen.getByRole("button", { name: /approve/i }));
+    expect(decide).toHaveBeenCalledWith("approve", "c".repeat(64));
   });
 
   it("in Chinese", () => {

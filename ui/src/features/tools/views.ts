@@ -43,6 +43,9 @@ export interface ToolViews {
   /** The digest of `boundFile` the change is bound to: a card whose file is known to differ
    * offers Reject, not Approve, as its main action. */
   boundDigest?: (args: Record<string, unknown>) => unknown;
+  /** How its card names one of the two ways to run a call, when the approval offers an
+   * alternative (a skill script confined or with full access); without it, "Option 1/2". */
+  optionLabel?: (args: Record<string, unknown>, t: T) => string;
   /** What the call's row shows of a succeeded result. */
   Result?: ComponentType<ResultProps>;
 }
