@@ -446,3 +446,129 @@ async fn a_projects_own_skill_reaches_the_model_only_once_trusted_as_it_is() {
     assert_eq!(status, 409, "{refused}");
     assert_eq!(refused["error"], "conflict");
 }
+
+/// Waits for the project's `release` file, having said it started: a script that runs as long
+/// as the test wants.
+const HOLD: &str = "import os, time\nopen('started', 'w').write('yes')\nwhile not os.path.exists('release'):\n    time.sleep(0.02)\nopen('wisp-demo.txt', 'w').write('script\\n')\n";
+
+/// A skill script changes project files outside the sandbox, so it holds the Host's change
+/// queue from start to end: another session's approved write waits for it and lands after it
+/// (APPR-05), never in between.
+#[tokio::test]
+async fn a_running_skill_script_holds_back_every_other_file_change_until_it_ends() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let home = tmp.path().join("home");
+    write(
+        &home.join(".agents/skills/hold/SKILL.md"),
+        "---\nname: hold\ndescription: Holds.\n---\nRun `scripts/hold.py`.\n",
+    );
+    write(&home.join(".agents/skills/hold/scripts/hold.py"), HOLD);
+    let mut command = live_serve_command(&sim, &data, Some(&project));
+    command.env("HOME", &home);
+    let served = Served::spawn(command);
+    let (status, _) = served
+        .call(
+            "PUT",
+            "/api/skills",
+            Some(serde_json::json!({"scriptsAllowed": true})),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let script_run = served.start_run("[demo:skill]").await;
+    let waiting = served.wait(&script_run, "awaiting_approval").await;
+    let approval = &waiting["steps"][1]["toolCalls"][0]["approval"];
+    served
+        .approve(
+            approval["id"].as_str().unwrap(),
+            approval["digest"].as_str().unwrap(),
+        )
+        .await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !project.join("started").exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the script never started"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+
+    // Another session's write, approved while the script runs: it waits for the queue.
+    let (write_run, id, digest) = served.write_run_awaiting_approval().await;
+    assert_eq!(served.approve(&id, &digest).await, 204);
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (_, now) = served
+        .call("GET", &format!("/api/runs/{write_run}"), None)
+        .await;
+    assert_eq!(now["status"], "running", "{now}");
+    assert_eq!(now["steps"][0]["toolCalls"][0]["status"], "running");
+    assert!(!project.join("wisp-demo.txt").exists());
+
+    std::fs::write(project.join("release"), "").unwrap();
+    served.wait(&script_run, "completed").await;
+    let done = served.wait(&write_run, "completed").await;
+    // The write came after the script, found the file it was to create made meanwhile, and
+    // refused: the script's file is whole, nothing written over it.
+    let call = &done["steps"][0]["toolCalls"][0];
+    assert_eq!(call["status"], "failed", "{call}");
+    assert!(
+        call["result"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was written"),
+        "{call}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("wisp-demo.txt")).unwrap(),
+        "script\n"
+    );
+}
+
+/// Taking the project's authorization back voids a waiting script card, as it voids a file
+/// card: the script runs in the project folder.
+#[tokio::test]
+async fn a_revoke_voids_a_waiting_skill_script_card_and_nothing_runs() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let (tmp, data, project) = dirs();
+    let home = tmp.path().join("home");
+    write(
+        &home.join(".agents/skills/hold/SKILL.md"),
+        "---\nname: hold\ndescription: Holds.\n---\nRun `scripts/hold.py`.\n",
+    );
+    write(&home.join(".agents/skills/hold/scripts/hold.py"), HOLD);
+    let mut command = live_serve_command(&sim, &data, Some(&project));
+    command.env("HOME", &home);
+    let served = Served::spawn(command);
+    served
+        .call(
+            "PUT",
+            "/api/skills",
+            Some(serde_json::json!({"scriptsAllowed": true})),
+        )
+        .await;
+    let run = served.start_run("[demo:skill]").await;
+    let waiting = served.wait(&run, "awaiting_approval").await;
+    let approval = &waiting["steps"][1]["toolCalls"][0]["approval"];
+    let (_, projects) = served.call("GET", "/api/projects", None).await;
+    let pid = projects[0]["id"].as_str().unwrap();
+    let (status, _) = served
+        .call("DELETE", &format!("/api/projects/{pid}"), None)
+        .await;
+    assert_eq!(status, 204);
+    let done = served.wait(&run, "completed").await;
+    let call = &done["steps"][1]["toolCalls"][0];
+    assert_eq!(call["approval"]["state"], "void", "{call}");
+    assert!(
+        call["result"].as_str().unwrap().contains("revoked"),
+        "{call}"
+    );
+    // A decision that comes late finds nothing to approve, and nothing ran.
+    let late = served
+        .approve(
+            approval["id"].as_str().unwrap(),
+            approval["digest"].as_str().unwrap(),
+        )
+        .await;
+    assert_eq!(late, 409);
+    assert!(!project.join("started").exists());
+}

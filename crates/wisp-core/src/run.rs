@@ -834,6 +834,13 @@ async fn with_approval(
             }
         }
         Execute::Async(run) => (Work::Async(run), None, None),
+        Execute::InProject(run) => match ctx.host.authorized_sandbox(ctx.sandbox.as_ref()) {
+            Ok(sandbox) => {
+                let revoked = ctx.host.sandbox_revoked(&sandbox);
+                (Work::InProject(run, sandbox), Some(revoked), None)
+            }
+            Err(e) => return failed(with_unchanged(e, unchanged)),
+        },
     };
     let canonical = tools::canonical(&canonical_args);
     let digest = hex::encode(Sha256::digest(canonical.as_bytes()));
@@ -953,16 +960,25 @@ async fn with_approval(
         };
     }
     ctx.set_call(&call.id, p::ToolCallStatus::Running, None);
-    if decision == Decided::ApproveAlternative {
-        // The Host accepts this answer only for an approval that offers an alternative.
-        return match alternative_work {
-            Some(run) => external_work(ctx, run, output).await,
-            None => failed(format!("the approval offered no other option; {unchanged}")),
-        };
-    }
+    // The alternative runs as the first would have.
+    let work = match (decision, alternative_work, work) {
+        (Decided::ApproveAlternative, Some(alt), Work::InProject(_, sandbox)) => {
+            Work::InProject(alt, sandbox)
+        }
+        (Decided::ApproveAlternative, Some(alt), Work::Async(_)) => Work::Async(alt),
+        // The Host accepts this answer only for an approval that offers an alternative, and
+        // file work offers none.
+        (Decided::ApproveAlternative, _, _) => {
+            return failed(format!("the approval offered no other option; {unchanged}"));
+        }
+        (_, _, work) => work,
+    };
     let (work, sandbox) = match work {
         Work::Files(work, sandbox) => (work, sandbox),
         Work::Async(run) => return external_work(ctx, run, output).await,
+        Work::InProject(run, sandbox) => {
+            return in_project_work(ctx, run, sandbox, output, unchanged).await;
+        }
     };
     // Cancel while waiting for the queue: approved, never executed.
     let queue = tokio::select! {
@@ -1012,6 +1028,29 @@ fn with_unchanged(message: String, unchanged: &str) -> String {
 enum Work {
     Files(crate::tool::Execution, Arc<Sandbox>),
     Async(crate::tool::AsyncWork),
+    InProject(crate::tool::AsyncWork, Arc<Sandbox>),
+}
+
+/// Async work in the project (a skill script): under the Host's change queue from its start to
+/// its end, the project still authorized once the queue is held.
+async fn in_project_work(
+    ctx: &RunCtx,
+    run: crate::tool::AsyncWork,
+    sandbox: Arc<Sandbox>,
+    output: &OutputSink,
+    unchanged: &str,
+) -> CallOutcome {
+    // Cancel while waiting for the queue: approved, never executed.
+    let _queue = tokio::select! {
+        q = ctx.host.inner.change_queue.clone().lock_owned() => q,
+        _ = ctx.wait_cancel() => return CallOutcome::Cancelled,
+    };
+    if let Err(e) = ctx.host.authorized_sandbox(Some(&sandbox)) {
+        return failed(with_unchanged(e, unchanged));
+    }
+    // The work ends its own processes on cancel before it returns, so the queue is free only
+    // once nothing of it still runs.
+    external_work(ctx, run, output).await
 }
 
 /// Work that needs no approval but waits (the preview browser), raced against cancel. A

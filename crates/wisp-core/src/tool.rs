@@ -194,6 +194,12 @@ pub(crate) enum Execute {
     /// Async work with a cancel signal, outside the change queue and without a project folder
     /// (APPR-05 covers file changes only; the run still makes its calls one at a time, RUN-04).
     Async(AsyncWork),
+    /// Async work in the project folder by other means than the sandbox (a skill script): it
+    /// needs the project's authorization as file work does (a revoke voids the card, and it is
+    /// checked again before the work starts) and holds the Host's serial change queue from its
+    /// start to its end, so no approved file change of any session interleaves with it
+    /// (APPR-05). An approval's alternative runs the same way.
+    InProject(AsyncWork),
 }
 
 /// One tool: its description for the model and the person, and how a call is prepared.

@@ -358,7 +358,7 @@ fn subject(
     let voided = watch_script(skill.clone(), script.rel.clone(), script.sha256.clone());
     Ok(Subject {
         arguments,
-        execute: Execute::Async(execute),
+        execute: Execute::InProject(execute),
         binding: Some(Binding::voided_by(voided)),
         unchanged: "nothing was run",
         alternative,

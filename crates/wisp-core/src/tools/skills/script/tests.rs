@@ -72,7 +72,7 @@ impl Fixture {
     }
 
     async fn run(&self, subject: Subject, cancel: BoxFuture<()>) -> Result<Value, String> {
-        let Execute::Async(run) = subject.execute else {
+        let Execute::InProject(run) = subject.execute else {
             return Err("a script runs as async work".into());
         };
         run(cancel).await
