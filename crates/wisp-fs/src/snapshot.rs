@@ -216,6 +216,26 @@ mod tests {
     }
 
     #[test]
+    fn a_file_whose_size_changed_under_the_same_time_is_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.txt");
+        std::fs::write(&path, "short").unwrap();
+        let when = std::fs::metadata(&path).unwrap().modified().unwrap();
+        let sandbox = Sandbox::open(dir.path()).unwrap();
+        let before = sandbox.snapshot();
+        // A tool that keeps the modification time (as `touch -r` or an archive tool would).
+        std::fs::write(&path, "much longer now").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+        let c = changes(&before, &sandbox.snapshot());
+        assert_eq!(c.changed, ["f.txt"]);
+    }
+
+    #[test]
     fn a_folder_replaced_by_a_file_of_its_name_is_a_change_and_its_contents_are_removed() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("x")).unwrap();
