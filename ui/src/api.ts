@@ -73,6 +73,8 @@ export class Api {
   updateSkills = (body: Schemas["UpdateSkills"]) => this.call<Schemas["SkillsView"]>("PUT", "/api/skills", body);
   /** Trusts a project's skill as shown (its digest), or takes the trust back. */
   trustSkill = (body: Schemas["TrustSkill"]) => this.call<Schemas["SkillsView"]>("PUT", "/api/skills/trust", body);
+  /** Turns one of the person's skills off (listed, in no run's catalogue) or on again. */
+  enableSkill = (body: Schemas["EnableSkill"]) => this.call<Schemas["SkillsView"]>("PUT", "/api/skills/enabled", body);
   /** Copies skills of Claude's personal folder into Wisp's own, each as shown. */
   importSkills = (body: Schemas["ImportSkills"]) => this.call<Schemas["SkillsView"]>("POST", "/api/skills/import", body);
   addMcpServer = (body: ServerBody) => this.call<McpServer>("POST", "/api/mcp/servers", body);

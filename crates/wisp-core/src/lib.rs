@@ -607,6 +607,13 @@ impl Host {
         self.skills()
     }
 
+    /// `PUT /api/skills/enabled`: turns one of the person's skills on or off for runs that
+    /// start from now on (blocking).
+    pub fn enable_skill(&self, request: &p::EnableSkill) -> Result<p::SkillsView, CoreError> {
+        skills::set_enabled(&self.inner.store, &self.inner.config.skills_dirs, request)?;
+        self.skills()
+    }
+
     /// `PUT /api/skills/trust`: trusts a project's skill as the person was shown it, or takes
     /// the trust back, for runs that start from now on (blocking).
     pub fn trust_skill(&self, request: &p::TrustSkill) -> Result<p::SkillsView, CoreError> {

@@ -1,6 +1,8 @@
 //! Settings → Skills: which skills a run gets, and the person's trust in a project's own.
 //!
-//! - The person's skills (`~/.agents/skills`, the data dir's `skills`) are theirs: always used.
+//! - The person's skills (`~/.agents/skills`, the data dir's `skills`) are theirs: used unless
+//!   the person turned one off in Settings → Skills (by name, stored as `skills-off`; a
+//!   skill turned off is in no run's catalogue, so neither read nor run).
 //! - A project's skills (`<project>/.agents/skills`, `<project>/.claude/skills`) came with the
 //!   project — possibly from anyone who wrote the repository — so a run uses one only while
 //!   the person trusts exactly its contents: a trust binds the skill folder's digest (every
@@ -25,6 +27,9 @@ use crate::{CoreError, CoreErrorKind, fail};
 /// The store's name of the trusts.
 const TRUST_SETTING: &str = "skill-trust";
 
+/// The store's name of the person's skills turned off: a JSON array of names.
+const OFF_SETTING: &str = "skills-off";
+
 /// The folders of a project that hold its skills, in order.
 const PROJECT_SKILL_DIRS: [&str; 2] = [".agents/skills", ".claude/skills"];
 
@@ -46,6 +51,20 @@ fn book(store: &wisp_store::Store) -> Result<Book, CoreError> {
             fail(
                 CoreErrorKind::Internal,
                 "the stored skill trusts cannot be read; see the log",
+            )
+        }),
+    }
+}
+
+/// The names of the person's skills turned off.
+fn off(store: &wisp_store::Store) -> Result<std::collections::BTreeSet<String>, CoreError> {
+    match store.setting(OFF_SETTING)? {
+        None => Ok(Default::default()),
+        Some(text) => serde_json::from_str(&text).map_err(|e| {
+            tracing::error!(error = %e, "the stored list of skills turned off cannot be read");
+            fail(
+                CoreErrorKind::Internal,
+                "the stored list of skills turned off cannot be read; see the log",
             )
         }),
     }
@@ -94,11 +113,14 @@ pub(crate) fn usable(
             .unwrap_or_default(),
         _ => BTreeMap::new(),
     };
+    // A list that cannot be read turns every skill of the person's off, rather than on.
+    let off = off(store).ok();
     found
         .skills
         .into_iter()
-        .filter(|s| {
-            s.origin == Origin::Person || trusted.get(&s.name).is_some_and(|t| t.digest == s.digest)
+        .filter(|s| match s.origin {
+            Origin::Person => off.as_ref().is_some_and(|off| !off.contains(&s.name)),
+            Origin::Project => trusted.get(&s.name).is_some_and(|t| t.digest == s.digest),
         })
         .collect()
 }
@@ -295,8 +317,15 @@ pub(crate) fn view(
             }
         })
         .collect();
+    let off = off(store)?;
     Ok(p::SkillsView {
         scripts_allowed,
+        off: found
+            .skills
+            .iter()
+            .filter(|s| off.contains(&s.name))
+            .map(|s| s.name.clone())
+            .collect(),
         folders: sources.iter().map(|s| shown(&s.dir)).collect(),
         skills: found.skills.iter().map(entry).collect(),
         invalid: found
@@ -374,6 +403,39 @@ pub(crate) fn set_trust(
     })?;
     store.put_setting(TRUST_SETTING, &text)?;
     tracing::info!(project = %project.id, skill = %request.name, trusted = request.trusted, "skill trust");
+    Ok(())
+}
+
+/// Turns one of the person's skills on or off for runs that start from now on. Blocking.
+pub(crate) fn set_enabled(
+    store: &wisp_store::Store,
+    person: &[PathBuf],
+    request: &p::EnableSkill,
+) -> Result<(), CoreError> {
+    let mut names = off(store)?;
+    if request.enabled {
+        names.remove(&request.name);
+    } else {
+        let found = wisp_skills::find(&sources(person, None));
+        if !found.skills.iter().any(|s| s.name == request.name) {
+            return Err(fail(
+                CoreErrorKind::NotFound,
+                format!(
+                    "you have no skill named {:?} (a project's skill is used only while you trust it: take the trust back instead)",
+                    request.name
+                ),
+            ));
+        }
+        names.insert(request.name.clone());
+    }
+    let text = serde_json::to_string(&names).map_err(|_| {
+        fail(
+            CoreErrorKind::Internal,
+            "the list of skills turned off could not be written",
+        )
+    })?;
+    store.put_setting(OFF_SETTING, &text)?;
+    tracing::info!(skill = %request.name, enabled = request.enabled, "skill turned on or off");
     Ok(())
 }
 
@@ -569,6 +631,59 @@ mod tests {
         assert_eq!(offered(&host, &sa.id), ["deploy", "lint"]);
         // The same contents in another project are not trusted there.
         assert_eq!(offered(&host, &sb.id), ["deploy"]);
+    }
+
+    #[test]
+    fn a_persons_skill_turned_off_is_listed_but_in_no_runs_catalogue_until_turned_on() {
+        let tmp = tempfile::tempdir().unwrap();
+        let person = tmp.path().join("person");
+        write(&person.join("deploy/SKILL.md"), &skill_md("deploy"));
+        write(&person.join("lint/SKILL.md"), &skill_md("lint"));
+        let project = tmp.path().join("a");
+        // A project's skill named like the person's stays not used while theirs is off.
+        write(
+            &project.join(".agents/skills/deploy/SKILL.md"),
+            &skill_md("deploy"),
+        );
+        let store = wisp_store::Store::open(&tmp.path().join("wisp.db")).unwrap();
+        let mut config = crate::HostConfig::new(p::Mode::Simulation);
+        config.skills_dirs = vec![person.clone()];
+        let host = crate::Host::start(store, None, config).unwrap();
+        let pa = host.add_project(project.to_str().unwrap()).unwrap();
+        let session = host
+            .create_session(p::CreateSession {
+                project_id: Some(pa.id.clone()),
+                title: None,
+            })
+            .unwrap();
+        assert_eq!(offered(&host, &session.id), ["deploy", "lint"]);
+        let turn = |name: &str, enabled: bool| {
+            host.enable_skill(&p::EnableSkill {
+                name: name.into(),
+                enabled,
+            })
+        };
+        let view = turn("deploy", false).unwrap();
+        assert_eq!(view.off, ["deploy"]);
+        assert_eq!(view.skills.len(), 2, "still listed");
+        assert_eq!(offered(&host, &session.id), ["lint"]);
+        // Twice is the same; the other one too leaves no skills tool at all.
+        assert_eq!(turn("deploy", false).unwrap().off, ["deploy"]);
+        assert_eq!(turn("lint", false).unwrap().off, ["deploy", "lint"]);
+        assert!(offered(&host, &session.id).is_empty());
+        // Not one of the person's: refused, nothing stored.
+        let e = turn("nope", false).unwrap_err();
+        assert_eq!(e.kind, CoreErrorKind::NotFound);
+        assert!(
+            e.message.contains("no skill named \"nope\""),
+            "{}",
+            e.message
+        );
+        assert_eq!(host.skills().unwrap().off, ["deploy", "lint"]);
+        assert_eq!(turn("deploy", true).unwrap().off, ["lint"]);
+        assert_eq!(offered(&host, &session.id), ["deploy"]);
+        // On again for a name that is off nowhere changes nothing.
+        assert_eq!(turn("gone", true).unwrap().off, ["lint"]);
     }
 
     #[test]

@@ -448,6 +448,8 @@ pub struct SkillsView {
     /// Whether `skills_run_script` is offered to runs (off unless the person turned it on):
     /// each script run still waits for the person's approval of its card.
     pub scripts_allowed: bool,
+    /// The names of the person's skills turned off: listed, but in no run's catalogue.
+    pub off: Vec<String>,
     /// The folders skills are read from, in order.
     pub folders: Vec<String>,
     /// The skills a run is told of, by name.
@@ -626,6 +628,27 @@ pub struct InvalidSkill {
 pub struct UpdateSkills {
     /// Offer `skills_run_script` to runs that start from now on.
     pub scripts_allowed: bool,
+}
+
+/// `PUT /api/skills/enabled`: turn one of the person's skills on or off for runs that start
+/// from now on. (A project's skill is used only while trusted: `PUT /api/skills/trust`.)
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EnableSkill {
+    /// The skill's name.
+    #[schemars(length(min = 1, max = 64))]
+    pub name: String,
+    /// `false` to turn it off, `true` to use it again.
+    pub enabled: bool,
+}
+
+impl Check for EnableSkill {
+    fn check(&self) -> Result<(), String> {
+        if self.name.is_empty() || self.name.chars().count() > 64 {
+            return Err("name: 1 to 64 characters".into());
+        }
+        Ok(())
+    }
 }
 
 impl Check for UpdateSkills {

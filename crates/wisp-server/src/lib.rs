@@ -116,6 +116,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/settings/test", post(test_connection))
         .route("/api/skills", get(get_skills).put(update_skills))
         .route("/api/skills/trust", put(trust_skill))
+        .route("/api/skills/enabled", put(enable_skill))
         .route("/api/skills/import", post(import_skills))
         .route("/api/mcp/servers", get(mcp_servers).post(mcp_add))
         .route("/api/mcp/servers/{id}", put(mcp_edit).delete(mcp_delete))
@@ -362,6 +363,15 @@ async fn import_skills(
 ) -> ApiResult<p::SkillsView> {
     let host = s.host.clone();
     Ok(Json(blocking(move || host.import_skills(&body)).await?))
+}
+
+/// Off the async threads: reads the skills folders, writes the database.
+async fn enable_skill(
+    State(s): State<AppState>,
+    Body(body): Body<p::EnableSkill>,
+) -> ApiResult<p::SkillsView> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.enable_skill(&body)).await?))
 }
 
 /// Off the async threads: reads the project's skill folder, writes the database.

@@ -573,6 +573,12 @@ fn build_paths(s: &mut Schemas) -> Value {
         s.answer::<p::SkillsView>("200", "stored; Settings → Skills now"),
     )
     .body(s.body::<p::TrustSkill>());
+    let enable_skill = Op::new(
+        "enableSkill",
+        "Turn one of the person's skills off (listed, but in no run's catalogue, so neither read nor run) or on again, for runs that start from now on; stored. 404 when the person has no skill of that name (a project's skill is used only while trusted)",
+        s.answer::<p::SkillsView>("200", "stored; Settings → Skills now"),
+    )
+    .body(s.body::<p::EnableSkill>());
     let import_skills = Op::new(
         "importSkills",
         "Copy skills of Claude's personal folder (~/.claude/skills) into Wisp's own skills folder, each as shown (digest); 409 conflict says which were not imported and why",
@@ -647,6 +653,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/settings/test": {"post": test_connection.into_json()},
         "/api/skills": {"get": get_skills.into_json(), "put": update_skills.into_json()},
         "/api/skills/trust": {"put": trust_skill.into_json()},
+        "/api/skills/enabled": {"put": enable_skill.into_json()},
         "/api/skills/import": {"post": import_skills.into_json()},
         "/api/health": {"get": health.into_json()},
         "/api/openapi.json": {"get": openapi.into_json()},

@@ -509,6 +509,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/skills/enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Turn one of the person's skills off (listed, but in no run's catalogue, so neither read nor run) or on again, for runs that start from now on; stored. 404 when the person has no skill of that name (a project's skill is used only while trusted) */
+        put: operations["enableSkill"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills/import": {
         parameters: {
             query?: never;
@@ -853,6 +870,16 @@ export interface components {
         };
         /** @description What a dialog asks. */
         DialogKind: "close_confirm" | "beforeunload";
+        /**
+         * @description `PUT /api/skills/enabled`: turn one of the person's skills on or off for runs that start
+         *     from now on. (A project's skill is used only while trusted: `PUT /api/skills/trust`.)
+         */
+        EnableSkill: {
+            /** @description `false` to turn it off, `true` to use it again. */
+            enabled: boolean;
+            /** @description The skill's name. */
+            name: string;
+        };
         /** @description One entry of the append-only event log of a session. */
         Event: {
             /**
@@ -1673,6 +1700,8 @@ export interface components {
             invalid: components["schemas"]["InvalidSkill"][];
             /** @description What the reading noticed beyond single skills (a folder over its limit, say). */
             notes: string[];
+            /** @description The names of the person's skills turned off: listed, but in no run's catalogue. */
+            off: string[];
             /**
              * @description Each authorized project's own skills (`.agents/skills`, `.claude/skills`): they came
              *     with the project, so a run uses one only while the person trusts exactly its contents.
@@ -6201,6 +6230,111 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["UpdateSkills"];
+            };
+        };
+        responses: {
+            /** @description stored; Settings → Skills now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillsView"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    enableSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EnableSkill"];
             };
         };
         responses: {

@@ -1,4 +1,5 @@
-// Settings → Skills (FILE-05): the folders skills are read from, the skills a run is told of,
+// Settings → Skills (FILE-05): the folders skills are read from, the person's skills, each with
+// its own switch (one turned off is listed but in no run's catalogue), the skills a run is told of,
 // the folders not used with the rule each breaks, the switch of the managed skill-script mode
 // with a plain statement of what it means, and each project's own skills, which a run uses only
 // once the person trusts them as they are (a change makes one untrusted again, and says what
@@ -17,6 +18,7 @@ export interface SkillsApi {
   skills(): Promise<SkillsView>;
   updateSkills(body: Schemas["UpdateSkills"]): Promise<SkillsView>;
   trustSkill(body: Schemas["TrustSkill"]): Promise<SkillsView>;
+  enableSkill(body: Schemas["EnableSkill"]): Promise<SkillsView>;
   importSkills(body: Schemas["ImportSkills"]): Promise<SkillsView>;
 }
 
@@ -63,6 +65,19 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
     }
   };
 
+  const use = async (name: string, enabled: boolean) => {
+    setSaving(true);
+    try {
+      setView(await api.enableSkill({ name, enabled }));
+      setError(null);
+    } catch (e) {
+      setError(errorText(t, e));
+      await reload();
+    } finally {
+      setSaving(false);
+    }
+  };
+
   const importOne = async (skill: Schemas["SkillEntry"]) => {
     setSaving(true);
     try {
@@ -76,6 +91,7 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
     }
   };
 
+  const used = view ? view.skills.filter((s) => !view.off.includes(s.name)).length : 0;
   return (
     <section className="mcp-settings skills-settings" aria-label={t("skillsSettings")}>
       <h3>{t("skillsSettings")}</h3>
@@ -100,19 +116,23 @@ export function SkillsSettingsPage({ api }: { api: SkillsApi }) {
               </li>
             ))}
           </ul>
-          <h4>{t("skillsFound", { n: view.skills.length })}</h4>
+          <h4>{t("skillsFound", { n: used })}</h4>
           {view.skills.length === 0 ? (
             <p className="muted">{t("skillsNone")}</p>
           ) : (
-            <ul className="mcp-servers" aria-label={t("skillsFound", { n: view.skills.length })}>
+            <ul className="mcp-servers" aria-label={t("skillsFound", { n: used })}>
               {view.skills.map((s) => (
-                <li key={s.folder} className="mcp-server">
-                  <strong>
-                    <Reveal text={s.name} />
-                  </strong>{" "}
-                  <span className="small">
-                    <Reveal text={s.description} />
-                  </span>
+                <li key={s.folder} className={view.off.includes(s.name) ? "mcp-server skill-off" : "mcp-server"}>
+                  <label className="mcp-check">
+                    <input type="checkbox" checked={!view.off.includes(s.name)} disabled={saving} aria-label={t("skillsUse", { name: s.name })} onChange={(e) => void use(s.name, e.currentTarget.checked)} />
+                    <strong>
+                      <Reveal text={s.name} />
+                    </strong>{" "}
+                    <span className="small">
+                      <Reveal text={s.description} />
+                    </span>
+                  </label>
+                  {view.off.includes(s.name) && <p className="mcp-detail small">{t("skillsOff")}</p>}
                   <p className="mcp-detail small muted">
                     <code>
                       <Reveal text={s.folder} />

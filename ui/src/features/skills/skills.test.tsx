@@ -122,6 +122,7 @@ describe("Settings → Skills", () => {
     skills: [{ name: "tidy", description: "Tidies the project.", folder: "/home/p/.agents/skills/tidy", digest: "c".repeat(64), files: 2 }],
     invalid: [{ folder: "/home/p/.agents/skills/Bad_Name", reason: "name: lowercase letters, digits and hyphens only" }],
     notes: [],
+    off: [],
     projects: [],
     importFrom: null,
     importable: [],
@@ -138,6 +139,7 @@ describe("Settings → Skills", () => {
         return view(allowed);
       },
       trustSkill: async () => view(allowed),
+      enableSkill: async () => { throw new Error("not asked"); },
       importSkills: async () => view(allowed),
     };
     render(
@@ -154,7 +156,40 @@ describe("Settings → Skills", () => {
     expect(screen.getByRole("list", { name: "1 folder not used" }).textContent).toContain("lowercase letters");
     await act(async () => void fireEvent.click(box));
     expect(puts).toEqual([{ scriptsAllowed: true }]);
-    expect((screen.getByRole("checkbox") as HTMLInputElement).checked).toBe(true);
+    expect((screen.getByRole("checkbox", { name: "Allow skill scripts to run" }) as HTMLInputElement).checked).toBe(true);
+  });
+
+  it("turns one of the person's skills off and on as the Host answers, and says what off means", async () => {
+    const asked: Schemas["EnableSkill"][] = [];
+    let off: string[] = [];
+    const api: SkillsApi = {
+      skills: async () => ({ ...view(false), off }),
+      updateSkills: async () => ({ ...view(false), off }),
+      trustSkill: async () => ({ ...view(false), off }),
+      enableSkill: async (body) => {
+        asked.push(body);
+        off = body.enabled ? [] : [body.name];
+        return { ...view(false), off };
+      },
+      importSkills: async () => ({ ...view(false), off }),
+    };
+    render(
+      <I18n.Provider value={translator("en")}>
+        <SkillsSettingsPage api={api} />
+      </I18n.Provider>,
+    );
+    await act(async () => {});
+    const use = screen.getByRole("checkbox", { name: "Use tidy" }) as HTMLInputElement;
+    expect(use.checked).toBe(true);
+    await act(async () => void fireEvent.click(use));
+    expect(asked).toEqual([{ name: "tidy", enabled: false }]);
+    expect((screen.getByRole("checkbox", { name: "Use tidy" }) as HTMLInputElement).checked).toBe(false);
+    // Still listed, said to be off; the heading counts what the model is told of.
+    const list = screen.getByRole("list", { name: "0 skills the model is told of" });
+    expect(list.textContent).toContain("Off: the model is not told of it, so it is neither read nor run.");
+    await act(async () => void fireEvent.click(screen.getByRole("checkbox", { name: "Use tidy" })));
+    expect(asked[1]).toEqual({ name: "tidy", enabled: true });
+    expect(screen.getByRole("list", { name: "1 skill the model is told of" }).textContent).not.toContain("Off:");
   });
 
   it("a refused switch says why and shows what the Host holds", async () => {
@@ -164,6 +199,7 @@ describe("Settings → Skills", () => {
         throw new Error("the setting could not be stored");
       },
       trustSkill: async () => view(false),
+      enableSkill: async () => { throw new Error("not asked"); },
       importSkills: async () => view(false),
     };
     render(
@@ -172,9 +208,9 @@ describe("Settings → Skills", () => {
       </I18n.Provider>,
     );
     await act(async () => {});
-    await act(async () => void fireEvent.click(screen.getByRole("checkbox")));
+    await act(async () => void fireEvent.click(screen.getByRole("checkbox", { name: "Allow skill scripts to run" })));
     expect(screen.getByRole("alert").textContent).toBe("the setting could not be stored");
-    expect((screen.getByRole("checkbox") as HTMLInputElement).checked).toBe(false);
+    expect((screen.getByRole("checkbox", { name: "Allow skill scripts to run" }) as HTMLInputElement).checked).toBe(false);
   });
 });
 
@@ -194,6 +230,7 @@ describe("Settings → Skills: a project's own skills", () => {
     skills: [],
     invalid: [],
     notes: [],
+    off: [],
     projects: [{ projectId: "p_1", root: "/p/project", skills, invalid: [{ folder: "/p/project/.agents/skills/leaks", reason: "data: a link to /etc/passwd, outside the skill" }] }],
     importFrom: null,
     importable: [],
@@ -210,6 +247,7 @@ describe("Settings → Skills: a project's own skills", () => {
         skills = skills.map((s) => (s.name === body.name ? { ...s, trust: body.trusted ? "trusted" : "untrusted", changes: [] } : s));
         return view(skills);
       },
+      enableSkill: async () => { throw new Error("not asked"); },
       importSkills: async () => view(skills),
     };
     render(
@@ -244,6 +282,7 @@ describe("Settings → Skills: importing Claude's personal skills", () => {
       skills: imported ? [{ ...pdf, folder: "/home/p/.local/share/wisp/skills/pdf" }] : [],
       invalid: [],
       notes: [],
+    off: [],
       projects: [],
       importFrom: "/home/p/.claude/skills",
       importable: imported ? [] : [pdf],
@@ -252,6 +291,7 @@ describe("Settings → Skills: importing Claude's personal skills", () => {
       skills: async () => view(),
       updateSkills: async () => view(),
       trustSkill: async () => view(),
+      enableSkill: async () => { throw new Error("not asked"); },
       importSkills: async (body) => {
         asked.push(body);
         imported = true;
@@ -280,6 +320,7 @@ describe("the session's notice of a project's untrusted skills", () => {
     skills: [],
     invalid: [],
     notes: [],
+    off: [],
     importFrom: null,
     importable: [],
     projects: [
