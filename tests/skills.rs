@@ -273,6 +273,14 @@ async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_
         )
     );
     assert!(!home.join("escaped.txt").exists());
+    assert_eq!(result["access"], "confined");
+    assert!(
+        result["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("It ran confined: it could write nowhere outside the project but its own temporary folder, and had no network."),
+        "{result}"
+    );
     assert_eq!(
         result["changes"]["created"]["paths"],
         serde_json::json!(["daemon.pid", "tidied.txt"])
@@ -358,6 +366,14 @@ async fn a_skill_script_has_full_access_only_when_the_person_chooses_it_on_the_c
         "{out}"
     );
     assert!(home.join("escaped.txt").exists());
+    // The write outside is not in the project's changes; the result says it was not tracked.
+    assert_eq!(result["access"], "full");
+    assert!(
+        result["message"].as_str().unwrap().ends_with(
+            "It ran with full access: what it changed outside the project is not tracked."
+        ),
+        "{result}"
+    );
     // What the approval says ran is what ran; the confined option is the one not taken.
     let decided = &call["approval"];
     assert_eq!(decided["state"], "approved");

@@ -535,11 +535,21 @@ async fn run(plan: Plan, cancel: BoxFuture<()>) -> Result<Value, String> {
             json!({"text": t.1.text(), "bytes": t.1.total, "cut": t.1.cut()}),
         )
     };
-    let said = changes_sentence(&changes);
+    // What the snapshot cannot see is said too: outside the project, only confinement tells.
+    let said = format!(
+        "{} {}",
+        changes_sentence(&changes),
+        if plan.confined.is_some() {
+            "It ran confined: it could write nowhere outside the project but its own temporary folder, and had no network."
+        } else {
+            "It ran with full access: what it changed outside the project is not tracked."
+        }
+    );
     match ended {
         Ended::Exited(Ok(status)) if status.success() => Ok(json!({
             "status": "exited",
             "exitCode": 0,
+            "access": if plan.confined.is_some() { "confined" } else { "full" },
             "stdout": out,
             "stderr": err,
             "changes": changes,

@@ -155,8 +155,9 @@ async fn the_card_shows_what_runs_and_the_run_says_what_it_changed() {
     assert_eq!(result["changes"]["unseen"], json!([]));
     assert_eq!(
         result["message"],
-        "tidy scripts/tidy.py exited with code 0. In the project it created 1, changed 1 and removed 1 entries (listed in changes)."
+        "tidy scripts/tidy.py exited with code 0. In the project it created 1, changed 1 and removed 1 entries (listed in changes). It ran with full access: what it changed outside the project is not tracked."
     );
+    assert_eq!(result["access"], "full");
     // The person saw the output live, line by line.
     let mut lines = Vec::new();
     while let Ok(ev) = live.try_recv() {
@@ -372,7 +373,7 @@ async fn a_failing_script_is_an_error_with_its_code_its_output_and_what_it_chang
     let e = f.run(s, never()).await.unwrap_err();
     assert_eq!(
         e,
-        "tidy scripts/fail.sh exited with code 3. In the project it created 1, changed 0 and removed 0 entries (listed in changes). Its stderr ended with: \"cannot go on\" Its stdout ended with: (nothing)"
+        "tidy scripts/fail.sh exited with code 3. In the project it created 1, changed 0 and removed 0 entries (listed in changes). It ran with full access: what it changed outside the project is not tracked. Its stderr ended with: \"cannot go on\" Its stdout ended with: (nothing)"
     );
 }
 
