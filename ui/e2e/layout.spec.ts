@@ -69,6 +69,34 @@ test("narrow: the preview is a toggle, the card's buttons stay in view, titles t
   await expect(page.locator("#preview-panel")).toBeHidden();
   await toggle.click();
   await expect(page.getByRole("tabpanel")).toContainText("Hello from the Wisp simulator.");
+  // A dialog opened over the open preview is above it: its tabs and buttons are what a click
+  // at their centre reaches.
+  await page.getByRole("button", { name: "Settings" }).click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog).toBeVisible();
+  for (const l of [dialog.getByRole("tab").last(), dialog.getByRole("button", { name: "Test connection" }), dialog.getByRole("button", { name: "OK" })]) {
+    await l.scrollIntoViewIfNeeded();
+    expect(await onTop(l)).toBe(true);
+  }
+  // Its right half too, where the preview lies under it. What is painted on top, not what
+  // takes the pointer: a modal dialog turns pointer events off around itself, and a hit test
+  // skips such elements, so they are turned on for this look.
+  const dialogOnTop = await dialog.evaluate((el) => {
+    const all = el.ownerDocument.createElement("style");
+    all.textContent = "* { pointer-events: auto !important; }";
+    el.ownerDocument.head.append(all);
+    const r = el.getBoundingClientRect();
+    const ok = [0.6, 0.75, 0.9].every((f) => {
+      const hit = document.elementFromPoint(r.x + r.width * f, r.y + r.height / 2);
+      return !!hit && el.contains(hit);
+    });
+    all.remove();
+    return ok;
+  });
+  expect(dialogOnTop).toBe(true);
+  await page.screenshot({ path: join(SCREENS, "narrow-settings-over-preview.png") });
+  await page.keyboard.press("Escape");
+  await expect(dialog).toBeHidden();
   await page.getByRole("button", { name: "Close the preview" }).click();
   await expect(page.locator("#preview-panel")).toBeHidden();
   // A long title is cut with an ellipsis and readable in full as a tooltip.
