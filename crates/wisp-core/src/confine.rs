@@ -190,6 +190,35 @@ mod tests {
         );
     }
 
+    /// A helper that cannot confine says why, and that reason is what the card shows; one that
+    /// cannot be started, or fails without a word, is said to have failed.
+    #[cfg(unix)]
+    #[test]
+    fn a_probe_that_fails_says_why_and_never_counts_as_confined() {
+        let dir = tempfile::tempdir().unwrap();
+        let helper = dir.path().join("helper");
+        std::fs::write(
+            &helper,
+            "#!/bin/sh\necho 'Landlock is not enabled in this kernel' >&2\nexit 1\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&helper, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        assert_eq!(
+            probe(&helper),
+            Err("Landlock is not enabled in this kernel".to_owned())
+        );
+        assert_eq!(
+            probe(Path::new("/bin/false")),
+            Err("the confinement helper failed".to_owned())
+        );
+        let missing = probe(&dir.path().join("none")).unwrap_err();
+        assert!(
+            missing.starts_with("the confinement helper could not be started: "),
+            "{missing}"
+        );
+    }
+
     #[test]
     fn without_a_helper_nothing_is_confined_and_that_is_said() {
         assert_eq!(
