@@ -153,6 +153,7 @@ except OSError as e:
 import tempfile
 open(os.path.join(tempfile.gettempdir(), "wisp-skill-scratch"), "w").write("x")
 print("tmp: written")
+print(tempfile.gettempdir(), file=sys.stderr)
 pid = os.fork()
 if pid == 0:
     os.setsid()
@@ -274,6 +275,18 @@ async fn a_skill_script_runs_only_with_the_switch_on_approved_and_ends_with_all_
     );
     assert!(!home.join("escaped.txt").exists());
     assert_eq!(result["access"], "confined");
+    // The run's own temporary folder, not the system's, and gone with the run.
+    let scratch = result["stderr"]["text"].as_str().unwrap().trim();
+    assert!(
+        std::path::Path::new(scratch)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with("wisp-script"),
+        "{scratch}"
+    );
+    assert!(!std::path::Path::new(scratch).exists(), "{scratch} is left");
     assert!(
         result["message"]
             .as_str()

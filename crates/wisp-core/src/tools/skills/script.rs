@@ -416,26 +416,29 @@ enum Ended {
 /// The last bytes of one output stream, and how many there were in all.
 #[derive(Default)]
 struct Tail {
+    /// The last lines, each ended by a newline (also a piece of a line too long to wait for).
     kept: VecDeque<u8>,
+    /// Bytes the stream had: a newline counts only where the script wrote one.
     total: u64,
+    /// Whether anything was dropped from the front.
+    cut: bool,
 }
 
 impl Tail {
-    fn push(&mut self, line: &[u8]) {
-        self.total += line.len() as u64 + 1;
+    fn push(&mut self, line: &[u8], newline: bool) {
+        self.total += line.len() as u64 + u64::from(newline);
         self.kept.extend(line);
         self.kept.push_back(b'\n');
         let over = self.kept.len().saturating_sub(SKILL_SCRIPT_OUTPUT_BYTES);
-        self.kept.drain(..over);
+        if over > 0 {
+            self.kept.drain(..over);
+            self.cut = true;
+        }
     }
 
     fn text(&self) -> String {
         let bytes: Vec<u8> = self.kept.iter().copied().collect();
         String::from_utf8_lossy(&bytes).into_owned()
-    }
-
-    fn cut(&self) -> bool {
-        self.total > self.kept.len() as u64
     }
 }
 
@@ -531,8 +534,8 @@ async fn run(plan: Plan, cancel: BoxFuture<()>) -> Result<Value, String> {
     let (out, err) = {
         let t = tails.lock().unwrap_or_else(|e| e.into_inner());
         (
-            json!({"text": t.0.text(), "bytes": t.0.total, "cut": t.0.cut()}),
-            json!({"text": t.1.text(), "bytes": t.1.total, "cut": t.1.cut()}),
+            json!({"text": t.0.text(), "bytes": t.0.total, "cut": t.0.cut}),
+            json!({"text": t.1.text(), "bytes": t.1.total, "cut": t.1.cut}),
         )
     };
     // What the snapshot cannot see is said too: outside the project, only confinement tells.
@@ -617,11 +620,11 @@ async fn pump(
 ) {
     let mut chunk = vec![0u8; 16 * 1024];
     let mut line: Vec<u8> = Vec::new();
-    let emit = |line: &mut Vec<u8>| {
+    let emit = |line: &mut Vec<u8>, newline: bool| {
         let text = String::from_utf8_lossy(line).into_owned();
         output.line(&text);
         let mut t = tails.lock().unwrap_or_else(|e| e.into_inner());
-        if is_err { &mut t.1 } else { &mut t.0 }.push(line);
+        if is_err { &mut t.1 } else { &mut t.0 }.push(line, newline);
         line.clear();
     };
     loop {
@@ -630,11 +633,11 @@ async fn pump(
             Ok(n) => {
                 for &b in &chunk[..n] {
                     if b == b'\n' {
-                        emit(&mut line);
+                        emit(&mut line, true);
                     } else {
                         line.push(b);
                         if line.len() >= MAX_LINE_BYTES {
-                            emit(&mut line);
+                            emit(&mut line, false);
                         }
                     }
                 }
@@ -642,7 +645,7 @@ async fn pump(
         }
     }
     if !line.is_empty() {
-        emit(&mut line);
+        emit(&mut line, false);
     }
 }
 

@@ -474,3 +474,72 @@ async fn a_flood_of_output_keeps_the_end_for_the_model_and_counts_the_rest() {
         "{events}"
     );
 }
+
+#[tokio::test]
+async fn a_line_past_eight_kib_is_passed_on_in_pieces_of_eight_kib() {
+    let f = fixture(
+        &[(
+            "scripts/long.py",
+            "import sys\nsys.stdout.write('y' * 10000 + '\\n')\nprint('done')\n",
+        )],
+        LIMIT,
+    );
+    let s = f
+        .card(json!({"name": "tidy", "script": "scripts/long.py"}))
+        .await
+        .unwrap();
+    let result = f.run(s, never()).await.unwrap();
+    let text = result["stdout"]["text"].as_str().unwrap();
+    let lines: Vec<usize> = text.lines().map(str::len).collect();
+    assert_eq!(lines, [8192, 1808, 4]);
+    // The stream's own bytes: no newline counted where the line was only cut for the output.
+    assert_eq!(result["stdout"]["bytes"], 10_000 + 1 + 5);
+    assert_eq!(result["stdout"]["cut"], false);
+    // Without a last newline, none is counted either.
+    assert_eq!(result["stderr"]["bytes"], 0);
+}
+
+#[tokio::test]
+async fn an_unchanged_script_keeps_its_card_while_it_waits() {
+    let f = fixture(&[("scripts/tidy.py", TIDY)], LIMIT);
+    let subject = f
+        .card(json!({"name": "tidy", "script": "scripts/tidy.py"}))
+        .await
+        .unwrap();
+    // Read again about three times meanwhile, each time as it was shown.
+    let waited = tokio::time::timeout(
+        crate::limits::SKILL_SCRIPT_RECHECK * 3 + Duration::from_millis(500),
+        subject.binding.unwrap().voided,
+    )
+    .await;
+    assert!(waited.is_err(), "voided: {waited:?}");
+}
+
+#[test]
+fn what_a_script_changed_is_said_in_one_sentence_with_what_was_not_looked_at() {
+    let said = |created: u64, changed: u64, removed: u64, unseen: &[&str]| {
+        changes_sentence(&json!({
+            "created": {"count": created},
+            "changed": {"count": changed},
+            "removed": {"count": removed},
+            "unseen": unseen,
+        }))
+    };
+    assert_eq!(said(0, 0, 0, &[]), "It changed nothing in the project.");
+    assert_eq!(
+        said(0, 0, 1, &[]),
+        "In the project it created 0, changed 0 and removed 1 entries (listed in changes)."
+    );
+    assert_eq!(
+        said(2, 0, 0, &[]),
+        "In the project it created 2, changed 0 and removed 0 entries (listed in changes)."
+    );
+    assert_eq!(
+        said(0, 0, 0, &["deep: deeper than 32 levels, not looked at"]),
+        "It changed nothing in the project, as far as Wisp could look: parts of the project were not looked at (changes.unseen)."
+    );
+    assert_eq!(
+        changes_sentence(&json!({"unknown": "the project could not be looked at after the run"})),
+        "What it changed in the project is not known: the project could not be looked at after the run."
+    );
+}
