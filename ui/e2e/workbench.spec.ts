@@ -247,7 +247,12 @@ test("a session with 1,000 runs stays responsive: only what is on screen is rend
   const firstPaint = Date.now() - t0;
   // One page of runs is fetched and only a handful of them are in the DOM.
   expect(await page.locator("article.run").count()).toBeLessThan(20);
+  // The older page must be in before the list is scrolled to its top: a page that arrives after
+  // puts the run the person was reading back where it was (as it should), away from the top.
+  const older = page.waitForResponse((r) => r.url().includes(`/api/sessions/${session.id}/runs?`) && r.url().includes("cursor="));
   await page.getByRole("button", { name: "Load older runs" }).click();
+  await older;
+  await expect(page.getByText("message 969", { exact: true })).toBeAttached();
   await page.locator(".runs").evaluate((el) => el.scrollTo(0, 0));
   await expect(page.getByText("message 940", { exact: true })).toBeVisible();
   expect(await page.locator("article.run").count()).toBeLessThan(20);

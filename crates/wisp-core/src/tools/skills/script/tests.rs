@@ -535,6 +535,10 @@ fn what_a_script_changed_is_said_in_one_sentence_with_what_was_not_looked_at() {
         "In the project it created 2, changed 0 and removed 0 entries (listed in changes)."
     );
     assert_eq!(
+        said(1, 1, 0, &[]),
+        "In the project it created 1, changed 1 and removed 0 entries (listed in changes)."
+    );
+    assert_eq!(
         said(0, 0, 0, &["deep: deeper than 32 levels, not looked at"]),
         "It changed nothing in the project, as far as Wisp could look: parts of the project were not looked at (changes.unseen)."
     );
