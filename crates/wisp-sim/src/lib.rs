@@ -15,9 +15,13 @@
 //!   the log keeps the newest [`limits::MAX_RECORDED_REQUESTS`] (and at most
 //!   [`limits::MAX_RECORDED_BODY_BYTES`] of bodies), so a long-lived simulator stays small.
 //!
-//! It never calls out to any network and holds no state but its request log and which
-//! once-only faults already fired. [`npm::NpmRegistry`] is a second loopback server beside it:
-//! a tiny npm registry holding the demo MCP server package, for `[demo:install]`.
+//! - Usage acts out DeepSeek's context cache ([`cache`]): the prompt tokens a request repeats
+//!   from an earlier request's prompt, in whole 64-token units, are hits.
+//!
+//! It never calls out to any network and holds no state but its request log, the recent prompts
+//! its cache compares with, and which once-only faults already fired. [`npm::NpmRegistry`] is a
+//! second loopback server beside it: a tiny npm registry holding the demo MCP server package, for
+//! `[demo:install]`.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -26,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
 mod fault;
 mod ids;
 pub mod limits;
@@ -49,6 +54,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+pub use cache::PromptCacheUse;
 pub use fault::{FAULT_HEADER, Fault};
 pub use ids::CallIds;
 pub use scenario::REASONING_CANARY;
@@ -129,6 +135,8 @@ pub struct RecordedRequest {
     pub body: Value,
     /// What became of the answer.
     pub outcome: Outcome,
+    /// What the context cache made of its prompt: set for a chat request that was answered.
+    pub prompt_cache: Option<PromptCacheUse>,
 }
 
 impl RecordedRequest {
@@ -183,6 +191,7 @@ struct Shared {
     /// `http://127.0.0.1:PORT`: where the scripts find the simulator's own test site.
     base: String,
     log: Mutex<RequestLog>,
+    prompts: Mutex<cache::PromptCache>,
     fired_once: Mutex<HashSet<u64>>,
 }
 
@@ -221,6 +230,7 @@ impl SimServer {
             config,
             base: format!("http://{addr}"),
             log: Mutex::new(RequestLog::default()),
+            prompts: Mutex::new(cache::PromptCache::default()),
             fired_once: Mutex::new(HashSet::new()),
         });
         let (stop, stopped) = oneshot::channel::<()>();
@@ -335,6 +345,7 @@ fn admit(
             sent_key: headers.contains_key(header::AUTHORIZATION),
             body,
             outcome: Outcome::Answered,
+            prompt_cache: None,
         },
         body_bytes,
     );
@@ -484,7 +495,19 @@ async fn chat(
         f => f,
     };
     let id = format!("chatcmpl-sim-{:016x}", scenario::fnv1a(&raw));
-    let usage = stream::usage(raw.len(), &reply);
+    let prompt_tokens = stream::prompt_tokens(raw.len());
+    let cache_use = cache::prompt_of(&raw).map(|prompt| {
+        shared
+            .prompts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .use_for(prompt, prompt_tokens)
+    });
+    if let Some(r) = shared.log().get_mut(seq) {
+        r.prompt_cache = cache_use;
+    }
+    let hit = cache_use.map_or(0, |u| u.hit_tokens);
+    let usage = stream::usage(prompt_tokens, hit, &reply);
     let ids = CallIds::from_marker(latest_user);
     if !request.stream {
         return axum::Json(stream::completion_body(

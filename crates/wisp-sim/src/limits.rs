@@ -12,3 +12,10 @@ pub const MAX_RECORDED_BODY_BYTES: usize = 8 * 1024 * 1024;
 /// Largest request body accepted: long conversations are large, and DeepSeek accepts far more
 /// than axum's default 2 MB.
 pub const MAX_REQUEST_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Prompts the context cache compares a request with: the newest this many.
+pub const MAX_CACHED_PROMPTS: usize = 64;
+
+/// Prompt bytes the context cache keeps at most (older prompts go first, the newest always
+/// stays): each request is compared with all of them, so this bounds that work too.
+pub const MAX_CACHED_PROMPT_BYTES: usize = 16 * 1024 * 1024;

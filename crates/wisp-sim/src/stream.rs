@@ -13,10 +13,15 @@ const CREATED: u64 = 1_764_460_800;
 /// Character counts of successive content pieces: small and uneven, like a real model.
 const PIECE_CHARS: [usize; 6] = [3, 5, 2, 7, 4, 6];
 
-/// Token counts derived from sizes, so they are plausible and deterministic.
-pub(crate) fn usage(request_bytes: usize, reply: &Reply) -> Value {
-    let prompt = (request_bytes / 4).max(1) as u64;
-    let hit = prompt / 2 / 64 * 64;
+/// A request's prompt tokens, from its size (a token taken as 4 bytes).
+pub(crate) fn prompt_tokens(request_bytes: usize) -> u64 {
+    (request_bytes / 4).max(1) as u64
+}
+
+/// Token counts derived from sizes, so they are plausible and deterministic; `hit` of the
+/// `prompt` tokens came from the context cache.
+pub(crate) fn usage(prompt: u64, hit: u64, reply: &Reply) -> Value {
+    let hit = hit.min(prompt);
     let reasoning = (reply.reasoning.chars().count() / 3) as u64;
     let visible = reply.content.chars().count()
         + reply

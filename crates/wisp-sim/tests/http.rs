@@ -374,3 +374,60 @@ async fn the_test_site_is_served_on_the_simulators_port() {
         json!({"url": sim.site_url()}).to_string()
     );
 }
+
+/// Usage acts out the context cache: what a request repeats of an earlier prompt is a hit, in
+/// whole 64-token units; a change near the start makes the rest a miss.
+#[tokio::test]
+async fn usage_counts_the_repeated_prompt_prefix_as_cache_hits() {
+    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    let usage = |b: Value| {
+        let sim = &sim;
+        async move {
+            let (status, text) = post(sim, sim.api_key(), &b).await;
+            assert_eq!(status, 200, "{text}");
+            let answer: Value = serde_json::from_str(&text).unwrap();
+            let u = &answer["usage"];
+            let n = |k: &str| u[k].as_u64().unwrap();
+            assert_eq!(
+                n("prompt_cache_hit_tokens") + n("prompt_cache_miss_tokens"),
+                n("prompt_tokens")
+            );
+            (n("prompt_cache_hit_tokens"), n("prompt_tokens"))
+        }
+    };
+    let long = "a long system prompt ".repeat(200);
+    let first = json!([{"role": "system", "content": long}, {"role": "user", "content": "hi"}]);
+    assert_eq!(
+        usage(body(first.clone(), false)).await.0,
+        0,
+        "nothing cached yet"
+    );
+
+    let mut second = first.as_array().unwrap().clone();
+    second.push(json!({"role": "assistant", "content": "hello"}));
+    second.push(json!({"role": "user", "content": "more"}));
+    let (hit, prompt) = usage(body(Value::Array(second.clone()), false)).await;
+    // The prompt is the model, a separator, no tools, a separator, then the messages: all of
+    // the first request's messages repeat but their closing bracket.
+    let repeated =
+        "\"deepseek-v4-flash\"\n\n".len() + serde_json::to_string(&first).unwrap().len() - 1;
+    assert_eq!(
+        hit,
+        (repeated / 4 / 64 * 64) as u64,
+        "{repeated} bytes repeated"
+    );
+    assert!(hit > 0 && hit < prompt, "{hit} of {prompt}");
+    let recorded = sim.chat_requests()[1].prompt_cache.unwrap();
+    assert_eq!(
+        (
+            recorded.repeated_from_previous,
+            recorded.repeated_bytes,
+            recorded.hit_tokens
+        ),
+        (repeated, repeated, hit)
+    );
+
+    // The same messages after a changed system prompt: nothing before the change repeats.
+    second[0] = json!({"role": "system", "content": format!("changed {long}")});
+    assert_eq!(usage(body(Value::Array(second), false)).await.0, 0);
+}
