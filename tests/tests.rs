@@ -25,6 +25,7 @@ mod host_secrets;
 mod hostile;
 mod install;
 mod live_view;
+mod long_session;
 mod mcp;
 mod mcp_reference;
 mod models_cli;

@@ -101,7 +101,13 @@ test("a key entered in Settings → Model reaches the endpoint, and the run says
   await expect(page.getByText(/DeepSeek · deepseek-v4-flash ·/).last()).toBeVisible();
   await expect(page.locator(".usage .cost")).toHaveText(/≈ 0\.\d+ USD/);
   // The session's total: every run priced, so an estimate, not a lower bound.
-  await expect(page.getByTestId("session-cost")).toHaveText(/^This session: ≈ 0\.\d+ USD$/);
+  await expect(page.getByTestId("session-cost")).toHaveText(/^This session: ≈ 0\.\d+ USD · cached: \d+%$/);
+  // A second message repeats the first run's request up to where it adds: the provider's cache
+  // serves most of it, and the run's line says so.
+  await box.fill("again");
+  await box.press("Enter");
+  await expect(page.locator(".usage")).toHaveCount(2);
+  await expect(page.locator(".usage .cached-share").last()).toHaveText(/^ · cached: [1-9]\d*%$/);
   await expect(page.getByRole("status").filter({ hasText: "SIMULATION —" })).toHaveCount(0);
   expect(await page.content()).not.toContain(simKey);
 });

@@ -9,7 +9,7 @@ import { ApprovalCard, type ApprovalRequest } from "./features/approvals/Approva
 import { sampleCanonical } from "./features/approvals/sample";
 import type { CurrentFile } from "./features/approvals/currentFile";
 import { decisionOf, isTextField } from "./features/approvals/keys";
-import { RunView, sessionCostText } from "./features/conversation/RunView";
+import { RunView, cachedShareText, sessionCostText, sessionUsageText } from "./features/conversation/RunView";
 import { Markdown } from "./features/conversation/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
 import { SseParser, takeToken } from "./api";
@@ -80,6 +80,21 @@ describe("i18n", () => {
     expect(sessionCostText(en, { ...base, estimatedCost: null, runsWithoutEstimate: 3 })).toBe("This session: 3 runs without a cost estimate");
     expect(sessionCostText(translator("zh"), { ...base, estimatedCost: 0.5, runsWithoutEstimate: 2 })).toBe("本会话：至少 0.500000 USD；另有 2 次运行没有费用估算");
     expect(sessionCostText(en, { ...base, estimatedCost: null, runsWithoutEstimate: 0 })).toBeNull();
+  });
+  it("says what share of the input the cache served, never rounding up to all", () => {
+    const en = translator("en");
+    const u = (hit: number, prompt: number) => ({ promptTokens: prompt, completionTokens: 1, reasoningTokens: 0, cacheHitTokens: hit, cacheMissTokens: prompt - hit, estimatedCost: null });
+    expect(cachedShareText(en, u(92, 100))).toBe("cached: 92%");
+    expect(cachedShareText(en, u(999, 1000))).toBe("cached: 99%");
+    expect(cachedShareText(en, u(1000, 1000))).toBe("cached: 100%");
+    expect(cachedShareText(en, u(0, 1000))).toBe("cached: 0%");
+    expect(cachedShareText(en, u(0, 0))).toBeNull();
+    expect(cachedShareText(en, undefined)).toBeNull();
+    expect(cachedShareText(translator("zh"), u(92, 100))).toBe("缓存命中 92%");
+    // The session's line: its cost and its share; the share alone where nothing is priced.
+    expect(sessionUsageText(en, { ...u(92, 100), estimatedCost: 0.5, runsWithoutEstimate: 0 })).toBe("This session: ≈ 0.500000 USD · cached: 92%");
+    expect(sessionUsageText(en, { ...u(50, 100), estimatedCost: null, runsWithoutEstimate: 0 })).toBe("cached: 50%");
+    expect(sessionUsageText(en, { ...u(0, 0), estimatedCost: null, runsWithoutEstimate: 0 })).toBeNull();
   });
   it("fills in variables", () => {
     expect(translator("zh")("steps", { n: 2, c: 3 })).toBe("2 轮，3 次工具调用");

@@ -59,6 +59,8 @@ pub(crate) struct PromptCache {
 pub struct PromptCacheUse {
     /// The prompt's size: the model, the tools and the messages as sent.
     pub prompt_bytes: usize,
+    /// The prompt tokens the usage reports (from the size of the whole request).
+    pub prompt_tokens: u64,
     /// Its leading bytes that repeat the previous request's prompt (0 for the first).
     pub repeated_from_previous: usize,
     /// Its leading bytes that repeat any kept earlier prompt: the longest such repeat.
@@ -96,6 +98,7 @@ impl PromptCache {
         }
         PromptCacheUse {
             prompt_bytes,
+            prompt_tokens,
             repeated_from_previous,
             repeated_bytes,
             hit_tokens,

@@ -5,7 +5,7 @@ import type { Api } from "../../api";
 import { useT } from "../../i18n";
 import type { Project, Session } from "../../types";
 import { folderLine } from "../projects/RevokeProject";
-import { sessionCostText } from "./RunView";
+import { sessionUsageText } from "./RunView";
 import { sessionTitle } from "../sessions/title";
 
 interface Props {
@@ -24,7 +24,7 @@ interface Props {
 export function ConversationHeader({ api, session, projects, selectedProject, running, previewOpen, tabCount, onTogglePreview, onAttached, report }: Props) {
   const t = useT();
   const root = session.root ?? null;
-  const cost = sessionCostText(t, session.usage);
+  const cost = sessionUsageText(t, session.usage);
   return (
     <header className="conv-head">
       <h1 title={sessionTitle(t, session)}>{sessionTitle(t, session)}</h1>

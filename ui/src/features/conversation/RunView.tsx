@@ -250,6 +250,19 @@ export function sessionCostText(t: T, u: UsageTotals | undefined): string | null
   return null;
 }
 
+/** What share of the input tokens the provider's cache served ("cached: 92%"), rounded down so
+ * a share short of all never reads 100%; null before any input. */
+export function cachedShareText(t: T, u: UsageTotals | undefined): string | null {
+  if (!u || u.promptTokens === 0) return null;
+  return t("cachedShare", { s: Math.floor((u.cacheHitTokens * 100) / u.promptTokens) });
+}
+
+/** A session's cost and cache share, as its header shows them; null when there is neither. */
+export function sessionUsageText(t: T, u: UsageTotals | undefined): string | null {
+  const parts = [sessionCostText(t, u), cachedShareText(t, u)].filter((p): p is string => p !== null);
+  return parts.length > 0 ? parts.join(" · ") : null;
+}
+
 function Usage({ run }: { run: Run }) {
   const t = useT();
   const u = run.usage;
@@ -261,6 +274,7 @@ function Usage({ run }: { run: Run }) {
         </span>
       )}
       {t("usage", { p: u.promptTokens, h: u.cacheHitTokens, m: u.cacheMissTokens, c: u.completionTokens, r: u.reasoningTokens })}
+      <span className="cached-share"> · {cachedShareText(t, u)}</span>
       {typeof u.estimatedCost === "number" && <span className="cost"> · {t("cost", { v: u.estimatedCost.toFixed(6), c: "USD" })}</span>}
     </div>
   );
