@@ -9,6 +9,9 @@ use wisp_core::{Host, HostConfig};
 use wisp_protocol::Mode;
 use wisp_sim::{REASONING_CANARY, SimConfig, SimServer};
 
+/// DeepSeek V4's context window, which Wisp knows and the simulator acts out by default.
+pub(crate) const DEEPSEEK_V4_WINDOW: u64 = wisp_sim::DEEPSEEK_V4_CONTEXT_WINDOW;
+
 pub(crate) const TOKEN: &str = "e2e-token-0123456789abcdef0123456789abcdef";
 
 /// Serves `host`'s API with the tests' token on a free loopback port until `shutdown` ends,
@@ -60,12 +63,17 @@ impl Wisp {
     }
 
     pub async fn start_with(tune: impl FnOnce(&mut HostConfig)) -> Self {
+        Self::start_with_sim(SimConfig::default(), tune).await
+    }
+
+    /// [`Wisp::start_with`], the simulator configured by `sim`.
+    pub async fn start_with_sim(sim: SimConfig, tune: impl FnOnce(&mut HostConfig)) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let project = tmp.path().join("project");
         let outside = tmp.path().join("outside");
         std::fs::create_dir(&project).unwrap();
         std::fs::create_dir(&outside).unwrap();
-        let sim = SimServer::start(SimConfig::default()).await.unwrap();
+        let sim = SimServer::start(sim).await.unwrap();
         let mut model =
             wisp_model::ModelConfig::new(Some(wisp_model::ApiKey::new(sim.api_key()).unwrap()));
         model.base_url = sim.base_url();

@@ -151,3 +151,197 @@ async fn each_request_of_a_twenty_run_session_repeats_the_one_before_byte_for_by
         share * 100.0
     );
 }
+
+/// A file of `bytes` ASCII bytes (its content says where it is cut, so a result can be told
+/// from a marker).
+fn big_file(bytes: usize) -> String {
+    let line = "a line of a long file that the model reads whole, again and again.\n";
+    line.repeat(bytes / line.len() + 1)[..bytes].to_owned()
+}
+
+/// The tool results of a chat request's messages.
+fn tool_results(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Eight runs reading an 8,000-byte file, with Wisp and the simulator both taking the window to
+/// be `window`: what each request left out, in order, and the requests as the simulator got
+/// them.
+async fn eight_reads(window: u64) -> (Vec<u64>, Vec<wisp_sim::RecordedRequest>) {
+    let w = crate::e2e::Wisp::start_with_sim(
+        SimConfig {
+            context_window: window,
+            ..SimConfig::default()
+        },
+        |c| c.context_window = Some(window),
+    )
+    .await;
+    std::fs::write(w.file("big.txt"), big_file(8_000)).unwrap();
+    let s = w.session().await;
+    let mut steps = Vec::new();
+    for i in 0..8 {
+        let run = w
+            .run(&s, &format!("[demo:read] file=big.txt (run {i})"))
+            .await;
+        let done = w.drive(&run, "approve").await;
+        assert_eq!(done["status"], "completed", "run {i}: {done}");
+        let read = &done["steps"][0]["toolCalls"][0];
+        assert_eq!(read["status"], "succeeded", "run {i}: {done}");
+        for step in done["steps"].as_array().unwrap() {
+            let c = &step["context"];
+            assert_eq!(c["window"], window, "{step}");
+            assert!(c["promptTokens"].as_u64().unwrap() <= window, "{step}");
+            steps.push(c["omittedResults"].as_u64().unwrap());
+        }
+    }
+    (steps, w.sim.chat_requests())
+}
+
+/// The input cost of `requests` at `deepseek-v4-flash`'s prices (USD per million tokens:
+/// 0.0028 a cache hit, 0.14 a miss), and their prompt tokens.
+fn input_cost(requests: &[wisp_sim::RecordedRequest]) -> (f64, u64) {
+    let (mut cost, mut tokens) = (0.0, 0);
+    for r in requests {
+        let u = r.prompt_cache.unwrap();
+        cost += (u.hit_tokens as f64 * 0.0028 + (u.prompt_tokens - u.hit_tokens) as f64 * 0.14)
+            / 1_000_000.0;
+        tokens += u.prompt_tokens;
+    }
+    (cost, tokens)
+}
+
+/// A session outgrows a small window: before a request would pass 80% of it, the results of
+/// earlier runs' reads go, oldest first, each replaced by a line naming it, down to 60%; every
+/// request then fits (the simulator, with the same window, refuses none), each round records
+/// what it left out, and between the rare requests that leave out more, each request repeats
+/// the one before byte for byte.
+#[tokio::test]
+async fn a_session_outgrowing_the_window_leaves_out_the_oldest_results_and_goes_on() {
+    const WINDOW: u64 = 16_000;
+    let (steps, requests) = eight_reads(WINDOW).await;
+    assert_eq!(requests.len(), steps.len(), "one request per round");
+    assert!(
+        *steps.last().unwrap() > 0,
+        "the session outgrew the window: {steps:?}"
+    );
+    // The last request: its oldest results are markers, its newest earlier ones whole.
+    let last = tool_results(&requests.last().unwrap().body);
+    let omitted = usize::try_from(*steps.last().unwrap()).unwrap();
+    let marker = "[result of files_read \"big.txt\" omitted to save room: ";
+    for (i, result) in last.iter().enumerate() {
+        assert_eq!(
+            result.starts_with(marker),
+            i < omitted,
+            "result {i}: {result:.200}"
+        );
+        if i < omitted {
+            assert!(
+                result.ends_with(" characters; read it again if needed]"),
+                "{result}"
+            );
+        } else {
+            assert!(
+                result.contains("a line of a long file"),
+                "result {i}: {result:.200}"
+            );
+        }
+    }
+    // Byte for byte between the requests that left out no more than the one before.
+    let mut changes = 0;
+    for i in 1..requests.len() {
+        let (before, after) = (
+            requests[i - 1].prompt_cache.unwrap(),
+            requests[i].prompt_cache.unwrap(),
+        );
+        assert!(
+            steps[i] >= steps[i - 1],
+            "what was left out stays out: {steps:?}"
+        );
+        if steps[i] == steps[i - 1] {
+            assert_eq!(
+                after.repeated_from_previous,
+                before.prompt_bytes - 1,
+                "request {i} repeats request {}: {steps:?}",
+                i - 1
+            );
+        } else {
+            changes += 1;
+        }
+    }
+    // The same session where nothing need be left out: what leaving out saved.
+    let (whole_steps, whole) = eight_reads(crate::e2e::DEEPSEEK_V4_WINDOW).await;
+    assert!(whole_steps.iter().all(|n| *n == 0), "{whole_steps:?}");
+    let ((cost, tokens), (whole_cost, whole_tokens)) = (input_cost(&requests), input_cost(&whole));
+    eprintln!(
+        "a session outgrowing a {WINDOW}-token window: results left out per request {steps:?} \
+         ({changes} requests left out more); input {tokens} tokens, {cost:.6} USD at \
+         deepseek-v4-flash prices; the same session whole: {whole_tokens} tokens, \
+         {whole_cost:.6} USD"
+    );
+    assert!(tokens < whole_tokens, "{tokens} vs {whole_tokens}");
+    // Each change leaves out enough for several more requests before the next.
+    assert!(
+        changes * 3 <= requests.len(),
+        "{changes} changes in {} requests: {steps:?}",
+        requests.len()
+    );
+}
+
+/// A provider whose window is smaller than Wisp takes it to be refuses the request; the run
+/// fails as `context_too_long`, naming the window the provider said; the next message works,
+/// its requests leaving out enough for that window.
+#[tokio::test]
+async fn a_request_refused_as_too_long_fails_so_and_the_next_message_fits() {
+    const WINDOW: u64 = 12_000;
+    let w = crate::e2e::Wisp::start_with_sim(
+        SimConfig {
+            context_window: WINDOW,
+            ..SimConfig::default()
+        },
+        |_| {},
+    )
+    .await;
+    std::fs::write(w.file("big.txt"), big_file(8_000)).unwrap();
+    let s = w.session().await;
+    let mut failed = None;
+    for i in 0..10 {
+        let run = w
+            .run(&s, &format!("[demo:read] file=big.txt (run {i})"))
+            .await;
+        let done = w.drive(&run, "approve").await;
+        if done["status"] == "failed" {
+            failed = Some(done);
+            break;
+        }
+        assert_eq!(done["status"], "completed", "run {i}: {done}");
+        assert_eq!(done["steps"][0]["context"]["window"], 1_048_576, "{done}");
+    }
+    let failed = failed.expect("a session that outgrows the provider's window is refused");
+    let error = &failed["error"];
+    assert_eq!(error["kind"], "context_too_long", "{failed}");
+    assert_eq!(error["params"]["window"], WINDOW.to_string(), "{failed}");
+    assert!(
+        error["params"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("maximum context length is 12000 tokens"),
+        "the provider's own words: {failed}"
+    );
+
+    let run = w.run(&s, "[demo:read] file=big.txt (again)").await;
+    let done = w.drive(&run, "approve").await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let c = &done["steps"][0]["context"];
+    assert_eq!(c["window"], WINDOW, "{done}");
+    assert!(c["omittedResults"].as_u64().unwrap() > 0, "{done}");
+    assert!(
+        c["promptTokens"].as_u64().unwrap() <= WINDOW * 8 / 10,
+        "{done}"
+    );
+}

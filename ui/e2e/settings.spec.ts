@@ -108,6 +108,8 @@ test("a key entered in Settings → Model reaches the endpoint, and the run says
   await box.press("Enter");
   await expect(page.locator(".usage")).toHaveCount(2);
   await expect(page.locator(".usage .cached-share").last()).toHaveText(/^ · cached: [1-9]\d*%$/);
+  // How full DeepSeek V4's window the run's last request was: a short session, a sliver of it.
+  await expect(page.locator(".usage .context-use").last()).toHaveText(/^ · context: 1% of 1,048,576 tokens$/);
   await expect(page.getByRole("status").filter({ hasText: "SIMULATION —" })).toHaveCount(0);
   expect(await page.content()).not.toContain(simKey);
 });

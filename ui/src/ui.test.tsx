@@ -9,7 +9,7 @@ import { ApprovalCard, type ApprovalRequest } from "./features/approvals/Approva
 import { sampleCanonical } from "./features/approvals/sample";
 import type { CurrentFile } from "./features/approvals/currentFile";
 import { decisionOf, isTextField } from "./features/approvals/keys";
-import { RunView, cachedShareText, sessionCostText, sessionUsageText } from "./features/conversation/RunView";
+import { RunView, cachedShareText, contextUseText, omittedText, sessionCostText, sessionUsageText } from "./features/conversation/RunView";
 import { Markdown } from "./features/conversation/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
 import { SseParser, takeToken } from "./api";
@@ -95,6 +95,20 @@ describe("i18n", () => {
     expect(sessionUsageText(en, { ...u(92, 100), estimatedCost: 0.5, runsWithoutEstimate: 0 })).toBe("This session: ≈ 0.500000 USD · cached: 92%");
     expect(sessionUsageText(en, { ...u(50, 100), estimatedCost: null, runsWithoutEstimate: 0 })).toBe("cached: 50%");
     expect(sessionUsageText(en, { ...u(0, 0), estimatedCost: null, runsWithoutEstimate: 0 })).toBeNull();
+  });
+  it("says how full the context window was and what the requests left out", () => {
+    const en = translator("en");
+    expect(contextUseText(en, { window: 1_048_576, promptTokens: 125_000, omittedResults: 0 })).toBe("context: 12% of 1,048,576 tokens");
+    expect(contextUseText(en, { window: 1_000, promptTokens: 1, omittedResults: 0 })).toBe("context: 1% of 1,000 tokens");
+    expect(contextUseText(en, { window: 1_000, promptTokens: 0, omittedResults: 0 })).toBeNull();
+    expect(contextUseText(translator("zh"), { window: 8_000, promptTokens: 4_000, omittedResults: 0 })).toBe("上下文：占 8,000 token 窗口的 50%");
+    const step = (omittedResults: number | null) => ({ index: 0, text: "", partial: false, toolCalls: [], context: omittedResults === null ? null : { window: 8_000, promptTokens: 10, omittedResults } });
+    const run = (...steps: ReturnType<typeof step>[]) => ({ steps }) as unknown as Parameters<typeof omittedText>[1];
+    expect(omittedText(en, run(step(null), step(0)))).toBeNull();
+    expect(omittedText(en, run(step(3), step(5), step(null)))).toBe(
+      "To stay within the model's context window, this run's requests left out the results of the 5 oldest tool calls of earlier runs, each replaced by a line naming it; the session keeps them.",
+    );
+    expect(omittedText(en, run(step(1)))).toContain("the 1 oldest tool call of earlier runs");
   });
   it("fills in variables", () => {
     expect(translator("zh")("steps", { n: 2, c: 3 })).toBe("2 轮，3 次工具调用");

@@ -31,6 +31,7 @@
 //! This crate never speaks HTTP and never writes SQL; it never prints.
 
 pub mod confine;
+mod context;
 mod export;
 mod file_work;
 pub mod limits;
@@ -149,6 +150,10 @@ pub struct HostConfig {
     /// Claude's personal skills folder and Wisp's own, for Settings → Skills' import; none in
     /// [`HostConfig::new`].
     pub skills_import: Option<SkillsImport>,
+    /// The context window of every model, in tokens, instead of what Wisp knows of each (a
+    /// provider that refuses a longer request still teaches a smaller one); `None` in
+    /// [`HostConfig::new`].
+    pub context_window: Option<u64>,
 }
 
 impl HostConfig {
@@ -169,6 +174,7 @@ impl HostConfig {
             skills_dirs: Vec::new(),
             confine_helper: None,
             skills_import: None,
+            context_window: None,
         }
     }
 }
@@ -203,6 +209,11 @@ pub(crate) struct Inner {
     /// Settings → Skills: whether runs are offered `skills_run_script` (FILE-05; stored, off
     /// unless the person turned it on).
     skill_scripts: std::sync::atomic::AtomicBool,
+    /// What each session's requests leave out and how large they run ([`context`]).
+    pub(crate) contexts:
+        std::sync::Mutex<std::collections::HashMap<String, context::SessionContext>>,
+    /// Context windows providers named when they refused a longer request, by model.
+    pub(crate) learned_windows: std::sync::Mutex<std::collections::HashMap<String, u64>>,
 }
 
 /// The store's name of the skill-script switch.
@@ -268,6 +279,8 @@ impl Host {
                 mcp: Arc::default(),
                 tabs: tabs::Tabs::new(events.clone()),
                 skill_scripts: std::sync::atomic::AtomicBool::new(false),
+                contexts: std::sync::Mutex::default(),
+                learned_windows: std::sync::Mutex::default(),
             }),
         };
         let scripts = host.inner.store.setting(SKILL_SCRIPTS_SETTING)?;

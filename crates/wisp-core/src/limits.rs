@@ -5,6 +5,11 @@ use std::time::Duration;
 /// Model rounds a run may take before it ends as `budget_exhausted` (RUN-05).
 pub const DEFAULT_STEP_BUDGET: u32 = 8;
 
+/// The context window taken for a model Wisp does not know and whose provider has not said
+/// (in tokens): small enough for most models served today, so a long session is shortened
+/// before such a provider refuses it.
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 131_072;
+
 /// Attempts of one model request, the first included; only retryable errors are retried, and
 /// a retry never re-executes a tool (RUN-10, GAP-09).
 pub const MODEL_ATTEMPTS: u32 = 3;

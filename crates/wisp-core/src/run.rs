@@ -30,6 +30,7 @@ use wisp_model::{
 };
 use wisp_protocol as p;
 
+use crate::context;
 use crate::output::OutputSink;
 use crate::runs::{Decided, PendingApproval};
 use crate::tool::{
@@ -160,7 +161,7 @@ impl RunCtx {
 pub(crate) async fn drive(ctx: RunCtx) {
     let mut usage = p::Usage::default();
     let mut end = match history(&ctx) {
-        Ok(messages) => run_steps(&ctx, messages, &mut usage).await,
+        Ok((messages, earlier)) => run_steps(&ctx, messages, &earlier, &mut usage).await,
         Err(e) => End {
             status: p::RunStatus::Failed,
             final_text: None,
@@ -197,8 +198,9 @@ pub(crate) async fn drive(ctx: RunCtx) {
     });
 }
 
-/// The conversation so far: earlier runs of the session, then this run's user message.
-fn history(ctx: &RunCtx) -> Result<Vec<Message>, String> {
+/// The conversation so far: earlier runs of the session, then this run's user message; and
+/// where the results of the earlier runs' calls stand in it, oldest first.
+fn history(ctx: &RunCtx) -> Result<(Vec<Message>, Vec<context::EarlierResult>), String> {
     let earlier = ctx
         .host
         .inner
@@ -206,6 +208,7 @@ fn history(ctx: &RunCtx) -> Result<Vec<Message>, String> {
         .model_history(&ctx.session_id, &ctx.run_id)
         .map_err(|e| e.to_string())?;
     let mut messages = vec![Message::System(SYSTEM_PROMPT.to_owned())];
+    let mut results = Vec::new();
     for run in earlier {
         push_user(&mut messages, run.text);
         for step in run.steps {
@@ -237,7 +240,7 @@ fn history(ctx: &RunCtx) -> Result<Vec<Message>, String> {
             )));
             // Every call is answered, also those that never ran, or the provider refuses the
             // whole history.
-            for (id, _, _, result) in step.calls {
+            for (id, name, args, result) in step.calls {
                 let content = result.unwrap_or_else(|| {
                     error_result("this call was not executed: its run was cancelled or interrupted")
                 });
@@ -245,11 +248,58 @@ fn history(ctx: &RunCtx) -> Result<Vec<Message>, String> {
                     call_id: id,
                     content,
                 });
+                results.push(context::EarlierResult {
+                    message: messages.len() - 1,
+                    label: context::label(&name, &args),
+                });
             }
         }
     }
     push_user(&mut messages, ctx.text.clone());
-    Ok(messages)
+    Ok((messages, results))
+}
+
+impl RunCtx {
+    /// The context window the run's model is taken to have, in tokens.
+    fn context_window(&self) -> u64 {
+        let model = &self.model.run_model.name;
+        let known = self
+            .host
+            .inner
+            .config
+            .context_window
+            .or_else(|| context::known_window(model))
+            .unwrap_or(crate::limits::DEFAULT_CONTEXT_WINDOW);
+        let learned = lock(&self.host.inner.learned_windows).get(model).copied();
+        learned.map_or(known, |l| l.min(known))
+    }
+
+    fn session_context(&self) -> context::SessionContext {
+        lock(&self.host.inner.contexts)
+            .get(&self.session_id)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    fn set_session_context(&self, state: context::SessionContext) {
+        lock(&self.host.inner.contexts).insert(self.session_id.clone(), state);
+    }
+
+    /// A provider refused a request of the run's model as longer than its window: the window
+    /// it named, else a tenth under the request's estimate, is the model's from now on, so the
+    /// next request leaves out enough to fit.
+    fn learn_window(&self, error: &p::RunError, estimate: u64) {
+        let said = error
+            .params
+            .get("window")
+            .and_then(|w| w.parse::<u64>().ok());
+        let window = said.unwrap_or(estimate / 10 * 9).max(1);
+        let mut learned = lock(&self.host.inner.learned_windows);
+        let entry = learned
+            .entry(self.model.run_model.name.clone())
+            .or_insert(window);
+        *entry = (*entry).min(window);
+    }
 }
 
 /// Follows a partial answer in the history, so the model knows it was cut off.
@@ -267,7 +317,12 @@ fn push_user(messages: &mut Vec<Message>, text: String) {
     messages.push(Message::User(text));
 }
 
-async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usage) -> End {
+async fn run_steps(
+    ctx: &RunCtx,
+    mut messages: Vec<Message>,
+    earlier: &[context::EarlierResult],
+    usage: &mut p::Usage,
+) -> End {
     let specs: Vec<ToolSpec> = ctx
         .tools
         .iter()
@@ -278,11 +333,32 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
         })
         .collect();
     let budget = ctx.host.inner.config.step_budget;
+    let tools_bytes = context::tools_bytes(&specs);
+    // Earlier results already replaced by their markers in `messages`.
+    let mut omitted = 0;
     for step in 0..budget {
         if ctx.cancelled() {
             return cancelled();
         }
         ctx.emit(p::EventKind::StepStarted { step });
+        let window = ctx.context_window();
+        let mut session = ctx.session_context();
+        let kept_out = session.omitted.min(earlier.len());
+        context::omit(&mut messages, earlier, omitted.min(kept_out)..kept_out);
+        omitted = omitted.max(kept_out);
+        let bytes = tools_bytes + messages.iter().map(context::message_bytes).sum::<usize>();
+        let plan = context::plan(
+            bytes,
+            &context::savings(&messages, earlier),
+            omitted,
+            window,
+            session.rate,
+        );
+        context::omit(&mut messages, earlier, omitted..plan.omitted);
+        omitted = plan.omitted;
+        let bytes = tools_bytes + messages.iter().map(context::message_bytes).sum::<usize>();
+        session.omitted = omitted;
+        ctx.set_session_context(session);
         let mut request = ChatRequest::new(messages.clone());
         request.tools = specs.clone();
         request.thinking = ctx.model.thinking;
@@ -294,6 +370,9 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
             }
             Answer::Failed { error, partial } => {
                 keep_partial(ctx, step, &partial);
+                if error.kind == p::FailureKind::ContextTooLong {
+                    ctx.learn_window(&error, plan.tokens);
+                }
                 return End {
                     status: p::RunStatus::Failed,
                     final_text: None,
@@ -302,6 +381,16 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
             }
         };
         add_usage(usage, &completion);
+        let prompt_tokens = completion.usage.map_or(0, |u| u.prompt_tokens);
+        ctx.set_session_context(context::SessionContext {
+            omitted,
+            rate: context::Rate::observed(prompt_tokens, bytes),
+        });
+        let step_context = p::StepContext {
+            window,
+            prompt_tokens,
+            omitted_results: u32::try_from(omitted).unwrap_or(u32::MAX),
+        };
         let round: Vec<RoundCall> = completion
             .tool_calls
             .iter()
@@ -323,6 +412,7 @@ async fn run_steps(ctx: &RunCtx, mut messages: Vec<Message>, usage: &mut p::Usag
             &completion.text,
             &stored,
             completion.continuation.expose_private(),
+            Some(&step_context),
         ) {
             tracing::error!(error = %e, "step not stored");
             return End {

@@ -215,6 +215,7 @@ fn failure_kind(kind: ErrorKind) -> p::FailureKind {
         ErrorKind::MissingKey => K::MissingKey,
         ErrorKind::InvalidConfig => K::InvalidConfig,
         ErrorKind::BadRequest => K::BadRequest,
+        ErrorKind::ContextTooLong => K::ContextTooLong,
         ErrorKind::KeyRefused => K::KeyRefused,
         ErrorKind::KeyRequired => K::KeyRequired,
         ErrorKind::NoBalance => K::NoBalance,
@@ -260,6 +261,13 @@ fn failure_of(e: &ModelError, active: &ActiveModel, message: String) -> p::Failu
         K::InvalidConfig => failure
             .with("model", active.run_model.name.as_str())
             .with("detail", e.to_string()),
+        K::ContextTooLong => {
+            let f = endpoint(failure);
+            match e.context_limit() {
+                Some(window) => f.with("window", window.to_string()),
+                None => f,
+            }
+        }
         K::BadRequest
         | K::NoBalance
         | K::InvalidParameters
@@ -313,6 +321,7 @@ pub(crate) fn problem_of(e: &ModelError, active: &ActiveModel) -> p::Problem {
         ErrorKind::MissingKey
         | ErrorKind::InvalidConfig
         | ErrorKind::BadRequest
+        | ErrorKind::ContextTooLong
         | ErrorKind::InvalidParameters
         | ErrorKind::RateLimited
         | ErrorKind::ServerError

@@ -15,6 +15,9 @@ pub enum ErrorKind {
     /// 400: the request was malformed (DeepSeek also uses it for a missing reasoning
     /// continuation and for unknown models).
     BadRequest,
+    /// 400 or 413 saying the request is longer than the model's context window; see
+    /// [`ModelError::context_limit`].
+    ContextTooLong,
     /// 401: the key was refused.
     KeyRefused,
     /// 401 to a request sent without a key (an OpenAI-compatible endpoint asked without one):
@@ -89,6 +92,15 @@ impl ModelError {
     /// what could not be read), redacted and shortened; `None` when it said nothing.
     pub fn detail(&self) -> Option<&str> {
         self.detail.as_deref()
+    }
+
+    /// The context window the service named when it refused a request as too long
+    /// ("maximum context length is 131072 tokens"), in tokens.
+    pub fn context_limit(&self) -> Option<u64> {
+        if self.kind != ErrorKind::ContextTooLong {
+            return None;
+        }
+        self.detail.as_deref().and_then(context_limit_in)
     }
 
     /// Which class of failure this is.
@@ -203,7 +215,20 @@ impl ModelError {
             .filter(|m| !m.is_empty())
             .map(|m| format!(" The service said: \"{m}\""))
             .unwrap_or_default();
+        let too_long = provider_message.is_some_and(says_context_too_long);
         let (kind, message) = match status {
+            400 | 413 if too_long => {
+                let window = provider_message
+                    .and_then(context_limit_in)
+                    .map(|n| format!(", {n} tokens"))
+                    .unwrap_or_default();
+                (
+                    ErrorKind::ContextTooLong,
+                    format!(
+                        "The conversation is longer than the model's context window ({status}{window}). Wisp leaves out older tool results from the next request to make room: send the message again, or start a new session.{said}"
+                    ),
+                )
+            }
             400 => (
                 ErrorKind::BadRequest,
                 format!("The model service rejected the request as invalid (400).{said}"),
@@ -260,6 +285,34 @@ impl ModelError {
     }
 }
 
+/// Whether a service's error message says the request did not fit the model's context window,
+/// in the words DeepSeek (and vLLM) or OpenAI use.
+fn says_context_too_long(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "maximum context length",
+        "context_length_exceeded",
+        "context length exceeded",
+        "exceeds the context window",
+        "prompt is too long",
+    ]
+    .iter()
+    .any(|p| m.contains(p))
+}
+
+/// The window in "maximum context length is 131072 tokens".
+fn context_limit_in(message: &str) -> Option<u64> {
+    const SAID: &str = "maximum context length is ";
+    let m = message.to_ascii_lowercase();
+    let rest = &m[m.find(SAID)? + SAID.len()..];
+    let digits: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok().filter(|n| *n > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +338,57 @@ mod tests {
             assert!(e.to_string().contains(&status.to_string()), "{e}");
             assert!(e.to_string().contains("\"why\""), "{e}");
         }
+    }
+
+    #[test]
+    fn a_request_longer_than_the_window_is_its_own_kind_naming_the_window() {
+        let deepseek = "This model's maximum context length is 131072 tokens. However, you requested 140000 tokens (140000 in the messages, 0 in the completion). Please reduce the length of the messages or completion.";
+        let e = ModelError::from_status(400, Some(deepseek), None);
+        assert_eq!(e.kind(), ErrorKind::ContextTooLong);
+        assert_eq!(e.context_limit(), Some(131_072));
+        assert!(!e.retryable());
+        assert!(e.to_string().contains("(400, 131072 tokens)"), "{e}");
+        assert!(e.to_string().contains("start a new session"), "{e}");
+        let openai = "This model's maximum context length is 128,000 tokens. However, your messages resulted in 130,000 tokens.";
+        assert_eq!(
+            ModelError::from_status(400, Some(openai), None).context_limit(),
+            Some(128_000)
+        );
+        // Said without a number: the kind, and no window.
+        let e = ModelError::from_status(413, Some("context_length_exceeded"), None);
+        assert_eq!(
+            (e.kind(), e.context_limit()),
+            (ErrorKind::ContextTooLong, None)
+        );
+        assert!(e.to_string().contains("(413)"), "{e}");
+        for other in [
+            "Prompt is too long: 9000 tokens",
+            "input exceeds the context window",
+        ] {
+            assert_eq!(
+                ModelError::from_status(400, Some(other), None).kind(),
+                ErrorKind::ContextTooLong,
+                "{other}"
+            );
+        }
+        // Other 400s, and a too-long message with another status, keep their kinds.
+        assert_eq!(
+            ModelError::from_status(400, Some("Model Not Exist"), None).kind(),
+            ErrorKind::BadRequest
+        );
+        assert_eq!(
+            ModelError::from_status(400, None, None).context_limit(),
+            None
+        );
+        assert_eq!(
+            ModelError::from_status(500, Some(deepseek), None).kind(),
+            ErrorKind::ServerError
+        );
+        assert_eq!(
+            ModelError::from_status(400, Some("maximum context length is 0 tokens"), None)
+                .context_limit(),
+            None
+        );
     }
 
     #[test]

@@ -232,6 +232,29 @@ async fn status_400_is_a_bad_request() {
     fails_with("[fault:400]", ErrorKind::BadRequest, false).await;
 }
 
+/// The simulator refuses a prompt longer than its window in DeepSeek's words: the adapter
+/// names the kind and the window the service gave.
+#[tokio::test]
+async fn a_request_longer_than_the_window_is_refused_as_too_long_naming_the_window() {
+    let sim = SimServer::start(SimConfig {
+        context_window: 300,
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let client = client(&sim);
+    assert!(ask(&client, "short").await.is_ok());
+    let e = ask(&client, &"long ".repeat(300)).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ContextTooLong, "{e}");
+    assert_eq!(e.context_limit(), Some(300));
+    assert!(!e.retryable());
+    assert!(
+        e.to_string()
+            .contains("maximum context length is 300 tokens"),
+        "{e}"
+    );
+}
+
 #[tokio::test]
 async fn status_401_says_the_key_was_refused_without_repeating_it() {
     let sim = sim().await;
@@ -393,8 +416,10 @@ async fn a_keep_alive_flood_does_not_disturb_the_answer() {
         .await
         .unwrap();
     // An unknown fault name of the same length: the same request size (the simulator's usage
-    // counts request bytes), no flood.
-    let calm = ask(&client(&sim), "[demo:multi] [fault:keepalive-quiet]")
+    // counts request bytes), no flood; sent to a simulator of its own, whose context cache has
+    // not seen the first request (so the usage has the same hits).
+    let other = self::sim().await;
+    let calm = ask(&client(&other), "[demo:multi] [fault:keepalive-quiet]")
         .await
         .unwrap();
     assert_eq!(flooded.tool_calls.len(), 2);

@@ -191,7 +191,8 @@ pub struct Failure {
     /// What the wording names, as the kind's documentation lists: `host`, `port`, `source`
     /// (the setting or variable that gave the value: `stored`, `default`, `flag`,
     /// `simulator`, or a variable's name), `model`, `offered`, `status`, `steps`, `asked`,
-    /// `waited`, `limit`, `detail` (the provider's or the operating system's own words).
+    /// `waited`, `limit`, `window`, `detail` (the provider's or the operating system's own
+    /// words).
     #[serde(default)]
     pub params: BTreeMap<String, String>,
 }
@@ -231,6 +232,9 @@ pub enum FailureKind {
     InvalidConfig,
     /// 400: the service rejected the request (`host`, `port`, `status`).
     BadRequest,
+    /// The service refused the request as longer than the model's context window (`host`,
+    /// `port`, `status`; `window` when it named the window, in tokens).
+    ContextTooLong,
     /// 401: the key was refused (`host`, `port`, `source`: where the key came from).
     #[serde(alias = "unauthorized")]
     KeyRefused,
@@ -389,6 +393,25 @@ pub struct Step {
     pub partial: bool,
     /// Calls in the order the model made them.
     pub tool_calls: Vec<ToolCall>,
+    /// How the round's request fit the model's context window; absent for a cut-off round and
+    /// for rounds stored before Wisp recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<StepContext>,
+}
+
+/// How one round's request fit the model's context window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StepContext {
+    /// The model's context window in tokens, as Wisp took it (known for the model, or what the
+    /// service said when it refused a longer request).
+    pub window: u64,
+    /// Input tokens of the request, as the service counted them (0 when it did not say).
+    pub prompt_tokens: u64,
+    /// Results of earlier runs' tool calls the request left out, oldest first, to stay within
+    /// the window (each replaced by a line naming the call and its size); 0 when none. The
+    /// stored session keeps them all.
+    pub omitted_results: u32,
 }
 
 /// `GET /api/runs/{id}`.

@@ -80,7 +80,14 @@ pub struct SimConfig {
     /// Play a local server that needs no key (Ollama, LM Studio, vLLM, llama.cpp's server):
     /// every request is admitted, with a key or without one.
     pub no_key: bool,
+    /// The models' context window in tokens: a request whose prompt is larger (a token taken as
+    /// 4 bytes of the request) gets DeepSeek's 400 saying the maximum context length.
+    pub context_window: u64,
 }
+
+/// The context window of DeepSeek's V4 models, in tokens: [`SimConfig::context_window`]'s
+/// default.
+pub const DEEPSEEK_V4_CONTEXT_WINDOW: u64 = 1_048_576;
 
 /// The default [`SimConfig::stall_limit`]: longer than a client's usual idle timeout (the
 /// adapter's is 180 s), so the client gives up and names the stall as a stall, as it would
@@ -97,6 +104,7 @@ impl Default for SimConfig {
             balance_available: true,
             strict_fields: false,
             no_key: false,
+            context_window: DEEPSEEK_V4_CONTEXT_WINDOW,
         }
     }
 }
@@ -496,6 +504,16 @@ async fn chat(
     };
     let id = format!("chatcmpl-sim-{:016x}", scenario::fnv1a(&raw));
     let prompt_tokens = stream::prompt_tokens(raw.len());
+    if prompt_tokens > shared.config.context_window {
+        return error_response(
+            400,
+            "invalid_request_error",
+            &format!(
+                "This model's maximum context length is {} tokens. However, you requested {prompt_tokens} tokens ({prompt_tokens} in the messages, 0 in the completion). Please reduce the length of the messages or completion.",
+                shared.config.context_window
+            ),
+        );
+    }
     let cache_use = cache::prompt_of(&raw).map(|prompt| {
         shared
             .prompts

@@ -291,7 +291,13 @@ async fn the_request_log_keeps_only_the_newest_requests() {
 #[tokio::test]
 async fn the_request_log_keeps_its_bodies_within_a_byte_budget() {
     use wisp_sim::limits::MAX_RECORDED_BODY_BYTES;
-    let sim = SimServer::start(SimConfig::default()).await.unwrap();
+    // Bodies past DeepSeek's window: a model with a window large enough answers them.
+    let sim = SimServer::start(SimConfig {
+        context_window: u64::MAX,
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
     let piece = MAX_RECORDED_BODY_BYTES / 3 + 1;
     for i in 0..5 {
         let text = format!("{i}{}", "x".repeat(piece));

@@ -573,12 +573,15 @@ impl Store {
         text: &str,
         calls: &[NewCall<'_>],
         reasoning: &str,
+        context: Option<&p::StepContext>,
     ) -> Result<()> {
+        // Three numbers: serialising them cannot fail.
+        let context = context.and_then(|c| serde_json::to_string(c).ok());
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         tx.execute(
-            "INSERT INTO steps (run_id, idx, text) VALUES (?1, ?2, ?3)",
-            params![run_id, idx, text],
+            "INSERT INTO steps (run_id, idx, text, context) VALUES (?1, ?2, ?3, ?4)",
+            params![run_id, idx, text, context],
         )?;
         for (pos, c) in calls.iter().enumerate() {
             tx.execute(
@@ -913,10 +916,12 @@ impl RawRun {
 }
 
 fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
-    let mut steps_stmt =
-        conn.prepare("SELECT idx, text, partial FROM steps WHERE run_id = ?1 ORDER BY idx")?;
-    let steps: Vec<(u32, String, bool)> = steps_stmt
-        .query_map([&run.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+    let mut steps_stmt = conn
+        .prepare("SELECT idx, text, partial, context FROM steps WHERE run_id = ?1 ORDER BY idx")?;
+    let steps: Vec<(u32, String, bool, Option<String>)> = steps_stmt
+        .query_map([&run.id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
         .collect::<rusqlite::Result<_>>()?;
     let mut calls_stmt = conn.prepare(
         "SELECT c.call_id, c.tool, c.arguments, c.status, c.result, a.id, a.state, a.digest, a.arguments, c.shown,
@@ -924,7 +929,7 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
          FROM tool_calls c LEFT JOIN approvals a ON a.run_id = c.run_id AND a.call_id = c.call_id
          WHERE c.run_id = ?1 AND c.step = ?2 ORDER BY c.position",
     )?;
-    for (idx, text, partial) in steps {
+    for (idx, text, partial, context) in steps {
         let rows = calls_stmt.query_map(params![&run.id, idx], |r| {
             Ok((
                 r.get::<_, String>(0)?,
@@ -993,6 +998,9 @@ fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
             text,
             partial,
             tool_calls,
+            // Written by this store from the type; one that cannot be read is left out, not
+            // guessed at.
+            context: context.and_then(|c| serde_json::from_str(&c).ok()),
         });
     }
     Ok(())

@@ -164,4 +164,9 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     ALTER TABLE approvals ADD COLUMN alternative TEXT;
     ALTER TABLE approvals ADD COLUMN alternative_digest TEXT;
     "#,
+    // 12: how a round's request fit the model's context window (JSON of `StepContext`); NULL
+    // for cut-off rounds and rounds stored before.
+    r#"
+    ALTER TABLE steps ADD COLUMN context TEXT;
+    "#,
 ];

@@ -30,7 +30,7 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 11);
+    assert_eq!(store.schema_version().unwrap(), 12);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
@@ -187,6 +187,7 @@ fn an_approved_alternative_becomes_what_the_approval_says_ran() {
             arguments: "{}",
         }],
         "",
+        None,
     )
     .unwrap();
     let (first, alt) = (r#"{"access":"confined"}"#, r#"{"access":"full"}"#);
@@ -259,6 +260,7 @@ fn unfinished_runs_become_interrupted_and_pending_approvals_void() {
             arguments: "{}",
         }],
         "why",
+        None,
     )
     .unwrap();
     s.set_call("r2", "c1", ToolCallStatus::AwaitingApproval, None)
@@ -327,6 +329,11 @@ fn reasoning_is_kept_apart_and_only_in_the_model_history() {
             arguments: "{}",
         }],
         "SECRET-REASONING",
+        Some(&wisp_protocol::StepContext {
+            window: 8_000,
+            prompt_tokens: 6_123,
+            omitted_results: 2,
+        }),
     )
     .unwrap();
     s.set_call("r1", "c1", ToolCallStatus::Succeeded, Some("[]"))
@@ -349,9 +356,12 @@ fn reasoning_is_kept_apart_and_only_in_the_model_history() {
     assert_eq!(history[0].steps[0].calls[0].3.as_deref(), Some("[]"));
     // The model is answered by the wire id; the API names the call by Wisp's own.
     assert_eq!(history[0].steps[0].calls[0].0, "call_0");
+    let step = &s.run("r1").unwrap().unwrap().steps[0];
+    assert_eq!(step.tool_calls[0].call_id, "c1");
     assert_eq!(
-        s.run("r1").unwrap().unwrap().steps[0].tool_calls[0].call_id,
-        "c1"
+        step.context
+            .map(|c| (c.window, c.prompt_tokens, c.omitted_results)),
+        Some((8_000, 6_123, 2))
     );
 }
 
@@ -377,6 +387,7 @@ fn calls_with_one_wire_id_in_two_rounds_stay_apart() {
                 arguments: "{}",
             }],
             "",
+            None,
         )
         .unwrap();
     }

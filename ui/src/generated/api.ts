@@ -1020,7 +1020,8 @@ export interface components {
              * @description What the wording names, as the kind's documentation lists: `host`, `port`, `source`
              *     (the setting or variable that gave the value: `stored`, `default`, `flag`,
              *     `simulator`, or a variable's name), `model`, `offered`, `status`, `steps`, `asked`,
-             *     `waited`, `limit`, `detail` (the provider's or the operating system's own words).
+             *     `waited`, `limit`, `window`, `detail` (the provider's or the operating system's own
+             *     words).
              * @default {}
              */
             params: {
@@ -1032,7 +1033,7 @@ export interface components {
          *     a UI has a wording for each in every language). Older names are read too, so runs stored
          *     before a rename keep their kind.
          */
-        FailureKind: "missing_key" | "invalid_config" | "bad_request" | "key_refused" | "key_required" | "no_balance" | "invalid_parameters" | "rate_limited" | "server_error" | "server_overloaded" | "unexpected_status" | "model_not_offered" | "connect" | "tls" | "connection_lost" | "stream_cut" | "idle_timeout" | "malformed_stream" | "event_too_large" | "response_too_large" | "provider_error" | "budget_exhausted" | "interrupted" | "unfinished_at_start" | "secret_store_unavailable" | "secret_store_failed" | "internal";
+        FailureKind: "missing_key" | "invalid_config" | "bad_request" | "context_too_long" | "key_refused" | "key_required" | "no_balance" | "invalid_parameters" | "rate_limited" | "server_error" | "server_overloaded" | "unexpected_status" | "model_not_offered" | "connect" | "tls" | "connection_lost" | "stream_cut" | "idle_timeout" | "malformed_stream" | "event_too_large" | "response_too_large" | "provider_error" | "budget_exhausted" | "interrupted" | "unfinished_at_start" | "secret_store_unavailable" | "secret_store_failed" | "internal";
         /** @description One entry of a [`FolderView`]. */
         FolderEntry: {
             /** @description `file`, `dir`, `symlink` or `other`. */
@@ -1723,6 +1724,11 @@ export interface components {
         /** @description One model round of a run. */
         Step: {
             /**
+             * @description How the round's request fit the model's context window; absent for a cut-off round and
+             *     for rounds stored before Wisp recorded it.
+             */
+            context?: components["schemas"]["StepContext"] | null;
+            /**
              * Format: uint32
              * @description From 0.
              */
@@ -1737,6 +1743,27 @@ export interface components {
             text: string;
             /** @description Calls in the order the model made them. */
             toolCalls: components["schemas"]["ToolCall"][];
+        };
+        /** @description How one round's request fit the model's context window. */
+        StepContext: {
+            /**
+             * Format: uint32
+             * @description Results of earlier runs' tool calls the request left out, oldest first, to stay within
+             *     the window (each replaced by a line naming the call and its size); 0 when none. The
+             *     stored session keeps them all.
+             */
+            omittedResults: number;
+            /**
+             * Format: uint64
+             * @description Input tokens of the request, as the service counted them (0 when it did not say).
+             */
+            promptTokens: number;
+            /**
+             * Format: uint64
+             * @description The model's context window in tokens, as Wisp took it (known for the model, or what the
+             *     service said when it refused a longer request).
+             */
+            window: number;
         };
         /** @description `DELETE /api/tabs/{tabId}`. */
         TabClosed: {

@@ -2,7 +2,7 @@
 // process (collapsed once the run completed), and the final answer as the main content.
 import { Fragment, useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
-import type { Run, ToolCall, Usage as UsageTotals } from "../../types";
+import type { Run, StepContext, ToolCall, Usage as UsageTotals } from "../../types";
 import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, voidedByOf, type Outcome } from "../approvals/ApprovalCard";
 import type { CurrentFile } from "../approvals/currentFile";
@@ -257,6 +257,19 @@ export function cachedShareText(t: T, u: UsageTotals | undefined): string | null
   return t("cachedShare", { s: Math.floor((u.cacheHitTokens * 100) / u.promptTokens) });
 }
 
+/** How much of the model's context window the request took ("context: 12% of 1,048,576 tokens"),
+ * rounded up so a request near the window never looks further from it than it is. */
+export function contextUseText(t: T, c: StepContext): string | null {
+  if (c.window === 0 || c.promptTokens === 0) return null;
+  return t("contextUse", { s: Math.ceil((c.promptTokens * 100) / c.window), w: c.window.toLocaleString("en-US") });
+}
+
+/** What a run's requests left out to fit the window: the most any of its rounds left out. */
+export function omittedText(t: T, run: Run): string | null {
+  const n = Math.max(0, ...run.steps.map((s) => s.context?.omittedResults ?? 0));
+  return n > 0 ? t("contextOmitted", { n }) : null;
+}
+
 /** A session's cost and cache share, as its header shows them; null when there is neither. */
 export function sessionUsageText(t: T, u: UsageTotals | undefined): string | null {
   const parts = [sessionCostText(t, u), cachedShareText(t, u)].filter((p): p is string => p !== null);
@@ -266,6 +279,10 @@ export function sessionUsageText(t: T, u: UsageTotals | undefined): string | nul
 function Usage({ run }: { run: Run }) {
   const t = useT();
   const u = run.usage;
+  // The run's last request: how full the window was when it ended.
+  const last = run.steps.reduce<StepContext | null>((found, s) => s.context ?? found, null);
+  const use = last ? contextUseText(t, last) : null;
+  const omitted = omittedText(t, run);
   return (
     <div className="usage muted">
       {run.model && (
@@ -275,6 +292,12 @@ function Usage({ run }: { run: Run }) {
       )}
       {t("usage", { p: u.promptTokens, h: u.cacheHitTokens, m: u.cacheMissTokens, c: u.completionTokens, r: u.reasoningTokens })}
       <span className="cached-share"> · {cachedShareText(t, u)}</span>
+      {use && <span className="context-use"> · {use}</span>}
+      {omitted && (
+        <div className="context-omitted" data-testid="context-omitted">
+          {omitted}
+        </div>
+      )}
       {typeof u.estimatedCost === "number" && <span className="cost"> · {t("cost", { v: u.estimatedCost.toFixed(6), c: "USD" })}</span>}
     </div>
   );

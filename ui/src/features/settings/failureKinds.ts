@@ -8,6 +8,7 @@ export const FAILURE_KINDS = [
   "missing_key",
   "invalid_config",
   "bad_request",
+  "context_too_long",
   "key_refused",
   "key_required",
   "no_balance",
