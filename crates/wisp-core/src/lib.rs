@@ -1188,6 +1188,7 @@ impl Host {
         deleted?;
         self.inner.runs.sessions_changed();
         let _ = self.inner.tabs.close_session(id);
+        lock(&self.inner.contexts).remove(id);
         Ok(())
     }
 

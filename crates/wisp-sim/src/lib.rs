@@ -16,7 +16,8 @@
 //!   [`limits::MAX_RECORDED_BODY_BYTES`] of bodies), so a long-lived simulator stays small.
 //!
 //! - Usage acts out DeepSeek's context cache ([`cache`]): the prompt tokens a request repeats
-//!   from an earlier request's prompt, in whole 64-token units, are hits.
+//!   from an earlier request's prompt, in whole 64-token units, are hits. A request past
+//!   [`SimConfig::context_window`] gets DeepSeek's 400 naming the window.
 //!
 //! It never calls out to any network and holds no state but its request log, the recent prompts
 //! its cache compares with, and which once-only faults already fired. [`npm::NpmRegistry`] is a

@@ -203,3 +203,24 @@ async fn a_waiting_call_the_cancel_stops_says_nothing_is_undone() {
         "nothing is asked of the preview once the cancel is there"
     );
 }
+
+/// What the Host remembers of a session's requests (what they leave out, how large they run)
+/// goes with the session.
+#[test]
+fn a_deleted_sessions_context_is_forgotten() {
+    let f = fixture();
+    let session = f.host.create_session(p::CreateSession::default()).unwrap();
+    let (mut ctx, _cancel) = ctx(&f);
+    ctx.session_id = session.id.clone();
+    let state = crate::context::SessionContext {
+        omitted: 3,
+        rate: crate::context::Rate::observed(1, 4),
+    };
+    ctx.set_session_context(state);
+    assert_eq!(ctx.session_context(), state);
+    f.host.delete_session(&session.id).unwrap();
+    assert_eq!(
+        ctx.session_context(),
+        crate::context::SessionContext::default()
+    );
+}
