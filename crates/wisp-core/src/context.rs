@@ -366,6 +366,57 @@ mod tests {
     }
 
     #[test]
+    fn a_request_is_measured_by_its_texts_and_their_framing() {
+        use wisp_model::{AssistantMessage, Continuation, ToolCall};
+        assert_eq!(message_bytes(&Message::System("abc".into())), 32 + 3);
+        assert_eq!(message_bytes(&Message::User("hello".into())), 32 + 5);
+        let tool = Message::Tool {
+            call_id: "c1".into(),
+            content: "xyz".into(),
+        };
+        assert_eq!(message_bytes(&tool), 32 + 2 + 3);
+        let call = ToolCall {
+            id: "i".into(),
+            name: "nn".into(),
+            arguments: "{}".into(),
+        };
+        let answer = AssistantMessage::with_tool_calls(
+            "ab",
+            vec![call.clone(), call],
+            Continuation::from_private("rrr".into()),
+        );
+        // Text, the reasoning sent back, and each call with its framing.
+        assert_eq!(
+            message_bytes(&Message::Assistant(answer)),
+            32 + 2 + 3 + 2 * (32 + 1 + 2 + 2)
+        );
+        let spec = |name: &str, description: &str| ToolSpec {
+            name: name.into(),
+            description: description.into(),
+            parameters: serde_json::json!({"type": "object"}),
+        };
+        let object = r#"{"type":"object"}"#.len();
+        assert_eq!(tools_bytes(&[spec("ab", "desc")]), 32 + 2 + 4 + object);
+        assert_eq!(
+            tools_bytes(&[spec("ab", "desc"), spec("c", "")]),
+            (32 + 2 + 4 + object) + (32 + 1 + object)
+        );
+        assert_eq!(tools_bytes(&[]), 0);
+    }
+
+    #[test]
+    fn leaving_out_stops_once_the_target_is_reached_exactly() {
+        let rate = Rate::observed(1, 1);
+        assert_eq!(
+            plan(900, &[300, 100], 0, 1_000, rate),
+            Plan {
+                omitted: 1,
+                tokens: 600
+            }
+        );
+    }
+
+    #[test]
     fn known_windows() {
         assert_eq!(known_window("deepseek-v4-flash"), Some(1_048_576));
         assert_eq!(known_window("deepseek-v4-pro"), Some(1_048_576));
