@@ -378,7 +378,7 @@ mod tests {
         let call = ToolCall {
             id: "i".into(),
             name: "nn".into(),
-            arguments: "{}".into(),
+            arguments: r#"{"a":1}"#.into(),
         };
         let answer = AssistantMessage::with_tool_calls(
             "ab",
@@ -388,7 +388,7 @@ mod tests {
         // Text, the reasoning sent back, and each call with its framing.
         assert_eq!(
             message_bytes(&Message::Assistant(answer)),
-            32 + 2 + 3 + 2 * (32 + 1 + 2 + 2)
+            32 + 2 + 3 + 2 * (32 + 1 + 2 + 7)
         );
         let spec = |name: &str, description: &str| ToolSpec {
             name: name.into(),
