@@ -399,6 +399,28 @@ const baseRun: Run = {
 const runView = (run: Run) =>
   render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
 
+describe("a run's usage line", () => {
+  it("says how full the window was after the cost, and what the requests left out below it", () => {
+    const context = (promptTokens: number, omittedResults: number) => ({ window: 16_000, promptTokens, omittedResults });
+    runView({
+      ...baseRun,
+      usage: { ...baseRun.usage, estimatedCost: 0.001 },
+      steps: [{ ...baseRun.steps[0]!, context: context(12_000, 3) }, { ...baseRun.steps[1]!, context: context(9_000, 3) }],
+    });
+    const line = document.querySelector(".usage")!;
+    // The last request's use, then the cost, then the note on its own line.
+    expect(line.querySelector(".context-use")!.textContent).toBe(" · context: 57% of 16,000 tokens");
+    expect(line.textContent!.indexOf("context: 57%")).toBeLessThan(line.textContent!.indexOf("≈ 0.001000 USD"));
+    expect(line.lastElementChild!.getAttribute("data-testid")).toBe("context-omitted");
+    expect(screen.getByTestId("context-omitted").textContent).toContain("the results of the 3 oldest tool calls of earlier runs");
+  });
+  it("says nothing of the window for runs stored before it was recorded", () => {
+    runView(baseRun);
+    expect(document.querySelector(".usage .context-use")).toBeNull();
+    expect(screen.queryByTestId("context-omitted")).toBeNull();
+  });
+});
+
 describe("a tool call's collapsed row", () => {
   it("says what each call was about and why a failed one failed, so eight refusals read as eight lines", () => {
     const paths = ["../etc/passwd", "/etc/shadow", "a/../../b", ".git/config"];

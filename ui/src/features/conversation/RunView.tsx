@@ -293,12 +293,12 @@ function Usage({ run }: { run: Run }) {
       {t("usage", { p: u.promptTokens, h: u.cacheHitTokens, m: u.cacheMissTokens, c: u.completionTokens, r: u.reasoningTokens })}
       <span className="cached-share"> · {cachedShareText(t, u)}</span>
       {use && <span className="context-use"> · {use}</span>}
+      {typeof u.estimatedCost === "number" && <span className="cost"> · {t("cost", { v: u.estimatedCost.toFixed(6), c: "USD" })}</span>}
       {omitted && (
         <div className="context-omitted" data-testid="context-omitted">
           {omitted}
         </div>
       )}
-      {typeof u.estimatedCost === "number" && <span className="cost"> · {t("cost", { v: u.estimatedCost.toFixed(6), c: "USD" })}</span>}
     </div>
   );
 }
