@@ -88,7 +88,7 @@ pub(crate) struct EarlierResult {
 }
 
 /// The line that stands for a result left out.
-pub(crate) fn marker(label: &str, chars: usize) -> String {
+fn marker(label: &str, chars: usize) -> String {
     format!(
         "[result of {label} omitted to save room: {} characters; read it again if needed]",
         thousands(chars)
@@ -131,7 +131,7 @@ fn thousands(n: usize) -> String {
 }
 
 /// The bytes `message` adds to a request: its texts and some JSON framing.
-pub(crate) fn message_bytes(message: &Message) -> usize {
+fn message_bytes(message: &Message) -> usize {
     MESSAGE_FRAMING_BYTES
         + match message {
             Message::System(t) | Message::User(t) => t.len(),
@@ -164,21 +164,15 @@ pub(crate) fn tools_bytes(tools: &[ToolSpec]) -> usize {
 
 /// How many of the oldest earlier results a request leaves out, and its estimated tokens then.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Plan {
-    pub(crate) omitted: usize,
-    pub(crate) tokens: u64,
+struct Plan {
+    omitted: usize,
+    tokens: u64,
 }
 
 /// What the request of `bytes` (as it stands, with the first `already` results left out) leaves
 /// out: `already`, or more once it passes the threshold. `savings[i]` is what leaving out the
 /// `i`th oldest result saves, in bytes.
-pub(crate) fn plan(
-    bytes: usize,
-    savings: &[usize],
-    already: usize,
-    window: u64,
-    rate: Rate,
-) -> Plan {
+fn plan(bytes: usize, savings: &[usize], already: usize, window: u64, rate: Rate) -> Plan {
     let at = window / 100 * COMPACT_AT_PERCENT;
     let to = window / 100 * COMPACT_TO_PERCENT;
     let mut omitted = already.min(savings.len());
@@ -195,21 +189,55 @@ pub(crate) fn plan(
     }
 }
 
-/// Replaces the results `range` of `earlier` in `messages` by their markers.
-pub(crate) fn omit(
-    messages: &mut [Message],
-    earlier: &[EarlierResult],
-    range: std::ops::Range<usize>,
-) {
+/// Replaces the results `range` of `earlier` in `messages` by their markers; a result shorter
+/// than its marker stays as it is (leaving it out would not save room).
+fn omit(messages: &mut [Message], earlier: &[EarlierResult], range: std::ops::Range<usize>) {
     for result in &earlier[range] {
         if let Some(Message::Tool { content, .. }) = messages.get_mut(result.message) {
-            *content = marker(&result.label, content.chars().count());
+            let line = marker(&result.label, content.chars().count());
+            if line.len() < content.len() {
+                *content = line;
+            }
         }
     }
 }
 
+/// A request made to fit: how many earlier results it leaves out, its bytes and estimated tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fit {
+    pub(crate) omitted: usize,
+    pub(crate) bytes: usize,
+    pub(crate) tokens: u64,
+}
+
+/// Makes the next request of a session fit `window`: `messages` (with the first `applied` of
+/// `earlier` already replaced) leave out what the session's requests leave out, and more when
+/// the request would pass the threshold. `fixed_bytes`: what every request adds besides its
+/// messages (the tool definitions).
+pub(crate) fn make_room(
+    messages: &mut [Message],
+    earlier: &[EarlierResult],
+    applied: usize,
+    session: SessionContext,
+    window: u64,
+    fixed_bytes: usize,
+) -> Fit {
+    let saved = savings(messages, earlier);
+    let applied = applied.min(earlier.len());
+    let already = session.omitted.clamp(applied, earlier.len());
+    let bytes = fixed_bytes + messages.iter().map(message_bytes).sum::<usize>()
+        - saved[applied..already].iter().sum::<usize>();
+    let plan = plan(bytes, &saved, already, window, session.rate);
+    omit(messages, earlier, applied..plan.omitted);
+    Fit {
+        omitted: plan.omitted,
+        bytes: bytes - saved[already..plan.omitted].iter().sum::<usize>(),
+        tokens: plan.tokens,
+    }
+}
+
 /// What leaving out each of `earlier` would save, in bytes (0 for one already left out).
-pub(crate) fn savings(messages: &[Message], earlier: &[EarlierResult]) -> Vec<usize> {
+fn savings(messages: &[Message], earlier: &[EarlierResult]) -> Vec<usize> {
     earlier
         .iter()
         .map(|r| match messages.get(r.message) {
@@ -414,6 +442,71 @@ mod tests {
                 tokens: 600
             }
         );
+    }
+
+    #[test]
+    fn room_is_made_from_what_the_session_left_out_and_the_bytes_are_the_requests() {
+        let result = |n: usize| Message::Tool {
+            call_id: "c".into(),
+            content: "x".repeat(n),
+        };
+        let fresh = || {
+            vec![
+                Message::System("s".into()),
+                result(400),
+                result(400),
+                result(400),
+                Message::User("u".into()),
+            ]
+        };
+        let earlier: Vec<EarlierResult> = (1..=3)
+            .map(|message| EarlierResult {
+                message,
+                label: "files_read".into(),
+            })
+            .collect();
+        let measure = |m: &[Message]| m.iter().map(message_bytes).sum::<usize>();
+        let one_to_one = SessionContext {
+            omitted: 0,
+            rate: Rate::observed(1, 1),
+        };
+        // Under the threshold: nothing goes, and the bytes are the request's own.
+        let mut messages = fresh();
+        let fit = make_room(&mut messages, &earlier, 0, one_to_one, 10_000, 50);
+        assert_eq!((fit.omitted, fit.bytes), (0, 50 + measure(&messages)));
+        // The session already leaves out two: a new run's request leaves them out too.
+        let mut messages = fresh();
+        let two = SessionContext {
+            omitted: 2,
+            ..one_to_one
+        };
+        let fit = make_room(&mut messages, &earlier, 0, two, 10_000, 50);
+        assert_eq!(fit.omitted, 2);
+        assert_eq!(fit.bytes, 50 + measure(&messages));
+        assert!(
+            matches!(&messages[2], Message::Tool { content, .. } if content.starts_with("[result of files_read omitted"))
+        );
+        assert!(matches!(&messages[3], Message::Tool { content, .. } if content.len() == 400));
+        // Past 80% of a small window: more go, and the bytes still match what is sent.
+        let window = (50 + measure(&messages)) as u64;
+        let fit = make_room(&mut messages, &earlier, 2, two, window - 1, 50);
+        assert_eq!(fit.omitted, 3);
+        assert_eq!(fit.bytes, 50 + measure(&messages));
+        assert_eq!(fit.tokens, fit.bytes as u64);
+    }
+
+    #[test]
+    fn a_result_shorter_than_its_marker_stays() {
+        let mut messages = vec![Message::Tool {
+            call_id: "c".into(),
+            content: "[]".into(),
+        }];
+        let earlier = [EarlierResult {
+            message: 0,
+            label: "files_list".into(),
+        }];
+        omit(&mut messages, &earlier, 0..1);
+        assert!(matches!(&messages[0], Message::Tool { content, .. } if content == "[]"));
     }
 
     #[test]

@@ -343,20 +343,15 @@ async fn run_steps(
         ctx.emit(p::EventKind::StepStarted { step });
         let window = ctx.context_window();
         let mut session = ctx.session_context();
-        let kept_out = session.omitted.min(earlier.len());
-        context::omit(&mut messages, earlier, omitted.min(kept_out)..kept_out);
-        omitted = omitted.max(kept_out);
-        let bytes = tools_bytes + messages.iter().map(context::message_bytes).sum::<usize>();
-        let plan = context::plan(
-            bytes,
-            &context::savings(&messages, earlier),
+        let fit = context::make_room(
+            &mut messages,
+            earlier,
             omitted,
+            session,
             window,
-            session.rate,
+            tools_bytes,
         );
-        context::omit(&mut messages, earlier, omitted..plan.omitted);
-        omitted = plan.omitted;
-        let bytes = tools_bytes + messages.iter().map(context::message_bytes).sum::<usize>();
+        omitted = fit.omitted;
         session.omitted = omitted;
         ctx.set_session_context(session);
         let mut request = ChatRequest::new(messages.clone());
@@ -371,7 +366,7 @@ async fn run_steps(
             Answer::Failed { error, partial } => {
                 keep_partial(ctx, step, &partial);
                 if error.kind == p::FailureKind::ContextTooLong {
-                    ctx.learn_window(&error, plan.tokens);
+                    ctx.learn_window(&error, fit.tokens);
                 }
                 return End {
                     status: p::RunStatus::Failed,
@@ -384,7 +379,7 @@ async fn run_steps(
         let prompt_tokens = completion.usage.map_or(0, |u| u.prompt_tokens);
         ctx.set_session_context(context::SessionContext {
             omitted,
-            rate: context::Rate::observed(prompt_tokens, bytes),
+            rate: context::Rate::observed(prompt_tokens, fit.bytes),
         });
         let step_context = p::StepContext {
             window,
