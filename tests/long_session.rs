@@ -1,9 +1,10 @@
 //! A long session as the provider sees it: the real `wisp serve` binary in live mode against
-//! the simulator (whose context cache compares the bytes each request was sent with), a real
-//! stdio MCP server and real headless Chromium. Twenty runs with file, web and MCP calls; every
-//! request must repeat the one before it byte for byte up to where it adds, so DeepSeek's
-//! prefix cache keeps hitting (the system prompt, the tool list and the history serialise the
-//! same way in every round and every run).
+//! the simulator (whose context cache compares the bytes each request was sent with), the
+//! official reference MCP server (`server-everything`) and real headless Chromium. Twenty runs
+//! with file, web and MCP calls; every request must repeat the one before it byte for byte up
+//! to where it adds, so DeepSeek's prefix cache keeps hitting (the system prompt, the tool list
+//! and the history serialise the same way in every round and every run). Then sessions that
+//! outgrow the context window.
 
 use std::time::Duration;
 
@@ -12,7 +13,7 @@ use wisp_sim::{PromptCacheUse, SimConfig, SimServer};
 use wisp_test_support::site;
 
 use crate::cli::{Served, dirs};
-use crate::mcp::{live_serve_command, test_server};
+use crate::mcp::{everything_script, live_serve_command};
 
 const RUNS: usize = 20;
 
@@ -72,8 +73,13 @@ async fn each_request_of_a_twenty_run_session_repeats_the_one_before_byte_for_by
     command.env("WISP_PREVIEW_HEADLESS", "1");
     let served = Served::spawn(command);
 
-    let server =
-        json!({"name": "own server", "command": test_server().display().to_string(), "args": []});
+    // The official reference server, nobody here wrote it: its tool list (schemas and all) is
+    // part of every request.
+    let server = json!({
+        "name": "everything",
+        "command": "node",
+        "args": [everything_script().display().to_string(), "stdio"],
+    });
     let (status, s) = served.call("POST", "/api/mcp/servers", Some(server)).await;
     assert_eq!(status, 201, "{s}");
     let id = s["id"].as_str().unwrap();
@@ -81,6 +87,21 @@ async fn each_request_of_a_twenty_run_session_repeats_the_one_before_byte_for_by
         .call("POST", &format!("/api/mcp/servers/{id}/activate"), None)
         .await;
     assert_eq!((status, s["status"].as_str()), (200, Some("active")), "{s}");
+    // It registers one more tool once initialized (listed apart as unsupported): the session
+    // starts once its list has settled, as a person's would a moment later.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let (_, list) = served.call("GET", "/api/mcp/servers", None).await;
+        let s = &list[0];
+        if s["unsupportedTools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+        {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{s}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 
     let (status, session) = served.call("POST", "/api/sessions", Some(json!({}))).await;
     assert_eq!(status, 201, "{session}");

@@ -32,7 +32,7 @@ pub(crate) fn test_server() -> PathBuf {
     path
 }
 
-fn everything_script() -> PathBuf {
+pub(crate) fn everything_script() -> PathBuf {
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tools/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
     assert!(
