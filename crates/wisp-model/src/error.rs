@@ -15,7 +15,8 @@ pub enum ErrorKind {
     /// 400: the request was malformed (DeepSeek also uses it for a missing reasoning
     /// continuation and for unknown models).
     BadRequest,
-    /// 400 or 413 saying the request is longer than the model's context window; see
+    /// An error answer saying the request is longer than the model's context window (400 from
+    /// DeepSeek and OpenAI, any status from a gateway passing it on); see
     /// [`ModelError::context_limit`].
     ContextTooLong,
     /// 401: the key was refused.
@@ -217,7 +218,10 @@ impl ModelError {
             .unwrap_or_default();
         let too_long = provider_message.is_some_and(says_context_too_long);
         let (kind, message) = match status {
-            400 | 413 if too_long => {
+            // DeepSeek and OpenAI say it with 400; gateways pass the same words on with other
+            // statuses (OpenRouter wraps a DeepInfra refusal in a 502): none of these is helped
+            // by sending the same request again.
+            _ if too_long => {
                 let window = provider_message
                     .and_then(context_limit_in)
                     .map(|n| format!(", {n} tokens"))
@@ -371,7 +375,7 @@ mod tests {
                 "{other}"
             );
         }
-        // Other 400s, and a too-long message with another status, keep their kinds.
+        // Other errors keep their kinds.
         assert_eq!(
             ModelError::from_status(400, Some("Model Not Exist"), None).kind(),
             ErrorKind::BadRequest
@@ -380,8 +384,23 @@ mod tests {
             ModelError::from_status(400, None, None).context_limit(),
             None
         );
+        // Words providers really sent (OpenAI counting functions; OpenRouter passing on
+        // DeepInfra's refusal as a 502): the kind and the window, never a retry.
+        let openai_functions = "This model's maximum context length is 8192 tokens. However, you requested 8213 tokens (6683 in the messages, 730 in the functions, and 800 in the completion). Please reduce the length of the messages, functions, or completion.";
+        let e = ModelError::from_status(400, Some(openai_functions), None);
         assert_eq!(
-            ModelError::from_status(500, Some(deepseek), None).kind(),
+            (e.kind(), e.context_limit()),
+            (ErrorKind::ContextTooLong, Some(8_192))
+        );
+        let gateway = r#"ConnectionError: {"object": "error", "message": "This model's maximum context length is 16000 tokens. However, you requested 17165 tokens (13069 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.", "type": "BadRequestError", "param": null, "code": 400}"#;
+        let e = ModelError::from_status(502, Some(gateway), None);
+        assert_eq!(
+            (e.kind(), e.context_limit()),
+            (ErrorKind::ContextTooLong, Some(16_000))
+        );
+        assert!(!e.retryable());
+        assert_eq!(
+            ModelError::from_status(500, Some("internal error"), None).kind(),
             ErrorKind::ServerError
         );
         assert_eq!(
