@@ -292,6 +292,16 @@ impl Sandbox {
     /// Executes an approved mkdir: the same checks again, the parent must be the very folder
     /// it was, then one `mkdirat`, which fails on anything that exists (never over it).
     pub fn mkdir(&self, plan: &MkdirPlan) -> Result<Made, FsError> {
+        self.mkdir_recorded(plan, &mut crate::NoRecord)
+    }
+
+    /// [`Sandbox::mkdir`], telling `rec` before the folder is made and, once it is, its
+    /// identity.
+    pub fn mkdir_recorded(
+        &self,
+        plan: &MkdirPlan,
+        rec: &mut dyn crate::Recorder,
+    ) -> Result<Made, FsError> {
         let (rel, parent) = self.mkdir_current(plan)?;
         let (_, name) = split(&rel);
         let opened = parent
@@ -301,10 +311,26 @@ impl Sandbox {
         if opened != plan.parent {
             return Err(parent_changed(plan));
         }
+        let mut change = crate::Change::Made {
+            path: plan.path.clone(),
+            ident: None,
+        };
+        rec.before(&change, None)
+            .map_err(|e| err(FsErrorKind::Io, format!("{}: {e}", plan.path)))?;
         parent.create_dir(name).map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => exists(&plan.path),
             _ => io_err(&plan.path, &e),
         })?;
+        if let Ok(ident) = parent
+            .symlink_metadata(name)
+            .and_then(|m| platform::identity(&m))
+        {
+            change = crate::Change::Made {
+                path: plan.path.clone(),
+                ident: Some(ident),
+            };
+        }
+        rec.landed(&change);
         Ok(Made {
             path: plan.path.clone(),
             created: true,

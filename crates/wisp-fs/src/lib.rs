@@ -535,11 +535,52 @@ impl Sandbox {
     /// refuses if the target changed (identity, version or content), then writes atomically.
     /// A replaced file's permission bits and owner pass to the new one.
     pub fn write(&self, plan: &WritePlan) -> Result<Written, FsError> {
-        let rel = self.write_check(plan)?;
+        self.write_recorded(plan, &mut undo::NoRecord)
+    }
+
+    /// [`Sandbox::write`], telling `rec` what undoing it needs before the rename lands.
+    pub fn write_recorded(
+        &self,
+        plan: &WritePlan,
+        rec: &mut dyn undo::Recorder,
+    ) -> Result<Written, FsError> {
+        self.write_bytes(&plan.path, plan.target, plan.content.as_bytes(), rec)
+    }
+
+    /// Writes `bytes` at `path` atomically if the target is still `target` (else `Changed`):
+    /// a temp file in the same folder, fsync, then one rename. `rec` learns the replaced
+    /// content (when it keeps files that large) and the new file's identity and digest before
+    /// the rename, so a crash never leaves a landed change without its record.
+    pub(crate) fn write_bytes(
+        &self,
+        path: &str,
+        target: TargetState,
+        bytes: &[u8],
+        rec: &mut dyn undo::Recorder,
+    ) -> Result<Written, FsError> {
+        let rel = check_path(path)?;
+        let keep = matches!(target, TargetState::File { len, .. } if len <= rec.keeps_up_to());
+        let mut kept = Vec::new();
+        let now = self.inspect_target_keeping(&rel, path, keep.then_some(&mut kept))?;
+        if now != target {
+            return Err(err(
+                FsErrorKind::Changed,
+                format!("{path}: the file changed since its card appeared"),
+            ));
+        }
+        let before = match target {
+            TargetState::Absent => undo::Kept::Nothing,
+            TargetState::File { sha256, len, .. } if keep => undo::Kept::Content {
+                sha256: hex::encode(sha256),
+                bytes: len,
+            },
+            TargetState::File { len, .. } => undo::Kept::TooLarge { bytes: len },
+        };
+        let sha256 = hex::encode(Sha256::digest(bytes));
         let (parent, name) = split(&rel);
         let parent_dir = match parent {
-            Some(p) => self.dir.open_dir(p).map_err(|e| io_err(&plan.path, &e))?,
-            None => self.dir.try_clone().map_err(|e| io_err(&plan.path, &e))?,
+            Some(p) => self.dir.open_dir(p).map_err(|e| io_err(path, &e))?,
+            None => self.dir.try_clone().map_err(|e| io_err(path, &e))?,
         };
         let mut random = [0u8; TEMP_RANDOM_HEX / 2];
         // A collision only makes create_new fail, which is reported; it never overwrites.
@@ -547,28 +588,45 @@ impl Sandbox {
         let temp = temp_file_name(&name.to_string_lossy(), &random);
         let file = parent_dir
             .open_with(&temp, &platform::create_new_options())
-            .map_err(|e| io_err(&plan.path, &e))?;
+            .map_err(|e| io_err(path, &e))?;
         let mut file = file.into_std();
+        let mut change = None;
         let result = (|| {
-            if let TargetState::File { mode, uid, gid, .. } = plan.target {
+            if let TargetState::File { mode, uid, gid, .. } = target {
                 platform::keep_owner_and_mode(&file, mode, (uid, gid))?;
             }
-            file.write_all(plan.content.as_bytes())?;
+            file.write_all(bytes)?;
             file.sync_all()?;
+            let (dev, ino) = platform::identity(&cap_std::fs::Metadata::from_file(&file)?)?;
             drop(file);
+            let c = undo::Change::Wrote {
+                path: path.to_owned(),
+                before: before.clone(),
+                after: undo::Mark {
+                    sha256: sha256.clone(),
+                    dev,
+                    ino,
+                },
+            };
+            rec.before(&c, keep.then_some(kept.as_slice()))
+                .map_err(std::io::Error::other)?;
+            change = Some(c);
             parent_dir.rename(&temp, &parent_dir, name)?;
             // The rename itself is durable once the directory is synced.
             platform::sync_dir(&parent_dir)
         })();
         if let Err(e) = result {
             let _ = parent_dir.remove_file(&temp);
-            return Err(io_err(&plan.path, &e));
+            return Err(io_err(path, &e));
+        }
+        if let Some(c) = &change {
+            rec.landed(c);
         }
         Ok(Written {
-            path: plan.path.clone(),
-            bytes: plan.content.len(),
-            created: plan.target == TargetState::Absent,
-            sha256: hex::encode(Sha256::digest(plan.content.as_bytes())),
+            path: path.to_owned(),
+            bytes: bytes.len(),
+            created: target == TargetState::Absent,
+            sha256,
         })
     }
 
@@ -890,6 +948,7 @@ mod sensitive_read;
 mod snapshot;
 mod trash;
 mod tree;
+mod undo;
 mod windows_names;
 
 pub use cleanup::Cleanup;
@@ -901,6 +960,7 @@ pub use sensitive_read::{ModelRead, SensitiveRead};
 pub use snapshot::{TreeChanges, TreeSnapshot, changes};
 pub use trash::{TrashConfig, TrashPlan, Trashed};
 pub use tree::TreeFingerprint;
+pub use undo::{Change, Kept, Mark, NoRecord, Recorder};
 pub use windows_names::plain_path;
 
 #[cfg(test)]

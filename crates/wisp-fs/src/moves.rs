@@ -279,7 +279,17 @@ impl Sandbox {
     /// must be what was approved, then one no-replace rename (or, where the file system refuses
     /// that, the entry-by-entry fallback).
     pub fn move_entry(&self, plan: &MovePlan) -> Result<Moved, FsError> {
-        self.move_with(plan, &SystemOps)
+        self.move_with(plan, &SystemOps, &mut crate::NoRecord)
+    }
+
+    /// [`Sandbox::move_entry`], telling `rec` before the move and, once it landed, the moved
+    /// tree's fingerprint in its new place (what an undo finds there if nothing changed).
+    pub fn move_recorded(
+        &self,
+        plan: &MovePlan,
+        rec: &mut dyn crate::Recorder,
+    ) -> Result<Moved, FsError> {
+        self.move_with(plan, &SystemOps, rec)
     }
 
     /// Whether `plan` still holds as its card showed it (the whole source tree and the target
@@ -312,8 +322,38 @@ impl Sandbox {
         Ok((paths, c))
     }
 
-    pub(crate) fn move_with(&self, plan: &MovePlan, ops: &dyn MoveOps) -> Result<Moved, FsError> {
+    pub(crate) fn move_with(
+        &self,
+        plan: &MovePlan,
+        ops: &dyn MoveOps,
+        rec: &mut dyn crate::Recorder,
+    ) -> Result<Moved, FsError> {
+        let moved = self.move_unrecorded(plan, ops, rec)?;
+        let after = self.fingerprint_tree(&moved.target).ok().map(|f| f.digest);
+        rec.landed(&crate::Change::Moved {
+            source: moved.source.clone(),
+            target: moved.target.clone(),
+            after,
+        });
+        Ok(moved)
+    }
+
+    fn move_unrecorded(
+        &self,
+        plan: &MovePlan,
+        ops: &dyn MoveOps,
+        rec: &mut dyn crate::Recorder,
+    ) -> Result<Moved, FsError> {
         let (paths, c) = self.move_current(plan)?;
+        rec.before(
+            &crate::Change::Moved {
+                source: paths.ss.clone(),
+                target: paths.ts.clone(),
+                after: None,
+            },
+            None,
+        )
+        .map_err(|e| err(FsErrorKind::Io, format!("{}: {e}", paths.ss)))?;
         let sname = name_str(split(&paths.src).1, &paths.ss)?;
         let tname = name_str(split(&paths.dst).1, &paths.ts)?;
         let top = &c.entries[0];

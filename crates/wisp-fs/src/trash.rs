@@ -38,6 +38,8 @@ use freedesktop as backend;
 #[cfg(any(target_os = "macos", target_os = "windows"))]
 use native as backend;
 
+pub(crate) use backend::take_back;
+
 /// Where trashed items may go. The Host builds it from its environment
 /// ([`TrashConfig::from_environment`]); tests point it at temp dirs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,6 +180,13 @@ pub struct Trashed {
 const RESTORE_HINT: &str =
     "restorable from the system trash (file manager, or gio trash --restore)";
 
+impl TrashPlan {
+    /// Device and inode of the item when prepared.
+    pub(crate) fn ident(&self) -> (u64, u64) {
+        self.ident
+    }
+}
+
 impl Sandbox {
     /// Validates `files_trash {path}` and binds the item: inside the root, not the root
     /// itself, its identity and its tree's counts.
@@ -212,7 +221,18 @@ impl Sandbox {
     /// Executes an approved trash: the path and the bindings checked again (changed →
     /// refused as stale), then the item goes from its parent's handle into the trash.
     pub fn trash(&self, plan: &TrashPlan, config: &TrashConfig) -> Result<Trashed, FsError> {
-        self.trash_with(plan, config, &|_| {})
+        self.trash_with(plan, config, &|_| {}, &mut crate::NoRecord)
+    }
+
+    /// [`Sandbox::trash`], telling `rec` before the item goes and, once it is in the trash,
+    /// where (what taking it back out needs).
+    pub fn trash_recorded(
+        &self,
+        plan: &TrashPlan,
+        config: &TrashConfig,
+        rec: &mut dyn crate::Recorder,
+    ) -> Result<Trashed, FsError> {
+        self.trash_with(plan, config, &|_| {}, rec)
     }
 
     /// [`Sandbox::trash`], running `before_rename(n)` before the item's `n`th rename (1: into
@@ -222,6 +242,7 @@ impl Sandbox {
         plan: &TrashPlan,
         config: &TrashConfig,
         before_rename: &dyn Fn(usize),
+        rec: &mut dyn crate::Recorder,
     ) -> Result<Trashed, FsError> {
         let rel = self.trash_current(plan)?;
         let (parent_rel, name) = split(&rel);
@@ -257,6 +278,15 @@ impl Sandbox {
                 ),
             ));
         }
+        rec.before(
+            &crate::Change::Trashed {
+                path: plan.path.clone(),
+                ident: (dev, ino),
+                place: None,
+            },
+            None,
+        )
+        .map_err(|e| err(FsErrorKind::Io, format!("{}: {e}", plan.path)))?;
         let absolute = self.root.join(&rel);
         let item = Item {
             parent: &parent,
@@ -270,6 +300,14 @@ impl Sandbox {
         let placed = backend::put(config, &item, &|| self.topdir(&rel, dev), before_rename)?;
         #[cfg(any(target_os = "macos", target_os = "windows"))]
         let placed = backend::put(config, &item, before_rename)?;
+        rec.landed(&crate::Change::Trashed {
+            path: plan.path.clone(),
+            ident: (dev, ino),
+            place: Some(crate::undo::Place {
+                trash: placed.trash.clone(),
+                name: placed.name.clone(),
+            }),
+        });
         Ok(Trashed {
             path: plan.path.clone(),
             trash: placed.trash.display().to_string(),

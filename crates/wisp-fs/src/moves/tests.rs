@@ -263,7 +263,10 @@ fn an_existing_target_is_never_overwritten() {
         })),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Exists, "{e}");
     assert_eq!(read(&f, "dest/last.txt"), "mine");
     assert_eq!(read(&f, "src/a.txt"), "a");
@@ -406,7 +409,10 @@ fn exdev_is_an_error_never_a_copy() {
     let plan = f.sandbox.prepare_move("src", "dest/moved").unwrap();
     let before = snapshot(&f);
     let ops = Ops::refusing(Errno::XDEV);
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::CrossDevice);
     assert!(e.message.contains("never copies, nothing was moved"), "{e}");
     assert_eq!(snapshot(&f), before);
@@ -418,7 +424,10 @@ fn exdev_is_an_error_never_a_copy() {
         fail_link: Some((1, Errno::XDEV)),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::CrossDevice, "{e}");
     assert_eq!(snapshot(&f), before);
     assert_eq!(ops.unlinks.get(), 0);
@@ -431,7 +440,10 @@ fn other_rename_errors_move_nothing() {
     let plan = f.sandbox.prepare_move("src", "dest/moved").unwrap();
     let before = snapshot(&f);
     let ops = Ops::refusing(Errno::IO);
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Io, "{e}");
     assert_eq!(snapshot(&f), before);
     assert_eq!(
@@ -449,7 +461,10 @@ fn where_the_flag_is_refused_a_file_moves_by_exclusive_link_then_unlink() {
         let before = ino(&f, "src/a.txt");
         let plan = f.sandbox.prepare_move("src/a.txt", "dest/a.txt").unwrap();
         let ops = Ops::refusing(refusal);
-        let moved = f.sandbox.move_with(&plan, &ops).unwrap();
+        let moved = f
+            .sandbox
+            .move_with(&plan, &ops, &mut crate::NoRecord)
+            .unwrap();
         assert_eq!(moved.method, "link");
         assert_eq!((moved.files, moved.folders), (1, 0));
         assert_eq!(
@@ -487,7 +502,10 @@ fn where_the_flag_is_refused_a_folder_moves_entry_by_entry() {
         .collect();
     let plan = f.sandbox.prepare_move("src", "dest/moved").unwrap();
     let ops = Ops::refusing(Errno::INVAL);
-    let moved = f.sandbox.move_with(&plan, &ops).unwrap();
+    let moved = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap();
     assert_eq!((moved.files, moved.folders, moved.method), (3, 4, "link"));
     assert_eq!((ops.links.get(), ops.unlinks.get()), (3, 3));
     assert!(
@@ -528,7 +546,10 @@ fn a_fallback_that_fails_part_way_reports_exactly_what_moved_and_never_retries()
         fail_link: Some((3, Errno::IO)),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Partial);
     assert_eq!(ops.links.get(), 3, "stopped at the failure, no retry");
     assert_eq!(ops.renames.get(), 1);
@@ -566,7 +587,10 @@ fn exdev_part_way_stops_the_fallback_and_copies_nothing() {
         fail_link: Some((2, Errno::XDEV)),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Partial);
     assert!(
         e.message.contains(
@@ -589,7 +613,10 @@ fn a_failed_unlink_leaves_two_names_and_says_so() {
         fail_unlink: Some(2),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Partial);
     assert!(
         e.message
@@ -612,7 +639,10 @@ fn a_failed_unlink_leaves_two_names_and_says_so() {
         fail_unlink: Some(1),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Partial);
     assert!(
         e.message
@@ -636,7 +666,10 @@ fn a_fallback_whose_first_step_fails_moved_nothing() {
         })),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Exists, "{e}");
     assert_eq!(ops.links.get(), 0);
     assert_eq!(read(&f, "src/a.txt"), "a");
@@ -659,7 +692,10 @@ fn an_entry_swapped_in_the_last_moment_is_not_moved_in_its_place() {
         })),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Partial, "{e}");
     assert!(
         e.message
@@ -685,7 +721,10 @@ fn an_entry_swapped_in_the_last_moment_is_not_moved_in_its_place() {
         })),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Partial, "{e}");
     assert!(e.message.contains("it is not what was approved"), "{e}");
 
@@ -702,7 +741,10 @@ fn an_entry_swapped_in_the_last_moment_is_not_moved_in_its_place() {
         })),
         ..Ops::default()
     };
-    let e = f.sandbox.move_with(&plan, &ops).unwrap_err();
+    let e = f
+        .sandbox
+        .move_with(&plan, &ops, &mut crate::NoRecord)
+        .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
     assert!(!f.root.join("dest/a.txt").exists());
     assert_eq!(read(&f, "src/a.txt"), "other");

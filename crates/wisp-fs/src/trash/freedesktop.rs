@@ -441,3 +441,53 @@ pub(crate) fn encode_path(path: &Path) -> String {
 fn deletion_date() -> String {
     chrono::Local::now().format("%Y-%m-%dT%H:%M:%S").to_string()
 }
+
+/// Takes `name` out of the trash folder `trash` back to `to_name` in `to`, never replacing
+/// anything there, if it is still the item that was trashed (`ident`); then removes its info
+/// file. The trash folder is the one Wisp itself recorded when it put the item there.
+pub(crate) fn take_back(
+    trash: &Path,
+    name: &str,
+    ident: (u64, u64),
+    to: &Dir,
+    to_name: &str,
+    shown: &str,
+) -> Result<(), FsError> {
+    let gone = || {
+        err(
+            FsErrorKind::NotFound,
+            format!("{shown}: is no longer in the trash (emptied, or restored another way)"),
+        )
+    };
+    if name.contains('/') || name == ".." || name == "." || name.is_empty() {
+        return Err(gone());
+    }
+    let dir = Dir::open_ambient_dir(trash, cap_std::ambient_authority()).map_err(|_| gone())?;
+    let files = open_dir_nofollow(&dir, "files").map_err(|_| gone())?;
+    let m = files.symlink_metadata(name).map_err(|_| gone())?;
+    if (m.dev(), m.ino()) != ident {
+        return Err(err(
+            FsErrorKind::Changed,
+            format!(
+                "{shown}: what is in the trash as {name} is not what was trashed; nothing was taken out"
+            ),
+        ));
+    }
+    rename_noreplace(&files, name, to, to_name).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            err(
+                FsErrorKind::Exists,
+                format!("{shown}: something is there now; nothing was taken out of the trash"),
+            )
+        } else {
+            err(FsErrorKind::Io, format!("{shown}: {e}"))
+        }
+    })?;
+    if let Ok(info) = open_dir_nofollow(&dir, "info") {
+        let _ = info.remove_file(format!("{name}{INFO_SUFFIX}"));
+        let _ = sync_dir(&info);
+    }
+    let _ = sync_dir(to);
+    let _ = sync_dir(&files);
+    Ok(())
+}

@@ -37,3 +37,21 @@ pub(crate) fn put(
         name: item.name.to_owned(),
     })
 }
+
+/// Taking an item back out of the system trash is the system's own (Finder's "Put Back", the
+/// Recycle Bin's "Restore"): Wisp does not reach into it here.
+pub(crate) fn take_back(
+    _trash: &std::path::Path,
+    name: &str,
+    _ident: (u64, u64),
+    _to: &cap_std::fs::Dir,
+    _to_name: &str,
+    shown: &str,
+) -> Result<(), FsError> {
+    Err(err(
+        FsErrorKind::NoTrash,
+        format!(
+            "{shown}: restore it from the system trash yourself (it is there as {name}); Wisp takes items back out of the trash only on Linux"
+        ),
+    ))
+}

@@ -388,12 +388,17 @@ fn an_item_swapped_just_before_the_rename_is_put_back_and_refused() {
     let renames = std::cell::Cell::new(0);
     let e =
         t.f.sandbox
-            .trash_with(&plan, &t.config, &|n| {
-                renames.set(n);
-                if n == 1 {
-                    swap_before_rename(&root);
-                }
-            })
+            .trash_with(
+                &plan,
+                &t.config,
+                &|n| {
+                    renames.set(n);
+                    if n == 1 {
+                        swap_before_rename(&root);
+                    }
+                },
+                &mut crate::NoRecord,
+            )
             .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
     assert!(e.message.contains("put back"), "{e}");
@@ -420,10 +425,15 @@ fn a_swapped_item_that_cannot_go_back_is_reported_where_it_is() {
     let root = t.f.root.clone();
     let e =
         t.f.sandbox
-            .trash_with(&plan, &t.config, &|n| match n {
-                1 => swap_before_rename(&root),
-                _ => std::fs::write(root.join("a.txt"), "third").unwrap(),
-            })
+            .trash_with(
+                &plan,
+                &t.config,
+                &|n| match n {
+                    1 => swap_before_rename(&root),
+                    _ => std::fs::write(root.join("a.txt"), "third").unwrap(),
+                },
+                &mut crate::NoRecord,
+            )
             .unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Partial, "{e}");
     let there = t.trash_dir().join("files/a.txt");
