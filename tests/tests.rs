@@ -37,5 +37,6 @@ mod support;
 mod tidy;
 mod trash;
 mod trash_race;
+mod undo;
 mod web_tabs;
 mod workbench;

@@ -13,7 +13,7 @@ use wisp_core::TrashConfig;
 use crate::e2e::{Wisp, calls, statuses};
 
 /// A Host whose home trash is a temp dir of the test.
-async fn with_trash() -> (Wisp, tempfile::TempDir, PathBuf) {
+pub(crate) async fn with_trash() -> (Wisp, tempfile::TempDir, PathBuf) {
     let home = tempfile::tempdir().unwrap();
     let trash = home.path().join(".local/share/Trash");
     let config = TrashConfig::home_only(trash.clone());

@@ -393,7 +393,7 @@ const baseRun: Run = {
   ],
   finalText: "All done.", error: null,
   usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 2, cacheHitTokens: 0, cacheMissTokens: 10, estimatedCost: null },
-  createdAt: 1, endedAt: 2,
+  createdAt: 1, endedAt: 2, undoable: 0, undos: [],
 };
 
 const runView = (run: Run) =>

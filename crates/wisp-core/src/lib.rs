@@ -48,6 +48,9 @@ mod tabs;
 mod test_support;
 mod tool;
 pub mod tools;
+mod undo;
+
+pub use undo::UndoLimits;
 
 pub use settings::{EnvModel, ModelProbe, ModelSetup, SimEndpoint, default_prices};
 pub use tabs::PreviewBackend;
@@ -154,6 +157,8 @@ pub struct HostConfig {
     /// provider that refuses a longer request still teaches a smaller one); `None` in
     /// [`HostConfig::new`].
     pub context_window: Option<u64>,
+    /// What undo keeps and for how long.
+    pub undo: undo::UndoLimits,
 }
 
 impl HostConfig {
@@ -175,6 +180,7 @@ impl HostConfig {
             confine_helper: None,
             skills_import: None,
             context_window: None,
+            undo: undo::UndoLimits::default(),
         }
     }
 }
@@ -288,6 +294,7 @@ impl Host {
             .skill_scripts
             .store(scripts.as_deref() == Some("true"), Ordering::SeqCst);
         host.interrupt_leftovers(&found_unfinished_error())?;
+        host.forget_old_changes();
         host.remove_leftover_temp_files();
         Ok(host)
     }
@@ -755,6 +762,12 @@ impl Host {
                     "this session is being deleted",
                 ));
             }
+            Err(runs::Busy::Undoing) => {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    "an undo is under way in this session; send the message once it has ended",
+                ));
+            }
         }
         if let Err(e) = self.record_run_start(&session, &run_id, text, &model) {
             self.inner.runs.release(session_id, &run_id);
@@ -946,6 +959,114 @@ impl Host {
             runs,
             next_cursor: next.map(|n| n.to_string()),
         })
+    }
+
+    /// What undoing the changes of run `run_id` (or of its call `call_id`) would do now: the
+    /// plan the person confirms, quoting its digest.
+    pub async fn undo_plan(
+        &self,
+        run_id: &str,
+        call_id: Option<&str>,
+        undo_id: Option<&str>,
+    ) -> Result<p::UndoPlan, CoreError> {
+        let (run, sandbox) = self.undo_target(run_id)?;
+        let host = self.clone();
+        let of = undo::Of::new(call_id, undo_id)?;
+        let task = self
+            .inner
+            .file_tasks
+            .spawn(move || undo::plan(&host, &sandbox, &run, &of).map(|p| p.view))?;
+        task.await.map_err(|_| {
+            fail(
+                CoreErrorKind::Internal,
+                "the undo plan stopped unexpectedly",
+            )
+        })?
+    }
+
+    /// Undoes what the person confirmed (the plan with `request.digest`): each item re-checked
+    /// under the change queue, skipped and named where it changed since. Refused while a run is
+    /// in progress in the session.
+    pub async fn undo(
+        &self,
+        run_id: &str,
+        request: p::UndoRequest,
+    ) -> Result<p::UndoResult, CoreError> {
+        let (run, sandbox) = self.undo_target(run_id)?;
+        let session_id = run.session_id.clone();
+        match self.inner.runs.begin_undo(&session_id) {
+            Ok(()) => {}
+            Err(runs::Busy::Running(other)) => {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    format!("run {other} is in progress in this session; undo once it has ended"),
+                ));
+            }
+            Err(_) => {
+                return Err(fail(
+                    CoreErrorKind::Conflict,
+                    "another undo is under way in this session",
+                ));
+            }
+        }
+        struct Ending<'a>(&'a runs::Runs, &'a str);
+        impl Drop for Ending<'_> {
+            fn drop(&mut self) {
+                self.0.end_undo(self.1);
+            }
+        }
+        let _ending = Ending(&self.inner.runs, &session_id);
+        let queue = self.inner.change_queue.clone().lock_owned().await;
+        self.authorized_sandbox(Some(&sandbox))
+            .map_err(|e| fail(CoreErrorKind::Conflict, e))?;
+        let host = self.clone();
+        let task = self.inner.file_tasks.spawn(move || {
+            let _queue = queue;
+            undo::run_undo(&host, &sandbox, &run, &request)
+        })?;
+        let (result, undoable) = task.await.map_err(|_| {
+            fail(
+                CoreErrorKind::Internal,
+                "the undo stopped unexpectedly; check the files",
+            )
+        })??;
+        self.inner.emit(
+            &session_id,
+            Some(run_id),
+            p::EventKind::RunUndone {
+                undo: result.clone(),
+                undoable,
+            },
+        );
+        Ok(result)
+    }
+
+    /// A run whose changes may be undone, and its project folder.
+    fn undo_target(&self, run_id: &str) -> Result<(p::Run, Arc<Sandbox>), CoreError> {
+        let run = self.run(run_id)?;
+        let session = self.session(&run.session_id)?;
+        let sandbox = self.sandbox_for(&session)?.ok_or_else(|| {
+            fail(
+                CoreErrorKind::Conflict,
+                "this session has no authorized project folder",
+            )
+        })?;
+        Ok((run, sandbox))
+    }
+
+    /// Forgets changes older than the undo retention (and the content only they kept).
+    fn forget_old_changes(&self) {
+        let retention =
+            i64::try_from(self.inner.config.undo.retention.as_millis()).unwrap_or(i64::MAX);
+        match self
+            .inner
+            .store
+            .forget_changes_before(now_ms().saturating_sub(retention))
+        {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(changes = n, "changes past the undo retention forgotten"),
+            Err(e) => tracing::warn!(error = %e, "old changes not forgotten"),
+        }
     }
 
     /// Cancels a run at any moment (streaming, waiting for approval, executing). It ends as

@@ -104,6 +104,20 @@ pub const SKILL_SCRIPT_RECHECK: Duration = Duration::from_secs(1);
 /// rest are counted.
 pub const SKILL_SCRIPT_CHANGES_LISTED: usize = 50;
 
+/// Replaced content one change keeps for its undo, at most: a write over a larger file still
+/// runs (its card says it will not be undoable).
+pub const UNDO_MAX_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Replaced content a session's changes keep for their undo, at most (each digest once).
+pub const UNDO_MAX_SESSION_BYTES: u64 = 256 * 1024 * 1024;
+
+/// How long a change stays undoable: older records are forgotten at the Host's start.
+pub const UNDO_RETENTION: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+
+/// Bytes of a file's text an undo plan shows for the diff (now, and what comes back); longer
+/// texts are left out of the plan (their digests still bind it).
+pub const UNDO_SHOW_BYTES: usize = 256 * 1024;
+
 #[cfg(test)]
 mod tests {
     use wisp_preview::limits as preview;

@@ -210,7 +210,7 @@ fn history(ctx: &RunCtx) -> Result<(Vec<Message>, Vec<context::EarlierResult>), 
     let mut messages = vec![Message::System(SYSTEM_PROMPT.to_owned())];
     let mut results = Vec::new();
     for run in earlier {
-        push_user(&mut messages, run.text);
+        push_user(&mut messages, with_notes(&run.notes, run.text));
         for step in run.steps {
             if step.calls.is_empty() {
                 // A cut-off round goes back as the assistant's own partial answer, said to be
@@ -255,8 +255,24 @@ fn history(ctx: &RunCtx) -> Result<(Vec<Message>, Vec<context::EarlierResult>), 
             }
         }
     }
-    push_user(&mut messages, ctx.text.clone());
+    // What the person undid since the run before goes with this run's message, in every
+    // request of the session from now on, so the prefix stays the same.
+    let notes = ctx
+        .host
+        .inner
+        .store
+        .claim_undo_notes(&ctx.session_id, &ctx.run_id)
+        .map_err(|e| e.to_string())?;
+    push_user(&mut messages, with_notes(&notes, ctx.text.clone()));
     Ok((messages, results))
+}
+
+/// A user message with the Host's notes before it.
+fn with_notes(notes: &[String], text: String) -> String {
+    if notes.is_empty() {
+        return text;
+    }
+    format!("{}\n\n{text}", notes.join("\n"))
 }
 
 impl RunCtx {
@@ -1075,9 +1091,17 @@ async fn with_approval(
     }
     // The queue is held by the work itself, so a write the run stopped waiting for still
     // keeps the next one out until it has really ended (APPR-05).
+    // What undoing the change needs is recorded before it lands.
+    let mut log = crate::undo::ChangeLog::new(
+        &ctx.host,
+        &ctx.session_id,
+        &ctx.run_id,
+        &call.id,
+        &call.wire.name,
+    );
     let task = match ctx.host.inner.file_tasks.spawn(move || {
         let _queue = queue;
-        work(&sandbox)
+        work(&sandbox, &mut log)
     }) {
         Ok(t) => t,
         Err(e) => return failed(format!("{} ({unchanged})", e.message)),

@@ -49,6 +49,8 @@ pub(crate) enum Busy {
     Running(String),
     /// It is being deleted.
     Deleting,
+    /// An undo of its changes is under way.
+    Undoing,
 }
 
 #[derive(Default)]
@@ -59,6 +61,8 @@ struct State {
     approvals: HashMap<String, PendingApproval>,
     /// Sessions being deleted: they take no run until the deletion has ended.
     deleting: HashSet<String>,
+    /// Sessions an undo works on: they take no run (and no second undo) until it has ended.
+    undoing: HashSet<String>,
 }
 
 /// The runs in progress and their pending approvals.
@@ -130,6 +134,9 @@ impl Runs {
         if state.deleting.contains(session_id) {
             return Err(Busy::Deleting);
         }
+        if state.undoing.contains(session_id) {
+            return Err(Busy::Undoing);
+        }
         state.active.insert(session_id.to_owned(), run);
         Ok(())
     }
@@ -200,6 +207,23 @@ impl Runs {
 
     pub(crate) fn end_delete(&self, session_id: &str) {
         lock(&self.state).deleting.remove(session_id);
+    }
+
+    /// Marks the session as being undone in: no run starts and no other undo begins until
+    /// [`Runs::end_undo`]. Refused while a run is in progress in it or another undo works.
+    pub(crate) fn begin_undo(&self, session_id: &str) -> Result<(), Busy> {
+        let mut state = lock(&self.state);
+        if let Some(a) = state.active.get(session_id) {
+            return Err(Busy::Running(a.run_id.clone()));
+        }
+        if !state.undoing.insert(session_id.to_owned()) {
+            return Err(Busy::Undoing);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn end_undo(&self, session_id: &str) {
+        lock(&self.state).undoing.remove(session_id);
     }
 
     /// Adds a pending approval.

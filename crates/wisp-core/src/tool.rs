@@ -140,9 +140,11 @@ impl Binding {
     }
 }
 
-/// The execution of an approved change.
-pub(crate) type Execution =
-    Box<dyn FnOnce(&Sandbox) -> Result<Value, ChangeError> + Send + 'static>;
+/// The execution of an approved change. It tells the recorder what undoing the change needs
+/// before the change lands (the file tools' `*_recorded` calls do).
+pub(crate) type Execution = Box<
+    dyn FnOnce(&Sandbox, &mut dyn wisp_fs::Recorder) -> Result<Value, ChangeError> + Send + 'static,
+>;
 
 /// Whether what a file card shows still holds on disk (the file, folder or tree it binds):
 /// the reason when not. Reads only; the run loop calls it again and again while the person
@@ -153,13 +155,15 @@ pub(crate) type Recheck = Arc<dyn Fn(&Sandbox) -> Result<(), String> + Send + Sy
 /// read the one plan.
 pub(crate) fn files<P: Send + Sync + 'static>(
     plan: P,
-    run: impl FnOnce(&Sandbox, &P) -> Result<Value, ChangeError> + Send + 'static,
+    run: impl FnOnce(&Sandbox, &P, &mut dyn wisp_fs::Recorder) -> Result<Value, ChangeError>
+    + Send
+    + 'static,
     recheck: impl Fn(&Sandbox, &P) -> Result<(), wisp_fs::FsError> + Send + Sync + 'static,
 ) -> Execute {
     let plan = Arc::new(plan);
     let checked = plan.clone();
     Execute::Files {
-        run: Box::new(move |s| run(s, &plan)),
+        run: Box::new(move |s, rec| run(s, &plan, rec)),
         recheck: Arc::new(move |s| recheck(s, &checked).map_err(|e| e.message)),
     }
 }

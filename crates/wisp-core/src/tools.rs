@@ -162,6 +162,11 @@ pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(
     serde_json::from_value(args.clone()).map_err(|e| format!("invalid arguments for {tool}: {e}"))
 }
 
+/// Whether `tool` is one whose approved calls change nothing (a read the person approved).
+pub(crate) fn reads_only(tool: &str) -> bool {
+    files::reads_only(tool)
+}
+
 /// Canonical JSON (keys sorted, no spaces): what an approval's digest covers.
 pub(crate) fn canonical(v: &Value) -> String {
     // serde_json's Map is a BTreeMap (no preserve_order feature), so keys serialize sorted.

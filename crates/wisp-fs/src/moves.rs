@@ -44,6 +44,8 @@ pub struct MovePlan {
     pub fingerprint: TreeFingerprint,
     /// Device and inode of the target's parent folder when prepared.
     target_parent: (u64, u64),
+    /// Device and inode of what moves when prepared.
+    top: (u64, u64),
 }
 
 /// Result of an executed `files_move`.
@@ -245,6 +247,13 @@ fn name_str<'a>(name: &'a Path, shown: &str) -> Result<&'a str, FsError> {
         .ok_or_else(|| err(FsErrorKind::InvalidPath, format!("{shown}: not UTF-8")))
 }
 
+impl MovePlan {
+    /// Device and inode of what moves, when prepared.
+    pub(crate) fn top(&self) -> Option<(u64, u64)> {
+        Some(self.top)
+    }
+}
+
 impl Sandbox {
     /// Validates `files_move {source, target}`: both inside the root, the source a tree the
     /// fingerprint accepts, the target absent, its parent an existing folder on the source's
@@ -267,11 +276,13 @@ impl Sandbox {
             ));
         }
         let c = self.move_check(&paths)?;
+        let top = (c.entries[0].dev, c.entries[0].ino);
         Ok(MovePlan {
             source: paths.ss,
             target: paths.ts,
             fingerprint: c.fingerprint,
             target_parent: c.target_parent,
+            top,
         })
     }
 
@@ -329,7 +340,12 @@ impl Sandbox {
         rec: &mut dyn crate::Recorder,
     ) -> Result<Moved, FsError> {
         let moved = self.move_unrecorded(plan, ops, rec)?;
-        let after = self.fingerprint_tree(&moved.target).ok().map(|f| f.digest);
+        let after = check_path(&moved.target).ok().and_then(|rel| {
+            self.dir
+                .symlink_metadata(&rel)
+                .and_then(|m| platform::identity(&m))
+                .ok()
+        });
         rec.landed(&crate::Change::Moved {
             source: moved.source.clone(),
             target: moved.target.clone(),

@@ -13,6 +13,7 @@
 //! no-replace rename, the trash), and records itself the same way, so it can be undone too.
 //! Nothing is ever deleted: what a change created goes to the trash.
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -86,8 +87,10 @@ pub enum Change {
         source: String,
         /// Where it went.
         target: String,
-        /// The moved tree's fingerprint in its new place, once moved.
-        after: Option<String>,
+        /// Device and inode of what was moved, in its new place, once moved. Moving back is a
+        /// no-replace rename of that very entry, which loses nothing, so later edits inside a
+        /// moved folder (an earlier step of the same undo may have made them) do not stop it.
+        after: Option<(u64, u64)>,
     },
     /// A file or folder put into the trash.
     Trashed {
@@ -155,6 +158,17 @@ impl Sandbox {
     /// Whether `change` can be undone now: everything it left is still exactly as it left it.
     /// For a write, also the file's content now (what the undo replaces). Reads only.
     pub fn undo_check(&self, change: &Change) -> Result<Option<Vec<u8>>, FsError> {
+        self.undo_check_except(change, &HashSet::new())
+    }
+
+    /// [`Sandbox::undo_check`] as it will be once the paths in `leaving` are gone (taken away
+    /// by steps of the same undo that run before this one): they neither fill a folder nor
+    /// stand where something goes back.
+    pub fn undo_check_except(
+        &self,
+        change: &Change,
+        leaving: &HashSet<String>,
+    ) -> Result<Option<Vec<u8>>, FsError> {
         match change {
             Change::Wrote {
                 path,
@@ -205,11 +219,15 @@ impl Sandbox {
                         "is not the folder that was made; it was left as it is",
                     ));
                 }
-                let mut entries = self
+                let entries = self
                     .dir
                     .read_dir(&rel)
                     .map_err(|e| crate::io_err(path, &e))?;
-                if entries.next().is_some() {
+                let mut stays = entries.filter_map(Result::ok).filter(|e| {
+                    let name = e.file_name();
+                    !leaving.contains(&format!("{path}/{}", name.to_string_lossy()))
+                });
+                if stays.next().is_some() {
                     return Err(skipped(
                         FsErrorKind::Changed,
                         path,
@@ -230,19 +248,23 @@ impl Sandbox {
                         "Wisp stopped during this move, so what it left was not recorded; move it back yourself if needed",
                     ));
                 };
-                let now = self
-                    .fingerprint_tree(target)
-                    .map_err(|e| changed_since(target, &e))?;
-                if &now.digest != after {
+                let rel = check_path(target)?;
+                let m = self
+                    .dir
+                    .symlink_metadata(&rel)
+                    .map_err(|e| changed_since(target, &crate::io_err(target, &e)))?;
+                let now = crate::platform::identity(&m).map_err(|e| crate::io_err(target, &e))?;
+                if now != *after {
                     return Err(skipped(
                         FsErrorKind::Changed,
                         target,
-                        "changed since it was moved; it was left where it is",
+                        "is not what was moved there; it was left where it is",
                     ));
                 }
                 let rel = check_path(source)?;
                 match self.dir.symlink_metadata(&rel) {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    _ if leaving.contains(source) => Ok(None),
                     _ => Err(skipped(
                         FsErrorKind::Exists,
                         source,
@@ -261,6 +283,7 @@ impl Sandbox {
                 let rel = check_path(path)?;
                 match self.dir.symlink_metadata(&rel) {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                    _ if leaving.contains(path) => Ok(None),
                     _ => Err(skipped(
                         FsErrorKind::Exists,
                         path,
@@ -330,11 +353,11 @@ impl Sandbox {
                 after,
             } => {
                 let plan = self.prepare_move(target, source)?;
-                if Some(&plan.fingerprint.digest) != after.as_ref() {
+                if plan.top() != *after {
                     return Err(skipped(
                         FsErrorKind::Changed,
                         target,
-                        "changed since it was moved; it was left where it is",
+                        "is not what was moved there; it was left where it is",
                     ));
                 }
                 self.move_recorded(&plan, rec).map(|_| ())

@@ -442,6 +442,160 @@ pub struct Run {
     pub created_at: i64,
     /// Unix milliseconds, when ended.
     pub ended_at: Option<i64>,
+    /// Changes of its approved file calls that are recorded and not undone yet: what "Undo"
+    /// offers (0: nothing to undo).
+    #[serde(default)]
+    pub undoable: u32,
+    /// Each undo of its changes, oldest first.
+    #[serde(default)]
+    pub undos: Vec<UndoResult>,
+}
+
+/// What undoing one recorded change does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UndoAction {
+    /// The file's earlier content comes back (`files_write`, `files_replace`).
+    Restore,
+    /// A file or folder the call created goes to the trash (never deleted).
+    Remove,
+    /// What the call moved goes back from `path` to `to`.
+    MoveBack,
+    /// What the call trashed comes back out of the trash to `path`.
+    TakeOut,
+    /// What an undo took out of the trash goes back into it.
+    Trash,
+}
+
+/// Why an item of an undo is not undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum UndoSkip {
+    /// It changed since the call (content, identity or tree): left as it is.
+    Changed,
+    /// It is gone since (or no longer in the trash).
+    Gone,
+    /// Something else is where it would go back: never replaced.
+    Occupied,
+    /// Its earlier content was larger than Wisp keeps.
+    TooLarge,
+    /// Wisp stopped while the call ran, so what it left was not recorded.
+    NotRecorded,
+    /// The system's trash cannot give it back here (macOS, Windows: restore it there).
+    NoTrash,
+    /// Anything else (`detail` says what).
+    Failed,
+}
+
+/// One recorded change of an undo's plan or result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoItem {
+    /// The change's number (increasing in the order changes were made).
+    pub change: i64,
+    /// The call that made it.
+    pub call_id: String,
+    /// Its tool.
+    pub tool: String,
+    /// What undoing it does.
+    pub action: UndoAction,
+    /// The file or folder (for `move_back`: where it is now).
+    pub path: String,
+    /// `move_back`: where it goes back to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Why it is not undone; absent: it is (in a plan: it will be).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<UndoSkip>,
+    /// The Host's words on why not (English).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// `restore` in a plan: the file's text now, when it is UTF-8 and not too long to show.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub now: Option<String>,
+    /// `restore` in a plan: the text that comes back, likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restored: Option<String>,
+}
+
+/// An approved call that changed something no undo can take back (an MCP tool, a skill
+/// script, an install, a page action).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NotUndoable {
+    /// The call.
+    pub call_id: String,
+    /// Its tool.
+    pub tool: String,
+}
+
+/// `GET /api/runs/{id}/undo`: what undoing the run (or one call of it) would do now, newest
+/// change first. Confirm it with `POST` quoting `digest`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoPlan {
+    /// The run.
+    pub run_id: String,
+    /// The one call, when only its changes are undone.
+    pub call_id: Option<String>,
+    /// The undo of the run whose own changes are undone (an undo undone), if that is what
+    /// this plan is about.
+    pub undo_id: Option<String>,
+    /// Each recorded change not undone yet, in the order it would be undone.
+    pub items: Vec<UndoItem>,
+    /// Approved calls whose effects no undo takes back.
+    pub not_undoable: Vec<NotUndoable>,
+    /// The exact text `digest` covers: every item, what it does and to what content.
+    pub canonical: String,
+    /// SHA-256 of `canonical`.
+    pub digest: String,
+}
+
+/// `POST /api/runs/{id}/undo`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UndoRequest {
+    /// The plan's digest as it was shown: refused (409) if the plan is no longer that.
+    #[schemars(pattern(DIGEST))]
+    pub digest: String,
+    /// Undo only this call's changes; absent: the whole run's.
+    #[serde(default)]
+    #[schemars(pattern(CALL_ID))]
+    pub call_id: Option<String>,
+    /// Undo what this undo of the run did instead (not with `callId`).
+    #[serde(default)]
+    #[schemars(pattern(UNDO_ID))]
+    pub undo_id: Option<String>,
+}
+
+// A digest or ID of the wrong shape names no plan: the Host answers 409 or 404.
+impl Check for UndoRequest {
+    fn check(&self) -> Result<(), String> {
+        if self.call_id.is_some() && self.undo_id.is_some() {
+            return Err("callId and undoId: give one of them at most".into());
+        }
+        Ok(())
+    }
+}
+
+/// What an undo did: each item undone or not, and why not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoResult {
+    /// Its ID.
+    pub id: String,
+    /// The one call it was about, if only one.
+    pub call_id: Option<String>,
+    /// The undo it undid, if it undid one.
+    #[serde(default)]
+    pub undo_id: Option<String>,
+    /// Unix milliseconds.
+    pub at: i64,
+    /// Its own changes that are recorded and not undone (what undoing it offers).
+    #[serde(default)]
+    pub undoable: u32,
+    /// Each item of its plan (without the texts), `skip` set where it was not undone.
+    pub items: Vec<UndoItem>,
 }
 
 /// A page of `GET /api/sessions/{id}/runs`, newest first.
@@ -596,6 +750,13 @@ pub enum EventKind {
         error: Option<RunError>,
         /// Summed token counts.
         usage: Usage,
+    },
+    /// The person undid changes of the run.
+    RunUndone {
+        /// What was undone and what not.
+        undo: UndoResult,
+        /// Changes of the run still recorded and not undone.
+        undoable: u32,
     },
 }
 
@@ -918,6 +1079,12 @@ pub const SESSION_ID: &str = "^s_[0-9a-f]{32}$";
 pub const RUN_ID: &str = "^r_[0-9a-f]{32}$";
 /// See [`PROJECT_ID`].
 pub const APPROVAL_ID: &str = "^ap_[0-9a-f]{32}$";
+
+/// Shape of an undo ID.
+pub const UNDO_ID: &str = "^un_[0-9a-f]{32}$";
+
+/// Shape of a call ID: its run, round and place in the round.
+pub const CALL_ID: &str = "^r_[0-9a-f]{32}-s[0-9]{1,10}-c[0-9]{1,10}$";
 /// SHA-256 in lowercase hex.
 pub const DIGEST: &str = "^[0-9a-f]{64}$";
 

@@ -107,6 +107,7 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
         .route("/api/tickets/{id}/ack", post(ack_ticket))
         .route("/api/runs/{id}", get(get_run))
         .route("/api/runs/{id}/cancel", post(cancel_run))
+        .route("/api/runs/{id}/undo", get(undo_plan).post(undo_run))
         .route("/api/approvals/{id}", post(decide))
         .route("/api/settings", get(get_settings).put(update_settings))
         .route(
@@ -892,6 +893,49 @@ async fn get_run(State(s): State<AppState>, Id(id): Id) -> ApiResult<p::Run> {
 async fn cancel_run(State(s): State<AppState>, Id(id): Id) -> Result<StatusCode, ApiError> {
     s.host.cancel_run(&id)?;
     Ok(StatusCode::ACCEPTED)
+}
+
+/// The query of `GET /api/runs/{id}/undo`.
+#[derive(Deserialize, JsonSchema)]
+pub(crate) struct UndoQuery {
+    /// Only this call's changes; absent: the whole run's.
+    #[serde(rename = "callId")]
+    #[schemars(pattern(p::CALL_ID))]
+    call_id: Option<String>,
+    /// What this undo of the run did, instead (not with `callId`).
+    #[serde(rename = "undoId")]
+    #[schemars(pattern(p::UNDO_ID))]
+    undo_id: Option<String>,
+}
+
+// An ID of another shape names no call or undo of the run: 404, as for any unknown one.
+impl Check for UndoQuery {
+    fn check(&self) -> Result<(), String> {
+        if self.call_id.is_some() && self.undo_id.is_some() {
+            return Err("callId and undoId: give one of them at most".into());
+        }
+        Ok(())
+    }
+}
+
+async fn undo_plan(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Q(q): Q<UndoQuery>,
+) -> ApiResult<p::UndoPlan> {
+    Ok(Json(
+        s.host
+            .undo_plan(&id, q.call_id.as_deref(), q.undo_id.as_deref())
+            .await?,
+    ))
+}
+
+async fn undo_run(
+    State(s): State<AppState>,
+    Id(id): Id,
+    Body(body): Body<p::UndoRequest>,
+) -> ApiResult<p::UndoResult> {
+    Ok(Json(s.host.undo(&id, body).await?))
 }
 
 async fn decide(

@@ -410,6 +410,20 @@ fn build_paths(s: &mut Schemas) -> Value {
         no_content("202", "cancel requested"),
     )
     .params(vec![run()]);
+    let undo_plan = Op::new(
+        "undoPlan",
+        "What undoing the run's recorded file changes (or one call's, with callId) would do now, newest first: each item, whether it can be undone and why not; confirm it with undoRun quoting its digest",
+        s.answer::<p::UndoPlan>("200", "OK"),
+    )
+    .params(vec![run()])
+    .params(s.query::<crate::UndoQuery>());
+    let undo_run = Op::new(
+        "undoRun",
+        "Undo what the plan with this digest showed: each item checked again, skipped and named where it changed since, never overwritten; what a call created goes to the trash. 409 when the plan is no longer that digest, nothing of it can be undone, a run is in progress in the session, or another undo is",
+        s.answer::<p::UndoResult>("200", "what was undone and what not"),
+    )
+    .params(vec![run()])
+    .body(s.body::<p::UndoRequest>());
     let decide = Op::new(
         "decide",
         "Approve or reject a pending approval, quoting its digest. 409 when it is not pending (used, void after cancel or restart), the digest differs, or sessionId names another session",
@@ -641,7 +655,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     )
     .body(s.body::<p::McpImport>());
 
-    let paths = json!({
+    let mut paths = json!({
         "/api/mcp/servers": {"get": list_mcp.into_json(), "post": add_mcp.into_json()},
         "/api/mcp/servers/{id}": {"put": edit_mcp.into_json(), "delete": delete_mcp.into_json()},
         "/api/mcp/servers/{id}/activate": {"post": activate_mcp.into_json()},
@@ -687,6 +701,13 @@ fn build_paths(s: &mut Schemas) -> Value {
         "/api/tickets/{id}/claim": {"post": claim_ticket.into_json()},
         "/api/tickets/{id}/ack": {"post": ack_ticket.into_json()},
     });
+    // One json! of every path passes serde_json's macro recursion limit.
+    if let Some(all) = paths.as_object_mut() {
+        all.insert(
+            "/api/runs/{id}/undo".into(),
+            json!({"get": undo_plan.into_json(), "post": undo_run.into_json()}),
+        );
+    }
     // The SSE events' data and the error shape are referenced by hand above.
     s.writes.subschema_for::<p::Event>();
     s.writes.subschema_for::<p::Delta>();

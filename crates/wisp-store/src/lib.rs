@@ -20,6 +20,9 @@
 mod migrations;
 mod search;
 mod settings;
+mod undo;
+
+pub use undo::{NewChange, StoredChange, StoredUndo};
 
 use std::path::Path;
 use std::sync::{Mutex, MutexGuard};
@@ -58,6 +61,9 @@ type Result<T> = std::result::Result<T, StoreError>;
 pub struct HistoryRun {
     /// The user message.
     pub text: String,
+    /// Notes of the Host sent before the user message (what the person undid since the run
+    /// before), oldest first.
+    pub notes: Vec<String>,
     /// The rounds, in order.
     pub steps: Vec<HistoryStep>,
     /// The final answer, when there was one.
@@ -371,9 +377,12 @@ impl Store {
             "DELETE FROM steps WHERE run_id IN (SELECT id FROM runs WHERE session_id = ?1)",
             "DELETE FROM runs WHERE session_id = ?1",
             "DELETE FROM sessions WHERE id = ?1",
+            "DELETE FROM changes WHERE session_id = ?1",
+            "DELETE FROM undos WHERE session_id = ?1",
         ] {
             tx.execute(sql, [id])?;
         }
+        undo::forget_unused_blobs(&tx)?;
         tx.commit()?;
         Ok(())
     }
@@ -553,8 +562,10 @@ impl Store {
                     calls,
                 });
             }
+            let notes = undo::notes_told_in(&conn, &run_id)?;
             out.push(HistoryRun {
                 text,
+                notes,
                 steps: history_steps,
                 final_text,
             });
@@ -857,6 +868,8 @@ struct RawRun {
     provider: Option<String>,
     model: Option<String>,
     steps: Vec<p::Step>,
+    undoable: u32,
+    undos: Vec<p::UndoResult>,
 }
 
 fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
@@ -876,6 +889,8 @@ fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
         provider: r.get(11)?,
         model: r.get(12)?,
         steps: Vec::new(),
+        undoable: 0,
+        undos: Vec::new(),
     })
 }
 
@@ -911,11 +926,21 @@ impl RawRun {
             },
             created_at: self.created_at,
             ended_at: self.ended_at,
+            undoable: self.undoable,
+            undos: self.undos,
         })
     }
 }
 
 fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
+    run.undoable = undo::undoable(conn, &run.id)?;
+    run.undos = Vec::new();
+    for u in undo::undos_of_run(conn, &run.id)? {
+        let mut result: p::UndoResult =
+            serde_json::from_str(&u.result).map_err(|_| StoreError::Corrupt("undo result"))?;
+        result.undoable = undo::undoable(conn, &u.id)?;
+        run.undos.push(result);
+    }
     let mut steps_stmt = conn
         .prepare("SELECT idx, text, partial, context FROM steps WHERE run_id = ?1 ORDER BY idx")?;
     let steps: Vec<(u32, String, bool, Option<String>)> = steps_stmt

@@ -169,4 +169,37 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE steps ADD COLUMN context TEXT;
     "#,
+    // 13: what undoing each approved file change needs (`record`: the file tools' JSON of the
+    // change; `blob`: the replaced content, kept once per digest in `undo_blobs`), which undo
+    // undid it, and each undo with its note for the model (`told_in_run`: the run whose
+    // requests carry it, set by the first run after the undo).
+    r#"
+    CREATE TABLE changes (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        record TEXT NOT NULL,
+        blob TEXT,
+        at INTEGER NOT NULL,
+        undone_by TEXT
+    );
+    CREATE INDEX changes_run ON changes(run_id);
+    CREATE INDEX changes_session ON changes(session_id);
+    CREATE TABLE undo_blobs (
+        sha256 TEXT PRIMARY KEY,
+        content BLOB NOT NULL
+    );
+    CREATE TABLE undos (
+        id TEXT PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        run_id TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        result TEXT NOT NULL,
+        note TEXT NOT NULL,
+        told_in_run TEXT
+    );
+    CREATE INDEX undos_session ON undos(session_id);
+    "#,
 ];

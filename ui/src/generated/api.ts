@@ -263,6 +263,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What undoing the run's recorded file changes (or one call's, with callId) would do now, newest first: each item, whether it can be undone and why not; confirm it with undoRun quoting its digest */
+        get: operations["undoPlan"];
+        put?: never;
+        /** Undo what the plan with this digest showed: each item checked again, skipped and named where it changed since, never overwritten; what a call created goes to the trash. 409 when the plan is no longer that digest, nothing of it can be undone, a run is in progress in the session, or another undo is */
+        post: operations["undoRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/search": {
         parameters: {
             query?: never;
@@ -1006,6 +1024,16 @@ export interface components {
             type: "run_finished";
             /** @description Summed token counts. */
             usage: components["schemas"]["Usage"];
+        } | {
+            /** @constant */
+            type: "run_undone";
+            /** @description What was undone and what not. */
+            undo: components["schemas"]["UndoResult"];
+            /**
+             * Format: uint32
+             * @description Changes of the run still recorded and not undone.
+             */
+            undoable: number;
         });
         /**
          * @description A failure a person can act on: a run's error, a retry's reason, or a problem of the model
@@ -1315,6 +1343,16 @@ export interface components {
             /** @constant */
             to: "reload";
         };
+        /**
+         * @description An approved call that changed something no undo can take back (an MCP tool, a skill
+         *     script, an install, a page action).
+         */
+        NotUndoable: {
+            /** @description The call. */
+            callId: string;
+            /** @description Its tool. */
+            tool: string;
+        };
         /** @description `POST /api/sessions/{id}/tabs`: a tab the person opens. */
         OpenTab: {
             /** @constant */
@@ -1482,6 +1520,18 @@ export interface components {
             steps: components["schemas"]["Step"][];
             /** @description The user message that started it. */
             text: string;
+            /**
+             * Format: uint32
+             * @description Changes of its approved file calls that are recorded and not undone yet: what "Undo"
+             *     offers (0: nothing to undo).
+             * @default 0
+             */
+            undoable: number;
+            /**
+             * @description Each undo of its changes, oldest first.
+             * @default []
+             */
+            undos: components["schemas"]["UndoResult"][];
             /** @description Summed token counts and the cost estimate. */
             usage: components["schemas"]["Usage"];
         };
@@ -1890,6 +1940,99 @@ export interface components {
             /** @description `true` to trust, `false` to take the trust back. */
             trusted: boolean;
         };
+        /** @description What undoing one recorded change does. */
+        UndoAction: "restore" | "remove" | "move_back" | "take_out" | "trash";
+        /** @description One recorded change of an undo's plan or result. */
+        UndoItem: {
+            /** @description What undoing it does. */
+            action: components["schemas"]["UndoAction"];
+            /** @description The call that made it. */
+            callId: string;
+            /**
+             * Format: int64
+             * @description The change's number (increasing in the order changes were made).
+             */
+            change: number;
+            /** @description The Host's words on why not (English). */
+            detail?: string | null;
+            /** @description `restore` in a plan: the file's text now, when it is UTF-8 and not too long to show. */
+            now?: string | null;
+            /** @description The file or folder (for `move_back`: where it is now). */
+            path: string;
+            /** @description `restore` in a plan: the text that comes back, likewise. */
+            restored?: string | null;
+            /** @description Why it is not undone; absent: it is (in a plan: it will be). */
+            skip?: components["schemas"]["UndoSkip"] | null;
+            /** @description `move_back`: where it goes back to. */
+            to?: string | null;
+            /** @description Its tool. */
+            tool: string;
+        };
+        /**
+         * @description `GET /api/runs/{id}/undo`: what undoing the run (or one call of it) would do now, newest
+         *     change first. Confirm it with `POST` quoting `digest`.
+         */
+        UndoPlan: {
+            /** @description The one call, when only its changes are undone. */
+            callId: string | null;
+            /** @description The exact text `digest` covers: every item, what it does and to what content. */
+            canonical: string;
+            /** @description SHA-256 of `canonical`. */
+            digest: string;
+            /** @description Each recorded change not undone yet, in the order it would be undone. */
+            items: components["schemas"]["UndoItem"][];
+            /** @description Approved calls whose effects no undo takes back. */
+            notUndoable: components["schemas"]["NotUndoable"][];
+            /** @description The run. */
+            runId: string;
+            /**
+             * @description The undo of the run whose own changes are undone (an undo undone), if that is what
+             *     this plan is about.
+             */
+            undoId: string | null;
+        };
+        /** @description `POST /api/runs/{id}/undo`. */
+        UndoRequest: {
+            /**
+             * @description Undo only this call's changes; absent: the whole run's.
+             * @default null
+             */
+            callId?: string | null;
+            /** @description The plan's digest as it was shown: refused (409) if the plan is no longer that. */
+            digest: string;
+            /**
+             * @description Undo what this undo of the run did instead (not with `callId`).
+             * @default null
+             */
+            undoId?: string | null;
+        };
+        /** @description What an undo did: each item undone or not, and why not. */
+        UndoResult: {
+            /**
+             * Format: int64
+             * @description Unix milliseconds.
+             */
+            at: number;
+            /** @description The one call it was about, if only one. */
+            callId: string | null;
+            /** @description Its ID. */
+            id: string;
+            /** @description Each item of its plan (without the texts), `skip` set where it was not undone. */
+            items: components["schemas"]["UndoItem"][];
+            /**
+             * @description The undo it undid, if it undid one.
+             * @default null
+             */
+            undoId: string | null;
+            /**
+             * Format: uint32
+             * @description Its own changes that are recorded and not undone (what undoing it offers).
+             * @default 0
+             */
+            undoable: number;
+        };
+        /** @description Why an item of an undo is not undone. */
+        UndoSkip: "changed" | "gone" | "occupied" | "too_large" | "not_recorded" | "no_trash" | "failed";
         /**
          * @description `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, a pin,
          *     the session's model, or several; at least one of them not `null`.
@@ -3927,6 +4070,223 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    undoPlan: {
+        parameters: {
+            query?: {
+                /** @description Only this call's changes; absent: the whole run's. */
+                callId?: string;
+                /** @description What this undo of the run did, instead (not with `callId`). */
+                undoId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description a run ID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UndoPlan"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    undoRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a run ID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UndoRequest"];
+            };
+        };
+        responses: {
+            /** @description what was undone and what not */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UndoResult"];
+                };
             };
             /** @description the path, query, a header or the body breaks this document's rules */
             400: {

@@ -25,6 +25,12 @@ pub(super) fn tools() -> Vec<ToolRef> {
     ]
 }
 
+/// Whether `tool` of this family only reads (its approval, if any, sends something to the
+/// model and changes nothing an undo could take back).
+pub(super) fn reads_only(tool: &str) -> bool {
+    matches!(tool, "files_list" | "files_read" | "files_search")
+}
+
 /// Parses `args` as `T` for `tool`, or ends the call with the message for the model.
 macro_rules! typed {
     ($tool:expr, $args:expr) => {
@@ -137,7 +143,7 @@ fn sensitive_read(plan: wisp_fs::SensitiveRead) -> Subject {
         arguments,
         execute: tool::files(
             plan,
-            |s, plan| {
+            |s, plan, _| {
                 let mut v = read_result(s.read_approved(plan)?);
                 v["approved"] = json!(format!(
                     "the person approved sending this once; it looks like {}: do not repeat its secrets where they are not needed",
@@ -195,7 +201,7 @@ impl Tool for Write {
                 arguments,
                 execute: tool::files(
                     plan,
-                    |s, plan| Ok(json!(s.write(plan)?)),
+                    |s, plan, rec| Ok(json!(s.write_recorded(plan, rec)?)),
                     |s, plan| s.write_is_current(plan),
                 ),
                 binding: None,
@@ -258,8 +264,8 @@ impl Tool for Replace {
                 arguments: json!({"path": path, "oldText": old_text, "newText": new_text, "sha256": sha256, "line": line}),
                 execute: tool::files(
                     write,
-                    |s, write| {
-                        let w = s.write(write)?;
+                    |s, write, rec| {
+                        let w = s.write_recorded(write, rec)?;
                         Ok(
                             json!({"path": w.path, "replaced": true, "bytes": w.bytes, "sha256": w.sha256}),
                         )
@@ -301,7 +307,7 @@ impl Tool for Mkdir {
                 arguments: json!({"path": plan.path}),
                 execute: tool::files(
                     plan,
-                    |s, plan| Ok(json!(s.mkdir(plan)?)),
+                    |s, plan, rec| Ok(json!(s.mkdir_recorded(plan, rec)?)),
                     |s, plan| s.mkdir_is_current(plan),
                 ),
                 binding: None,
@@ -349,7 +355,7 @@ impl Tool for Move {
                 arguments: json!({"source": plan.source, "target": plan.target, "files": fp.files, "folders": fp.folders, "fingerprint": fp.digest}),
                 execute: tool::files(
                     plan,
-                    |s, plan| Ok(json!(s.move_entry(plan)?)),
+                    |s, plan, rec| Ok(json!(s.move_recorded(plan, rec)?)),
                     |s, plan| s.move_is_current(plan),
                 ),
                 binding: None,
@@ -452,7 +458,11 @@ impl Tool for Trash {
                 arguments: json!({"path": plan.path, "files": plan.files, "folders": plan.folders}),
                 execute: tool::files(
                     plan,
-                    move |s, plan| s.trash(plan, &trash).map(|t| json!(t)).map_err(Into::into),
+                    move |s, plan, rec| {
+                        s.trash_recorded(plan, &trash, rec)
+                            .map(|t| json!(t))
+                            .map_err(Into::into)
+                    },
                     |s, plan| s.trash_is_current(plan),
                 ),
                 binding: None,

@@ -244,6 +244,9 @@ fn a_made_folder_goes_to_the_trash_unless_it_holds_something_now() {
     let e = t.undo(&mut rec, &change).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
     assert!(t.exists("d/x.txt"));
+    // Unless an earlier step of the same undo takes what it holds away.
+    let leaving: HashSet<String> = ["d/x.txt".to_owned()].into();
+    assert!(t.f.sandbox.undo_check_except(&change, &leaving).is_ok());
     std::fs::remove_file(t.f.root.join("d/x.txt")).unwrap();
     t.undo(&mut rec, &change).unwrap();
     assert!(!t.exists("d"));
@@ -251,7 +254,7 @@ fn a_made_folder_goes_to_the_trash_unless_it_holds_something_now() {
 }
 
 #[test]
-fn a_move_is_moved_back_unless_the_tree_changed() {
+fn a_move_is_moved_back_with_what_changed_inside_it_unless_it_is_another_entry() {
     let t = setup();
     std::fs::create_dir(t.f.root.join("src")).unwrap();
     std::fs::write(t.f.root.join("src/a.txt"), "a").unwrap();
@@ -263,21 +266,27 @@ fn a_move_is_moved_back_unless_the_tree_changed() {
         matches!(&change, Change::Moved { after: Some(_), .. }),
         "{change:?}"
     );
+    // Edits inside the moved folder go back with it: a rename loses nothing.
     std::fs::write(t.f.root.join("dst/a.txt"), "edited").unwrap();
-    let e = t.undo(&mut rec, &change).unwrap_err();
-    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
-    assert!(t.exists("dst/a.txt") && !t.exists("src"));
-
-    let plan = t.f.sandbox.prepare_move("dst", "again").unwrap();
-    t.f.sandbox.move_recorded(&plan, &mut rec).unwrap();
-    let change = rec.last();
-    std::fs::create_dir(t.f.root.join("dst")).unwrap();
+    // Something at the old place is never replaced.
+    std::fs::create_dir(t.f.root.join("src")).unwrap();
     let e = t.undo(&mut rec, &change).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Exists, "{e}");
-    std::fs::remove_dir(t.f.root.join("dst")).unwrap();
+    let mut leaving = HashSet::new();
+    leaving.insert("src".to_owned());
+    assert!(t.f.sandbox.undo_check_except(&change, &leaving).is_ok());
+    std::fs::remove_dir(t.f.root.join("src")).unwrap();
     t.undo(&mut rec, &change).unwrap();
-    assert_eq!(t.read("dst/a.txt"), b"edited");
-    assert!(!t.exists("again"));
+    assert_eq!(t.read("src/a.txt"), b"edited");
+    assert!(!t.exists("dst"));
+    // The move back is recorded and undone in turn; another folder put in its place is not
+    // what was moved, and stays.
+    let back = rec.last();
+    std::fs::rename(t.f.root.join("src"), t.f.root.join("aside")).unwrap();
+    std::fs::create_dir(t.f.root.join("src")).unwrap();
+    let e = t.undo(&mut rec, &back).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
+    assert!(t.exists("src") && !t.exists("dst"));
 }
 
 #[test]

@@ -90,6 +90,7 @@ function onEvent(state: LiveRuns, e: WispEvent, now: number): LiveRuns {
     case "approval_resolved":
     case "tool_call_finished":
     case "run_status":
+    case "run_undone":
       // Shown by the stored run, which the workbench reads again on every event.
       return state;
     default: {

@@ -1,0 +1,340 @@
+//! Undo of what a run changed, end to end over the real API with the simulator and a real
+//! project: the plan the person confirms, each item undone newest first or skipped and named,
+//! a digest that no longer matches refused, the model told in the next request, an undo
+//! undone, and the records surviving a `kill -9` of the Host.
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use wisp_sim::scenario::DEMO_WRITE_CONTENT;
+
+use crate::e2e::{Wisp, statuses};
+use crate::trash::with_trash;
+
+async fn plan(w: &Wisp, run: &str, query: &str) -> Value {
+    w.ok("GET", &format!("/api/runs/{run}/undo{query}"), None)
+        .await
+}
+
+async fn undo(w: &Wisp, run: &str, body: Value) -> (u16, Value) {
+    w.call("POST", &format!("/api/runs/{run}/undo"), Some(body))
+        .await
+}
+
+/// A run driven to its end, every card approved.
+async fn approved(w: &Wisp, session: &str, text: &str) -> String {
+    let run = w.run(session, text).await;
+    let r = w.drive(&run, "approve").await;
+    assert_eq!(r["status"], "completed", "{r}");
+    run
+}
+
+fn items(v: &Value) -> Vec<(String, String, Value)> {
+    v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["action"].as_str().unwrap().to_owned(),
+                i["path"].as_str().unwrap().to_owned(),
+                i["skip"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// The last user message the simulator was sent.
+fn last_user_message(w: &Wisp) -> String {
+    let requests = w.sim.requests();
+    let body = &requests.last().unwrap().body;
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["role"] == "user")
+        .unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_run_is_undone_newest_first_the_model_is_told_and_the_undo_is_undone() {
+    let (w, _home, trash) = with_trash().await;
+    let original = "first line\r\nsecond\r\n";
+    std::fs::write(w.file("wisp-demo.txt"), original).unwrap();
+    let s = w.session().await;
+    let made = approved(&w, &s, "[demo:mkdir-write]").await;
+    let edited = approved(&w, &s, "[demo:replace]").await;
+    assert_eq!(w.get_run(&made).await["undoable"], 2);
+    let now = std::fs::read_to_string(w.file("wisp-demo.txt")).unwrap();
+    assert_eq!(now, "first line (edited by Wisp)\r\nsecond\r\n");
+
+    // The plan: newest change first, each ready, the digest over its canonical text.
+    let p = plan(&w, &made, "").await;
+    assert_eq!(
+        items(&p),
+        [
+            ("remove".into(), "docs/README.md".into(), Value::Null),
+            ("remove".into(), "docs".into(), Value::Null),
+        ]
+    );
+    assert_eq!(p["notUndoable"], json!([]));
+    let canonical = p["canonical"].as_str().unwrap();
+    assert_eq!(
+        p["digest"],
+        hex::encode(Sha256::digest(canonical.as_bytes()))
+    );
+    assert!(
+        canonical.contains(&format!(
+            "\"now\":\"{}\"",
+            hex::encode(Sha256::digest(DEMO_WRITE_CONTENT))
+        )),
+        "{canonical}"
+    );
+
+    // Another digest changes nothing.
+    let (status, e) = undo(&w, &made, json!({"digest": "0".repeat(64)})).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(w.file("docs/README.md").exists());
+
+    let (status, r) = undo(&w, &made, json!({"digest": p["digest"]})).await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(
+        items(&r),
+        [
+            ("remove".into(), "docs/README.md".into(), Value::Null),
+            ("remove".into(), "docs".into(), Value::Null),
+        ]
+    );
+    assert!(!w.file("docs").exists());
+    // The file went to the trash before its folder: they are apart there.
+    assert!(!trash.join("files/docs/README.md").exists());
+    assert_eq!(
+        std::fs::read_to_string(trash.join("files/README.md")).unwrap(),
+        DEMO_WRITE_CONTENT
+    );
+    assert!(trash.join("files/docs").is_dir());
+    let run = w.get_run(&made).await;
+    assert_eq!(run["undoable"], 0, "{run}");
+    assert_eq!(run["undos"].as_array().unwrap().len(), 1);
+    assert_eq!(run["undos"][0]["undoable"], 2, "the undo's own changes");
+    let again = plan(&w, &made, "").await;
+    assert_eq!(again["items"], json!([]));
+
+    // A replace comes back byte for byte, the plan showing both texts.
+    let p = plan(&w, &edited, "").await;
+    assert_eq!(p["items"][0]["action"], "restore");
+    assert_eq!(p["items"][0]["now"], now);
+    assert_eq!(p["items"][0]["restored"], original);
+    let (status, r) = undo(&w, &edited, json!({"digest": p["digest"]})).await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(
+        std::fs::read(w.file("wisp-demo.txt")).unwrap(),
+        original.as_bytes()
+    );
+
+    // The next request tells the model, and only that run's message carries it.
+    let told = approved(&w, &s, "[demo:read] file=wisp-demo.txt").await;
+    let message = last_user_message(&w);
+    assert!(
+        message.starts_with("[Wisp: since your last answer, the person undid changes made in this session: \"docs/README.md\", made by files_write, is in the trash; \"docs\", made by files_mkdir, is in the trash. Read files again before relying on them.]\n[Wisp: since your last answer, the person undid changes made in this session: \"wisp-demo.txt\" has its content from before files_replace again. Read files again before relying on them.]\n\n"),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("[demo:read] file=wisp-demo.txt"),
+        "{message}"
+    );
+    approved(&w, &s, "[demo:read] file=wisp-demo.txt").await;
+    let sent = w.sim.requests().last().unwrap().body.to_string();
+    assert_eq!(sent.matches("the person undid").count(), 2, "{sent}");
+    assert!(!last_user_message(&w).contains("[Wisp:"));
+    assert_eq!(w.get_run(&told).await["undoable"], 0);
+
+    // The undo undone: both come back out of the trash, newest first.
+    let undo_id = run["undos"][0]["id"].as_str().unwrap().to_owned();
+    let p = plan(&w, &made, &format!("?undoId={undo_id}")).await;
+    assert_eq!(
+        items(&p),
+        [
+            ("take_out".into(), "docs".into(), Value::Null),
+            ("take_out".into(), "docs/README.md".into(), Value::Null),
+        ]
+    );
+    let (status, r) = undo(&w, &made, json!({"digest": p["digest"], "undoId": undo_id})).await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["undoId"], undo_id.as_str());
+    assert_eq!(
+        std::fs::read_to_string(w.file("docs/README.md")).unwrap(),
+        DEMO_WRITE_CONTENT
+    );
+    assert_eq!(w.get_run(&made).await["undos"][0]["undoable"], 0);
+}
+
+#[tokio::test]
+async fn what_changed_since_is_skipped_and_named_and_a_stale_plan_is_refused() {
+    let (w, _home, _trash) = with_trash().await;
+    let s = w.session().await;
+    let made = approved(&w, &s, "[demo:mkdir-write]").await;
+    let wrote = approved(&w, &s, "[demo:write] file=b.txt").await;
+
+    // The plan was shown, then the person edited the file: the digest no longer holds.
+    let p = plan(&w, &wrote, "").await;
+    assert_eq!(items(&p), [("remove".into(), "b.txt".into(), Value::Null)]);
+    std::fs::write(w.file("b.txt"), "mine now").unwrap();
+    let (status, e) = undo(&w, &wrote, json!({"digest": p["digest"]})).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("changed since it was shown"),
+        "{e}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.file("b.txt")).unwrap(),
+        "mine now"
+    );
+    let p = plan(&w, &wrote, "").await;
+    assert_eq!(p["items"][0]["skip"], "changed", "{p}");
+    let (status, e) = undo(&w, &wrote, json!({"digest": p["digest"]})).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing of it can be undone"),
+        "{e}"
+    );
+
+    // The README edited: it stays, and so does the folder that holds it; a file the person
+    // added to a made folder keeps the folder too.
+    std::fs::write(w.file("docs/README.md"), "edited by the person").unwrap();
+    let p = plan(&w, &made, "").await;
+    assert_eq!(
+        items(&p),
+        [
+            ("remove".into(), "docs/README.md".into(), json!("changed")),
+            ("remove".into(), "docs".into(), json!("changed")),
+        ]
+    );
+    assert!(
+        p["items"][1]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("holds files"),
+        "{p}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(w.file("docs/README.md")).unwrap(),
+        "edited by the person"
+    );
+
+    // One call alone: its changes only; an unknown call is 404.
+    let call = w.get_run(&made).await["steps"][0]["toolCalls"][0]["callId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let p = plan(&w, &made, &format!("?callId={call}")).await;
+    assert_eq!(
+        items(&p),
+        [("remove".into(), "docs".into(), json!("changed"))]
+    );
+    let (status, _) = w
+        .call(
+            "GET",
+            &format!("/api/runs/{made}/undo?callId={made}-s9-c9"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, _) = w
+        .call(
+            "GET",
+            &format!(
+                "/api/runs/{made}/undo?callId={call}&undoId=un_{}",
+                "0".repeat(32)
+            ),
+            None,
+        )
+        .await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test]
+async fn no_undo_while_a_run_of_the_session_is_in_progress() {
+    let (w, _home, _trash) = with_trash().await;
+    let s = w.session().await;
+    let wrote = approved(&w, &s, "[demo:write]").await;
+    let p = plan(&w, &wrote, "").await;
+    let waiting = w.run(&s, "[demo:write] file=c.txt").await;
+    w.wait(&waiting, &["awaiting_approval"]).await;
+    let (status, e) = undo(&w, &wrote, json!({"digest": p["digest"]})).await;
+    assert_eq!(status, 409, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("in progress"),
+        "{e}"
+    );
+    assert!(w.file("wisp-demo.txt").exists());
+    w.cancel(&waiting).await;
+    w.wait(&waiting, &["cancelled"]).await;
+    let (status, r) = undo(&w, &wrote, json!({"digest": p["digest"]})).await;
+    assert_eq!(status, 200, "{r}");
+    assert!(!w.file("wisp-demo.txt").exists());
+    assert_eq!(statuses(&w.get_run(&waiting).await), ["cancelled"]);
+}
+
+#[tokio::test]
+async fn calls_no_undo_can_take_back_are_named_in_the_plan() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let run = approved(&w, &s, "[demo:secrets]").await;
+    // An approved read of a credential file changed nothing: not named.
+    let p = plan(&w, &run, "").await;
+    assert_eq!(p["items"], json!([]));
+    assert_eq!(p["notUndoable"], json!([]));
+}
+
+/// What undoing needs is in the store before the change lands: after a `kill -9` of the Host
+/// the restarted one offers the same undo, and it restores the file.
+#[tokio::test]
+async fn a_change_is_undone_after_the_host_was_killed_and_restarted() {
+    use crate::cli::{Served, dirs, serve_command};
+    let (tmp, data, project) = dirs();
+    std::fs::write(project.join("wisp-demo.txt"), "mine\n").unwrap();
+    // Whatever undo would trash goes to a trash of the test, never the machine's own.
+    let serve = || {
+        let mut c = serve_command(&data, Some(&project), &["--simulate"]);
+        c.env("XDG_DATA_HOME", tmp.path().join("xdg"));
+        Served::spawn(c)
+    };
+    let first = serve();
+    let (run, approval, digest) = first.write_run_awaiting_approval().await;
+    assert_eq!(first.approve(&approval, &digest).await, 204);
+    first.wait(&run, "completed").await;
+    assert_eq!(
+        std::fs::read_to_string(project.join("wisp-demo.txt")).unwrap(),
+        DEMO_WRITE_CONTENT
+    );
+    drop(first); // SIGKILL
+    let second = serve();
+    let (status, p) = second
+        .call("GET", &format!("/api/runs/{run}/undo"), None)
+        .await;
+    assert_eq!(status, 200, "{p}");
+    assert_eq!(p["items"][0]["action"], "restore", "{p}");
+    assert_eq!(p["items"][0]["restored"], "mine\n", "{p}");
+    let (status, r) = second
+        .call(
+            "POST",
+            &format!("/api/runs/{run}/undo"),
+            Some(json!({"digest": p["digest"]})),
+        )
+        .await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("wisp-demo.txt")).unwrap(),
+        "mine\n"
+    );
+}
