@@ -1,6 +1,6 @@
 // axe-core (WCAG 2 A/AA and best practice) in real Chromium against a real Host: every state a
 // person meets — first launch, each card kind pending (files, credentials, a web page, an MCP
-// tool, register, install, a card whose file changed), tool rows open, each tab kind (a web
+// tool, register, install, a card whose file changed), tool rows open, an undo plan, each tab kind (a web
 // page too, native and framed), Settings, the narrow layout with its overlay, the QA page with
 // every sample running — in English and Chinese, light and dark, with zero violations. A
 // violation is reported by rule, element and what axe says to fix. Each state is also left as
@@ -168,6 +168,28 @@ test("tool rows open, after an approved run", async ({ page }) => {
   for (const toggle of await toggles.all()) await toggle.click();
   await expect(page.locator('.call-toggle[aria-expanded="true"]')).toHaveCount(2);
   await audit(page, "tool-rows");
+});
+
+test("an undo plan: a restore's diff, and one with its item skipped", async ({ page }) => {
+  await page.goto(host.url);
+  await sendInNewSession(page, "[demo:write] file=notes.txt");
+  await page.getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByTestId("undo-run")).toBeVisible();
+  const box = page.getByRole("textbox", { name: /Message/ });
+  await box.fill("[demo:replace]");
+  await box.press("Enter");
+  await page.getByRole("group", { name: "Approve files_replace?" }).getByRole("button", { name: "Approve" }).click();
+  await expect(page.getByTestId("undo-run")).toHaveCount(2);
+  await page.getByTestId("undo-run").nth(1).click();
+  await expect(page.getByRole("dialog").getByLabel("diff")).toBeVisible();
+  await page.getByRole("dialog").locator("summary").click();
+  await audit(page, "undo-plan");
+  await page.getByRole("dialog").getByRole("button", { name: "Cancel" }).click();
+  // The first run's file edited since: its item is skipped, and said why.
+  writeFileSync(join(host.project, "notes.txt"), "edited by the person\n");
+  await page.getByTestId("undo-run").first().click();
+  await expect(page.getByRole("dialog").locator("[data-skip=changed]")).toBeVisible();
+  await audit(page, "undo-plan-skipped");
 });
 
 test("each tab kind, and Settings", async ({ page }) => {

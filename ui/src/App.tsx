@@ -39,6 +39,7 @@ import { PreviewPanel } from "./features/tabs/Panel";
 import { TabDialog } from "./features/tabs/TabDialog";
 import { useOpenTickets } from "./features/tabs/tickets";
 import { useSessionTabs } from "./features/tabs/useTabs";
+import { UndoDialog, type UndoTarget } from "./features/undo/UndoDialog";
 
 const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
 const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
@@ -136,6 +137,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   const currentFiles = useCurrentFiles(api, currentId, runs);
 
   const decide = useDecide(api, currentId, report);
+  // The undo whose plan is shown, if any.
+  const [undoing, setUndoing] = useState<UndoTarget | null>(null);
 
   const newSession = useNewSession({ api, projectId: selectedProject, currentId, show: setCurrentId, loadSessions, report });
   const modelPick = useModelPick(api, current, loadSessions, report);
@@ -286,7 +289,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 renderRun={(run) => (
                   <McpToolLabels.Provider value={mcpLabels}>
                     <ToolOutputs.Provider value={toolOutput.logs}>
-                      <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : composer.actions} />
+                      <RunView run={run} live={live[run.id]} onDecide={decide} onPreview={openPreview} currentFile={currentFiles.current} onLook={currentFiles.look} actions={activeRun ? undefined : composer.actions} onUndo={activeRun ? undefined : setUndoing} />
                     </ToolOutputs.Provider>
                   </McpToolLabels.Provider>
                 )}
@@ -331,6 +334,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         ]}
       />
       <RenameSession api={api} open={dialog === "rename"} session={current} onClose={() => setDialog(null)} loadSessions={loadSessions} report={report} />
+      <UndoDialog api={api} target={undoing} onClose={() => setUndoing(null)} onDone={refreshRun} />
       <UndoDelete pending={deletion.pending} onUndo={deletion.undo} onHold={deletion.hold} onResume={deletion.resume} />
     </div>
   );

@@ -1,8 +1,11 @@
 // The Host's local API, and nothing else: every request carries the token in a header (never
 // in a URL), and the event stream is read with fetch so the header goes there too.
-import type { Delta, FolderView, Health, NavigateTab, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, SearchResults, Session, SessionsChanged, WispEvent } from "./types";
+import type { Delta, FolderView, Health, NavigateTab, OpenTab, Preview, PreviewTab, Project, Run, RunPage, Schemas, SearchResults, Session, SessionsChanged, UndoPlan, UndoResult, WispEvent } from "./types";
 import type { ConnectionTest, KeyStorage, ModelSettings, UpdateSettings } from "./features/settings/types";
 import type { ImportList, ImportRequest, McpServer, ServerBody } from "./features/mcp/types";
+
+/** Whose changes an undo is about: the run's (neither), one call's, or one undo's. */
+export type UndoOf = { callId?: string; undoId?: string };
 
 export class ApiError extends Error {
   constructor(public status: number, public code: string, message: string) {
@@ -60,6 +63,12 @@ export class Api {
   run = (id: string) => this.call<Run>("GET", `/api/runs/${id}`);
   startRun = (sessionId: string, text: string) => this.call<Schemas["RunStarted"]>("POST", `/api/sessions/${sessionId}/runs`, { text } satisfies Schemas["StartRun"]);
   cancel = (runId: string) => this.call<void>("POST", `/api/runs/${runId}/cancel`);
+  undoPlan = (runId: string, of: UndoOf = {}) => {
+    const q = of.callId ? `?callId=${encodeURIComponent(of.callId)}` : of.undoId ? `?undoId=${encodeURIComponent(of.undoId)}` : "";
+    return this.call<UndoPlan>("GET", `/api/runs/${runId}/undo${q}`);
+  };
+  undo = (runId: string, digest: string, of: UndoOf = {}) =>
+    this.call<UndoResult>("POST", `/api/runs/${runId}/undo`, { digest, ...of } satisfies Schemas["UndoRequest"]);
   decide = (approvalId: string, decision: "approve" | "reject", digest: string, sessionId: string) =>
     this.call<void>("POST", `/api/approvals/${approvalId}`, { decision, digest, sessionId } satisfies Schemas["Decide"]);
   settings = () => this.call<ModelSettings>("GET", "/api/settings");

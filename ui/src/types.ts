@@ -62,3 +62,8 @@ export type NavigateTab = Schemas["NavigateTab"];
 export type FolderView = Schemas["FolderView"];
 /** The session event `dialog`: answered only by the person's click (`POST /api/dialogs/{id}`). */
 export type TabDialog = Schemas["Dialog"];
+/** What undoing a run's recorded changes (or one call's, or one undo's) would do now: confirm it
+ * by quoting `digest`, the SHA-256 of `canonical`. */
+export type UndoPlan = Schemas["UndoPlan"];
+export type UndoItem = Schemas["UndoItem"];
+export type UndoResult = Schemas["UndoResult"];

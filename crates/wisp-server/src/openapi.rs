@@ -403,6 +403,7 @@ fn build_paths(s: &mut Schemas) -> Value {
     .links(json!({
         "GetRunSession": link("getSession", "$response.body#/sessionId"),
         "CancelRun": link("cancelRun", "$response.body#/id"),
+        "UndoPlan": link("undoPlan", "$response.body#/id"),
     }));
     let cancel_run = Op::new(
         "cancelRun",

@@ -225,6 +225,11 @@ export function ApprovalCard({ request, currentFile, onLook, onDecide, callStatu
       {views.Details ? <views.Details tool={request.tool} args={args} currentFile={currentFile} /> : label ? <McpDetails description={label.description} canonical={shows.canonical} /> : null}
       <ExactArguments canonical={shows.canonical} compact={!!views.Details || !!label} />
       {open && views.changesFiles ? <p className="race-note muted small">{t("raceNote")}</p> : null}
+      {open && !views.undoable && !views.readsOnly ? (
+        <p className="no-undo-note muted small" data-testid="no-undo-note">
+          {t("noUndoNote")}
+        </p>
+      ) : null}
       <div className="approval-foot">
         {/* What identifies the approval, for a person comparing it with the Host's log. */}
         <div className="card-meta muted small">

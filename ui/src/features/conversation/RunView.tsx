@@ -1,7 +1,7 @@
 // One run: the user's message, pending approvals (never inside a collapsed layer), the tool
 // process (collapsed once the run completed), and the final answer as the main content.
 import { Fragment, useEffect, useState } from "react";
-import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, XCircle } from "lucide-react";
+import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, Undo2, XCircle } from "lucide-react";
 import type { Run, StepContext, ToolCall, Usage as UsageTotals } from "../../types";
 import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, voidedByOf, type Outcome } from "../approvals/ApprovalCard";
@@ -15,6 +15,8 @@ import { Reveal, revealText } from "../../components/Reveal";
 import { layoutJson } from "../../components/jsonLayout";
 import { toolViews } from "../tools/registry";
 import type { LiveState } from "./liveRuns";
+import { RunUndos } from "../undo/RunUndos";
+import type { UndoTarget } from "../undo/UndoDialog";
 
 /** The current time, ticking every second while `on`. */
 function useNow(on: boolean) {
@@ -46,6 +48,9 @@ interface Props {
   onLook: (approvalId: string) => void;
   /** Recovery; absent where a run cannot be started now. */
   actions?: RunActions;
+  /** Opens the plan of an undo of the run's changes; absent while a run of the session is in
+   * progress (the Host refuses an undo then). */
+  onUndo?: (target: UndoTarget) => void;
 }
 
 export interface RunActions {
@@ -86,7 +91,7 @@ function wordsBefore(run: Run, call: ToolCall): string | null {
   return step && first === call && step.text.trim() ? step.text : null;
 }
 
-export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, actions }: Props) {
+export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, actions, onUndo }: Props) {
   const t = useT();
   const calls = run.steps.flatMap((s) => s.toolCalls);
   const pending = calls.filter((c) => c.approval?.state === "pending");
@@ -145,7 +150,7 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
                     {s.text && <Markdown text={s.text} />}
                     {s.toolCalls.map((c) => (
                       <div key={c.callId}>
-                        <CallView call={c} onPreview={onPreview} />
+                        <CallView call={c} onPreview={onPreview} onUndo={onUndo && !active ? () => onUndo({ runId: run.id, of: { callId: c.callId } }) : undefined} />
                         {c.approval && c.approval.state !== "pending" && (
                           // A decided card keeps showing what was asked and how it ended.
                           <ApprovalCard
@@ -196,7 +201,8 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
         ))}
         {run.finalText !== null && <Markdown text={run.finalText} />}
         <RunStatusLine run={run} />
-        {(run.finalText || partials.length > 0 || (actions && RETRYABLE.includes(run.status))) && (
+        <RunUndos run={run} onUndo={active ? undefined : onUndo} />
+        {(run.finalText || partials.length > 0 || (actions && RETRYABLE.includes(run.status)) || (onUndo && !active && run.undoable > 0)) && (
           <div className="msg-actions">
             {run.finalText ? <CopyButton text={run.finalText} label={t("copyAnswer")} /> : null}
             {!run.finalText && partials.length > 0 ? <CopyButton text={partials.map((s) => s.text).join("\n\n")} label={t("copyAnswer")} /> : null}
@@ -208,6 +214,11 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
             {actions && CONTINUABLE.includes(run.status) && (
               <button className="link small" onClick={() => actions.send(t("continueMessage"))}>
                 <Play size={13} aria-hidden /> {t("continue")}
+              </button>
+            )}
+            {onUndo && !active && run.undoable > 0 && (
+              <button className="link small" data-testid="undo-run" onClick={() => onUndo({ runId: run.id, of: {} })}>
+                <Undo2 size={13} aria-hidden /> {t("undoRun")}
               </button>
             )}
           </div>
@@ -349,7 +360,7 @@ export function errorLine(result: string | null): string | null {
   return line.trim() || null;
 }
 
-function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: string, line?: number) => void }) {
+function CallView({ call, onPreview, onUndo }: { call: ToolCall; onPreview: (path: string, line?: number) => void; onUndo?: () => void }) {
   const t = useT();
   const { shown } = useToolName(call.tool);
   const [open, setOpen] = useState(false);
@@ -379,6 +390,11 @@ function CallView({ call, onPreview }: { call: ToolCall; onPreview: (path: strin
         {path !== undefined && (
           <button className="link" onClick={() => onPreview(path)}>
             <Eye size={14} aria-hidden /> {t("openPreview")}
+          </button>
+        )}
+        {onUndo && views.undoable && call.status === "succeeded" && call.approval?.state === "approved" && (
+          <button className="link" onClick={onUndo}>
+            <Undo2 size={14} aria-hidden /> {t("undoCall")}
           </button>
         )}
       </div>

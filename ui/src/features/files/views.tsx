@@ -235,10 +235,10 @@ function pathOf(args: unknown): string | undefined {
   return typeof path === "string" ? path : undefined;
 }
 
-const CHANGE: ToolViews = { action: fileAction, changesFiles: true };
+const CHANGE: ToolViews = { action: fileAction, changesFiles: true, undoable: true };
 
 export const FILES: ToolFamily = {
-  files_read: { Details: SensitiveReadDetails, action: fileAction, pendingTitle: "readSensitiveTitle", previewPath: pathOf },
+  files_read: { Details: SensitiveReadDetails, action: fileAction, pendingTitle: "readSensitiveTitle", previewPath: pathOf, readsOnly: true },
   // A write that creates its file binds its absence: nothing to fetch (and no 404 to log).
   files_write: { ...CHANGE, Details: WriteDetails, previewPath: pathOf, opensWhenDone: true, boundFile: (args) => (args.creates === true ? undefined : pathOf(args)), boundDigest: (args) => args.replaces },
   files_replace: { ...CHANGE, Details: ReplaceDetails, previewPath: pathOf, opensWhenDone: true, boundFile: pathOf, boundDigest: (args) => args.sha256 },

@@ -33,6 +33,12 @@ export interface ToolViews {
   /** It changes files in the project: the pending card says a hostile process racing inside the
    * folder can still change which file is affected (APPR-07). */
   changesFiles?: boolean;
+  /** The Host records what its approved calls change, so the person can undo them (a call's
+   * "Undo", a run's "Undo this run"). An approved call of a tool with neither this nor
+   * `readsOnly` says on its card that no undo takes it back. */
+  undoable?: boolean;
+  /** Its approval sends something to the model and changes nothing (a credential file's read). */
+  readsOnly?: boolean;
   /** The file a succeeded call offers to open in the preview. */
   previewPath?: (args: unknown) => string | undefined;
   /** A succeeded call opens its `previewPath` in a preview tab by itself (UI-01). */
