@@ -38,5 +38,6 @@ mod tidy;
 mod trash;
 mod trash_race;
 mod undo;
+mod undo_race;
 mod web_tabs;
 mod workbench;

@@ -338,3 +338,54 @@ async fn a_change_is_undone_after_the_host_was_killed_and_restarted() {
         "mine\n"
     );
 }
+
+/// The content kept for undo, per file and per session, at its limit and one past it: past it
+/// the change is still made, its card says so (per file), and the plan names it as too large.
+#[tokio::test]
+async fn a_file_past_what_undo_keeps_is_changed_but_not_undoable_and_its_card_says_so() {
+    let w = Wisp::start_with(|c| {
+        c.undo.max_file_bytes = 10;
+        c.undo.max_session_bytes = 15;
+    })
+    .await;
+    std::fs::write(w.file("at.txt"), "0123456789").unwrap();
+    std::fs::write(w.file("past.txt"), "0123456789A").unwrap();
+    std::fs::write(w.file("second.txt"), "abcdefghij").unwrap();
+    let s = w.session().await;
+
+    let run = w.run(&s, "[demo:write] file=past.txt").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    assert_eq!(
+        crate::e2e::calls(&r)[0]["approval"]["arguments"]["undoable"],
+        false
+    );
+    assert_eq!(w.drive(&run, "approve").await["status"], "completed");
+    assert_eq!(
+        std::fs::read_to_string(w.file("past.txt")).unwrap(),
+        DEMO_WRITE_CONTENT
+    );
+    let p = plan(&w, &run, "").await;
+    assert_eq!(p["items"][0]["skip"], "too_large", "{p}");
+
+    // At the limit: kept, and undone.
+    let run = w.run(&s, "[demo:write] file=at.txt").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    assert!(
+        crate::e2e::calls(&r)[0]["approval"]["arguments"]
+            .get("undoable")
+            .is_none()
+    );
+    w.drive(&run, "approve").await;
+    // The session now keeps 10 bytes: the next 10-byte file passes its 15.
+    let second = approved(&w, &s, "[demo:write] file=second.txt").await;
+    let p = plan(&w, &second, "").await;
+    assert_eq!(p["items"][0]["skip"], "too_large", "{p}");
+    let p = plan(&w, &run, "").await;
+    assert_eq!(p["items"][0]["restored"], "0123456789", "{p}");
+    let (status, r) = undo(&w, &run, json!({"digest": p["digest"]})).await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(
+        std::fs::read_to_string(w.file("at.txt")).unwrap(),
+        "0123456789"
+    );
+}

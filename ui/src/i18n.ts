@@ -605,6 +605,7 @@ const en = {
   undoneLine: "You undid {n} of {m} {m:change|changes} of this run.",
   undoneUndoLine: "You undid an undo: {n} of {m} {m:change|changes} back.",
   noUndoNote: "Wisp cannot undo this once it ran.",
+  writeNotUndoable: "The file it replaces is larger than Wisp keeps for undo: this change cannot be undone.",
 };
 
 type Dict = typeof en;
@@ -1208,6 +1209,7 @@ const zh: Dict = {
   undoneLine: "你撤销了本次运行 {m} 项更改中的 {n} 项。",
   undoneUndoLine: "你撤销了一次撤销：{m} 项中的 {n} 项已恢复。",
   noUndoNote: "此操作执行后 Wisp 无法撤销。",
+  writeNotUndoable: "被替换的文件大于 Wisp 为撤销保留的上限：此更改无法撤销。",
 };
 
 export const dictionaries: Record<Lang, Dict> = { en, zh };

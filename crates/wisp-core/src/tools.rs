@@ -37,6 +37,10 @@ pub(crate) struct Capabilities {
     pub(crate) npm: Option<wisp_install::InstallConfig>,
     /// Skills: the helper that runs a script confined (`wisp confine`), if this Host has it.
     pub(crate) confine_helper: Option<std::path::PathBuf>,
+    /// Files: the largest replaced content one change keeps for its undo (a card replacing a
+    /// larger file says it cannot be undone; what the session already keeps is counted when
+    /// the change runs, and the undo plan names a change it left without its content).
+    pub(crate) undo_keeps: u64,
 }
 
 impl Capabilities {
@@ -51,6 +55,7 @@ impl Capabilities {
             ),
             npm: host.inner.config.npm.clone(),
             confine_helper: host.inner.config.confine_helper.clone(),
+            undo_keeps: host.inner.config.undo.max_file_bytes,
         }
     }
 }

@@ -445,63 +445,86 @@ pub(crate) fn run_undo(
     }
     let undo_id = new_id("un");
     let trash = &host.inner.config.trash;
-    // The files this undo has written, by path: an earlier change of the same file is checked
-    // against them, not against the file the run left (which the undo replaced).
-    let mut left: HashMap<String, wisp_fs::Mark> = HashMap::new();
-    let mut done = Vec::new();
-    let mut items = Vec::with_capacity(plan.steps.len());
-    for step in plan.steps {
-        let mut item = p::UndoItem {
-            now: None,
-            restored: None,
-            ..step.item
-        };
-        if let (None, Some(mut change)) = (item.skip, step.change) {
-            if let Change::Wrote { path, after, .. } = &mut change
-                && let Some(mark) = left.get(path.as_str())
-                && mark.sha256 == after.sha256
-            {
-                *after = mark.clone();
-            }
-            let mut log = ChangeLog::new(
-                host,
-                &run.session_id,
-                &undo_id,
-                &item.change.to_string(),
-                "undo",
-            );
-            match sandbox.undo(&change, step.content.as_deref(), trash, &mut log) {
-                Ok(()) => {
-                    done.push(item.change);
-                    if let Some(Change::Wrote { path, after, .. }) = log.landed {
-                        left.insert(path, after);
-                    }
-                }
-                Err(e) => {
-                    item.skip = Some(skip_of(&e));
-                    item.detail = Some(e.message);
-                }
-            }
-        }
-        items.push(item);
-    }
-    let result = p::UndoResult {
-        id: undo_id,
+    let store = &host.inner.store;
+    // Stored before any item runs, each item's outcome as it lands: after a crash part-way the
+    // run shows what was undone, those changes are marked, and the model is told of them.
+    let mut result = p::UndoResult {
+        id: undo_id.clone(),
         call_id: request.call_id.clone(),
         undo_id: request.undo_id.clone(),
         at: now_ms(),
-        items,
+        items: plan
+            .steps
+            .iter()
+            .map(|s| p::UndoItem {
+                now: None,
+                restored: None,
+                ..s.item.clone()
+            })
+            .map(|mut i| {
+                if i.skip.is_none() {
+                    i.skip = Some(p::UndoSkip::Failed);
+                    i.detail = Some(format!(
+                        "{}: Wisp stopped before it got to this item",
+                        i.path
+                    ));
+                }
+                i
+            })
+            .collect(),
         undoable: 0,
     };
-    let stored = StoredUndo {
-        id: result.id.clone(),
-        run_id: run.id.clone(),
-        at: result.at,
-        result: serde_json::to_string(&result).unwrap_or_default(),
-    };
-    host.inner
-        .store
-        .finish_undo(&stored, &run.session_id, &done, &note(&result))?;
+    let json = |r: &p::UndoResult| serde_json::to_string(r).unwrap_or_default();
+    store.begin_undo(
+        &StoredUndo {
+            id: undo_id.clone(),
+            run_id: run.id.clone(),
+            at: result.at,
+            result: json(&result),
+        },
+        &run.session_id,
+    )?;
+    // The files this undo has written, by path: an earlier change of the same file is checked
+    // against them, not against the file the run left (which the undo replaced).
+    let mut left: HashMap<String, wisp_fs::Mark> = HashMap::new();
+    for (n, step) in plan.steps.into_iter().enumerate() {
+        let (None, Some(mut change)) = (step.item.skip, step.change) else {
+            continue;
+        };
+        if let Change::Wrote { path, after, .. } = &mut change
+            && let Some(mark) = left.get(path.as_str())
+            && mark.sha256 == after.sha256
+        {
+            *after = mark.clone();
+        }
+        let mut log = ChangeLog::new(
+            host,
+            &run.session_id,
+            &undo_id,
+            &step.item.change.to_string(),
+            "undo",
+        );
+        let outcome = sandbox.undo(&change, step.content.as_deref(), trash, &mut log);
+        let Some(item) = result.items.get_mut(n) else {
+            continue;
+        };
+        let undone = match outcome {
+            Ok(()) => {
+                item.skip = None;
+                item.detail = None;
+                if let Some(Change::Wrote { path, after, .. }) = log.landed {
+                    left.insert(path, after);
+                }
+                Some(item.change)
+            }
+            Err(e) => {
+                item.skip = Some(skip_of(&e));
+                item.detail = Some(e.message);
+                None
+            }
+        };
+        store.undo_progress(&undo_id, undone, &json(&result), &note(&result))?;
+    }
     // What the stored run now says: the result with its own undoable changes counted, and the
     // run's.
     let stored = host.inner.store.run(&run.id)?;

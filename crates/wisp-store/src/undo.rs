@@ -150,25 +150,36 @@ impl Store {
         Ok(u64::try_from(n).unwrap_or(0))
     }
 
-    /// Marks changes as undone by `undo_id` and stores the undo, in one transaction.
-    pub fn finish_undo(
+    /// Stores an undo as it starts (its result says what it is about to do), before any item
+    /// of it runs: a crash part-way leaves it with the items it did.
+    pub fn begin_undo(&self, undo: &StoredUndo, session_id: &str) -> Result<()> {
+        self.conn().execute(
+            "INSERT INTO undos (id, session_id, run_id, at, result, note) VALUES (?1, ?2, ?3, ?4, ?5, '')",
+            params![undo.id, session_id, undo.run_id, undo.at, undo.result],
+        )?;
+        Ok(())
+    }
+
+    /// One more item of undo `undo_id` is done: its change (`undone`, if it was one) is marked
+    /// undone by it, and the undo's result and note become these, in one transaction.
+    pub fn undo_progress(
         &self,
-        undo: &StoredUndo,
-        session_id: &str,
-        undone: &[i64],
+        undo_id: &str,
+        undone: Option<i64>,
+        result: &str,
         note: &str,
     ) -> Result<()> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        for id in undone {
+        if let Some(id) = undone {
             tx.execute(
                 "UPDATE changes SET undone_by = ?2 WHERE id = ?1",
-                params![id, undo.id],
+                params![id, undo_id],
             )?;
         }
         tx.execute(
-            "INSERT INTO undos (id, session_id, run_id, at, result, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![undo.id, session_id, undo.run_id, undo.at, undo.result, note],
+            "UPDATE undos SET result = ?2, note = ?3 WHERE id = ?1",
+            params![undo_id, result, note],
         )?;
         tx.commit()?;
         Ok(())

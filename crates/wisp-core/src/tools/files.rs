@@ -179,8 +179,9 @@ impl Tool for Write {
         )
     }
 
-    fn prepare(&self, args: Value, _ctx: &ToolCtx<'_>) -> Prepared {
+    fn prepare(&self, args: Value, ctx: &ToolCtx<'_>) -> Prepared {
         let a: WriteArgs = typed!("files_write", args);
+        let keeps = ctx.caps.undo_keeps;
         Prepared::Files(Box::new(move |s| {
             let plan = s.prepare_write(&a.path, a.content).map_err(|e| e.message)?;
             // What the person approves is exactly what executes: the normalised path and
@@ -192,9 +193,13 @@ impl Tool for Write {
             let mut arguments = json!({"path": plan.path, "content": plan.content});
             match plan.target {
                 wisp_fs::TargetState::Absent => arguments["creates"] = json!(true),
-                wisp_fs::TargetState::File { sha256, .. } => {
+                wisp_fs::TargetState::File { sha256, len, .. } => {
                     arguments["creates"] = json!(false);
                     arguments["replaces"] = json!(hex::encode(sha256));
+                    // Said on the card, so the person knows before approving.
+                    if len > keeps {
+                        arguments["undoable"] = json!(false);
+                    }
                 }
             }
             Ok(Checked::Approval(Subject {

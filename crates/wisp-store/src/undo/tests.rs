@@ -74,7 +74,11 @@ fn an_undo_marks_its_changes_and_its_note_goes_to_the_next_run_only() {
         at: 2_000,
         result: "{}".into(),
     };
-    store.finish_undo(&undo, "s1", &[b], "undid b").unwrap();
+    store.begin_undo(&undo, "s1").unwrap();
+    assert_eq!(store.changes_of_run("r1").unwrap()[1].undone_by, None);
+    store
+        .undo_progress("un1", Some(b), "{}", "undid b")
+        .unwrap();
     let rows = store.changes_of_run("r1").unwrap();
     assert_eq!(
         rows.iter()

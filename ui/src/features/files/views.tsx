@@ -31,6 +31,11 @@ function WriteDetails({ args, currentFile }: DetailsProps) {
   return (
     <div className="details">
       <Field label={t("path")} value={str(args.path)} />
+      {args.undoable === false && (
+        <p className="no-undo-note small" role="note" data-testid="not-undoable">
+          {t("writeNotUndoable")}
+        </p>
+      )}
       {args.creates === true ? (
         <p className="muted">{t("newFile")}</p>
       ) : binding.kind === "same" ? (
