@@ -285,15 +285,87 @@ async fn no_undo_while_a_run_of_the_session_is_in_progress() {
     assert_eq!(statuses(&w.get_run(&waiting).await), ["cancelled"]);
 }
 
+/// An approved MCP call changed something no undo takes back: the plan names it; an approved
+/// read of a credential file changed nothing and is not named.
 #[tokio::test]
 async fn calls_no_undo_can_take_back_are_named_in_the_plan() {
-    let w = Wisp::start().await;
-    let s = w.session().await;
-    let run = approved(&w, &s, "[demo:secrets]").await;
-    // An approved read of a credential file changed nothing: not named.
-    let p = plan(&w, &run, "").await;
+    use crate::cli::dirs;
+    use crate::mcp::{live_serve_command, test_server};
+    let sim = wisp_sim::SimServer::start(wisp_sim::SimConfig::default())
+        .await
+        .unwrap();
+    let (_tmp, data, project) = dirs();
+    std::fs::write(project.join(".env"), "TOKEN=x\n").unwrap();
+    let served = crate::cli::Served::spawn(live_serve_command(&sim, &data, Some(&project)));
+    let (status, server) = served
+        .call(
+            "POST",
+            "/api/mcp/servers",
+            Some(
+                json!({"name": "own", "command": test_server().display().to_string(), "args": []}),
+            ),
+        )
+        .await;
+    assert_eq!(status, 201, "{server}");
+    let id = server["id"].as_str().unwrap();
+    let (status, s) = served
+        .call("POST", &format!("/api/mcp/servers/{id}/activate"), None)
+        .await;
+    assert_eq!(status, 200, "{s}");
+    let approve_all = |run: String| {
+        let served = &served;
+        async move {
+            loop {
+                let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+                match r["status"].as_str().unwrap() {
+                    "completed" => return r,
+                    "awaiting_approval" => {
+                        for c in r["steps"]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .flat_map(|s| s["toolCalls"].as_array().unwrap())
+                        {
+                            let a = &c["approval"];
+                            if a["state"] == "pending" {
+                                served
+                                    .approve(
+                                        a["id"].as_str().unwrap(),
+                                        a["digest"].as_str().unwrap(),
+                                    )
+                                    .await;
+                            }
+                        }
+                    }
+                    "running" => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
+                    other => panic!("{other}: {r}"),
+                }
+            }
+        }
+    };
+    let run = served.start_run("[demo:mcp] go").await;
+    let r = approve_all(run.clone()).await;
+    let tool = r["steps"][0]["toolCalls"][0]["tool"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(tool.starts_with("mcp_"), "{tool}");
+    let (status, p) = served
+        .call("GET", &format!("/api/runs/{run}/undo"), None)
+        .await;
+    assert_eq!(status, 200, "{p}");
     assert_eq!(p["items"], json!([]));
-    assert_eq!(p["notUndoable"], json!([]));
+    assert_eq!(
+        p["notUndoable"],
+        json!([{"callId": r["steps"][0]["toolCalls"][0]["callId"], "tool": tool}])
+    );
+    let sid = r["sessionId"].as_str().unwrap();
+    let read = served.start_run_in(sid, "[demo:secrets]").await;
+    approve_all(read.clone()).await;
+    let (_, p) = served
+        .call("GET", &format!("/api/runs/{read}/undo"), None)
+        .await;
+    assert_eq!(p["notUndoable"], json!([]), "{p}");
 }
 
 /// What undoing needs is in the store before the change lands: after a `kill -9` of the Host
@@ -388,4 +460,114 @@ async fn a_file_past_what_undo_keeps_is_changed_but_not_undoable_and_its_card_sa
         std::fs::read_to_string(w.file("at.txt")).unwrap(),
         "0123456789"
     );
+}
+
+/// `kill -9` of the Host while it undoes 60 files: after the restart every file is whole
+/// (what it was, or what the run wrote), no temp file is left, and what the restarted Host
+/// says matches the disk — a file back as it was is undone (at most the one in flight when the
+/// kill came is merely named as changed since), one the run left is offered again.
+#[tokio::test]
+async fn a_kill_during_an_undo_leaves_every_file_whole_and_the_record_true() {
+    use crate::cli::{Served, dirs, serve_command};
+    use wisp_sim::scenario::write_many_file;
+    const FILES: usize = 60;
+    let (tmp, data, project) = dirs();
+    let before = |i: usize| format!("before {i}\n");
+    for i in 0..FILES {
+        std::fs::write(project.join(write_many_file(i).0), before(i)).unwrap();
+    }
+    let serve = || {
+        let mut c = serve_command(&data, Some(&project), &["--simulate", "--sim-pace-ms", "0"]);
+        c.env("XDG_DATA_HOME", tmp.path().join("xdg"));
+        Served::spawn(c)
+    };
+    let first = serve();
+    let run = first
+        .start_run(&format!("[demo:write-many] n={FILES}"))
+        .await;
+    loop {
+        let (_, r) = first.call("GET", &format!("/api/runs/{run}"), None).await;
+        if r["status"] == "completed" {
+            break;
+        }
+        for c in r["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|s| s["toolCalls"].as_array().unwrap())
+        {
+            let a = &c["approval"];
+            if a["state"] == "pending" {
+                first
+                    .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+                    .await;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let (_, p) = first
+        .call("GET", &format!("/api/runs/{run}/undo"), None)
+        .await;
+    assert_eq!(p["items"].as_array().unwrap().len(), FILES);
+    // The undo starts; the Host is killed while it works through the files.
+    let body = json!({"digest": p["digest"]});
+    let url = format!("http://127.0.0.1:{}/api/runs/{run}/undo", first.port);
+    let undoing = tokio::spawn({
+        let http = first.http.clone();
+        async move {
+            http.post(url)
+                .bearer_auth(crate::cli::TOKEN)
+                .json(&body)
+                .send()
+                .await
+        }
+    });
+    let restored = |i: usize| {
+        std::fs::read_to_string(project.join(write_many_file(i).0)).unwrap() == before(i)
+    };
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !(0..FILES).any(restored) && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+    drop(first); // SIGKILL
+    let _ = undoing.await;
+
+    let second = serve();
+    let mut back = 0;
+    for i in 0..FILES {
+        let (name, ran) = write_many_file(i);
+        let text = std::fs::read_to_string(project.join(&name)).unwrap();
+        assert!(text == before(i) || text == ran, "{name}: {text:?}");
+        back += usize::from(text == before(i));
+    }
+    let leftovers: Vec<String> = std::fs::read_dir(&project)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| !n.starts_with("wisp-many-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    let (_, r) = second.call("GET", &format!("/api/runs/{run}"), None).await;
+    let undone = r["undos"][0]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i.get("skip").is_none())
+        .count();
+    let (_, p) = second
+        .call("GET", &format!("/api/runs/{run}/undo"), None)
+        .await;
+    let items = p["items"].as_array().unwrap();
+    let ready = items.iter().filter(|i| i.get("skip").is_none()).count();
+    let named = items.len() - ready;
+    assert_eq!(undone + items.len(), FILES, "{r}");
+    assert_eq!(
+        ready,
+        FILES - back,
+        "every file the run left is offered again"
+    );
+    assert!(named <= 1, "{named} restored files not recorded as undone");
+    // The kill came part-way (the first file back, then the kill at once, long before the
+    // last of 60): this test is about that.
+    assert!(back > 0 && back < FILES, "{back} of {FILES} back");
+    assert_eq!(r["undoable"].as_u64().unwrap() as usize, items.len());
 }

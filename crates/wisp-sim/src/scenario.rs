@@ -165,6 +165,11 @@ pub const SCENARIOS: &[Scenario] = &[
         script: demo_mkdir_write,
     },
     Scenario {
+        marker: "[demo:write-many]",
+        summary: "files_write of wisp-many-000.txt, wisp-many-001.txt, … (n= in the message, default 10, at most 500) in one round, each its own approval, then an answer counting what succeeded: a run with many changes to undo",
+        script: demo_write_many,
+    },
+    Scenario {
         marker: "[demo:move]",
         summary: "one files_move of wisp-demo.txt (or of the path after file=) to wisp-demo-moved.txt (or to the path after to=), then an answer reporting its result",
         script: demo_move,
@@ -462,6 +467,51 @@ fn demo_write(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Report what the write tool returned.".to_owned(),
         format!("{said}{}", report(turn)),
+        Vec::new(),
+    )
+}
+
+/// Files `[demo:write-many]` writes at most.
+const WRITE_MANY_MAX: usize = 500;
+
+/// The `i`th file `[demo:write-many]` writes, and its content.
+pub fn write_many_file(i: usize) -> (String, String) {
+    (
+        format!("wisp-many-{i:03}.txt"),
+        format!("Written by the simulator, file {i}.\n"),
+    )
+}
+
+fn demo_write_many(turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
+    let n = word_value(turn.user_text, "n=")
+        .and_then(|v| v.parse::<usize>().ok())
+        .unwrap_or(10)
+        .min(WRITE_MANY_MAX);
+    if turn.step == 0 {
+        let calls = (0..n)
+            .map(|i| {
+                let (path, content) = write_many_file(i);
+                turn.call(
+                    i,
+                    "files_write",
+                    json!({"path": path, "content": content}).to_string(),
+                )
+            })
+            .collect();
+        return (
+            "Write the files one by one.".to_owned(),
+            format!("I will write {n} files. 我将写入 {n} 个文件。"),
+            calls,
+        );
+    }
+    let done = turn
+        .results
+        .iter()
+        .filter(|r| outcome(r.content) == "succeeded")
+        .count();
+    (
+        "Count what was written.".to_owned(),
+        format!("{done} of {n} files were written. 已写入 {n} 个文件中的 {done} 个。"),
         Vec::new(),
     )
 }
