@@ -47,6 +47,9 @@ impl Recorder for Kept1 {
     fn landed(&mut self, change: &Change) {
         self.last = Some(change.clone());
     }
+    fn abandoned(&mut self) {
+        self.last = None;
+    }
 }
 
 #[test]

@@ -121,6 +121,15 @@ impl wisp_fs::Recorder for ChangeLog {
         Ok(())
     }
 
+    fn abandoned(&mut self) {
+        if let Some(id) = self.id.take()
+            && let Err(e) = self.host.inner.store.forget_change(id)
+        {
+            // The plan names it as changed since; nothing is lost.
+            tracing::error!(error = %e, "record of a change that did not land not removed");
+        }
+    }
+
     fn landed(&mut self, change: &Change) {
         self.landed = Some(change.clone());
         let (Some(id), Ok(record)) = (self.id, serde_json::to_string(change)) else {

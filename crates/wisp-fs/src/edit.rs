@@ -317,10 +317,13 @@ impl Sandbox {
         };
         rec.before(&change, None)
             .map_err(|e| err(FsErrorKind::Io, format!("{}: {e}", plan.path)))?;
-        parent.create_dir(name).map_err(|e| match e.kind() {
-            std::io::ErrorKind::AlreadyExists => exists(&plan.path),
-            _ => io_err(&plan.path, &e),
-        })?;
+        if let Err(e) = parent.create_dir(name) {
+            rec.abandoned();
+            return Err(match e.kind() {
+                std::io::ErrorKind::AlreadyExists => exists(&plan.path),
+                _ => io_err(&plan.path, &e),
+            });
+        }
         if let Ok(ident) = parent
             .symlink_metadata(name)
             .and_then(|m| platform::identity(&m))

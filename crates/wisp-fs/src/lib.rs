@@ -617,6 +617,9 @@ impl Sandbox {
         })();
         if let Err(e) = result {
             let _ = parent_dir.remove_file(&temp);
+            if change.is_some() {
+                rec.abandoned();
+            }
             return Err(io_err(path, &e));
         }
         if let Some(c) = &change {

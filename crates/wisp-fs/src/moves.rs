@@ -339,7 +339,16 @@ impl Sandbox {
         ops: &dyn MoveOps,
         rec: &mut dyn crate::Recorder,
     ) -> Result<Moved, FsError> {
-        let moved = self.move_unrecorded(plan, ops, rec)?;
+        let mut told = false;
+        let moved = match self.move_unrecorded(plan, ops, rec, &mut told) {
+            Ok(m) => m,
+            Err(e) => {
+                if told && e.kind != FsErrorKind::Partial {
+                    rec.abandoned();
+                }
+                return Err(e);
+            }
+        };
         let after = check_path(&moved.target).ok().and_then(|rel| {
             self.dir
                 .symlink_metadata(&rel)
@@ -354,11 +363,13 @@ impl Sandbox {
         Ok(moved)
     }
 
+    /// The move, `told` set once `rec` has heard of it.
     fn move_unrecorded(
         &self,
         plan: &MovePlan,
         ops: &dyn MoveOps,
         rec: &mut dyn crate::Recorder,
+        told: &mut bool,
     ) -> Result<Moved, FsError> {
         let (paths, c) = self.move_current(plan)?;
         rec.before(
@@ -370,6 +381,7 @@ impl Sandbox {
             None,
         )
         .map_err(|e| err(FsErrorKind::Io, format!("{}: {e}", paths.ss)))?;
+        *told = true;
         let sname = name_str(split(&paths.src).1, &paths.ss)?;
         let tname = name_str(split(&paths.dst).1, &paths.ts)?;
         let top = &c.entries[0];

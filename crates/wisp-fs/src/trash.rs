@@ -297,9 +297,14 @@ impl Sandbox {
             ino,
         };
         #[cfg(not(any(target_os = "macos", target_os = "windows")))]
-        let placed = backend::put(config, &item, &|| self.topdir(&rel, dev), before_rename)?;
+        let placed = backend::put(config, &item, &|| self.topdir(&rel, dev), before_rename);
         #[cfg(any(target_os = "macos", target_os = "windows"))]
-        let placed = backend::put(config, &item, before_rename)?;
+        let placed = backend::put(config, &item, before_rename);
+        let placed = placed.inspect_err(|e| {
+            if e.kind != FsErrorKind::Partial {
+                rec.abandoned();
+            }
+        })?;
         rec.landed(&crate::Change::Trashed {
             path: plan.path.clone(),
             ident: (dev, ino),

@@ -133,6 +133,9 @@ pub trait Recorder {
     fn before(&mut self, change: &Change, replaced: Option<&[u8]>) -> Result<(), String>;
     /// Once it landed, with what only then is known.
     fn landed(&mut self, change: &Change);
+    /// It did not land after all (its rename or mkdir failed), and changed nothing: the record
+    /// [`Recorder::before`] got is void. Not called for a change that stopped part-way.
+    fn abandoned(&mut self);
 }
 
 /// Records nothing (changes nobody will undo, tests).
@@ -147,6 +150,7 @@ impl Recorder for NoRecord {
         Ok(())
     }
     fn landed(&mut self, _change: &Change) {}
+    fn abandoned(&mut self) {}
 }
 
 /// Why an undo of `path` does not run.

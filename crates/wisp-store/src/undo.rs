@@ -106,6 +106,16 @@ impl Store {
         Ok(id)
     }
 
+    /// Forgets the record of a change that did not land (and content only it kept).
+    pub fn forget_change(&self, id: i64) -> Result<()> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute("DELETE FROM changes WHERE id = ?1", [id])?;
+        forget_unused_blobs(&tx)?;
+        tx.commit()?;
+        Ok(())
+    }
+
     /// Replaces a change's record with what is known once it landed.
     pub fn update_change(&self, id: i64, record: &str) -> Result<()> {
         self.conn().execute(

@@ -17,6 +17,8 @@ struct Memory {
     changes: Vec<Change>,
     blobs: HashMap<String, Vec<u8>>,
     refuse: bool,
+    /// Runs in `before`, as a process racing the change would, right before it lands.
+    racer: Option<Box<dyn FnMut()>>,
 }
 
 impl Recorder for Memory {
@@ -32,12 +34,18 @@ impl Recorder for Memory {
                 .insert(hex::encode(Sha256::digest(r)), r.to_vec());
         }
         self.changes.push(change.clone());
+        if let Some(racer) = self.racer.as_mut() {
+            racer();
+        }
         Ok(())
     }
     fn landed(&mut self, change: &Change) {
         if let Some(last) = self.changes.last_mut() {
             *last = change.clone();
         }
+    }
+    fn abandoned(&mut self) {
+        self.changes.pop();
     }
 }
 
@@ -167,7 +175,7 @@ fn a_file_edited_since_is_left_as_it_is() {
     assert_eq!(t.read("a.txt"), b"person's");
     // Same content, but another file (replaced by an editor's rename): still not what the run
     // left.
-    std::fs::remove_file(t.f.root.join("a.txt")).unwrap();
+    // (b.txt is made while a.txt still holds its inode, so the number cannot be reused.)
     std::fs::write(t.f.root.join("b.txt"), "run's").unwrap();
     std::fs::rename(t.f.root.join("b.txt"), t.f.root.join("a.txt")).unwrap();
     assert_eq!(
@@ -416,4 +424,51 @@ fn a_change_record_reads_back_as_it_was_written() {
         after: None,
     };
     assert_eq!(moved.path(), "b");
+}
+
+#[test]
+fn a_change_that_does_not_land_after_its_record_voids_the_record() {
+    let t = setup();
+    // A folder made at the path between the record and the mkdir: nothing was made by Wisp.
+    let root = t.f.root.clone();
+    let mut rec = Memory {
+        racer: Some(Box::new(move || {
+            std::fs::create_dir(root.join("d")).unwrap()
+        })),
+        ..Memory::new()
+    };
+    let plan = t.f.sandbox.prepare_mkdir("d").unwrap();
+    let e = t.f.sandbox.mkdir_recorded(&plan, &mut rec).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Exists, "{e}");
+    assert!(rec.changes.is_empty(), "{:?}", rec.changes);
+    // The item swapped before it goes to the trash: put back, refused, the record void.
+    std::fs::write(t.f.root.join("a.txt"), "a").unwrap();
+    let root = t.f.root.clone();
+    let mut rec = Memory {
+        racer: Some(Box::new(move || {
+            std::fs::rename(root.join("a.txt"), root.join("aside.txt")).unwrap();
+            std::fs::write(root.join("a.txt"), "swapped in").unwrap();
+        })),
+        ..Memory::new()
+    };
+    let plan = t.f.sandbox.prepare_trash("a.txt").unwrap();
+    let e =
+        t.f.sandbox
+            .trash_recorded(&plan, &t.config, &mut rec)
+            .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
+    assert!(rec.changes.is_empty(), "{:?}", rec.changes);
+    // A move whose target appears meanwhile: never replaced, the record void.
+    std::fs::write(t.f.root.join("m.txt"), "m").unwrap();
+    let root = t.f.root.clone();
+    let mut rec = Memory {
+        racer: Some(Box::new(move || {
+            std::fs::write(root.join("n.txt"), "there").unwrap()
+        })),
+        ..Memory::new()
+    };
+    let plan = t.f.sandbox.prepare_move("m.txt", "n.txt").unwrap();
+    assert!(t.f.sandbox.move_recorded(&plan, &mut rec).is_err());
+    assert!(rec.changes.is_empty(), "{:?}", rec.changes);
+    assert_eq!(t.read("n.txt"), b"there");
 }
