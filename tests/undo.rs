@@ -571,3 +571,47 @@ async fn a_kill_during_an_undo_leaves_every_file_whole_and_the_record_true() {
     assert!(back > 0 && back < FILES, "{back} of {FILES} back");
     assert_eq!(r["undoable"].as_u64().unwrap() as usize, items.len());
 }
+
+/// Settings → Undo: shown and stored; a value past its bounds refused with nothing stored; a
+/// smaller per-file size applies to the next card; a shorter time forgets older changes at once.
+#[tokio::test]
+async fn undo_settings_apply_to_the_next_change_and_refuse_values_past_their_bounds() {
+    let w = Wisp::start().await;
+    assert_eq!(
+        w.ok("GET", "/api/settings/undo", None).await,
+        json!({"keepDays": 30, "maxFileMib": 16, "maxSessionMib": 256})
+    );
+    for bad in [
+        json!({"keepDays": 0, "maxFileMib": 1, "maxSessionMib": 1}),
+        json!({"keepDays": 366, "maxFileMib": 1, "maxSessionMib": 1}),
+        json!({"keepDays": 1, "maxFileMib": 65, "maxSessionMib": 1}),
+        json!({"keepDays": 1, "maxFileMib": 1, "maxSessionMib": 4097}),
+        json!({"keepDays": 1, "maxFileMib": 1}),
+    ] {
+        let (status, e) = w.call("PUT", "/api/settings/undo", Some(bad.clone())).await;
+        assert_eq!(status, 400, "{bad}: {e}");
+    }
+    let edge = json!({"keepDays": 365, "maxFileMib": 64, "maxSessionMib": 4096});
+    assert_eq!(
+        w.ok("PUT", "/api/settings/undo", Some(edge.clone())).await,
+        edge
+    );
+    let none = json!({"keepDays": 1, "maxFileMib": 0, "maxSessionMib": 0});
+    assert_eq!(
+        w.ok("PUT", "/api/settings/undo", Some(none.clone())).await,
+        none
+    );
+    assert_eq!(w.ok("GET", "/api/settings/undo", None).await, none);
+
+    // Nothing of a replaced file is kept now: the card says so, and the plan names it.
+    std::fs::write(w.file("wisp-demo.txt"), "x").unwrap();
+    let s = w.session().await;
+    let run = w.run(&s, "[demo:write]").await;
+    let r = w.wait(&run, &["awaiting_approval"]).await;
+    assert_eq!(
+        crate::e2e::calls(&r)[0]["approval"]["arguments"]["undoable"],
+        false
+    );
+    w.drive(&run, "approve").await;
+    assert_eq!(plan(&w, &run, "").await["items"][0]["skip"], "too_large");
+}

@@ -40,6 +40,7 @@ import { TabDialog } from "./features/tabs/TabDialog";
 import { useOpenTickets } from "./features/tabs/tickets";
 import { useSessionTabs } from "./features/tabs/useTabs";
 import { UndoDialog, type UndoTarget } from "./features/undo/UndoDialog";
+import { UndoSettingsPage } from "./features/undo/UndoSettings";
 
 const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
 const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
@@ -331,6 +332,7 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
           { id: "model", label: t("modelSettings"), content: <ModelSettingsPage api={api} onChanged={reloadHealth} /> },
           { id: "mcp", label: t("mcpSettings"), content: <McpSettingsPage api={api} /> },
           { id: "skills", label: t("skillsSettings"), content: <SkillsSettingsPage api={api} /> },
+          { id: "undo", label: t("undoSettings"), content: <UndoSettingsPage api={api} /> },
         ]}
       />
       <RenameSession api={api} open={dialog === "rename"} session={current} onClose={() => setDialog(null)} loadSessions={loadSessions} report={report} />

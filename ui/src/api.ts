@@ -63,6 +63,8 @@ export class Api {
   run = (id: string) => this.call<Run>("GET", `/api/runs/${id}`);
   startRun = (sessionId: string, text: string) => this.call<Schemas["RunStarted"]>("POST", `/api/sessions/${sessionId}/runs`, { text } satisfies Schemas["StartRun"]);
   cancel = (runId: string) => this.call<void>("POST", `/api/runs/${runId}/cancel`);
+  undoSettings = () => this.call<Schemas["UndoSettings"]>("GET", "/api/settings/undo");
+  updateUndoSettings = (body: Schemas["UndoSettings"]) => this.call<Schemas["UndoSettings"]>("PUT", "/api/settings/undo", body);
   undoPlan = (runId: string, of: UndoOf = {}) => {
     const q = of.callId ? `?callId=${encodeURIComponent(of.callId)}` : of.undoId ? `?undoId=${encodeURIComponent(of.undoId)}` : "";
     return this.call<UndoPlan>("GET", `/api/runs/${runId}/undo${q}`);

@@ -606,6 +606,12 @@ const en = {
   undoneUndoLine: "You undid an undo: {n} of {m} {m:change|changes} back.",
   noUndoNote: "Wisp cannot undo this once it ran.",
   writeNotUndoable: "The file it replaces is larger than Wisp keeps for undo: this change cannot be undone.",
+  undoSettings: "Undo",
+  undoSettingsHelp: "What Wisp keeps so that you can undo what a run changed. A change over a larger file is still made; its card says it cannot be undone. Shortening the time forgets older changes at once.",
+  undoKeepDays: "Days a change stays undoable",
+  undoMaxFileMib: "MiB kept of one replaced file",
+  undoMaxSessionMib: "MiB kept per session",
+  undoSettingsSaved: "Saved.",
 };
 
 type Dict = typeof en;
@@ -1210,6 +1216,12 @@ const zh: Dict = {
   undoneUndoLine: "你撤销了一次撤销：{m} 项中的 {n} 项已恢复。",
   noUndoNote: "此操作执行后 Wisp 无法撤销。",
   writeNotUndoable: "被替换的文件大于 Wisp 为撤销保留的上限：此更改无法撤销。",
+  undoSettings: "撤销",
+  undoSettingsHelp: "Wisp 为让你撤销运行所做的更改而保留的内容。超过上限的文件仍会被修改，其卡片会说明无法撤销。缩短保留时间会立即忘记更早的更改。",
+  undoKeepDays: "更改可撤销的天数",
+  undoMaxFileMib: "每个被替换文件保留的 MiB",
+  undoMaxSessionMib: "每个会话保留的 MiB",
+  undoSettingsSaved: "已保存。",
 };
 
 export const dictionaries: Record<Lang, Dict> = { en, zh };

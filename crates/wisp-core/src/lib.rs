@@ -220,6 +220,8 @@ pub(crate) struct Inner {
         std::sync::Mutex<std::collections::HashMap<String, context::SessionContext>>,
     /// Context windows providers named when they refused a longer request, by model.
     pub(crate) learned_windows: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    /// What undo keeps now: `HostConfig::undo`, or Settings → Undo once the person set it.
+    pub(crate) undo_limits: std::sync::Mutex<undo::UndoLimits>,
 }
 
 /// The store's name of the skill-script switch.
@@ -253,7 +255,7 @@ pub(crate) fn new_id(prefix: &str) -> String {
     format!("{prefix}_{}", hex::encode(bytes))
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -271,6 +273,7 @@ impl Host {
         let (events, _) = broadcast::channel(config.event_buffer.max(1));
         let (shutting_down, _) = watch::channel(false);
         let active = settings::ActiveModel::fixed(model, config.mode);
+        let undo_limits = config.undo;
         let host = Self {
             inner: Arc::new(Inner {
                 store,
@@ -287,12 +290,21 @@ impl Host {
                 skill_scripts: std::sync::atomic::AtomicBool::new(false),
                 contexts: std::sync::Mutex::default(),
                 learned_windows: std::sync::Mutex::default(),
+                undo_limits: std::sync::Mutex::new(undo_limits),
             }),
         };
         let scripts = host.inner.store.setting(SKILL_SCRIPTS_SETTING)?;
         host.inner
             .skill_scripts
             .store(scripts.as_deref() == Some("true"), Ordering::SeqCst);
+        if let Some(stored) = host.inner.store.setting(undo::SETTING)? {
+            match serde_json::from_str::<p::UndoSettings>(&stored) {
+                Ok(s) => *lock(&host.inner.undo_limits) = undo::UndoLimits::from(s),
+                Err(e) => {
+                    tracing::warn!(error = %e, "stored undo settings not read; defaults apply")
+                }
+            }
+        }
         host.interrupt_leftovers(&found_unfinished_error())?;
         host.forget_old_changes();
         host.remove_leftover_temp_files();
@@ -1054,10 +1066,26 @@ impl Host {
         Ok((run, sandbox))
     }
 
+    /// Settings → Undo as in effect.
+    pub fn undo_settings(&self) -> p::UndoSettings {
+        lock(&self.inner.undo_limits).settings()
+    }
+
+    /// Stores Settings → Undo; they apply to the next change, and changes now past the kept
+    /// time are forgotten at once.
+    pub fn set_undo_settings(&self, s: p::UndoSettings) -> Result<p::UndoSettings, CoreError> {
+        let text = serde_json::to_string(&s)
+            .map_err(|_| fail(CoreErrorKind::Internal, "the settings could not be written"))?;
+        self.inner.store.put_setting(undo::SETTING, &text)?;
+        *lock(&self.inner.undo_limits) = undo::UndoLimits::from(s);
+        self.forget_old_changes();
+        Ok(self.undo_settings())
+    }
+
     /// Forgets changes older than the undo retention (and the content only they kept).
     fn forget_old_changes(&self) {
-        let retention =
-            i64::try_from(self.inner.config.undo.retention.as_millis()).unwrap_or(i64::MAX);
+        let retention = lock(&self.inner.undo_limits).retention;
+        let retention = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
         match self
             .inner
             .store

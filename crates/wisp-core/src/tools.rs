@@ -55,7 +55,7 @@ impl Capabilities {
             ),
             npm: host.inner.config.npm.clone(),
             confine_helper: host.inner.config.confine_helper.clone(),
-            undo_keeps: host.inner.config.undo.max_file_bytes,
+            undo_keeps: crate::lock(&host.inner.undo_limits).max_file_bytes,
         }
     }
 }

@@ -34,6 +34,37 @@ pub struct UndoLimits {
     pub retention: Duration,
 }
 
+/// The store's name of Settings → Undo.
+pub(crate) const SETTING: &str = "undo";
+
+/// Bytes in a MiB.
+const MIB: u64 = 1024 * 1024;
+
+/// Seconds in a day.
+const DAY_SECS: u64 = 24 * 60 * 60;
+
+impl From<p::UndoSettings> for UndoLimits {
+    fn from(s: p::UndoSettings) -> Self {
+        Self {
+            max_file_bytes: u64::from(s.max_file_mib) * MIB,
+            max_session_bytes: u64::from(s.max_session_mib) * MIB,
+            retention: Duration::from_secs(u64::from(s.keep_days) * DAY_SECS),
+        }
+    }
+}
+
+impl UndoLimits {
+    /// As Settings → Undo shows them (rounded down to whole MiB and days).
+    pub(crate) fn settings(&self) -> p::UndoSettings {
+        let clamp = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        p::UndoSettings {
+            keep_days: clamp(self.retention.as_secs() / DAY_SECS),
+            max_file_mib: clamp(self.max_file_bytes / MIB),
+            max_session_mib: clamp(self.max_session_bytes / MIB),
+        }
+    }
+}
+
 impl Default for UndoLimits {
     fn default() -> Self {
         Self {
@@ -68,7 +99,7 @@ impl ChangeLog {
         call_id: &str,
         tool: &str,
     ) -> Self {
-        let limits = host.inner.config.undo;
+        let limits = *crate::lock(&host.inner.undo_limits);
         let kept = host.inner.store.kept_bytes(session_id).unwrap_or(u64::MAX);
         Self {
             host: host.clone(),

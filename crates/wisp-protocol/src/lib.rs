@@ -598,6 +598,48 @@ pub struct UndoResult {
     pub items: Vec<UndoItem>,
 }
 
+/// Settings → Undo (`GET`/`PUT /api/settings/undo`): what undo keeps of the files changes
+/// replace, and how long a change stays undoable. A change over a file past these is still
+/// made, and its card says it cannot be undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UndoSettings {
+    /// Days a change stays undoable (1 to 365); older records are forgotten.
+    #[schemars(range(min = 1, max = limits::MAX_UNDO_KEEP_DAYS))]
+    pub keep_days: u32,
+    /// MiB of one replaced file kept for its undo (0 to 64; 0: only what a change creates,
+    /// moves or trashes can be undone).
+    #[schemars(range(max = limits::MAX_UNDO_FILE_MIB))]
+    pub max_file_mib: u32,
+    /// MiB of replaced files a session keeps for undo in all (0 to 4096).
+    #[schemars(range(max = limits::MAX_UNDO_SESSION_MIB))]
+    pub max_session_mib: u32,
+}
+
+impl Check for UndoSettings {
+    fn check(&self) -> Result<(), String> {
+        if !(1..=limits::MAX_UNDO_KEEP_DAYS).contains(&self.keep_days) {
+            return Err(format!(
+                "keepDays: 1 to {} days",
+                limits::MAX_UNDO_KEEP_DAYS
+            ));
+        }
+        if self.max_file_mib > limits::MAX_UNDO_FILE_MIB {
+            return Err(format!(
+                "maxFileMib: 0 to {} MiB",
+                limits::MAX_UNDO_FILE_MIB
+            ));
+        }
+        if self.max_session_mib > limits::MAX_UNDO_SESSION_MIB {
+            return Err(format!(
+                "maxSessionMib: 0 to {} MiB",
+                limits::MAX_UNDO_SESSION_MIB
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A page of `GET /api/sessions/{id}/runs`, newest first.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

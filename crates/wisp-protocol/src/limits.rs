@@ -107,3 +107,12 @@ pub const MAX_VIEW_WIDTH: u32 = 1_024;
 pub const MIN_VIEW_HEIGHT: u32 = 200;
 /// UI-07: see [`MIN_VIEW_WIDTH`]; at most this high (the largest frame).
 pub const MAX_VIEW_HEIGHT: u32 = 768;
+
+/// Days a change may stay undoable, at most (Settings → Undo).
+pub const MAX_UNDO_KEEP_DAYS: u32 = 365;
+
+/// MiB of one replaced file undo may keep, at most (the largest file a write replaces).
+pub const MAX_UNDO_FILE_MIB: u32 = 64;
+
+/// MiB of replaced files a session may keep for undo, at most.
+pub const MAX_UNDO_SESSION_MIB: u32 = 4096;

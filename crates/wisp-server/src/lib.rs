@@ -115,6 +115,10 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
             put(set_api_key).delete(delete_api_key),
         )
         .route("/api/settings/test", post(test_connection))
+        .route(
+            "/api/settings/undo",
+            get(get_undo_settings).put(update_undo_settings),
+        )
         .route("/api/skills", get(get_skills).put(update_skills))
         .route("/api/skills/trust", put(trust_skill))
         .route("/api/skills/enabled", put(enable_skill))
@@ -326,6 +330,19 @@ async fn openapi() -> Response {
         OPENAPI.as_str(),
     )
         .into_response()
+}
+
+async fn get_undo_settings(State(s): State<AppState>) -> ApiResult<p::UndoSettings> {
+    Ok(Json(s.host.undo_settings()))
+}
+
+/// Off the async threads: writes the database, and forgets changes past the new kept time.
+async fn update_undo_settings(
+    State(s): State<AppState>,
+    Body(body): Body<p::UndoSettings>,
+) -> ApiResult<p::UndoSettings> {
+    let host = s.host.clone();
+    Ok(Json(blocking(move || host.set_undo_settings(body)).await?))
 }
 
 async fn get_settings(State(s): State<AppState>) -> ApiResult<p::Settings> {

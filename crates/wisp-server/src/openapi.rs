@@ -552,6 +552,17 @@ fn build_paths(s: &mut Schemas) -> Value {
     )
     .body(s.body::<p::UpdateSettings>())
     .links(settings_links());
+    let get_undo_settings = Op::new(
+        "getUndoSettings",
+        "Settings → Undo in effect: days a change stays undoable, and what is kept of the files changes replace (per file and per session)",
+        s.answer::<p::UndoSettings>("200", "OK"),
+    );
+    let update_undo_settings = Op::new(
+        "updateUndoSettings",
+        "Store Settings → Undo; they apply to the next change, and changes past the kept time are forgotten at once (they can no longer be undone)",
+        s.answer::<p::UndoSettings>("200", "stored; the settings now in effect"),
+    )
+    .body(s.body::<p::UndoSettings>());
     let set_api_key = Op::new(
         "setApiKey",
         "Keep the API key in the OS secret store or for this Host process only; it is never returned. 409 secret_store_unavailable when the OS store cannot be reached",
@@ -707,6 +718,10 @@ fn build_paths(s: &mut Schemas) -> Value {
         all.insert(
             "/api/runs/{id}/undo".into(),
             json!({"get": undo_plan.into_json(), "post": undo_run.into_json()}),
+        );
+        all.insert(
+            "/api/settings/undo".into(),
+            json!({"get": get_undo_settings.into_json(), "put": update_undo_settings.into_json()}),
         );
     }
     // The SSE events' data and the error shape are referenced by hand above.

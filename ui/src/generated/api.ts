@@ -509,6 +509,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Settings → Undo in effect: days a change stays undoable, and what is kept of the files changes replace (per file and per session) */
+        get: operations["getUndoSettings"];
+        /** Store Settings → Undo; they apply to the next change, and changes past the kept time are forgotten at once (they can no longer be undone) */
+        put: operations["updateUndoSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/skills": {
         parameters: {
             query?: never;
@@ -2030,6 +2048,29 @@ export interface components {
              * @default 0
              */
             undoable: number;
+        };
+        /**
+         * @description Settings → Undo (`GET`/`PUT /api/settings/undo`): what undo keeps of the files changes
+         *     replace, and how long a change stays undoable. A change over a file past these is still
+         *     made, and its card says it cannot be undone.
+         */
+        UndoSettings: {
+            /**
+             * Format: uint32
+             * @description Days a change stays undoable (1 to 365); older records are forgotten.
+             */
+            keepDays: number;
+            /**
+             * Format: uint32
+             * @description MiB of one replaced file kept for its undo (0 to 64; 0: only what a change creates,
+             *     moves or trashes can be undone).
+             */
+            maxFileMib: number;
+            /**
+             * Format: uint32
+             * @description MiB of replaced files a session keeps for undo in all (0 to 4096).
+             */
+            maxSessionMib: number;
         };
         /** @description Why an item of an undo is not undone. */
         UndoSkip: "changed" | "gone" | "occupied" | "too_large" | "not_recorded" | "no_trash" | "failed";
@@ -6421,6 +6462,212 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConnectionTest"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getUndoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UndoSettings"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    updateUndoSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UndoSettings"];
+            };
+        };
+        responses: {
+            /** @description stored; the settings now in effect */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UndoSettings"];
                 };
             };
             /** @description the path, query, a header or the body breaks this document's rules */

@@ -256,6 +256,16 @@ fn a_made_folder_goes_to_the_trash_unless_it_holds_something_now() {
     let leaving: HashSet<String> = ["d/x.txt".to_owned()].into();
     assert!(t.f.sandbox.undo_check_except(&change, &leaving).is_ok());
     std::fs::remove_file(t.f.root.join("d/x.txt")).unwrap();
+    // Another empty folder put in its place (made before the first goes, so it cannot reuse
+    // its inode number) is not the one the call made.
+    std::fs::create_dir(t.f.root.join("other")).unwrap();
+    std::fs::rename(t.f.root.join("d"), t.f.root.join("aside")).unwrap();
+    std::fs::rename(t.f.root.join("other"), t.f.root.join("d")).unwrap();
+    let e = t.undo(&mut rec, &change).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Changed, "{e}");
+    assert!(t.exists("d"));
+    std::fs::remove_dir(t.f.root.join("d")).unwrap();
+    std::fs::rename(t.f.root.join("aside"), t.f.root.join("d")).unwrap();
     t.undo(&mut rec, &change).unwrap();
     assert!(!t.exists("d"));
     assert_eq!(t.trashed(), ["d"]);
@@ -280,6 +290,10 @@ fn a_move_is_moved_back_with_what_changed_inside_it_unless_it_is_another_entry()
     std::fs::create_dir(t.f.root.join("src")).unwrap();
     let e = t.undo(&mut rec, &change).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Exists, "{e}");
+    assert_eq!(
+        e.message,
+        "src: something is there now; nothing was moved back"
+    );
     let mut leaving = HashSet::new();
     leaving.insert("src".to_owned());
     assert!(t.f.sandbox.undo_check_except(&change, &leaving).is_ok());
@@ -327,6 +341,12 @@ fn a_trashed_item_comes_back_unless_the_trash_was_emptied() {
         .unwrap();
     let d2 = rec.last();
     std::fs::write(t.f.root.join("d"), "a file now").unwrap();
+    // The plan already says so (not only the rename that would fail).
+    let e = t.f.sandbox.undo_check(&d2).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Exists, "{e}");
+    // Unless an earlier step of the same undo takes it away.
+    let leaving: HashSet<String> = ["d".to_owned()].into();
+    assert!(t.f.sandbox.undo_check_except(&d2, &leaving).is_ok());
     let e = t.undo(&mut rec, &d2).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::Exists, "{e}");
     assert_eq!(t.read("d"), b"a file now");

@@ -10,6 +10,7 @@ import type { Run, UndoPlan, UndoResult } from "../../types";
 import { UndoDialog } from "./UndoDialog";
 import { RunUndos } from "./RunUndos";
 import { ApprovalCard } from "../approvals/ApprovalCard";
+import { UndoSettingsPage } from "./UndoSettings";
 
 afterEach(cleanup);
 
@@ -146,5 +147,29 @@ describe("cards of what no undo takes back", () => {
     cleanup();
     card("files_read", { path: ".env", size: 10, offset: 0, end: 10, sensitive: "env", reason: "an .env file" });
     expect(screen.queryByTestId("no-undo-note")).toBeNull();
+  });
+});
+
+describe("Settings → Undo", () => {
+  it("shows what the Host holds, saves what the person typed, and says what the Host refused", async () => {
+    const updateUndoSettings = vi
+      .fn()
+      .mockResolvedValueOnce({ keepDays: 7, maxFileMib: 16, maxSessionMib: 256 })
+      .mockRejectedValueOnce(new ApiError(400, "invalid", "keepDays: 1 to 365 days"));
+    render(
+      <I18n.Provider value={translator("en")}>
+        <UndoSettingsPage api={{ undoSettings: async () => ({ keepDays: 30, maxFileMib: 16, maxSessionMib: 256 }), updateUndoSettings }} />
+      </I18n.Provider>,
+    );
+    const days = (await screen.findByLabelText("Days a change stays undoable")) as HTMLInputElement;
+    expect(days.value).toBe("30");
+    fireEvent.change(days, { target: { value: "7" } });
+    fireEvent.click(screen.getByText("Save"));
+    await screen.findByText("Saved.");
+    expect(updateUndoSettings).toHaveBeenCalledWith({ keepDays: 7, maxFileMib: 16, maxSessionMib: 256 });
+    fireEvent.change(days, { target: { value: "400" } });
+    fireEvent.submit(days.closest("form")!);
+    await screen.findByRole("alert");
+    expect(screen.queryByText("Saved.")).toBeNull();
   });
 });
