@@ -214,6 +214,9 @@ test("each tab kind, and Settings", async ({ page }) => {
   await page.getByRole("tab", { name: "Skills" }).click();
   await expect(page.getByRole("checkbox", { name: "Allow skill scripts to run" })).toBeVisible();
   await audit(page, "settings-skills");
+  await page.getByRole("tab", { name: "Undo", exact: true }).click();
+  await expect(page.getByRole("spinbutton", { name: "Days a change stays undoable" })).toHaveValue("30");
+  await audit(page, "settings-undo");
 });
 
 test("a search hit opens its file at the line, highlighted and numbered", async ({ page }) => {
