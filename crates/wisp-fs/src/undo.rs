@@ -268,8 +268,9 @@ impl Sandbox {
                 let rel = check_path(source)?;
                 match self.dir.symlink_metadata(&rel) {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                    _ if leaving.contains(source) => Ok(None),
-                    _ => Err(skipped(
+                    Err(e) => Err(crate::io_err(source, &e)),
+                    Ok(_) if leaving.contains(source) => Ok(None),
+                    Ok(_) => Err(skipped(
                         FsErrorKind::Exists,
                         source,
                         "something is there now; nothing was moved back",
@@ -287,8 +288,9 @@ impl Sandbox {
                 let rel = check_path(path)?;
                 match self.dir.symlink_metadata(&rel) {
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                    _ if leaving.contains(path) => Ok(None),
-                    _ => Err(skipped(
+                    Err(e) => Err(crate::io_err(path, &e)),
+                    Ok(_) if leaving.contains(path) => Ok(None),
+                    Ok(_) => Err(skipped(
                         FsErrorKind::Exists,
                         path,
                         "something is there now; nothing was taken out of the trash",
