@@ -369,7 +369,8 @@ async fn calls_no_undo_can_take_back_are_named_in_the_plan() {
 }
 
 /// What undoing needs is in the store before the change lands: after a `kill -9` of the Host
-/// the restarted one offers the same undo, and it restores the file.
+/// the restarted one offers the same undo, and it restores the file; of a run the kill
+/// interrupted, what landed is undone.
 #[tokio::test]
 async fn a_change_is_undone_after_the_host_was_killed_and_restarted() {
     use crate::cli::{Served, dirs, serve_command};
@@ -409,6 +410,43 @@ async fn a_change_is_undone_after_the_host_was_killed_and_restarted() {
         std::fs::read_to_string(project.join("wisp-demo.txt")).unwrap(),
         "mine\n"
     );
+
+    // A run the kill interrupted: what of it landed (the folder) is offered, and undone.
+    let run = second.start_run("[demo:mkdir-write]").await;
+    let r = second.wait(&run, "awaiting_approval").await;
+    let a = &r["steps"][0]["toolCalls"][0]["approval"];
+    assert_eq!(
+        second
+            .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
+            .await,
+        204
+    );
+    let r = loop {
+        let (_, r) = second.call("GET", &format!("/api/runs/{run}"), None).await;
+        if r["steps"].as_array().unwrap().len() == 2 && r["status"] == "awaiting_approval" {
+            break r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    assert!(project.join("docs").is_dir(), "{r}");
+    drop(second); // SIGKILL while the second card waits
+    let third = serve();
+    let (_, r) = third.call("GET", &format!("/api/runs/{run}"), None).await;
+    assert_eq!(r["status"], "interrupted", "{r}");
+    let (_, p) = third
+        .call("GET", &format!("/api/runs/{run}/undo"), None)
+        .await;
+    assert_eq!(p["items"].as_array().unwrap().len(), 1, "{p}");
+    assert_eq!(p["items"][0]["path"], "docs", "{p}");
+    let (status, r) = third
+        .call(
+            "POST",
+            &format!("/api/runs/{run}/undo"),
+            Some(json!({"digest": p["digest"]})),
+        )
+        .await;
+    assert_eq!(status, 200, "{r}");
+    assert!(!project.join("docs").exists());
 }
 
 /// The content kept for undo, per file and per session, at its limit and one past it: past it

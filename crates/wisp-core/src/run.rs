@@ -1089,8 +1089,6 @@ async fn with_approval(
     if let Err(e) = ctx.host.authorized_sandbox(Some(&sandbox)) {
         return failed(with_unchanged(e, unchanged));
     }
-    // The queue is held by the work itself, so a write the run stopped waiting for still
-    // keeps the next one out until it has really ended (APPR-05).
     // What undoing the change needs is recorded before it lands.
     let mut log = crate::undo::ChangeLog::new(
         &ctx.host,
@@ -1099,6 +1097,8 @@ async fn with_approval(
         &call.id,
         &call.wire.name,
     );
+    // The queue is held by the work itself, so a write the run stopped waiting for still
+    // keeps the next one out until it has really ended (APPR-05).
     let task = match ctx.host.inner.file_tasks.spawn(move || {
         let _queue = queue;
         work(&sandbox, &mut log)
