@@ -264,6 +264,12 @@ fn a_made_folder_goes_to_the_trash_unless_it_holds_something_now() {
     let leaving: HashSet<String> = ["d/x.txt".to_owned()].into();
     assert!(t.f.sandbox.undo_check_except(&change, &leaving).is_ok());
     std::fs::remove_file(t.f.root.join("d/x.txt")).unwrap();
+    // Gone meanwhile: said so.
+    std::fs::rename(t.f.root.join("d"), t.f.root.join("away")).unwrap();
+    let e = t.undo(&mut rec, &change).unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::NotFound, "{e}");
+    assert_eq!(e.message, "d: is gone since");
+    std::fs::rename(t.f.root.join("away"), t.f.root.join("d")).unwrap();
     // Another empty folder put in its place (made before the first goes, so it cannot reuse
     // its inode number) is not the one the call made.
     std::fs::create_dir(t.f.root.join("other")).unwrap();
