@@ -4,7 +4,7 @@
 //! one; on Windows and macOS the system's), runs on Linux only; the rest on Windows too.
 
 use std::collections::HashMap;
-#[cfg(unix)]
+#[cfg(not(any(target_os = "macos", target_os = "windows")))]
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
