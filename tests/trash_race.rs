@@ -3,25 +3,10 @@
 //! or the other) while items below that folder are prepared and trashed. Nothing outside the
 //! root may ever be trashed, in 1,000 iterations; what was trashed is what was inside.
 
-use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use wisp_fs::{Sandbox, TrashConfig};
 
 /// Iterations of prepare + trash while the folder is being swapped.
 const ITERATIONS: usize = 1000;
-
-fn exchange(root: &Path, a: &str, b: &str) {
-    rustix::fs::renameat_with(
-        rustix::fs::CWD,
-        root.join(a),
-        rustix::fs::CWD,
-        root.join(b),
-        rustix::fs::RenameFlags::EXCHANGE,
-    )
-    .unwrap();
-}
 
 #[test]
 fn a_folder_swapped_for_a_link_to_the_outside_never_lets_trash_take_anything_outside() {
@@ -40,32 +25,7 @@ fn a_folder_swapped_for_a_link_to_the_outside_never_lets_trash_take_anything_out
     let config = TrashConfig::home_only(trash.clone());
     let sandbox = Sandbox::open(&root).unwrap();
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let racer = {
-        let (stop, root) = (stop.clone(), root.clone());
-        std::thread::spawn(move || {
-            let mut swaps = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                exchange(&root, "dir", "swap");
-                swaps += 1;
-                // Uneven pauses, from none to longer than a whole call, so swaps land at every
-                // point of a call and some calls run between two swaps.
-                match swaps % 8 {
-                    0 => std::thread::sleep(std::time::Duration::from_millis(5)),
-                    n => {
-                        for _ in 0..n * 200 {
-                            std::hint::spin_loop();
-                        }
-                    }
-                }
-            }
-            // Leave the real folder at `dir`.
-            if swaps % 2 == 1 {
-                exchange(&root, "dir", "swap");
-            }
-            swaps
-        })
-    };
+    let swapper = crate::support::Swapper::start(&root, "dir", "swap");
     let (mut trashed, mut refused) = (0, 0);
     for i in 0..ITERATIONS {
         let path = format!("dir/v{i:04}");
@@ -80,8 +40,7 @@ fn a_folder_swapped_for_a_link_to_the_outside_never_lets_trash_take_anything_out
             Err(_) => refused += 1,
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    let swaps = racer.join().unwrap();
+    let swaps = swapper.stop();
     assert!(root.join("swap").is_symlink() && root.join("dir").is_dir());
 
     // Every outside file is where it was, untouched.

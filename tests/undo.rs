@@ -43,6 +43,29 @@ fn items(v: &Value) -> Vec<(String, String, Value)> {
         .collect()
 }
 
+/// Approves every card of `run` of the real binary as it comes, until the run completes.
+async fn approve_until_done(served: &crate::cli::Served, run: &str) -> Value {
+    loop {
+        let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
+        match r["status"].as_str().unwrap() {
+            "completed" => return r,
+            "awaiting_approval" => {
+                let calls = r["steps"].as_array().unwrap().iter();
+                for c in calls.flat_map(|s| s["toolCalls"].as_array().unwrap()) {
+                    let a = &c["approval"];
+                    if a["state"] == "pending" {
+                        let (id, digest) =
+                            (a["id"].as_str().unwrap(), a["digest"].as_str().unwrap());
+                        served.approve(id, digest).await;
+                    }
+                }
+            }
+            "running" => tokio::time::sleep(std::time::Duration::from_millis(5)).await,
+            other => panic!("{other}: {r}"),
+        }
+    }
+}
+
 /// The last user message the simulator was sent.
 fn last_user_message(w: &Wisp) -> String {
     let requests = w.sim.requests();
@@ -312,39 +335,8 @@ async fn calls_no_undo_can_take_back_are_named_in_the_plan() {
         .call("POST", &format!("/api/mcp/servers/{id}/activate"), None)
         .await;
     assert_eq!(status, 200, "{s}");
-    let approve_all = |run: String| {
-        let served = &served;
-        async move {
-            loop {
-                let (_, r) = served.call("GET", &format!("/api/runs/{run}"), None).await;
-                match r["status"].as_str().unwrap() {
-                    "completed" => return r,
-                    "awaiting_approval" => {
-                        for c in r["steps"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .flat_map(|s| s["toolCalls"].as_array().unwrap())
-                        {
-                            let a = &c["approval"];
-                            if a["state"] == "pending" {
-                                served
-                                    .approve(
-                                        a["id"].as_str().unwrap(),
-                                        a["digest"].as_str().unwrap(),
-                                    )
-                                    .await;
-                            }
-                        }
-                    }
-                    "running" => tokio::time::sleep(std::time::Duration::from_millis(20)).await,
-                    other => panic!("{other}: {r}"),
-                }
-            }
-        }
-    };
     let run = served.start_run("[demo:mcp] go").await;
-    let r = approve_all(run.clone()).await;
+    let r = approve_until_done(&served, &run).await;
     let tool = r["steps"][0]["toolCalls"][0]["tool"]
         .as_str()
         .unwrap()
@@ -361,7 +353,7 @@ async fn calls_no_undo_can_take_back_are_named_in_the_plan() {
     );
     let sid = r["sessionId"].as_str().unwrap();
     let read = served.start_run_in(sid, "[demo:secrets]").await;
-    approve_all(read.clone()).await;
+    approve_until_done(&served, &read).await;
     let (_, p) = served
         .call("GET", &format!("/api/runs/{read}/undo"), None)
         .await;
@@ -523,26 +515,7 @@ async fn a_kill_during_an_undo_leaves_every_file_whole_and_the_record_true() {
     let run = first
         .start_run(&format!("[demo:write-many] n={FILES}"))
         .await;
-    loop {
-        let (_, r) = first.call("GET", &format!("/api/runs/{run}"), None).await;
-        if r["status"] == "completed" {
-            break;
-        }
-        for c in r["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|s| s["toolCalls"].as_array().unwrap())
-        {
-            let a = &c["approval"];
-            if a["state"] == "pending" {
-                first
-                    .approve(a["id"].as_str().unwrap(), a["digest"].as_str().unwrap())
-                    .await;
-            }
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    approve_until_done(&first, &run).await;
     let (_, p) = first
         .call("GET", &format!("/api/runs/{run}/undo"), None)
         .await;

@@ -5,34 +5,20 @@
 //! each file inside is whole, either as the change left it or as it was before.
 
 use std::collections::HashMap;
-use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use sha2::{Digest, Sha256};
 use wisp_fs::{Change, Kept, Recorder, Sandbox, TrashConfig};
 
 const ITERATIONS: usize = 1000;
 
-fn exchange(root: &Path, a: &str, b: &str) {
-    rustix::fs::renameat_with(
-        rustix::fs::CWD,
-        root.join(a),
-        rustix::fs::CWD,
-        root.join(b),
-        rustix::fs::RenameFlags::EXCHANGE,
-    )
-    .unwrap();
-}
-
 /// Keeps the last change and every replaced content, as the Host's store does.
 #[derive(Default)]
-struct Kept1 {
+struct Recorded {
     last: Option<Change>,
     blobs: HashMap<String, Vec<u8>>,
 }
 
-impl Recorder for Kept1 {
+impl Recorder for Recorded {
     fn keeps_up_to(&self) -> u64 {
         1 << 20
     }
@@ -63,7 +49,7 @@ fn a_folder_swapped_for_a_link_to_the_outside_never_lets_an_undo_write_or_trash_
     let trash = tmp.path().join("home/.local/share/Trash");
     let config = TrashConfig::home_only(trash.clone());
     // The changes to undo, made before the race: even names replaced, odd names created.
-    let mut rec = Kept1::default();
+    let mut rec = Recorded::default();
     let mut changes = Vec::new();
     for i in 0..ITERATIONS {
         let name = format!("v{i:04}");
@@ -79,29 +65,7 @@ fn a_folder_swapped_for_a_link_to_the_outside_never_lets_an_undo_write_or_trash_
     }
     std::os::unix::fs::symlink(&outside, root.join("swap")).unwrap();
 
-    let stop = Arc::new(AtomicBool::new(false));
-    let racer = {
-        let (stop, root) = (stop.clone(), root.clone());
-        std::thread::spawn(move || {
-            let mut swaps = 0u64;
-            while !stop.load(Ordering::Relaxed) {
-                exchange(&root, "dir", "swap");
-                swaps += 1;
-                match swaps % 8 {
-                    0 => std::thread::sleep(std::time::Duration::from_millis(5)),
-                    n => {
-                        for _ in 0..n * 200 {
-                            std::hint::spin_loop();
-                        }
-                    }
-                }
-            }
-            if swaps % 2 == 1 {
-                exchange(&root, "dir", "swap");
-            }
-            swaps
-        })
-    };
+    let swapper = crate::support::Swapper::start(&root, "dir", "swap");
     let (mut undone, mut refused) = (0, 0);
     for change in &changes {
         let content = match change {
@@ -111,13 +75,17 @@ fn a_folder_swapped_for_a_link_to_the_outside_never_lets_an_undo_write_or_trash_
             } => rec.blobs.get(sha256).cloned(),
             _ => None,
         };
-        match sandbox.undo(change, content.as_deref(), &config, &mut Kept1::default()) {
+        match sandbox.undo(
+            change,
+            content.as_deref(),
+            &config,
+            &mut Recorded::default(),
+        ) {
             Ok(()) => undone += 1,
             Err(_) => refused += 1,
         }
     }
-    stop.store(true, Ordering::Relaxed);
-    let swaps = racer.join().unwrap();
+    let swaps = swapper.stop();
     assert!(root.join("swap").is_symlink() && root.join("dir").is_dir());
 
     for i in 0..ITERATIONS {

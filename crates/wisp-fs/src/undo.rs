@@ -210,12 +210,7 @@ impl Sandbox {
                 }
             }
             Change::Made { path, ident } => {
-                let rel = check_path(path)?;
-                let m = self
-                    .dir
-                    .symlink_metadata(&rel)
-                    .map_err(|e| changed_since(path, &crate::io_err(path, &e)))?;
-                let now = crate::platform::identity(&m).map_err(|e| crate::io_err(path, &e))?;
+                let (rel, m, now) = self.found(path)?;
                 if !m.is_dir() || ident.is_some_and(|i| i != now) {
                     return Err(skipped(
                         FsErrorKind::Changed,
@@ -252,30 +247,14 @@ impl Sandbox {
                         "Wisp stopped during this move, so what it left was not recorded; move it back yourself if needed",
                     ));
                 };
-                let rel = check_path(target)?;
-                let m = self
-                    .dir
-                    .symlink_metadata(&rel)
-                    .map_err(|e| changed_since(target, &crate::io_err(target, &e)))?;
-                let now = crate::platform::identity(&m).map_err(|e| crate::io_err(target, &e))?;
-                if now != *after {
+                if self.found(target)?.2 != *after {
                     return Err(skipped(
                         FsErrorKind::Changed,
                         target,
                         "is not what was moved there; it was left where it is",
                     ));
                 }
-                let rel = check_path(source)?;
-                match self.dir.symlink_metadata(&rel) {
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                    Err(e) => Err(crate::io_err(source, &e)),
-                    Ok(_) if leaving.contains(source) => Ok(None),
-                    Ok(_) => Err(skipped(
-                        FsErrorKind::Exists,
-                        source,
-                        "something is there now; nothing was moved back",
-                    )),
-                }
+                self.free(source, leaving, "nothing was moved back")
             }
             Change::Trashed { path, place, .. } => {
                 if place.is_none() {
@@ -285,26 +264,10 @@ impl Sandbox {
                         "Wisp stopped while trashing it, so where it went was not recorded; restore it from the trash yourself",
                     ));
                 }
-                let rel = check_path(path)?;
-                match self.dir.symlink_metadata(&rel) {
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                    Err(e) => Err(crate::io_err(path, &e)),
-                    Ok(_) if leaving.contains(path) => Ok(None),
-                    Ok(_) => Err(skipped(
-                        FsErrorKind::Exists,
-                        path,
-                        "something is there now; nothing was taken out of the trash",
-                    )),
-                }
+                self.free(path, leaving, "nothing was taken out of the trash")
             }
             Change::Restored { path, ident } => {
-                let rel = check_path(path)?;
-                let m = self
-                    .dir
-                    .symlink_metadata(&rel)
-                    .map_err(|e| changed_since(path, &crate::io_err(path, &e)))?;
-                let now = crate::platform::identity(&m).map_err(|e| crate::io_err(path, &e))?;
-                if now != *ident {
+                if self.found(path)?.2 != *ident {
                     return Err(skipped(
                         FsErrorKind::Changed,
                         path,
@@ -399,6 +362,39 @@ impl Sandbox {
                 "where it went in the trash was not recorded",
             )),
             Change::Restored { path, ident } => self.trash_if(path, *ident, trash, rec),
+        }
+    }
+
+    /// What is at `path` now (not following a link): its checked path, metadata and identity;
+    /// gone or changed while looked at are said as an undo says them.
+    fn found(&self, path: &str) -> Result<(PathBuf, cap_std::fs::Metadata, (u64, u64)), FsError> {
+        let rel = check_path(path)?;
+        let m = self
+            .dir
+            .symlink_metadata(&rel)
+            .map_err(|e| changed_since(path, &crate::io_err(path, &e)))?;
+        let ident = crate::platform::identity(&m).map_err(|e| crate::io_err(path, &e))?;
+        Ok((rel, m, ident))
+    }
+
+    /// Whether `path` is free for something to go back to: nothing there, or what is there
+    /// goes first (`leaving`). `Exists` when not, saying what did not happen (`unchanged`).
+    fn free(
+        &self,
+        path: &str,
+        leaving: &HashSet<String>,
+        unchanged: &str,
+    ) -> Result<Option<Vec<u8>>, FsError> {
+        let rel = check_path(path)?;
+        match self.dir.symlink_metadata(&rel) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(crate::io_err(path, &e)),
+            Ok(_) if leaving.contains(path) => Ok(None),
+            Ok(_) => Err(skipped(
+                FsErrorKind::Exists,
+                path,
+                format!("something is there now; {unchanged}"),
+            )),
         }
     }
 
