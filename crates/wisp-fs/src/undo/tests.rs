@@ -534,3 +534,40 @@ fn where_something_would_go_back_under_a_file_now_the_plan_says_what_is_wrong() 
     let e = t.f.sandbox.undo_check(&trashed).unwrap_err();
     assert_eq!(e.kind, FsErrorKind::NotADirectory, "{e}");
 }
+
+#[test]
+#[cfg(not(any(target_os = "macos", target_os = "windows")))]
+fn taking_back_out_of_the_trash_names_only_an_entry_of_its_files_and_never_replaces() {
+    let t = setup();
+    std::fs::write(t.f.root.join("a.txt"), "a").unwrap();
+    let mut rec = Memory::new();
+    let plan = t.f.sandbox.prepare_trash("a.txt").unwrap();
+    t.f.sandbox
+        .trash_recorded(&plan, &t.config, &mut rec)
+        .unwrap();
+    let Change::Trashed {
+        ident,
+        place: Some(place),
+        ..
+    } = rec.last()
+    else {
+        panic!("{:?}", rec.last())
+    };
+    let to = cap_std::fs::Dir::open_ambient_dir(&t.f.root, cap_std::ambient_authority()).unwrap();
+    // A name that is not one entry of files/ finds nothing (the record is the Host's own, but
+    // a damaged one must not reach elsewhere).
+    for name in ["../info/a.txt.trashinfo", "..", ".", ""] {
+        let e =
+            crate::trash::take_back(&place.trash, name, ident, &to, "b.txt", "b.txt").unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::NotFound, "{name}: {e}");
+    }
+    // Something at the name meanwhile: refused, both kept.
+    std::fs::write(t.f.root.join("b.txt"), "there").unwrap();
+    let e = crate::trash::take_back(&place.trash, &place.name, ident, &to, "b.txt", "b.txt")
+        .unwrap_err();
+    assert_eq!(e.kind, FsErrorKind::Exists, "{e}");
+    assert_eq!(t.read("b.txt"), b"there");
+    assert_eq!(t.trashed(), ["a.txt"]);
+    crate::trash::take_back(&place.trash, &place.name, ident, &to, "c.txt", "c.txt").unwrap();
+    assert_eq!(t.read("c.txt"), b"a");
+}
