@@ -282,7 +282,7 @@ async fn what_changed_since_is_skipped_and_named_and_a_stale_plan_is_refused() {
             None,
         )
         .await;
-    assert_eq!(status, 400);
+    assert_eq!(status, 404);
 }
 
 #[tokio::test]
@@ -598,6 +598,8 @@ async fn undo_settings_apply_to_the_next_change_and_refuse_values_past_their_bou
         json!({"keepDays": 1, "maxFileMib": 65, "maxSessionMib": 1}),
         json!({"keepDays": 1, "maxFileMib": 1, "maxSessionMib": 4097}),
         json!({"keepDays": 1, "maxFileMib": 1}),
+        json!({"keepDays": 1.5, "maxFileMib": 1, "maxSessionMib": 1}),
+        json!({"keepDays": -1, "maxFileMib": 1, "maxSessionMib": 1}),
     ] {
         let (status, e) = w.call("PUT", "/api/settings/undo", Some(bad.clone())).await;
         assert_eq!(status, 400, "{bad}: {e}");
@@ -607,6 +609,9 @@ async fn undo_settings_apply_to_the_next_change_and_refuse_values_past_their_bou
         w.ok("PUT", "/api/settings/undo", Some(edge.clone())).await,
         edge
     );
+    // A whole number however spelled, as JSON Schema counts one.
+    let spelled = json!({"keepDays": 365.0, "maxFileMib": 64, "maxSessionMib": 4096});
+    assert_eq!(w.ok("PUT", "/api/settings/undo", Some(spelled)).await, edge);
     let none = json!({"keepDays": 1, "maxFileMib": 0, "maxSessionMib": 0});
     assert_eq!(
         w.ok("PUT", "/api/settings/undo", Some(none.clone())).await,

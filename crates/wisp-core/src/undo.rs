@@ -242,8 +242,8 @@ impl Of {
             (Some(c), None) => Ok(Of::Call(c.to_owned())),
             (None, Some(u)) => Ok(Of::Undo(u.to_owned())),
             (Some(_), Some(_)) => Err(fail(
-                CoreErrorKind::Invalid,
-                "callId and undoId: give one of them at most",
+                CoreErrorKind::NotFound,
+                "no plan is about a call and an undo at once; give callId or undoId",
             )),
         }
     }

@@ -551,7 +551,8 @@ pub struct UndoPlan {
     pub digest: String,
 }
 
-/// `POST /api/runs/{id}/undo`.
+/// `POST /api/runs/{id}/undo`. A plan is about a call or an undo of the run, not both: with
+/// both, no plan is found (404).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UndoRequest {
@@ -568,12 +569,10 @@ pub struct UndoRequest {
     pub undo_id: Option<String>,
 }
 
-// A digest or ID of the wrong shape names no plan: the Host answers 409 or 404.
+// A digest or ID of the wrong shape, or a call and an undo at once, names no plan: the Host
+// answers 409 or 404.
 impl Check for UndoRequest {
     fn check(&self) -> Result<(), String> {
-        if self.call_id.is_some() && self.undo_id.is_some() {
-            return Err("callId and undoId: give one of them at most".into());
-        }
         Ok(())
     }
 }
@@ -605,15 +604,30 @@ pub struct UndoResult {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct UndoSettings {
     /// Days a change stays undoable (1 to 365); older records are forgotten.
-    #[schemars(range(min = 1, max = limits::MAX_UNDO_KEEP_DAYS))]
+    #[schemars(with = "u32", range(min = 1, max = limits::MAX_UNDO_KEEP_DAYS))]
+    #[serde(deserialize_with = "whole_u32")]
     pub keep_days: u32,
     /// MiB of one replaced file kept for its undo (0 to 64; 0: only what a change creates,
     /// moves or trashes can be undone).
-    #[schemars(range(max = limits::MAX_UNDO_FILE_MIB))]
+    #[schemars(with = "u32", range(max = limits::MAX_UNDO_FILE_MIB))]
+    #[serde(deserialize_with = "whole_u32")]
     pub max_file_mib: u32,
     /// MiB of replaced files a session keeps for undo in all (0 to 4096).
-    #[schemars(range(max = limits::MAX_UNDO_SESSION_MIB))]
+    #[schemars(with = "u32", range(max = limits::MAX_UNDO_SESSION_MIB))]
+    #[serde(deserialize_with = "whole_u32")]
     pub max_session_mib: u32,
+}
+
+/// A JSON integer as JSON Schema counts one: `26.0` is `26` (a schema-valid body is not
+/// refused for its spelling); a fraction, a negative or a huge number is not.
+fn whole_u32<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    let n = f64::deserialize(d)?;
+    if n.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&n) {
+        // Whole and in range: the conversion is exact.
+        Ok(n as u32)
+    } else {
+        Err(serde::de::Error::custom("a whole number from 0"))
+    }
 }
 
 impl Check for UndoSettings {

@@ -925,12 +925,10 @@ pub(crate) struct UndoQuery {
     undo_id: Option<String>,
 }
 
-// An ID of another shape names no call or undo of the run: 404, as for any unknown one.
+// An ID of another shape names no call or undo of the run, and no plan is about both: 404, as
+// for any unknown one.
 impl Check for UndoQuery {
     fn check(&self) -> Result<(), String> {
-        if self.call_id.is_some() && self.undo_id.is_some() {
-            return Err("callId and undoId: give one of them at most".into());
-        }
         Ok(())
     }
 }

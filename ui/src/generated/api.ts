@@ -2009,7 +2009,10 @@ export interface components {
              */
             undoId: string | null;
         };
-        /** @description `POST /api/runs/{id}/undo`. */
+        /**
+         * @description `POST /api/runs/{id}/undo`. A plan is about a call or an undo of the run, not both: with
+         *     both, no plan is found (404).
+         */
         UndoRequest: {
             /**
              * @description Undo only this call's changes; absent: the whole run's.
