@@ -64,7 +64,7 @@ export class Api {
   startRun = (sessionId: string, text: string) => this.call<Schemas["RunStarted"]>("POST", `/api/sessions/${sessionId}/runs`, { text } satisfies Schemas["StartRun"]);
   cancel = (runId: string) => this.call<void>("POST", `/api/runs/${runId}/cancel`);
   undoSettings = () => this.call<Schemas["UndoSettings"]>("GET", "/api/settings/undo");
-  updateUndoSettings = (body: Schemas["UndoSettings"]) => this.call<Schemas["UndoSettings"]>("PUT", "/api/settings/undo", body);
+  updateUndoSettings = (body: Schemas["UpdateUndoSettings"]) => this.call<Schemas["UndoSettings"]>("PUT", "/api/settings/undo", body);
   undoPlan = (runId: string, of: UndoOf = {}) => {
     const q = of.callId ? `?callId=${encodeURIComponent(of.callId)}` : of.undoId ? `?undoId=${encodeURIComponent(of.undoId)}` : "";
     return this.call<UndoPlan>("GET", `/api/runs/${runId}/undo${q}`);

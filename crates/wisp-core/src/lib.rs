@@ -1073,7 +1073,11 @@ impl Host {
 
     /// Stores Settings → Undo; they apply to the next change, and changes now past the kept
     /// time are forgotten at once.
-    pub fn set_undo_settings(&self, s: p::UndoSettings) -> Result<p::UndoSettings, CoreError> {
+    pub fn set_undo_settings(
+        &self,
+        update: p::UpdateUndoSettings,
+    ) -> Result<p::UndoSettings, CoreError> {
+        let s = p::UndoSettings::from(update);
         let text = serde_json::to_string(&s)
             .map_err(|_| fail(CoreErrorKind::Internal, "the settings could not be written"))?;
         self.inner.store.put_setting(undo::SETTING, &text)?;

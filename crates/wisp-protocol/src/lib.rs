@@ -597,12 +597,25 @@ pub struct UndoResult {
     pub items: Vec<UndoItem>,
 }
 
-/// Settings → Undo (`GET`/`PUT /api/settings/undo`): what undo keeps of the files changes
-/// replace, and how long a change stays undoable. A change over a file past these is still
-/// made, and its card says it cannot be undone.
+/// Settings → Undo as in effect (`GET`/`PUT /api/settings/undo`): what undo keeps of the files
+/// changes replace, and how long a change stays undoable. A change over a file past these is
+/// still made, and its card says it cannot be undone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct UndoSettings {
+    /// Days a change stays undoable; older records are forgotten.
+    pub keep_days: u32,
+    /// MiB of one replaced file kept for its undo (0: only what a change creates, moves or
+    /// trashes can be undone).
+    pub max_file_mib: u32,
+    /// MiB of replaced files a session keeps for undo in all.
+    pub max_session_mib: u32,
+}
+
+/// `PUT /api/settings/undo`: Settings → Undo to store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct UndoSettings {
+pub struct UpdateUndoSettings {
     /// Days a change stays undoable (1 to 365); older records are forgotten.
     #[schemars(with = "u32", range(min = 1, max = limits::MAX_UNDO_KEEP_DAYS))]
     #[serde(deserialize_with = "whole_u32")]
@@ -618,6 +631,16 @@ pub struct UndoSettings {
     pub max_session_mib: u32,
 }
 
+impl From<UpdateUndoSettings> for UndoSettings {
+    fn from(u: UpdateUndoSettings) -> Self {
+        Self {
+            keep_days: u.keep_days,
+            max_file_mib: u.max_file_mib,
+            max_session_mib: u.max_session_mib,
+        }
+    }
+}
+
 /// A JSON integer as JSON Schema counts one: `26.0` is `26` (a schema-valid body is not
 /// refused for its spelling); a fraction, a negative or a huge number is not.
 fn whole_u32<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
@@ -630,7 +653,7 @@ fn whole_u32<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     }
 }
 
-impl Check for UndoSettings {
+impl Check for UpdateUndoSettings {
     fn check(&self) -> Result<(), String> {
         if !(1..=limits::MAX_UNDO_KEEP_DAYS).contains(&self.keep_days) {
             return Err(format!(

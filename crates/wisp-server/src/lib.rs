@@ -339,7 +339,7 @@ async fn get_undo_settings(State(s): State<AppState>) -> ApiResult<p::UndoSettin
 /// Off the async threads: writes the database, and forgets changes past the new kept time.
 async fn update_undo_settings(
     State(s): State<AppState>,
-    Body(body): Body<p::UndoSettings>,
+    Body(body): Body<p::UpdateUndoSettings>,
 ) -> ApiResult<p::UndoSettings> {
     let host = s.host.clone();
     Ok(Json(blocking(move || host.set_undo_settings(body)).await?))

@@ -562,7 +562,7 @@ fn build_paths(s: &mut Schemas) -> Value {
         "Store Settings → Undo; they apply to the next change, and changes past the kept time are forgotten at once (they can no longer be undone)",
         s.answer::<p::UndoSettings>("200", "stored; the settings now in effect"),
     )
-    .body(s.body::<p::UndoSettings>());
+    .body(s.body::<p::UpdateUndoSettings>());
     let set_api_key = Op::new(
         "setApiKey",
         "Keep the API key in the OS secret store or for this Host process only; it is never returned. 409 secret_store_unavailable when the OS store cannot be reached",

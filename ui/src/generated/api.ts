@@ -2053,25 +2053,25 @@ export interface components {
             undoable: number;
         };
         /**
-         * @description Settings → Undo (`GET`/`PUT /api/settings/undo`): what undo keeps of the files changes
-         *     replace, and how long a change stays undoable. A change over a file past these is still
-         *     made, and its card says it cannot be undone.
+         * @description Settings → Undo as in effect (`GET`/`PUT /api/settings/undo`): what undo keeps of the files
+         *     changes replace, and how long a change stays undoable. A change over a file past these is
+         *     still made, and its card says it cannot be undone.
          */
         UndoSettings: {
             /**
              * Format: uint32
-             * @description Days a change stays undoable (1 to 365); older records are forgotten.
+             * @description Days a change stays undoable; older records are forgotten.
              */
             keepDays: number;
             /**
              * Format: uint32
-             * @description MiB of one replaced file kept for its undo (0 to 64; 0: only what a change creates,
-             *     moves or trashes can be undone).
+             * @description MiB of one replaced file kept for its undo (0: only what a change creates, moves or
+             *     trashes can be undone).
              */
             maxFileMib: number;
             /**
              * Format: uint32
-             * @description MiB of replaced files a session keeps for undo in all (0 to 4096).
+             * @description MiB of replaced files a session keeps for undo in all.
              */
             maxSessionMib: number;
         };
@@ -2175,6 +2175,25 @@ export interface components {
         UpdateSkills: {
             /** @description Offer `skills_run_script` to runs that start from now on. */
             scriptsAllowed: boolean;
+        };
+        /** @description `PUT /api/settings/undo`: Settings → Undo to store. */
+        UpdateUndoSettings: {
+            /**
+             * Format: uint32
+             * @description Days a change stays undoable (1 to 365); older records are forgotten.
+             */
+            keepDays: number;
+            /**
+             * Format: uint32
+             * @description MiB of one replaced file kept for its undo (0 to 64; 0: only what a change creates,
+             *     moves or trashes can be undone).
+             */
+            maxFileMib: number;
+            /**
+             * Format: uint32
+             * @description MiB of replaced files a session keeps for undo in all (0 to 4096).
+             */
+            maxSessionMib: number;
         };
         /** @description Token counts of a run (or a session), summed over its model requests, and what they cost. */
         Usage: {
@@ -6660,7 +6679,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UndoSettings"];
+                "application/json": components["schemas"]["UpdateUndoSettings"];
             };
         };
         responses: {

@@ -11,7 +11,7 @@ type Values = Schemas["UndoSettings"];
 /** The calls this page makes (the Host's `Api` has them). */
 export interface UndoSettingsApi {
   undoSettings(): Promise<Values>;
-  updateUndoSettings(body: Values): Promise<Values>;
+  updateUndoSettings(body: Schemas["UpdateUndoSettings"]): Promise<Values>;
 }
 
 /** The bounds the Host takes (`wisp-protocol` limits), for the fields' own hints. */
