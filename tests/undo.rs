@@ -66,6 +66,25 @@ async fn approve_until_done(served: &crate::cli::Served, run: &str) -> Value {
     }
 }
 
+/// The undo plan of `run` as the real binary answers it.
+async fn served_plan(served: &crate::cli::Served, run: &str) -> Value {
+    let (status, p) = served
+        .call("GET", &format!("/api/runs/{run}/undo"), None)
+        .await;
+    assert_eq!(status, 200, "{p}");
+    p
+}
+
+/// Confirms plan `p` of `run` on the real binary; what the undo did.
+async fn served_undo(served: &crate::cli::Served, run: &str, p: &Value) -> Value {
+    let body = Some(json!({"digest": p["digest"]}));
+    let (status, r) = served
+        .call("POST", &format!("/api/runs/{run}/undo"), body)
+        .await;
+    assert_eq!(status, 200, "{r}");
+    r
+}
+
 /// The last user message the simulator was sent.
 fn last_user_message(w: &Wisp) -> String {
     let requests = w.sim.requests();
@@ -384,20 +403,10 @@ async fn a_change_is_undone_after_the_host_was_killed_and_restarted() {
     );
     drop(first); // SIGKILL
     let second = serve();
-    let (status, p) = second
-        .call("GET", &format!("/api/runs/{run}/undo"), None)
-        .await;
-    assert_eq!(status, 200, "{p}");
+    let p = served_plan(&second, &run).await;
     assert_eq!(p["items"][0]["action"], "restore", "{p}");
     assert_eq!(p["items"][0]["restored"], "mine\n", "{p}");
-    let (status, r) = second
-        .call(
-            "POST",
-            &format!("/api/runs/{run}/undo"),
-            Some(json!({"digest": p["digest"]})),
-        )
-        .await;
-    assert_eq!(status, 200, "{r}");
+    served_undo(&second, &run, &p).await;
     assert_eq!(
         std::fs::read_to_string(project.join("wisp-demo.txt")).unwrap(),
         "mine\n"
@@ -425,19 +434,10 @@ async fn a_change_is_undone_after_the_host_was_killed_and_restarted() {
     let third = serve();
     let (_, r) = third.call("GET", &format!("/api/runs/{run}"), None).await;
     assert_eq!(r["status"], "interrupted", "{r}");
-    let (_, p) = third
-        .call("GET", &format!("/api/runs/{run}/undo"), None)
-        .await;
+    let p = served_plan(&third, &run).await;
     assert_eq!(p["items"].as_array().unwrap().len(), 1, "{p}");
     assert_eq!(p["items"][0]["path"], "docs", "{p}");
-    let (status, r) = third
-        .call(
-            "POST",
-            &format!("/api/runs/{run}/undo"),
-            Some(json!({"digest": p["digest"]})),
-        )
-        .await;
-    assert_eq!(status, 200, "{r}");
+    served_undo(&third, &run, &p).await;
     assert!(!project.join("docs").exists());
 }
 
