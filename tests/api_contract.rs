@@ -584,6 +584,8 @@ async fn the_document_describes_what_the_api_does() {
         "run_status",
         "run_finished",
         "run_undone",
+        "context_summary_started",
+        "context_summary_finished",
     ] {
         assert!(types.contains(&t), "{t} undocumented: {types:?}");
     }

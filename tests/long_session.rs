@@ -366,3 +366,152 @@ async fn a_request_refused_as_too_long_fails_so_and_the_next_message_fits() {
         "{done}"
     );
 }
+
+/// A user message of about `bytes` bytes that the simulator answers with a read of `big.txt`.
+fn long_message(i: usize, bytes: usize) -> String {
+    let words = "the person explains at length what they want from this session. ";
+    format!(
+        "[demo:read] file=big.txt (run {i}) {}",
+        words.repeat(bytes / words.len() + 1)
+    )
+}
+
+/// The text of a chat request's last message.
+fn last_message(body: &Value) -> String {
+    let messages = body["messages"].as_array().unwrap();
+    messages.last().unwrap()["content"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A session whose own words outgrow the window: leaving out results is not enough, so the
+/// model summarises the earlier runs in one request that repeats the session's requests up to
+/// them (the cache serves it) and asks for nothing else; later requests carry that summary
+/// instead of the runs, from the same bytes on in every round and run; its cost is the run's.
+#[tokio::test]
+async fn when_leaving_out_results_is_not_enough_the_model_summarises_earlier_runs() {
+    const WINDOW: u64 = 16_000;
+    let w = crate::e2e::Wisp::start_with_sim(
+        SimConfig {
+            context_window: WINDOW,
+            ..SimConfig::default()
+        },
+        |c| c.context_window = Some(WINDOW),
+    )
+    .await;
+    std::fs::write(w.file("big.txt"), big_file(1_000)).unwrap();
+    let s = w.session().await;
+    let mut summarised_in = None;
+    for i in 0..14 {
+        let run = w.run(&s, &long_message(i, 6_000)).await;
+        let done = w.drive(&run, "approve").await;
+        assert_eq!(done["status"], "completed", "run {i}: {done:.2000}");
+        for step in done["steps"].as_array().unwrap() {
+            let c = &step["context"];
+            assert!(
+                c["promptTokens"].as_u64().unwrap() <= WINDOW * 8 / 10,
+                "run {i}: {c}"
+            );
+        }
+        if !done["summaries"].as_array().unwrap().is_empty() {
+            summarised_in = Some((i, done));
+            break;
+        }
+    }
+    let (i, done) = summarised_in.expect("the session outgrew the window");
+    let summaries = done["summaries"].as_array().unwrap();
+    assert_eq!(summaries.len(), 1, "{done:.2000}");
+    let summary = &summaries[0];
+    assert_eq!(summary["step"], 0);
+    assert_eq!(summary["runs"], i as u64, "every earlier run: {summary}");
+    let text = summary["text"].as_str().unwrap();
+    assert!(text.contains("Wisp simulator"), "the model's own: {text}");
+    // Its tokens are the run's: the run's input counts them beside its rounds'.
+    let used = &summary["usage"];
+    assert!(used["promptTokens"].as_u64().unwrap() > 0, "{summary}");
+    assert!(
+        done["usage"]["promptTokens"].as_u64().unwrap() > used["promptTokens"].as_u64().unwrap(),
+        "{done:.2000}"
+    );
+    let context = &done["steps"][0]["context"];
+    assert_eq!(context["summarisedRuns"], i as u64, "{context}");
+    assert_eq!(context["wholeRuns"], 0, "{context}");
+    assert_eq!(context["trimmedRuns"], 0, "{context}");
+
+    // The run after it: its requests carry the summary in the same bytes.
+    let after = w.run(&s, "[demo:read] file=big.txt (after)").await;
+    let after = w.drive(&after, "approve").await;
+    assert_eq!(after["status"], "completed", "{after:.2000}");
+    assert_eq!(after["steps"][0]["context"]["summarisedRuns"], i as u64);
+    assert_eq!(after["steps"][0]["context"]["wholeRuns"], 1);
+
+    let requests = w.sim.chat_requests();
+    let asked: Vec<usize> = (0..requests.len())
+        .filter(|k| last_message(&requests[*k].body).starts_with("[From Wisp, the host"))
+        .collect();
+    assert_eq!(asked.len(), 1, "one request for a summary");
+    let k = asked[0];
+    let (asking, before) = (&requests[k], &requests[k - 1]);
+    assert_eq!(asking.body["tool_choice"], "none", "no tool may be called");
+    assert_eq!(
+        asking.body["tools"], before.body["tools"],
+        "the same tools, so the prefix is the same"
+    );
+    let (cache, previous) = (asking.prompt_cache.unwrap(), before.prompt_cache.unwrap());
+    assert_eq!(
+        cache.repeated_from_previous,
+        previous.prompt_bytes - 1,
+        "it repeats the session's last request"
+    );
+    assert!(
+        cache.hit_tokens * 10 >= cache.prompt_tokens * 9,
+        "the cache serves it: {cache:?}"
+    );
+    // The round's request that follows: the summary where the earlier runs were.
+    let next = &requests[k + 1];
+    let messages = next.body["messages"].as_array().unwrap();
+    assert_eq!(messages[0]["role"], "system");
+    assert_eq!(messages[1]["role"], "user");
+    let opening = messages[1]["content"].as_str().unwrap();
+    assert!(
+        opening.starts_with(&format!(
+            "[Summary of this session's {i} earlier runs, written by you"
+        )),
+        "{opening:.300}"
+    );
+    assert!(opening.contains(text), "{opening:.300}");
+    assert!(
+        opening.contains(&format!("(run {i})")),
+        "its own message follows"
+    );
+    let body = next.body.to_string();
+    for j in 0..i {
+        assert!(
+            !body.contains(&format!("(run {j})")),
+            "run {j} is in the summary"
+        );
+    }
+    // From there on, each request repeats the one before it: the history the next run built
+    // from the store is the one the summarising run built in memory.
+    for r in k + 2..requests.len() {
+        let (a, b) = (
+            requests[r - 1].prompt_cache.unwrap(),
+            requests[r].prompt_cache.unwrap(),
+        );
+        assert_eq!(
+            b.repeated_from_previous,
+            a.prompt_bytes - 1,
+            "request {r} repeats request {}",
+            r - 1
+        );
+    }
+    let types = crate::e2e::event_types(&w, &s);
+    for t in ["context_summary_started", "context_summary_finished"] {
+        assert_eq!(
+            types.iter().filter(|x| *x == t).count(),
+            1,
+            "{t}: {types:?}"
+        );
+    }
+}

@@ -30,6 +30,7 @@ export type RunError = Schemas["Failure"];
 export type Usage = Schemas["Usage"];
 export type Run = Schemas["Run"];
 export type StepContext = Schemas["StepContext"];
+export type ContextSummary = Schemas["ContextSummary"];
 export type RunPage = Schemas["RunPage"];
 /** `sha256`: the digest of the whole file as read, null when `partial`. */
 export type Preview = Schemas["Preview"];

@@ -9,7 +9,7 @@ import { ApprovalCard, type ApprovalRequest } from "./features/approvals/Approva
 import { sampleCanonical } from "./features/approvals/sample";
 import type { CurrentFile } from "./features/approvals/currentFile";
 import { decisionOf, isTextField } from "./features/approvals/keys";
-import { RunView, cachedShareText, contextUseText, omittedText, sessionCostText, sessionUsageText } from "./features/conversation/RunView";
+import { RunView, cachedShareText, contextUseText, omittedText, outlineText, sessionCostText, sessionUsageText } from "./features/conversation/RunView";
 import { Markdown } from "./features/conversation/Markdown";
 import { dictionaries, I18n, translator } from "./i18n";
 import { SseParser, takeToken } from "./api";
@@ -98,11 +98,11 @@ describe("i18n", () => {
   });
   it("says how full the context window was and what the requests left out", () => {
     const en = translator("en");
-    expect(contextUseText(en, { window: 1_048_576, promptTokens: 125_000, omittedResults: 0 })).toBe("context: 12% of 1,048,576 tokens");
-    expect(contextUseText(en, { window: 1_000, promptTokens: 1, omittedResults: 0 })).toBe("context: 1% of 1,000 tokens");
-    expect(contextUseText(en, { window: 1_000, promptTokens: 0, omittedResults: 0 })).toBeNull();
-    expect(contextUseText(translator("zh"), { window: 8_000, promptTokens: 4_000, omittedResults: 0 })).toBe("上下文：占 8,000 token 窗口的 50%");
-    const step = (omittedResults: number | null) => ({ index: 0, text: "", partial: false, toolCalls: [], context: omittedResults === null ? null : { window: 8_000, promptTokens: 10, omittedResults } });
+    expect(contextUseText(en, { window: 1_048_576, promptTokens: 125_000, omittedResults: 0, summarisedRuns: 0, trimmedRuns: 0, wholeRuns: 0 })).toBe("context: 12% of 1,048,576 tokens");
+    expect(contextUseText(en, { window: 1_000, promptTokens: 1, omittedResults: 0, summarisedRuns: 0, trimmedRuns: 0, wholeRuns: 0 })).toBe("context: 1% of 1,000 tokens");
+    expect(contextUseText(en, { window: 1_000, promptTokens: 0, omittedResults: 0, summarisedRuns: 0, trimmedRuns: 0, wholeRuns: 0 })).toBeNull();
+    expect(contextUseText(translator("zh"), { window: 8_000, promptTokens: 4_000, omittedResults: 0, summarisedRuns: 0, trimmedRuns: 0, wholeRuns: 0 })).toBe("上下文：占 8,000 token 窗口的 50%");
+    const step = (omittedResults: number | null) => ({ index: 0, text: "", partial: false, toolCalls: [], context: omittedResults === null ? null : { window: 8_000, promptTokens: 10, omittedResults, summarisedRuns: 0, trimmedRuns: 0, wholeRuns: 0 } });
     const run = (...steps: ReturnType<typeof step>[]) => ({ steps }) as unknown as Parameters<typeof omittedText>[1];
     expect(omittedText(en, run(step(null), step(0)))).toBeNull();
     expect(omittedText(en, run(step(3), step(5), step(null)))).toBe(
@@ -393,15 +393,15 @@ const baseRun: Run = {
   ],
   finalText: "All done.", error: null,
   usage: { promptTokens: 10, completionTokens: 5, reasoningTokens: 2, cacheHitTokens: 0, cacheMissTokens: 10, estimatedCost: null },
-  createdAt: 1, endedAt: 2, undoable: 0, undos: [],
+  createdAt: 1, endedAt: 2, undoable: 0, undos: [], summaries: [],
 };
 
 const runView = (run: Run) =>
   render(withT(<RunView run={run} onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
 
 describe("a run's usage line", () => {
+  const context = (promptTokens: number, omittedResults: number, summarisedRuns = 0, trimmedRuns = 0, wholeRuns = 0) => ({ window: 16_000, promptTokens, omittedResults, summarisedRuns, trimmedRuns, wholeRuns });
   it("says how full the window was after the cost, and what the requests left out below it", () => {
-    const context = (promptTokens: number, omittedResults: number) => ({ window: 16_000, promptTokens, omittedResults });
     runView({
       ...baseRun,
       usage: { ...baseRun.usage, estimatedCost: 0.001 },
@@ -414,10 +414,35 @@ describe("a run's usage line", () => {
     expect(line.lastElementChild!.getAttribute("data-testid")).toBe("context-omitted");
     expect(screen.getByTestId("context-omitted").textContent).toContain("the results of the 3 oldest tool calls of earlier runs");
   });
+  it("outlines what the last request carried of earlier runs, and shows the model's summary labelled with its cost", () => {
+    const summary = {
+      step: 0, runs: 12, text: "The person asked for **a report**.", createdAt: 1,
+      usage: { promptTokens: 9_000, completionTokens: 300, reasoningTokens: 0, cacheHitTokens: 8_960, cacheMissTokens: 40, estimatedCost: 0.0001 },
+    };
+    runView({
+      ...baseRun,
+      summaries: [summary],
+      steps: [{ ...baseRun.steps[0]!, context: context(5_000, 2, 12, 1, 3) }, { ...baseRun.steps[1]!, context: context(6_000, 2, 12, 2, 2) }],
+    });
+    expect(screen.getByTestId("context-outline").textContent).toBe(
+      "Its last request carried the session's earlier runs so: 12 in the model's summary · 2 with tool results left out · 2 whole.",
+    );
+    const block = screen.getByTestId("context-summary");
+    expect(block.querySelector("summary")!.textContent).toBe(
+      "The model's summary of 12 earlier runs · Tokens: 9000 in (8960 cached, 40 not), 300 out (0 reasoning) · ≈ 0.000100 USD",
+    );
+    expect(block.textContent).toContain("before round 1 of this run");
+    expect(block.querySelector("strong")!.textContent).toBe("a report");
+    expect(outlineText(translator("en"), context(1, 0))).toBeNull();
+    expect(outlineText(translator("en"), null)).toBeNull();
+    expect(outlineText(translator("zh"), context(1, 0, 1, 0, 4))).toBe("其最后一次请求这样携带会话中较早的运行：1 次在模型的总结中 · 0 次省略了工具结果 · 4 次完整。");
+  });
   it("says nothing of the window for runs stored before it was recorded", () => {
     runView(baseRun);
     expect(document.querySelector(".usage .context-use")).toBeNull();
     expect(screen.queryByTestId("context-omitted")).toBeNull();
+    expect(screen.queryByTestId("context-outline")).toBeNull();
+    expect(screen.queryByTestId("context-summary")).toBeNull();
   });
 });
 

@@ -21,6 +21,10 @@ use wisp_model::{Message, ToolSpec};
 pub(crate) const COMPACT_AT_PERCENT: u64 = 80;
 /// ... down to this share, so the requests after it add for a while before the next change.
 pub(crate) const COMPACT_TO_PERCENT: u64 = 60;
+/// A request for a summary may fill this share of the window; the rest is its answer's. Above
+/// the threshold, so the request that repeats a session's last one (which was under it) and
+/// adds its last answer still fits.
+pub(crate) const SUMMARY_REQUEST_PERCENT: u64 = 90;
 /// Bytes of JSON framing counted for each message (role, keys, quotes).
 const MESSAGE_FRAMING_BYTES: usize = 32;
 
@@ -83,6 +87,8 @@ pub(crate) struct SessionContext {
 pub(crate) struct EarlierResult {
     /// Its message's position in the request.
     pub(crate) message: usize,
+    /// Its run's position in [`Conversation::runs`].
+    pub(crate) run: usize,
     /// The call, as the marker names it (`files_read src/app.py`).
     pub(crate) label: String,
 }
@@ -222,18 +228,60 @@ pub(crate) fn make_room(
     window: u64,
     fixed_bytes: usize,
 ) -> Fit {
+    let (fit, _) = planned(messages, earlier, applied, session, window, fixed_bytes);
+    omit(messages, earlier, applied.min(earlier.len())..fit.omitted);
+    fit
+}
+
+/// Leaves out of `messages` (with the first `applied` of `earlier` already replaced) what the
+/// session's requests leave out, and nothing more; returns how many are replaced now.
+pub(crate) fn keep_left_out(
+    messages: &mut [Message],
+    earlier: &[EarlierResult],
+    applied: usize,
+    session: SessionContext,
+) -> usize {
+    let applied = applied.min(earlier.len());
+    let already = session.omitted.clamp(applied, earlier.len());
+    omit(messages, earlier, applied..already);
+    already
+}
+
+/// Whether [`make_room`] would leave the request past the threshold even with every earlier
+/// result left out: then only a summary of earlier runs makes room.
+pub(crate) fn needs_summary(
+    messages: &[Message],
+    earlier: &[EarlierResult],
+    applied: usize,
+    session: SessionContext,
+    window: u64,
+    fixed_bytes: usize,
+) -> bool {
+    let (fit, _) = planned(messages, earlier, applied, session, window, fixed_bytes);
+    past_threshold(fit.tokens, window)
+}
+
+/// What [`make_room`] does, without doing it; and how many results the session left out.
+fn planned(
+    messages: &[Message],
+    earlier: &[EarlierResult],
+    applied: usize,
+    session: SessionContext,
+    window: u64,
+    fixed_bytes: usize,
+) -> (Fit, usize) {
     let saved = savings(messages, earlier);
     let applied = applied.min(earlier.len());
     let already = session.omitted.clamp(applied, earlier.len());
     let bytes = fixed_bytes + messages.iter().map(message_bytes).sum::<usize>()
         - saved[applied..already].iter().sum::<usize>();
     let plan = plan(bytes, &saved, already, window, session.rate);
-    omit(messages, earlier, applied..plan.omitted);
-    Fit {
+    let fit = Fit {
         omitted: plan.omitted,
         bytes: bytes - saved[already..plan.omitted].iter().sum::<usize>(),
         tokens: plan.tokens,
-    }
+    };
+    (fit, already)
 }
 
 /// What leaving out each of `earlier` would save, in bytes (0 for one already left out).
@@ -247,6 +295,152 @@ fn savings(messages: &[Message], earlier: &[EarlierResult]) -> Vec<usize> {
             _ => 0,
         })
         .collect()
+}
+
+/// What the model is asked when a session's earlier runs must make room: the request repeats the
+/// session's requests up to that point (so the provider's cache serves it) and adds this.
+pub(crate) const SUMMARY_REQUEST: &str = "[From Wisp, the host of this conversation, not from the person:] \
+This conversation has grown too long for your context window. Write a summary of everything above that will \
+replace it in later requests: what the person asked for, what was done (files read, written, moved or trashed; \
+pages read; tools called, with the results that matter), decisions made, facts learned, and what is still open. \
+Keep paths, names, numbers and error messages exact. Write only the summary, in the person's language, and call \
+no tool.";
+
+/// The words around a summary in the requests that carry it, so the model knows what it is.
+fn summary_note(text: &str, runs: u32) -> String {
+    let runs = if runs == 1 {
+        "1 earlier run".to_owned()
+    } else {
+        format!("{runs} earlier runs")
+    };
+    format!(
+        "[Summary of this session's {runs}, written by you when the session outgrew your context window; \
+         it replaces them in this request (the person still sees them all):]\n{text}\n[End of the summary.]"
+    )
+}
+
+/// The user message of the first run after a summary: the summary, then the run's own message.
+pub(crate) fn after_summary(text: &str, runs: u32, message: &str) -> String {
+    format!("{}\n\n{message}", summary_note(text, runs))
+}
+
+/// The messages a run's requests carry, and where its parts stand in them.
+#[derive(Debug, Clone)]
+pub(crate) struct Conversation {
+    /// The system prompt, the earlier runs (after the summary, if any), then this run's.
+    pub(crate) messages: Vec<Message>,
+    /// The results of the earlier runs' calls, oldest first.
+    pub(crate) earlier: Vec<EarlierResult>,
+    /// Each run in `messages`, oldest first, this run last: its ID and its user message's
+    /// position.
+    pub(crate) runs: Vec<(String, usize)>,
+    /// The earlier runs the summary at the start stands for (0: no summary).
+    pub(crate) summarised: u32,
+}
+
+impl Conversation {
+    /// The earlier runs in the request (not counting those in the summary).
+    pub(crate) fn earlier_runs(&self) -> usize {
+        self.runs.len().saturating_sub(1)
+    }
+
+    /// How many earlier runs the model can summarise in one request within `window`, and that
+    /// request's estimated tokens: the most runs whose messages (with the system prompt,
+    /// `fixed_bytes` and [`SUMMARY_REQUEST`]) stay within [`SUMMARY_REQUEST_PERCENT`] of the
+    /// window, so its answer has room. `None` when not even one fits, or there is none.
+    pub(crate) fn summary_cut(
+        &self,
+        window: u64,
+        rate: Rate,
+        fixed_bytes: usize,
+    ) -> Option<(usize, u64)> {
+        let limit = window / 100 * SUMMARY_REQUEST_PERCENT;
+        let mut best = None;
+        let mut bytes = fixed_bytes + MESSAGE_FRAMING_BYTES + SUMMARY_REQUEST.len();
+        let mut counted = 0;
+        for (j, (_, start)) in self.runs.iter().enumerate().skip(1) {
+            bytes += self.messages[counted..*start]
+                .iter()
+                .map(message_bytes)
+                .sum::<usize>();
+            counted = *start;
+            if rate.tokens(bytes) > limit {
+                break;
+            }
+            best = Some((j, rate.tokens(bytes)));
+        }
+        best
+    }
+
+    /// The request that asks for a summary of the first `cut` runs: their messages as they
+    /// stand, then [`SUMMARY_REQUEST`].
+    pub(crate) fn summary_messages(&self, cut: usize) -> Vec<Message> {
+        let mut messages = self.messages[..self.runs[cut].1].to_vec();
+        if matches!(messages.last(), Some(Message::User(_))) {
+            // The run before failed with no answer; two user messages in a row are refused.
+            messages.push(Message::Assistant(wisp_model::AssistantMessage::text(
+                NO_ANSWER,
+            )));
+        }
+        messages.push(Message::User(SUMMARY_REQUEST.to_owned()));
+        messages
+    }
+
+    /// The first `cut` runs are replaced by `text`, the model's summary of them, put before the
+    /// next run's message. Returns how many earlier results went with them.
+    pub(crate) fn summarised_into(&mut self, cut: usize, text: &str) -> usize {
+        let start = self.runs[cut].1;
+        let covered = self.summarised + u32::try_from(cut).unwrap_or(u32::MAX);
+        let opened = match &self.messages[start] {
+            Message::User(message) => after_summary(text, covered, message),
+            // Every run's place is its user message: nothing else can stand there.
+            _ => return 0,
+        };
+        let shift = start - 1;
+        let mut messages = Vec::with_capacity(self.messages.len() - shift);
+        messages.push(self.messages[0].clone());
+        messages.push(Message::User(opened));
+        messages.extend(self.messages.drain(start + 1..));
+        self.messages = messages;
+        let before = self.earlier.len();
+        self.earlier.retain(|r| r.run >= cut);
+        for r in &mut self.earlier {
+            r.message -= shift;
+            r.run -= cut;
+        }
+        self.runs.drain(..cut);
+        for (_, at) in &mut self.runs {
+            *at -= shift;
+        }
+        self.summarised = covered;
+        before - self.earlier.len()
+    }
+
+    /// Which earlier runs a request with the first `omitted` earlier results left out carries
+    /// with some left out, and which whole.
+    pub(crate) fn outline(&self, omitted: usize) -> (u32, u32) {
+        let n = self.earlier_runs();
+        let mut trimmed = vec![false; n];
+        for r in self.earlier.iter().take(omitted) {
+            if let Some(t) = trimmed.get_mut(r.run) {
+                *t = true;
+            }
+        }
+        let t = trimmed.iter().filter(|t| **t).count();
+        (
+            u32::try_from(t).unwrap_or(u32::MAX),
+            u32::try_from(n - t).unwrap_or(u32::MAX),
+        )
+    }
+}
+
+/// What stands in for the answer of a run that got none, before the next user message.
+pub(crate) const NO_ANSWER: &str =
+    "[No answer: this request failed or was interrupted before the model replied.]";
+
+/// Whether a request of `tokens` is past the threshold.
+pub(crate) fn past_threshold(tokens: u64, window: u64) -> bool {
+    tokens > window / 100 * COMPACT_AT_PERCENT
 }
 
 #[cfg(test)]
@@ -371,10 +565,12 @@ mod tests {
         let earlier = vec![
             EarlierResult {
                 message: 1,
+                run: 0,
                 label: "files_read \"a\"".into(),
             },
             EarlierResult {
                 message: 3,
+                run: 1,
                 label: "files_read \"b\"".into(),
             },
         ];
@@ -462,6 +658,7 @@ mod tests {
         let earlier: Vec<EarlierResult> = (1..=3)
             .map(|message| EarlierResult {
                 message,
+                run: message - 1,
                 label: "files_read".into(),
             })
             .collect();
@@ -503,6 +700,7 @@ mod tests {
         }];
         let earlier = [EarlierResult {
             message: 0,
+            run: 0,
             label: "files_list".into(),
         }];
         omit(&mut messages, &earlier, 0..1);
@@ -514,5 +712,241 @@ mod tests {
         assert_eq!(known_window("deepseek-v4-flash"), Some(1_048_576));
         assert_eq!(known_window("deepseek-v4-pro"), Some(1_048_576));
         assert_eq!(known_window("qwen3"), None);
+    }
+
+    /// system, run a (user, a call's result, answer), run b (user, answer), run c (user).
+    fn three_runs() -> Conversation {
+        use wisp_model::AssistantMessage;
+        let messages = vec![
+            Message::System("s".into()),
+            Message::User("a".into()),
+            Message::Tool {
+                call_id: "c".into(),
+                content: "x".repeat(100),
+            },
+            Message::Assistant(AssistantMessage::text("done a")),
+            Message::User("b".into()),
+            Message::Assistant(AssistantMessage::text("done b".repeat(20))),
+            Message::User("c".into()),
+        ];
+        Conversation {
+            messages,
+            earlier: vec![EarlierResult {
+                message: 2,
+                run: 0,
+                label: "files_read".into(),
+            }],
+            runs: vec![("ra".into(), 1), ("rb".into(), 4), ("rc".into(), 6)],
+            summarised: 0,
+        }
+    }
+
+    fn text_of(m: &Message) -> &str {
+        match m {
+            Message::System(t) | Message::User(t) => t,
+            Message::Tool { content, .. } => content,
+            Message::Assistant(a) => a.content(),
+        }
+    }
+
+    #[test]
+    fn a_summary_covers_as_many_earlier_runs_as_one_request_can_carry() {
+        let conv = three_runs();
+        let rate = Rate::observed(1, 1);
+        let fixed = 10 + MESSAGE_FRAMING_BYTES + SUMMARY_REQUEST.len();
+        let upto = |end: usize| {
+            fixed
+                + conv.messages[..end]
+                    .iter()
+                    .map(message_bytes)
+                    .sum::<usize>()
+        };
+        // The smallest window whose 90% holds `n` bytes, and the largest whose 90% does not.
+        let holding = |n: usize| (n as u64).div_ceil(90) * 100;
+        let short_of = |n: usize| (n as u64 - 1) / 90 * 100;
+        assert!(
+            short_of(upto(6)) >= holding(upto(4)),
+            "run b is larger than the steps"
+        );
+        let (six, four) = (upto(6) as u64, upto(4) as u64);
+        assert_eq!(conv.summary_cut(holding(upto(6)), rate, 10), Some((2, six)));
+        assert_eq!(
+            conv.summary_cut(short_of(upto(6)), rate, 10),
+            Some((1, four))
+        );
+        assert_eq!(
+            conv.summary_cut(holding(upto(4)), rate, 10),
+            Some((1, four))
+        );
+        assert_eq!(
+            conv.summary_cut(short_of(upto(4)), rate, 10),
+            None,
+            "not even one"
+        );
+        let alone = Conversation {
+            messages: vec![Message::System("s".into()), Message::User("c".into())],
+            earlier: Vec::new(),
+            runs: vec![("rc".into(), 1)],
+            summarised: 0,
+        };
+        assert_eq!(
+            alone.summary_cut(u64::MAX / 2, rate, 0),
+            None,
+            "no earlier run"
+        );
+    }
+
+    #[test]
+    fn the_summary_request_repeats_the_conversation_up_to_its_cut() {
+        let conv = three_runs();
+        let sent = conv.summary_messages(2);
+        assert_eq!(sent.len(), 7);
+        for (a, b) in sent.iter().zip(&conv.messages[..6]) {
+            assert_eq!(text_of(a), text_of(b));
+        }
+        assert!(matches!(&sent[6], Message::User(t) if t == SUMMARY_REQUEST));
+        // After a run without an answer, the gap is said, not two user messages in a row.
+        let mut unanswered = three_runs();
+        unanswered.messages.remove(5);
+        unanswered.runs[2].1 = 5;
+        let sent = unanswered.summary_messages(2);
+        assert!(matches!(&sent[5], Message::Assistant(a) if a.content() == NO_ANSWER));
+        assert!(matches!(&sent[6], Message::User(t) if t == SUMMARY_REQUEST));
+    }
+
+    #[test]
+    fn summarised_runs_give_way_to_the_summary_before_the_next_runs_message() {
+        let mut conv = three_runs();
+        assert_eq!(
+            conv.summarised_into(1, "A was read"),
+            1,
+            "run a's result went"
+        );
+        assert_eq!(conv.messages.len(), 4);
+        assert_eq!(text_of(&conv.messages[0]), "s");
+        assert_eq!(
+            text_of(&conv.messages[1]),
+            after_summary("A was read", 1, "b")
+        );
+        assert!(text_of(&conv.messages[1]).contains("1 earlier run,"));
+        assert_eq!(conv.runs, [("rb".into(), 1), ("rc".into(), 3)]);
+        assert!(conv.earlier.is_empty());
+        assert_eq!(conv.summarised, 1);
+        // A later summary takes the earlier one in and counts its runs.
+        assert_eq!(conv.summarised_into(1, "all"), 0);
+        assert_eq!(text_of(&conv.messages[1]), after_summary("all", 2, "c"));
+        assert!(text_of(&conv.messages[1]).contains("2 earlier runs,"));
+        assert_eq!(conv.runs, [("rc".into(), 1)]);
+        assert_eq!(conv.summarised, 2);
+    }
+
+    #[test]
+    fn results_after_the_cut_keep_their_place_and_run() {
+        let mut conv = three_runs();
+        // Run b gets a result too.
+        conv.messages.insert(
+            5,
+            Message::Tool {
+                call_id: "d".into(),
+                content: "y".into(),
+            },
+        );
+        conv.earlier.push(EarlierResult {
+            message: 5,
+            run: 1,
+            label: "files_list".into(),
+        });
+        conv.runs[2].1 = 7;
+        assert_eq!(conv.outline(0), (0, 2));
+        assert_eq!(conv.outline(1), (1, 1));
+        assert_eq!(conv.outline(2), (2, 0));
+        conv.summarised_into(1, "sum");
+        assert_eq!(
+            conv.earlier,
+            [EarlierResult {
+                message: 2,
+                run: 0,
+                label: "files_list".into()
+            }]
+        );
+        assert_eq!(text_of(&conv.messages[2]), "y");
+        assert_eq!(conv.runs, [("rb".into(), 1), ("rc".into(), 4)]);
+        assert_eq!(conv.outline(1), (1, 0));
+    }
+
+    #[test]
+    fn the_threshold_is_passed_only_beyond_80_percent() {
+        assert!(!past_threshold(800, 1_000));
+        assert!(past_threshold(801, 1_000));
+    }
+
+    #[test]
+    fn what_the_session_left_out_is_left_out_again_and_only_that() {
+        let result = |n: usize| Message::Tool {
+            call_id: "c".into(),
+            content: "x".repeat(n),
+        };
+        let mut messages = vec![result(400), result(400), result(400)];
+        let earlier: Vec<EarlierResult> = (0..3)
+            .map(|message| EarlierResult {
+                message,
+                run: message,
+                label: "files_read".into(),
+            })
+            .collect();
+        let session = SessionContext {
+            omitted: 2,
+            rate: Rate::observed(1, 1),
+        };
+        assert_eq!(keep_left_out(&mut messages, &earlier, 0, session), 2);
+        let left_out = |m: &[Message]| {
+            m.iter()
+                .filter(|m| matches!(m, Message::Tool { content, .. } if content.starts_with("[result")))
+                .count()
+        };
+        assert_eq!(left_out(&messages), 2);
+        // Already applied: nothing replaced twice, and never more than there are.
+        let five = SessionContext {
+            omitted: 5,
+            ..session
+        };
+        assert_eq!(keep_left_out(&mut messages, &earlier, 2, five), 3);
+        assert_eq!(left_out(&messages), 3);
+    }
+
+    #[test]
+    fn only_a_request_still_past_the_threshold_without_every_result_needs_a_summary() {
+        let messages = vec![
+            Message::User("u".repeat(500)),
+            Message::Tool {
+                call_id: "c".into(),
+                content: "x".repeat(400),
+            },
+        ];
+        let earlier = [EarlierResult {
+            message: 1,
+            run: 0,
+            label: "files_read".into(),
+        }];
+        let session = SessionContext {
+            omitted: 0,
+            rate: Rate::observed(1, 1),
+        };
+        let total = messages.iter().map(message_bytes).sum::<usize>() as u64;
+        let without = total - savings(&messages, &earlier)[0] as u64;
+        // Leaving out the result brings it to the threshold (not past): no summary.
+        let window = without.div_ceil(80) * 100;
+        assert!(!needs_summary(&messages, &earlier, 0, session, window, 0));
+        // A window in which even that is past: a summary.
+        assert!(needs_summary(&messages, &earlier, 0, session, without, 0));
+        // Small enough already: nothing needed.
+        assert!(!needs_summary(
+            &messages,
+            &earlier,
+            0,
+            session,
+            total * 2,
+            0
+        ));
     }
 }

@@ -33,6 +33,15 @@ pub(crate) fn markdown(session: &p::Session, runs: &[p::Run], truncated: bool) -
     }
     for run in runs {
         let _ = writeln!(out, "## You\n\n{}\n", run.text);
+        for summary in &run.summaries {
+            // The model's words, said to be a summary: it stood in for earlier runs.
+            let _ = writeln!(
+                out,
+                "*The model's summary of {} earlier runs, made because the session outgrew its context window:*\n",
+                summary.runs
+            );
+            fence(&mut out, "", &summary.text);
+        }
         for step in &run.steps {
             if !step.text.is_empty() && !step.tool_calls.is_empty() {
                 let _ = writeln!(out, "{}\n", step.text);
@@ -85,7 +94,8 @@ pub(crate) fn run_bytes(run: &p::Run) -> usize {
         .flat_map(|s| &s.tool_calls)
         .map(|c| c.arguments_text.len() + c.result.as_ref().map_or(0, String::len))
         .sum();
-    let texts: usize = run.steps.iter().map(|s| s.text.len()).sum();
+    let texts: usize = run.steps.iter().map(|s| s.text.len()).sum::<usize>()
+        + run.summaries.iter().map(|s| s.text.len()).sum::<usize>();
     run.text.len() + run.final_text.as_ref().map_or(0, String::len) + calls + texts
 }
 
@@ -206,6 +216,29 @@ mod tests {
         assert!(
             md.contains("1 runs\n\n*Earlier runs are not in this export"),
             "{md}"
+        );
+    }
+
+    #[test]
+    fn a_summary_of_earlier_runs_is_in_the_export_said_to_be_one() {
+        let mut with = run("go on", Vec::new(), Some("Done."));
+        with.summaries.push(p::ContextSummary {
+            step: 0,
+            runs: 4,
+            text: "They asked for ``` a parser.".into(),
+            usage: p::Usage::default(),
+            created_at: 0,
+        });
+        let before = run_bytes(&with);
+        let md = markdown(&session(), &[with.clone()], false);
+        assert!(
+            md.contains("*The model's summary of 4 earlier runs, made because the session outgrew its context window:*\n\n````\nThey asked for ``` a parser.\n````\n"),
+            "{md}"
+        );
+        with.summaries.clear();
+        assert_eq!(
+            run_bytes(&with) + "They asked for ``` a parser.".len(),
+            before
         );
     }
 }

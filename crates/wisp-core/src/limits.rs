@@ -10,6 +10,15 @@ pub const DEFAULT_STEP_BUDGET: u32 = 8;
 /// before such a provider refuses it.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 131_072;
 
+/// Summaries of earlier runs one round may ask the model for before its request: each stands
+/// for as many runs as fit one request, and more are needed only when the earlier runs are
+/// larger than the window together.
+pub const SUMMARIES_PER_ROUND: usize = 3;
+
+/// Tokens a summary of earlier runs may take (about 16 KB of text): room for what matters,
+/// small beside any window.
+pub const SUMMARY_MAX_TOKENS: u32 = 4_096;
+
 /// Attempts of one model request, the first included; only retryable errors are retried, and
 /// a retry never re-executes a tool (RUN-10, GAP-09).
 pub const MODEL_ATTEMPTS: u32 = 3;

@@ -161,7 +161,7 @@ impl RunCtx {
 pub(crate) async fn drive(ctx: RunCtx) {
     let mut usage = p::Usage::default();
     let mut end = match history(&ctx) {
-        Ok((messages, earlier)) => run_steps(&ctx, messages, &earlier, &mut usage).await,
+        Ok(conversation) => run_steps(&ctx, conversation, &mut usage).await,
         Err(e) => End {
             status: p::RunStatus::Failed,
             final_text: None,
@@ -198,19 +198,32 @@ pub(crate) async fn drive(ctx: RunCtx) {
     });
 }
 
-/// The conversation so far: earlier runs of the session, then this run's user message; and
-/// where the results of the earlier runs' calls stand in it, oldest first.
-fn history(ctx: &RunCtx) -> Result<(Vec<Message>, Vec<context::EarlierResult>), String> {
-    let earlier = ctx
-        .host
-        .inner
-        .store
+/// The conversation so far: the session's summary with the earlier runs after it (or all
+/// earlier runs, before its first summary), then this run's user message; and where its parts
+/// stand in it.
+fn history(ctx: &RunCtx) -> Result<context::Conversation, String> {
+    let store = &ctx.host.inner.store;
+    let mut earlier = store
         .model_history(&ctx.session_id, &ctx.run_id)
         .map_err(|e| e.to_string())?;
+    let summary = store
+        .latest_summary(&ctx.session_id)
+        .map_err(|e| e.to_string())?
+        .and_then(|s| {
+            let from = earlier.iter().position(|r| r.id == s.before_run)?;
+            earlier.drain(..from);
+            Some(s)
+        });
     let mut messages = vec![Message::System(SYSTEM_PROMPT.to_owned())];
     let mut results = Vec::new();
-    for run in earlier {
-        push_user(&mut messages, with_notes(&run.notes, run.text));
+    let mut runs = Vec::with_capacity(earlier.len() + 1);
+    for (i, run) in earlier.into_iter().enumerate() {
+        let mut text = with_notes(&run.notes, run.text);
+        if let (0, Some(s)) = (i, &summary) {
+            text = context::after_summary(&s.text, s.runs, &text);
+        }
+        push_user(&mut messages, text);
+        runs.push((run.id, messages.len() - 1));
         for step in run.steps {
             if step.calls.is_empty() {
                 // A cut-off round goes back as the assistant's own partial answer, said to be
@@ -250,6 +263,7 @@ fn history(ctx: &RunCtx) -> Result<(Vec<Message>, Vec<context::EarlierResult>), 
                 });
                 results.push(context::EarlierResult {
                     message: messages.len() - 1,
+                    run: i,
                     label: context::label(&name, &args),
                 });
             }
@@ -264,7 +278,13 @@ fn history(ctx: &RunCtx) -> Result<(Vec<Message>, Vec<context::EarlierResult>), 
         .claim_undo_notes(&ctx.session_id, &ctx.run_id)
         .map_err(|e| e.to_string())?;
     push_user(&mut messages, with_notes(&notes, ctx.text.clone()));
-    Ok((messages, results))
+    runs.push((ctx.run_id.clone(), messages.len() - 1));
+    Ok(context::Conversation {
+        messages,
+        earlier: results,
+        runs,
+        summarised: summary.map_or(0, |s| s.runs),
+    })
 }
 
 /// A user message with the Host's notes before it.
@@ -327,18 +347,13 @@ const PARTIAL_NOTE: &str = "\n\n[Cut off here: this answer stopped before it was
 fn push_user(messages: &mut Vec<Message>, text: String) {
     if matches!(messages.last(), Some(Message::User(_))) {
         messages.push(Message::Assistant(AssistantMessage::text(
-            "[No answer: this request failed or was interrupted before the model replied.]",
+            context::NO_ANSWER,
         )));
     }
     messages.push(Message::User(text));
 }
 
-async fn run_steps(
-    ctx: &RunCtx,
-    mut messages: Vec<Message>,
-    earlier: &[context::EarlierResult],
-    usage: &mut p::Usage,
-) -> End {
+async fn run_steps(ctx: &RunCtx, mut conv: context::Conversation, usage: &mut p::Usage) -> End {
     let specs: Vec<ToolSpec> = ctx
         .tools
         .iter()
@@ -350,7 +365,7 @@ async fn run_steps(
         .collect();
     let budget = ctx.host.inner.config.step_budget;
     let tools_bytes = context::tools_bytes(&specs);
-    // Earlier results already replaced by their markers in `messages`.
+    // Earlier results already replaced by their markers in `conv.messages`.
     let mut omitted = 0;
     for step in 0..budget {
         if ctx.cancelled() {
@@ -358,22 +373,76 @@ async fn run_steps(
         }
         ctx.emit(p::EventKind::StepStarted { step });
         let window = ctx.context_window();
-        let mut session = ctx.session_context();
-        let fit = context::make_room(
-            &mut messages,
-            earlier,
-            omitted,
-            session,
-            window,
-            tools_bytes,
-        );
-        omitted = fit.omitted;
-        session.omitted = omitted;
-        ctx.set_session_context(session);
-        let mut request = ChatRequest::new(messages.clone());
+        let mut summaries = 0;
+        let fit = loop {
+            let mut session = ctx.session_context();
+            // When only a summary will do and one request can summarise every earlier run as
+            // the session last sent them, it is asked for before anything more is left out:
+            // that request then repeats the last one, and the cache serves it.
+            omitted = context::keep_left_out(&mut conv.messages, &conv.earlier, omitted, session);
+            let all = conv.earlier_runs();
+            let first = (summaries < crate::limits::SUMMARIES_PER_ROUND
+                && all > 0
+                && context::needs_summary(
+                    &conv.messages,
+                    &conv.earlier,
+                    omitted,
+                    session,
+                    window,
+                    tools_bytes,
+                ))
+            .then(|| conv.summary_cut(window, session.rate, tools_bytes))
+            .flatten()
+            .filter(|(cut, _)| *cut == all);
+            if let Some(cut) = first {
+                summaries += 1;
+                match summarise(ctx, &mut conv, cut, window, step, &specs, usage).await {
+                    Summarised::Done { dropped } => {
+                        omitted = omitted.saturating_sub(dropped);
+                        session.omitted = omitted;
+                        ctx.set_session_context(session);
+                        continue;
+                    }
+                    Summarised::Failed => {}
+                    Summarised::Cancelled => return cancelled(),
+                }
+            }
+            let fit = context::make_room(
+                &mut conv.messages,
+                &conv.earlier,
+                omitted,
+                session,
+                window,
+                tools_bytes,
+            );
+            omitted = fit.omitted;
+            session.omitted = omitted;
+            ctx.set_session_context(session);
+            // Leaving out every earlier result was not enough: the model summarises earlier
+            // runs (a few times at most, each standing for more of them).
+            if !context::past_threshold(fit.tokens, window)
+                || summaries == crate::limits::SUMMARIES_PER_ROUND
+            {
+                break fit;
+            }
+            let Some(cut) = conv.summary_cut(window, session.rate, tools_bytes) else {
+                break fit;
+            };
+            summaries += 1;
+            match summarise(ctx, &mut conv, cut, window, step, &specs, usage).await {
+                Summarised::Done { dropped } => {
+                    omitted = omitted.saturating_sub(dropped);
+                    session.omitted = omitted;
+                    ctx.set_session_context(session);
+                }
+                Summarised::Failed => break fit,
+                Summarised::Cancelled => return cancelled(),
+            }
+        };
+        let mut request = ChatRequest::new(conv.messages.clone());
         request.tools = specs.clone();
         request.thinking = ctx.model.thinking;
-        let completion = match request_with_retries(ctx, &request, step).await {
+        let completion = match request_with_retries(ctx, &request, step, Live::Shown).await {
             Answer::Done(c) => c,
             Answer::Cancelled { partial } => {
                 keep_partial(ctx, step, &partial);
@@ -397,10 +466,14 @@ async fn run_steps(
             omitted,
             rate: context::Rate::observed(prompt_tokens, fit.bytes),
         });
+        let (trimmed_runs, whole_runs) = conv.outline(omitted);
         let step_context = p::StepContext {
             window,
             prompt_tokens,
             omitted_results: u32::try_from(omitted).unwrap_or(u32::MAX),
+            summarised_runs: conv.summarised,
+            trimmed_runs,
+            whole_runs,
         };
         let round: Vec<RoundCall> = completion
             .tool_calls
@@ -456,7 +529,8 @@ async fn run_steps(
                 arguments: shown_arguments(&call.wire.arguments),
             });
         }
-        messages.push(Message::Assistant(completion.to_message()));
+        conv.messages
+            .push(Message::Assistant(completion.to_message()));
         for (i, call) in round.iter().enumerate() {
             let (outcome, shown) = if ctx.cancelled() {
                 (CallOutcome::Cancelled, None)
@@ -481,7 +555,7 @@ async fn run_steps(
                         result: result.clone(),
                         shown,
                     });
-                    messages.push(Message::Tool {
+                    conv.messages.push(Message::Tool {
                         call_id: call.wire.id.clone(),
                         content: result,
                     });
@@ -572,6 +646,107 @@ enum Answer {
     Failed { error: p::RunError, partial: String },
 }
 
+/// Whether a request's answer streams to the UI as the round's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Live {
+    Shown,
+    /// A request of the Host's own (a summary): its answer is shown once stored.
+    Quiet,
+}
+
+/// How asking the model for a summary ended.
+enum Summarised {
+    /// Stored and in the conversation; `dropped` earlier results went with the runs.
+    Done {
+        dropped: usize,
+    },
+    /// No summary: the round's request goes without one.
+    Failed,
+    Cancelled,
+}
+
+/// Asks the model for a summary of the first `cut` runs of `conv` in one request that repeats
+/// the conversation up to them (so the provider's cache serves most of it), keeps it, and
+/// puts it in their place. Its tokens count in the run's usage.
+async fn summarise(
+    ctx: &RunCtx,
+    conv: &mut context::Conversation,
+    (cut, tokens): (usize, u64),
+    window: u64,
+    step: u32,
+    specs: &[ToolSpec],
+    usage: &mut p::Usage,
+) -> Summarised {
+    let runs = conv.summarised + u32::try_from(cut).unwrap_or(u32::MAX);
+    ctx.emit(p::EventKind::ContextSummaryStarted { step, runs });
+    let mut request = ChatRequest::new(conv.summary_messages(cut));
+    // The same tools as the session's requests, or the prefix would differ from the first byte
+    // of the tool list on; none may be called.
+    request.tools = specs.to_vec();
+    request.tool_choice = wisp_model::ToolChoice::None;
+    request.thinking = wisp_model::Thinking::Disabled;
+    // Some providers refuse a request whose prompt and answer together may pass the window.
+    let room = u32::try_from(window.saturating_sub(tokens)).unwrap_or(u32::MAX);
+    request.max_tokens = Some(crate::limits::SUMMARY_MAX_TOKENS.min(room).max(1));
+    let failed = |error: p::RunError, used: p::Usage| {
+        tracing::warn!(error = %error.message, "no summary of earlier runs");
+        ctx.emit(p::EventKind::ContextSummaryFinished {
+            step,
+            runs,
+            usage: used,
+            error: Some(error),
+        });
+        Summarised::Failed
+    };
+    let completion = match request_with_retries(ctx, &request, step, Live::Quiet).await {
+        Answer::Done(c) => c,
+        Answer::Cancelled { .. } => return Summarised::Cancelled,
+        Answer::Failed { error, .. } => return failed(error, p::Usage::default()),
+    };
+    let mut used = p::Usage::default();
+    add_usage(&mut used, &completion);
+    add_usage(usage, &completion);
+    used.estimated_cost = ctx
+        .model
+        .price
+        .map(|p| crate::settings::estimate(&p, &used));
+    let text = completion.text.trim();
+    if text.is_empty() {
+        return failed(
+            p::RunError::new(
+                p::FailureKind::EmptySummary,
+                "the model answered the request for a summary with no text",
+            ),
+            used,
+        );
+    }
+    let before_run = conv.runs[cut].0.clone();
+    if let Err(e) = ctx.host.inner.store.add_summary(&wisp_store::NewSummary {
+        session_id: &ctx.session_id,
+        made_in: &ctx.run_id,
+        step,
+        before_run: &before_run,
+        runs,
+        text,
+        usage: &used,
+        at: now_ms(),
+    }) {
+        tracing::error!(error = %e, "summary not stored");
+        return failed(
+            p::RunError::new(p::FailureKind::Internal, "the database failed; see the log"),
+            used,
+        );
+    }
+    let dropped = conv.summarised_into(cut, text);
+    ctx.emit(p::EventKind::ContextSummaryFinished {
+        step,
+        runs,
+        usage: used,
+        error: None,
+    });
+    Summarised::Done { dropped }
+}
+
 /// One model request, retried for retryable errors with backoff (the request only: tool
 /// results already recorded are in `request` and are never re-executed).
 ///
@@ -579,7 +754,12 @@ enum Answer {
 /// out as asked and does not use up an attempt, as long as the waits of this request stay
 /// within the rate-limit window; one that asks for longer fails at once, saying so — the loop
 /// never retries earlier than the service asked.
-async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) -> Answer {
+async fn request_with_retries(
+    ctx: &RunCtx,
+    request: &ChatRequest,
+    step: u32,
+    live: Live,
+) -> Answer {
     let config = &ctx.host.inner.config;
     let Some(model) = &ctx.model.client else {
         // A run's error and a settings problem are one vocabulary: the problem is the error.
@@ -604,7 +784,9 @@ async fn request_with_retries(ctx: &RunCtx, request: &ChatRequest, step: u32) ->
                 if let wisp_model::StreamDelta::Content(t) = d {
                     lock(&streamed).push_str(t);
                 }
-                ctx.delta(step, d)
+                if live == Live::Shown {
+                    ctx.delta(step, d);
+                }
             }) => r,
             _ = ctx.wait_cancel() => return Answer::Cancelled { partial: partial() },
         };

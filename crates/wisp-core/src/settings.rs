@@ -281,6 +281,8 @@ fn failure_of(e: &ModelError, active: &ActiveModel, message: String) -> p::Failu
         | K::ProviderError => endpoint(failure),
         // Never the kind of a model request's error.
         K::BudgetExhausted
+        | K::EmptySummary
+        | K::SpendingLimit
         | K::Interrupted
         | K::UnfinishedAtStart
         | K::SecretStoreUnavailable

@@ -278,6 +278,11 @@ pub enum FailureKind {
     ProviderError,
     /// The step budget ran out (`steps`).
     BudgetExhausted,
+    /// The model answered the request for a summary of earlier runs with no text.
+    EmptySummary,
+    /// The session's estimated cost reached the limit the person set to stop at (`limit`,
+    /// `cost`, `currency`).
+    SpendingLimit,
     /// Wisp stopped (shutdown) while the run was unfinished.
     Interrupted,
     /// The run was found unfinished when the Host started.
@@ -412,6 +417,33 @@ pub struct StepContext {
     /// the window (each replaced by a line naming the call and its size); 0 when none. The
     /// stored session keeps them all.
     pub omitted_results: u32,
+    /// Earlier runs the request carried only as the model's summary of them (0: none).
+    #[serde(default)]
+    pub summarised_runs: u32,
+    /// Earlier runs the request carried with some of their results left out.
+    #[serde(default)]
+    pub trimmed_runs: u32,
+    /// Earlier runs the request carried whole.
+    #[serde(default)]
+    pub whole_runs: u32,
+}
+
+/// The model's summary of a session's earlier runs, made when leaving out their results did not
+/// make room enough: later requests carry it instead of those runs (the stored session keeps
+/// them all).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextSummary {
+    /// The round of this run before whose request it was made.
+    pub step: u32,
+    /// The earlier runs it stands for (those of an earlier summary it took in included).
+    pub runs: u32,
+    /// The model's text, as it answered.
+    pub text: String,
+    /// Its request's tokens and cost, counted in the run's usage.
+    pub usage: Usage,
+    /// Unix milliseconds.
+    pub created_at: i64,
 }
 
 /// `GET /api/runs/{id}`.
@@ -449,6 +481,9 @@ pub struct Run {
     /// Each undo of its changes, oldest first.
     #[serde(default)]
     pub undos: Vec<UndoResult>,
+    /// Summaries of earlier runs made during it, oldest first.
+    #[serde(default)]
+    pub summaries: Vec<ContextSummary>,
 }
 
 /// What undoing one recorded change does.
@@ -748,6 +783,26 @@ pub enum EventKind {
         attempt: u32,
         /// Why.
         error: RunError,
+    },
+    /// The session outgrew the model's context window: the model is asked to summarise its
+    /// earlier runs before the round's request.
+    ContextSummaryStarted {
+        /// Round index.
+        step: u32,
+        /// The earlier runs it is to stand for.
+        runs: u32,
+    },
+    /// The summary request ended: stored in the run's `summaries`, or failed (`error`; the
+    /// round's request goes without it).
+    ContextSummaryFinished {
+        /// Round index.
+        step: u32,
+        /// The earlier runs it stands for.
+        runs: u32,
+        /// Its tokens and cost (zero when it failed before an answer).
+        usage: Usage,
+        /// Why it failed, when it did.
+        error: Option<RunError>,
     },
     /// The visible text of a finished model round.
     AssistantText {

@@ -20,8 +20,10 @@
 mod migrations;
 mod search;
 mod settings;
+mod summary;
 mod undo;
 
+pub use summary::{NewSummary, StoredSummary};
 pub use undo::{NewChange, StoredChange, StoredUndo};
 
 use std::path::Path;
@@ -59,6 +61,8 @@ type Result<T> = std::result::Result<T, StoreError>;
 /// A run of the model history of a session, for building the next request.
 #[derive(Debug, Clone)]
 pub struct HistoryRun {
+    /// Its ID.
+    pub id: String,
     /// The user message.
     pub text: String,
     /// Notes of the Host sent before the user message (what the person undid since the run
@@ -379,6 +383,7 @@ impl Store {
             "DELETE FROM sessions WHERE id = ?1",
             "DELETE FROM changes WHERE session_id = ?1",
             "DELETE FROM undos WHERE session_id = ?1",
+            "DELETE FROM summaries WHERE session_id = ?1",
         ] {
             tx.execute(sql, [id])?;
         }
@@ -564,6 +569,7 @@ impl Store {
             }
             let notes = undo::notes_told_in(&conn, &run_id)?;
             out.push(HistoryRun {
+                id: run_id,
                 text,
                 notes,
                 steps: history_steps,
@@ -870,6 +876,7 @@ struct RawRun {
     steps: Vec<p::Step>,
     undoable: u32,
     undos: Vec<p::UndoResult>,
+    summaries: Vec<p::ContextSummary>,
 }
 
 fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
@@ -891,6 +898,7 @@ fn run_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RawRun> {
         steps: Vec::new(),
         undoable: 0,
         undos: Vec::new(),
+        summaries: Vec::new(),
     })
 }
 
@@ -928,12 +936,14 @@ impl RawRun {
             ended_at: self.ended_at,
             undoable: self.undoable,
             undos: self.undos,
+            summaries: self.summaries,
         })
     }
 }
 
 fn fill_run(conn: &Connection, run: &mut RawRun) -> Result<()> {
     run.undoable = undo::undoable(conn, &run.id)?;
+    run.summaries = summary::made_in(conn, &run.id)?;
     run.undos = Vec::new();
     for u in undo::undos_of_run(conn, &run.id)? {
         let mut result: p::UndoResult =

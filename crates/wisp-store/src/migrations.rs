@@ -202,4 +202,23 @@ pub(crate) const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX undos_session ON undos(session_id);
     "#,
+    // 14: the model's summaries of a session's earlier runs, made when the session outgrew the
+    // model's context window: requests from then on carry `text` before the user message of
+    // `before_run` instead of the runs before it. `made_in`/`step`: the run and round that asked
+    // for it; `usage`: JSON of its `Usage`.
+    r#"
+    CREATE TABLE summaries (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        made_in TEXT NOT NULL,
+        step INTEGER NOT NULL,
+        before_run TEXT NOT NULL,
+        runs INTEGER NOT NULL,
+        text TEXT NOT NULL,
+        usage TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+    );
+    CREATE INDEX summaries_session ON summaries(session_id);
+    CREATE INDEX summaries_made_in ON summaries(made_in);
+    "#,
 ];

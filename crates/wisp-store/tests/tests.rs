@@ -30,7 +30,7 @@ fn an_old_database_is_migrated_with_its_data_kept() {
         )
         .unwrap();
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 13);
+    assert_eq!(store.schema_version().unwrap(), 14);
     let projects = store.projects().unwrap();
     assert_eq!(projects.len(), 1);
     assert_eq!(projects[0].root, "/old/project");
@@ -333,6 +333,9 @@ fn reasoning_is_kept_apart_and_only_in_the_model_history() {
             window: 8_000,
             prompt_tokens: 6_123,
             omitted_results: 2,
+            summarised_runs: 3,
+            trimmed_runs: 1,
+            whole_runs: 0,
         }),
     )
     .unwrap();
@@ -367,6 +370,61 @@ fn reasoning_is_kept_apart_and_only_in_the_model_history() {
 
 /// Two rounds whose provider numbered both calls `call_0`: each call keeps its own status,
 /// result and approval, and the history answers each round's call by that round's id.
+#[test]
+fn the_newest_summary_is_the_sessions_and_each_shows_in_the_run_that_made_it() {
+    let (_d, s) = store();
+    s.insert_session("a", None, "A", 1).unwrap();
+    s.insert_session("b", None, "B", 1).unwrap();
+    for (i, id) in ["r1", "r2", "r3"].iter().enumerate() {
+        s.insert_run(id, "a", "m", Mode::Simulation, i as i64)
+            .unwrap();
+    }
+    assert_eq!(s.latest_summary("a").unwrap(), None);
+    let usage = Usage {
+        prompt_tokens: 900,
+        completion_tokens: 40,
+        cache_hit_tokens: 896,
+        cache_miss_tokens: 4,
+        estimated_cost: Some(0.001),
+        ..Usage::default()
+    };
+    let summary = |made_in, step, before_run, runs, text| wisp_store::NewSummary {
+        session_id: "a",
+        made_in,
+        step,
+        before_run,
+        runs,
+        text,
+        usage: &usage,
+        at: 7,
+    };
+    s.add_summary(&summary("r2", 0, "r2", 1, "first")).unwrap();
+    s.add_summary(&summary("r3", 2, "r3", 2, "second")).unwrap();
+    assert_eq!(
+        s.latest_summary("a").unwrap(),
+        Some(wisp_store::StoredSummary {
+            before_run: "r3".into(),
+            runs: 2,
+            text: "second".into()
+        })
+    );
+    assert_eq!(s.latest_summary("b").unwrap(), None, "another session's");
+    let run = s.run("r3").unwrap().unwrap();
+    assert_eq!(
+        run.summaries,
+        [wisp_protocol::ContextSummary {
+            step: 2,
+            runs: 2,
+            text: "second".into(),
+            usage,
+            created_at: 7
+        }]
+    );
+    assert!(s.run("r1").unwrap().unwrap().summaries.is_empty());
+    s.delete_session("a").unwrap();
+    assert_eq!(s.latest_summary("a").unwrap(), None);
+}
+
 #[test]
 fn calls_with_one_wire_id_in_two_rounds_stay_apart() {
     let (_d, s) = store();

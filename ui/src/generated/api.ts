@@ -828,6 +828,32 @@ export interface components {
             /** @description What is wrong, when something is. */
             problem: components["schemas"]["Failure"] | null;
         };
+        /**
+         * @description The model's summary of a session's earlier runs, made when leaving out their results did not
+         *     make room enough: later requests carry it instead of those runs (the stored session keeps
+         *     them all).
+         */
+        ContextSummary: {
+            /**
+             * Format: int64
+             * @description Unix milliseconds.
+             */
+            createdAt: number;
+            /**
+             * Format: uint32
+             * @description The earlier runs it stands for (those of an earlier summary it took in included).
+             */
+            runs: number;
+            /**
+             * Format: uint32
+             * @description The round of this run before whose request it was made.
+             */
+            step: number;
+            /** @description The model's text, as it answered. */
+            text: string;
+            /** @description Its request's tokens and cost, counted in the run's usage. */
+            usage: components["schemas"]["Usage"];
+        };
         /** @description `POST /api/projects`. */
         CreateProject: {
             /**
@@ -958,6 +984,36 @@ export interface components {
         } | {
             /**
              * Format: uint32
+             * @description The earlier runs it is to stand for.
+             */
+            runs: number;
+            /**
+             * Format: uint32
+             * @description Round index.
+             */
+            step: number;
+            /** @constant */
+            type: "context_summary_started";
+        } | {
+            /** @description Why it failed, when it did. */
+            error: components["schemas"]["Failure"] | null;
+            /**
+             * Format: uint32
+             * @description The earlier runs it stands for.
+             */
+            runs: number;
+            /**
+             * Format: uint32
+             * @description Round index.
+             */
+            step: number;
+            /** @constant */
+            type: "context_summary_finished";
+            /** @description Its tokens and cost (zero when it failed before an answer). */
+            usage: components["schemas"]["Usage"];
+        } | {
+            /**
+             * Format: uint32
              * @description Round index.
              */
             step: number;
@@ -1079,7 +1135,7 @@ export interface components {
          *     a UI has a wording for each in every language). Older names are read too, so runs stored
          *     before a rename keep their kind.
          */
-        FailureKind: "missing_key" | "invalid_config" | "bad_request" | "context_too_long" | "key_refused" | "key_required" | "no_balance" | "invalid_parameters" | "rate_limited" | "server_error" | "server_overloaded" | "unexpected_status" | "model_not_offered" | "connect" | "tls" | "connection_lost" | "stream_cut" | "idle_timeout" | "malformed_stream" | "event_too_large" | "response_too_large" | "provider_error" | "budget_exhausted" | "interrupted" | "unfinished_at_start" | "secret_store_unavailable" | "secret_store_failed" | "internal";
+        FailureKind: "missing_key" | "invalid_config" | "bad_request" | "context_too_long" | "key_refused" | "key_required" | "no_balance" | "invalid_parameters" | "rate_limited" | "server_error" | "server_overloaded" | "unexpected_status" | "model_not_offered" | "connect" | "tls" | "connection_lost" | "stream_cut" | "idle_timeout" | "malformed_stream" | "event_too_large" | "response_too_large" | "provider_error" | "budget_exhausted" | "empty_summary" | "spending_limit" | "interrupted" | "unfinished_at_start" | "secret_store_unavailable" | "secret_store_failed" | "internal";
         /** @description One entry of a [`FolderView`]. */
         FolderEntry: {
             /** @description `file`, `dir`, `symlink` or `other`. */
@@ -1536,6 +1592,11 @@ export interface components {
             status: components["schemas"]["RunStatus"];
             /** @description Model rounds. */
             steps: components["schemas"]["Step"][];
+            /**
+             * @description Summaries of earlier runs made during it, oldest first.
+             * @default []
+             */
+            summaries: components["schemas"]["ContextSummary"][];
             /** @description The user message that started it. */
             text: string;
             /**
@@ -1826,6 +1887,24 @@ export interface components {
              * @description Input tokens of the request, as the service counted them (0 when it did not say).
              */
             promptTokens: number;
+            /**
+             * Format: uint32
+             * @description Earlier runs the request carried only as the model's summary of them (0: none).
+             * @default 0
+             */
+            summarisedRuns: number;
+            /**
+             * Format: uint32
+             * @description Earlier runs the request carried with some of their results left out.
+             * @default 0
+             */
+            trimmedRuns: number;
+            /**
+             * Format: uint32
+             * @description Earlier runs the request carried whole.
+             * @default 0
+             */
+            wholeRuns: number;
             /**
              * Format: uint64
              * @description The model's context window in tokens, as Wisp took it (known for the model, or what the

@@ -145,7 +145,7 @@ const run = (argumentsText: string, result: string): Run => ({
   id: "r1", sessionId: "s1", text: "go", status: "completed", mode: "simulation", model: null, finalText: "done", error: null,
   steps: [{ index: 0, partial: false, text: "", toolCalls: [{ callId: "c1", tool: "files_read", arguments: JSON.parse(argumentsText), argumentsText, status: "succeeded", result, approval: null }] }],
   usage: { promptTokens: 0, completionTokens: 0, reasoningTokens: 0, cacheHitTokens: 0, cacheMissTokens: 0, estimatedCost: null },
-  createdAt: 1, endedAt: 2, undoable: 0, undos: [],
+  createdAt: 1, endedAt: 2, undoable: 0, undos: [], summaries: [],
 });
 
 describe("a tool row", () => {

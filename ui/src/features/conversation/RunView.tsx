@@ -2,7 +2,7 @@
 // process (collapsed once the run completed), and the final answer as the main content.
 import { Fragment, useEffect, useState } from "react";
 import { AlertTriangle, CheckCircle2, ChevronDown, ChevronRight, CircleDashed, Copy, Eye, Loader2, Pencil, Play, RotateCcw, Undo2, XCircle } from "lucide-react";
-import type { Run, StepContext, ToolCall, Usage as UsageTotals } from "../../types";
+import type { ContextSummary, Run, StepContext, ToolCall, Usage as UsageTotals } from "../../types";
 import { useT, type Key, type T } from "../../i18n";
 import { ApprovalCard, voidedByOf, type Outcome } from "../approvals/ApprovalCard";
 import type { CurrentFile } from "../approvals/currentFile";
@@ -136,6 +136,9 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
           />
           </Fragment>
         ))}
+        {run.summaries.map((s, i) => (
+          <RunSummary key={i} summary={s} />
+        ))}
         {processSteps.length > 0 && (
           <section className="process">
             <button className="process-toggle" aria-expanded={expanded} onClick={() => setOpen(!expanded)}>
@@ -174,6 +177,16 @@ export function RunView({ run, live, onDecide, onPreview, currentFile, onLook, a
         {active && live?.retry && (
           <div className="status-line retry" role="status">
             <strong>{t("retrying", { n: live.retry.attempt })}</strong> <span>{failureText(t, live.retry.error)}</span>
+          </div>
+        )}
+        {active && live?.summarising !== undefined && (
+          <div className="status-line summarising" role="status">
+            <Loader2 size={14} className="spin" aria-hidden /> {t("summarising", { n: live.summarising })}
+          </div>
+        )}
+        {active && live?.summaryFailed && (
+          <div className="status-line retry" role="status">
+            <strong>{t("summaryFailed")}</strong> <span>{failureText(t, live.summaryFailed)}</span>
           </div>
         )}
         {active && live && (
@@ -281,6 +294,33 @@ export function omittedText(t: T, run: Run): string | null {
   return n > 0 ? t("contextOmitted", { n }) : null;
 }
 
+/** Which of the session's earlier runs the run's last request carried in the model's summary,
+ * with tool results left out, or whole; null when it carried them all whole. */
+export function outlineText(t: T, c: StepContext | null): string | null {
+  if (!c || (c.summarisedRuns === 0 && c.trimmedRuns === 0)) return null;
+  return t("contextOutline", { s: c.summarisedRuns, p: c.trimmedRuns, w: c.wholeRuns });
+}
+
+/** The model's summary of earlier runs made during a run: labelled as such, with its cost. */
+function RunSummary({ summary }: { summary: ContextSummary }) {
+  const t = useT();
+  const u = summary.usage;
+  return (
+    <details className="context-summary" data-testid="context-summary">
+      <summary>
+        {t("summaryTitle", { n: summary.runs })}
+        <span className="muted small">
+          {" "}
+          · {t("usage", { p: u.promptTokens, h: u.cacheHitTokens, m: u.cacheMissTokens, c: u.completionTokens, r: u.reasoningTokens })}
+          {typeof u.estimatedCost === "number" && <> · {t("cost", { v: u.estimatedCost.toFixed(6), c: "USD" })}</>}
+        </span>
+      </summary>
+      <p className="muted small">{t("summaryHelp", { s: summary.step + 1 })}</p>
+      <Markdown text={summary.text} />
+    </details>
+  );
+}
+
 /** A session's cost and cache share, as its header shows them; null when there is neither. */
 export function sessionUsageText(t: T, u: UsageTotals | undefined): string | null {
   const parts = [sessionCostText(t, u), cachedShareText(t, u)].filter((p): p is string => p !== null);
@@ -294,6 +334,7 @@ function Usage({ run }: { run: Run }) {
   const last = run.steps.reduce<StepContext | null>((found, s) => s.context ?? found, null);
   const use = last ? contextUseText(t, last) : null;
   const omitted = omittedText(t, run);
+  const outline = outlineText(t, last);
   return (
     <div className="usage muted">
       {run.model && (
@@ -308,6 +349,11 @@ function Usage({ run }: { run: Run }) {
       {omitted && (
         <div className="context-omitted" data-testid="context-omitted">
           {omitted}
+        </div>
+      )}
+      {outline && (
+        <div className="context-outline" data-testid="context-outline">
+          {outline}
         </div>
       )}
     </div>

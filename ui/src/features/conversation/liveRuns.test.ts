@@ -52,4 +52,18 @@ describe("live runs", () => {
     expect(liveRuns(s, ev({ ...base, type: "tool_call_finished", callId: "c1", status: "succeeded", result: "{}" }))).toBe(s);
     expect(liveRuns(s, ev({ ...base, runId: null, type: "step_started", step: 3 }))).toBe(s);
   });
+
+  it("says while earlier runs are summarised, and a failed summary until the next round", () => {
+    let s: LiveRuns = {};
+    s = liveRuns(s, ev({ ...base, type: "step_started", step: 0 }, 500));
+    s = liveRuns(s, ev({ ...base, type: "context_summary_started", step: 0, runs: 12 }, 600));
+    expect(s.r1).toEqual({ step: 0, text: "", thinking: false, requestSince: 500, summarising: 12 });
+    const usage = { promptTokens: 10, completionTokens: 2, reasoningTokens: 0, cacheHitTokens: 8, cacheMissTokens: 2, estimatedCost: null };
+    const done = liveRuns(s, ev({ ...base, type: "context_summary_finished", step: 0, runs: 12, usage, error: null }, 700));
+    expect(done.r1).toEqual({ step: 0, text: "", thinking: false, requestSince: 500 });
+    const failed = liveRuns(s, ev({ ...base, type: "context_summary_finished", step: 0, runs: 12, usage, error }, 700));
+    expect(failed.r1).toEqual({ step: 0, text: "", thinking: false, requestSince: 500, summaryFailed: error });
+    const next = liveRuns(failed, ev({ ...base, type: "step_started", step: 1 }, 800));
+    expect(next.r1).toEqual({ step: 1, text: "", thinking: false, requestSince: 800 });
+  });
 });

@@ -12,6 +12,10 @@ export interface LiveState {
   retry?: { attempt: number; error: RunError };
   /** When the open model request started (its first attempt), in ms; absent when none is open. */
   requestSince?: number;
+  /** The model is summarising this many earlier runs before the round's request. */
+  summarising?: number;
+  /** The summary failed; the round's request goes without it. */
+  summaryFailed?: RunError;
 }
 
 /** Live state by run ID. */
@@ -85,6 +89,13 @@ function onEvent(state: LiveRuns, e: WispEvent, now: number): LiveRuns {
           requestSince: state[runId]?.requestSince ?? now,
         },
       };
+    case "context_summary_started":
+      return { ...state, [runId]: { ...(state[runId] ?? { step: e.step, text: "", thinking: false, requestSince: now }), summarising: e.runs, summaryFailed: undefined } };
+    case "context_summary_finished": {
+      const { summarising: _done, ...prev } = state[runId] ?? { step: e.step, text: "", thinking: false };
+      // A stored summary shows in the run; a failed one only until the round goes on.
+      return { ...state, [runId]: e.error ? { ...prev, summaryFailed: e.error } : prev };
+    }
     case "run_started":
     case "approval_requested":
     case "approval_resolved":

@@ -28,6 +28,8 @@ export const FAILURE_KINDS = [
   "response_too_large",
   "provider_error",
   "budget_exhausted",
+  "empty_summary",
+  "spending_limit",
   "interrupted",
   "unfinished_at_start",
   "secret_store_unavailable",
