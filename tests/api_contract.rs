@@ -600,8 +600,9 @@ async fn the_document_describes_what_the_api_does() {
     // the Host's stream of the session list's changes; 9 for local MCP servers; 8 for preview
     // tabs (with the live view, front and move); 2 for open_webpage's tickets; 1 for a workspace
     // tab's folder; 1 for a session's Markdown export; 4 for Settings → Skills; 2 for undoing a
-    // run's changes (its plan, and the undo); 2 for Settings → Undo.
-    assert_eq!(ops.len(), 56);
+    // run's changes (its plan, and the undo); 2 for Settings → Undo; 2 for Settings → Model's
+    // part on long sessions.
+    assert_eq!(ops.len(), 58);
     assert!(ops.iter().all(|o| o["operationId"].is_string()));
     let created = &api["paths"]["/api/sessions"]["post"]["responses"]["201"]["links"];
     assert_eq!(

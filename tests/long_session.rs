@@ -407,6 +407,10 @@ async fn when_leaving_out_results_is_not_enough_the_model_summarises_earlier_run
         let run = w.run(&s, &long_message(i, 6_000)).await;
         let done = w.drive(&run, "approve").await;
         assert_eq!(done["status"], "completed", "run {i}: {done:.2000}");
+        assert_eq!(
+            done["steps"][0]["toolCalls"][0]["tool"], "files_read",
+            "run {i} did what it asked: {done:.2000}"
+        );
         for step in done["steps"].as_array().unwrap() {
             let c = &step["context"];
             assert!(
@@ -426,7 +430,12 @@ async fn when_leaving_out_results_is_not_enough_the_model_summarises_earlier_run
     assert_eq!(summary["step"], 0);
     assert_eq!(summary["runs"], i as u64, "every earlier run: {summary}");
     let text = summary["text"].as_str().unwrap();
-    assert!(text.contains("Wisp simulator"), "the model's own: {text}");
+    assert!(
+        text.starts_with(&format!(
+            "Summary written by the Wisp simulator: the person sent {i} earlier messages."
+        )),
+        "the model's own: {text}"
+    );
     // Its tokens are the run's: the run's input counts them beside its rounds'.
     let used = &summary["usage"];
     assert!(used["promptTokens"].as_u64().unwrap() > 0, "{summary}");
@@ -486,9 +495,12 @@ async fn when_leaving_out_results_is_not_enough_the_model_summarises_earlier_run
         "its own message follows"
     );
     let body = next.body.to_string();
+    // Each earlier message is in the summary (the simulator's quotes its first 80 characters),
+    // not whole.
+    let words = "the person explains at length what they want from this session. ";
     for j in 0..i {
         assert!(
-            !body.contains(&format!("(run {j})")),
+            !body.contains(&format!("(run {j}) {words}{words}")),
             "run {j} is in the summary"
         );
     }
@@ -514,4 +526,93 @@ async fn when_leaving_out_results_is_not_enough_the_model_summarises_earlier_run
             "{t}: {types:?}"
         );
     }
+}
+
+/// Twenty runs of long messages, each reading a file, with Wisp and the simulator both taking
+/// the window to be `window`: each run as it ended, and the requests as the simulator got them.
+async fn twenty_long_runs(window: u64) -> (Vec<Value>, Vec<wisp_sim::RecordedRequest>) {
+    let w = crate::e2e::Wisp::start_with_sim(
+        SimConfig {
+            context_window: window,
+            ..SimConfig::default()
+        },
+        |c| c.context_window = Some(window),
+    )
+    .await;
+    std::fs::write(w.file("big.txt"), big_file(1_000)).unwrap();
+    let s = w.session().await;
+    let mut runs = Vec::new();
+    for i in 0..20 {
+        let run = w.run(&s, &long_message(i, 6_000)).await;
+        let done = w.drive(&run, "approve").await;
+        assert_eq!(done["status"], "completed", "run {i}: {done:.2000}");
+        assert_eq!(done["steps"][0]["toolCalls"][0]["tool"], "files_read");
+        runs.push(done);
+    }
+    (runs, w.sim.chat_requests())
+}
+
+/// A session several times larger than its window goes on for twenty runs: each time it fills
+/// up, a new summary takes in the one before it (its run count grows), every request fits, and
+/// what that costs is measured against the same session in DeepSeek V4's window.
+#[tokio::test]
+async fn a_session_many_windows_long_goes_on_summary_after_summary() {
+    const WINDOW: u64 = 16_000;
+    let (runs, requests) = twenty_long_runs(WINDOW).await;
+    let summaries: Vec<(usize, u64)> = runs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r["summaries"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |s| (i, s["runs"].as_u64().unwrap()))
+        })
+        .collect();
+    assert!(summaries.len() >= 2, "{summaries:?}");
+    for pair in summaries.windows(2) {
+        let ((_, before), (_, after)) = (pair[0], pair[1]);
+        assert!(
+            after > before,
+            "a later summary takes the earlier in: {summaries:?}"
+        );
+    }
+    for (i, run) in runs.iter().enumerate() {
+        for step in run["steps"].as_array().unwrap() {
+            let c = &step["context"];
+            assert!(
+                c["promptTokens"].as_u64().unwrap() <= WINDOW,
+                "run {i}: {c}"
+            );
+            // Every earlier run is in the request in one of three ways.
+            let carried = c["summarisedRuns"].as_u64().unwrap()
+                + c["trimmedRuns"].as_u64().unwrap()
+                + c["wholeRuns"].as_u64().unwrap();
+            assert_eq!(carried, i as u64, "run {i}: {c}");
+        }
+    }
+    let (whole_runs, whole) = twenty_long_runs(crate::e2e::DEEPSEEK_V4_WINDOW).await;
+    assert!(
+        whole_runs
+            .iter()
+            .all(|r| r["summaries"].as_array().unwrap().is_empty())
+    );
+    let ((cost, tokens), (whole_cost, whole_tokens)) = (input_cost(&requests), input_cost(&whole));
+    let hits: u64 = requests
+        .iter()
+        .map(|r| r.prompt_cache.unwrap().hit_tokens)
+        .sum();
+    eprintln!(
+        "twenty runs of 6,000-byte messages in a {WINDOW}-token window: {} summaries (of {:?} \
+         runs), {} requests, input {tokens} tokens ({:.1}% cache hits), {cost:.6} USD at \
+         deepseek-v4-flash prices; the same session whole: {} requests, {whole_tokens} tokens, \
+         {whole_cost:.6} USD",
+        summaries.len(),
+        summaries.iter().map(|(_, n)| *n).collect::<Vec<_>>(),
+        requests.len(),
+        hits as f64 * 100.0 / tokens as f64,
+        whole.len()
+    );
+    assert!(tokens < whole_tokens, "{tokens} vs {whole_tokens}");
 }

@@ -916,3 +916,184 @@ async fn mcp_18_the_os_secret_store_is_contacted_only_by_a_save_that_needs_it() 
     );
     assert_eq!(settings["apiKey"]["set"], false);
 }
+
+/// A model Wisp does not know takes the window the endpoint's `/models` says (asked once, at
+/// the first run), unless the person set one in Settings → Model; bad settings are refused and
+/// change nothing.
+#[tokio::test]
+async fn a_models_window_is_the_persons_else_what_the_endpoint_lists() {
+    const LISTED: u64 = 24_000;
+    let endpoint = SimServer::start(SimConfig {
+        models: vec!["qwen3-coder".to_owned()],
+        no_key: true,
+        strict_fields: true,
+        lists_windows: true,
+        context_window: LISTED,
+        ..SimConfig::default()
+    })
+    .await
+    .unwrap();
+    let w = configured(EnvModel::default()).await;
+    w.ok(
+        "PUT",
+        "/api/settings",
+        Some(json!({"provider": "openai_compatible", "baseUrl": format!("{}/v1", endpoint.base_url()), "model": "qwen3-coder", "thinking": "disabled"})),
+    )
+    .await;
+    let before = w.ok("GET", "/api/settings/context", None).await;
+    assert_eq!(before["model"], "qwen3-coder");
+    assert_eq!(before["window"], 131_072, "{before}");
+    assert_eq!(before["windowSource"], "default", "not asked before a run");
+    let s = w.session().await;
+    let run = w
+        .drive(&w.run(&s, "[demo:multi] look").await, "approve")
+        .await;
+    assert_eq!(run["status"], "completed", "{run}");
+    assert_eq!(run["steps"][0]["context"]["window"], LISTED, "{run}");
+    let listed = w.ok("GET", "/api/settings/context", None).await;
+    assert_eq!(listed["window"], LISTED, "{listed}");
+    assert_eq!(listed["windowSource"], "provider", "{listed}");
+    let asked = || {
+        endpoint
+            .requests()
+            .iter()
+            .filter(|r| r.path.ends_with("/models"))
+            .count()
+    };
+    let lists = asked();
+    w.drive(&w.run(&s, "hello").await, "approve").await;
+    assert_eq!(asked(), lists, "asked once per model");
+
+    // The person's window wins, from the next request on.
+    let set = w
+        .ok(
+            "PUT",
+            "/api/settings/context",
+            Some(json!({"windows": {"qwen3-coder": 8192}, "spendingWarning": null, "stopAtLimit": false})),
+        )
+        .await;
+    assert_eq!(set["window"], 8192, "{set}");
+    assert_eq!(set["windowSource"], "setting", "{set}");
+    let run = w.drive(&w.run(&s, "hello again").await, "approve").await;
+    assert_eq!(run["steps"][0]["context"]["window"], 8192, "{run}");
+
+    for bad in [
+        json!({"windows": {"qwen3-coder": 4095}, "stopAtLimit": false}),
+        json!({"windows": {"qwen3-coder": 16_777_217}, "stopAtLimit": false}),
+        json!({"windows": {"qwen3-coder": 8192.5}, "stopAtLimit": false}),
+        json!({"windows": {"two words": 8192}, "stopAtLimit": false}),
+        json!({"windows": {}, "spendingWarning": 0, "stopAtLimit": false}),
+        json!({"windows": {}, "spendingWarning": -1, "stopAtLimit": false}),
+        json!({"windows": {}, "spendingWarning": 1_000_001, "stopAtLimit": false}),
+        json!({"windows": {}, "stopAtLimit": false, "other": 1}),
+        json!({"windows": {}}),
+    ] {
+        let (status, body) = w
+            .call("PUT", "/api/settings/context", Some(bad.clone()))
+            .await;
+        assert_eq!(status, 400, "{bad} → {body}");
+    }
+    let many: serde_json::Map<String, Value> =
+        (0..51).map(|i| (format!("m{i}"), json!(8192))).collect();
+    let (status, _) = w
+        .call(
+            "PUT",
+            "/api/settings/context",
+            Some(json!({"windows": many, "stopAtLimit": false})),
+        )
+        .await;
+    assert_eq!(status, 400, "at most 50 models");
+    assert_eq!(
+        w.ok("GET", "/api/settings/context", None).await["windows"],
+        json!({"qwen3-coder": 8192}),
+        "nothing changed"
+    );
+    // A whole number written as a float is a whole number.
+    let set = w
+        .ok(
+            "PUT",
+            "/api/settings/context",
+            Some(json!({"windows": {"qwen3-coder": 65536.0}, "stopAtLimit": false})),
+        )
+        .await;
+    assert_eq!(set["windows"]["qwen3-coder"], 65_536, "{set}");
+}
+
+/// A session's runs go on past the spending warning unless the person chose to stop there;
+/// then a run stops before its next request once the session's cost (its own so far included)
+/// has reached it, saying so, and a new run asks the model nothing.
+#[tokio::test]
+async fn a_run_stops_at_the_spending_warning_only_when_asked_to() {
+    let w = configured(EnvModel::default()).await;
+    let price = json!({"cacheHit": 100.0, "cacheMiss": 100.0, "output": 100.0});
+    w.ok(
+        "PUT",
+        "/api/settings",
+        Some(json!({
+            "provider": "deepseek", "baseUrl": format!("{}/v1", w.sim.base_url()),
+            "model": "deepseek-v4-flash", "thinking": "enabled",
+            "prices": {"currency": "USD", "source": "test", "asOf": "2026-12-07", "models": {"deepseek-v4-flash": price}},
+        })),
+    )
+    .await;
+    w.ok(
+        "PUT",
+        "/api/settings/api-key",
+        Some(json!({"value": w.sim.api_key(), "storage": "process"})),
+    )
+    .await;
+    let context = |warning: f64, stop: bool| json!({"windows": {}, "spendingWarning": warning, "stopAtLimit": stop});
+    // A warning only: the run goes on past it.
+    let set = w
+        .ok("PUT", "/api/settings/context", Some(context(0.01, false)))
+        .await;
+    assert_eq!(set["spendingWarning"], 0.01);
+    assert_eq!(set["currency"], "USD");
+    let s = w.session().await;
+    let first = w
+        .drive(&w.run(&s, "[demo:multi] look").await, "approve")
+        .await;
+    assert_eq!(first["status"], "completed", "{first}");
+    let cost = first["usage"]["estimatedCost"].as_f64().unwrap();
+    assert!(cost > 0.01, "one run passes the warning: {cost}");
+
+    // Stop at the limit: the session is past it, so a new run asks nothing.
+    w.ok("PUT", "/api/settings/context", Some(context(0.01, true)))
+        .await;
+    let chats = w.sim.chat_requests().len();
+    let stopped = w.finished(&w.run(&s, "[demo:multi] again").await).await;
+    assert_eq!(stopped["status"], "failed", "{stopped}");
+    let error = &stopped["error"];
+    assert_eq!(error["kind"], "spending_limit", "{stopped}");
+    assert_eq!(error["params"]["limit"], "0.01", "{stopped}");
+    assert_eq!(error["params"]["currency"], "USD", "{stopped}");
+    assert_eq!(
+        error["params"]["cost"],
+        format!("{cost:.6}"),
+        "the session's cost: {stopped}"
+    );
+    assert_eq!(
+        w.sim.chat_requests().len(),
+        chats,
+        "the model was not asked"
+    );
+
+    // A limit the session has not reached: the run stops before the round after the one that
+    // reached it, its own cost counted.
+    let limit = cost + cost / 4.0;
+    w.ok("PUT", "/api/settings/context", Some(context(limit, true)))
+        .await;
+    let stopped = w
+        .drive(&w.run(&s, "[demo:multi] once more").await, "approve")
+        .await;
+    assert_eq!(stopped["status"], "failed", "{stopped}");
+    assert_eq!(stopped["error"]["kind"], "spending_limit", "{stopped}");
+    assert_eq!(stopped["steps"].as_array().unwrap().len(), 1, "{stopped}");
+    assert!(stopped["usage"]["estimatedCost"].as_f64().unwrap() > 0.0);
+
+    // Switched off: runs go on.
+    w.ok("PUT", "/api/settings/context", Some(context(limit, false)))
+        .await;
+    let goes = w.drive(&w.run(&s, "hello").await, "approve").await;
+    assert_eq!(goes["status"], "completed", "{goes}");
+}

@@ -101,7 +101,7 @@ test("a key entered in Settings → Model reaches the endpoint, and the run says
   await expect(page.getByText(/DeepSeek · deepseek-v4-flash ·/).last()).toBeVisible();
   await expect(page.locator(".usage .cost")).toHaveText(/≈ 0\.\d+ USD/);
   // The session's total: every run priced, so an estimate, not a lower bound.
-  await expect(page.getByTestId("session-cost")).toHaveText(/^This session: ≈ 0\.\d+ USD · cached: \d+%$/);
+  await expect(page.getByTestId("session-cost")).toHaveText(/^This session: ≈ 0\.\d+ USD · cached: \d+% · context: 1% of 1,048,576 tokens$/);
   // A second message repeats the first run's request up to where it adds: the provider's cache
   // serves most of it, and the run's line says so.
   await box.fill("again");
@@ -110,8 +110,32 @@ test("a key entered in Settings → Model reaches the endpoint, and the run says
   await expect(page.locator(".usage .cached-share").last()).toHaveText(/^ · cached: [1-9]\d*%$/);
   // How full DeepSeek V4's window the run's last request was: a short session, a sliver of it.
   await expect(page.locator(".usage .context-use").last()).toHaveText(/^ · context: 1% of 1,048,576 tokens$/);
+  await expect(page.getByTestId("session-cost")).toHaveText(/^This session: ≈ 0\.\d+ USD · cached: \d+% · context: 1% of 1,048,576 tokens$/);
   await expect(page.getByRole("status").filter({ hasText: "SIMULATION —" })).toHaveCount(0);
   expect(await page.content()).not.toContain(simKey);
+
+  // A spending warning the session has passed: the header says so, and runs go on.
+  await expect(page.getByTestId("spending-passed")).toHaveCount(0);
+  await page.getByRole("button", { name: "Settings" }).click();
+  const long = page.getByRole("region", { name: "Long sessions" });
+  await long.getByLabel("Spending warning per session (USD)").fill("0.000001");
+  await long.getByRole("button", { name: "Save" }).click();
+  await expect(long.getByText("Saved; every session's next request follows them.")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("spending-passed")).toHaveText("Past your spending warning of 0.000001 USD");
+  await box.fill("still going");
+  await box.press("Enter");
+  await expect(page.locator(".usage")).toHaveCount(3);
+  // Stop at the limit: the next run stops before asking the model, saying why.
+  await page.getByRole("button", { name: "Settings" }).click();
+  await long.getByLabel(/Stop at the limit/).check();
+  await long.getByRole("button", { name: "Save" }).click();
+  await expect(long.getByText("Saved; every session's next request follows them.")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await box.fill("and now?");
+  await box.press("Enter");
+  await expect(page.locator("article.run").last()).toHaveAttribute("data-status", "failed");
+  await expect(page.locator("article.run").last()).toContainText(/Stopped before the next request: this session's estimated cost \(0\.\d+ USD\) reached the limit of 0\.000001 USD set in Settings → Model/);
 });
 
 test.describe("in Chinese", () => {

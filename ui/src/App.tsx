@@ -1,9 +1,10 @@
 // The workbench: projects and sessions on the left, the conversation in the centre, preview
 // tabs on the right. All state comes from the Host's API and event stream; nothing is invented
 // locally, so a reload (or a Host restart) shows exactly what the event log holds.
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { Settings, X } from "lucide-react";
 import type { Api } from "./api";
+import type { Schemas } from "./types";
 import { useT } from "./i18n";
 import { SettingsDialog, type LangSetting, type Theme } from "./components/Dialogs";
 import { ApprovalAnnouncer } from "./features/approvals/Announcer";
@@ -14,7 +15,7 @@ import { ModelPicker, useModelPick } from "./features/conversation/ModelPicker";
 import { ConversationHeader } from "./features/conversation/ConversationHeader";
 import { useWorkbenchKeys } from "./features/conversation/keys";
 import { RunList } from "./features/conversation/RunList";
-import { RunView } from "./features/conversation/RunView";
+import { RunView, lastContextOf } from "./features/conversation/RunView";
 import { StepAnnouncer, ToolOutputs, useToolOutput } from "./features/conversation/ToolOutput";
 import { useSessionRuns } from "./features/conversation/useSessionRuns";
 import { McpSettingsPage } from "./features/mcp/McpSettings";
@@ -41,6 +42,7 @@ import { useOpenTickets } from "./features/tabs/tickets";
 import { useSessionTabs } from "./features/tabs/useTabs";
 import { UndoDialog, type UndoTarget } from "./features/undo/UndoDialog";
 import { UndoSettingsPage } from "./features/undo/UndoSettings";
+import { ContextSettingsPage } from "./features/settings/ContextSettings";
 
 const SIM_EXAMPLES = ["example_sim_write", "example_sim_multi", "example_sim_markdown", "example_sim_introspect"] as const;
 const LIVE_EXAMPLES = ["example_live_readme", "example_live_list", "example_live_todo"] as const;
@@ -62,6 +64,16 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
   // Settings changed is read again after.
   const [settingsSection, setSettingsSection] = useState<string | undefined>(undefined);
   const [settingsClosed, setSettingsClosed] = useState(0);
+  const [modelChanged, setModelChanged] = useState(0);
+  // The spending warning the header compares the session's cost with: read again whenever the
+  // settings close.
+  const [contextSettings, setContextSettings] = useState<Schemas["ContextSettings"] | null>(null);
+  useEffect(() => {
+    api
+      .contextSettings()
+      .then(setContextSettings)
+      .catch(() => setContextSettings(null));
+  }, [api, settingsClosed]);
   const report = useCallback((e: unknown) => setError(e instanceof Error ? e.message : String(e)), []);
   const { sessions, currentId, setCurrentId, loadSessions, waiting: hostWaiting } = useSessions(api, report);
   const search = useSessionSearch(api, sessions);
@@ -261,6 +273,8 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
                 onTogglePreview={() => setPreviewOpen((o) => !o)}
                 onAttached={loadSessions}
                 report={report}
+                context={lastContextOf(runs)}
+                contextSettings={contextSettings}
               />
               <ProjectSkillsNotice
                 api={api}
@@ -329,7 +343,22 @@ export function App({ api, lang, theme, onLang, onTheme }: Props) {
         }}
         initial={settingsSection}
         sections={[
-          { id: "model", label: t("modelSettings"), content: <ModelSettingsPage api={api} onChanged={reloadHealth} /> },
+          {
+            id: "model",
+            label: t("modelSettings"),
+            content: (
+              <>
+                <ModelSettingsPage
+                  api={api}
+                  onChanged={() => {
+                    reloadHealth();
+                    setModelChanged((n) => n + 1);
+                  }}
+                />
+                <ContextSettingsPage api={api} version={modelChanged} />
+              </>
+            ),
+          },
           { id: "mcp", label: t("mcpSettings"), content: <McpSettingsPage api={api} /> },
           { id: "skills", label: t("skillsSettings"), content: <SkillsSettingsPage api={api} /> },
           { id: "undo", label: t("undoSettings"), content: <UndoSettingsPage api={api} /> },

@@ -63,6 +63,8 @@ export class Api {
   run = (id: string) => this.call<Run>("GET", `/api/runs/${id}`);
   startRun = (sessionId: string, text: string) => this.call<Schemas["RunStarted"]>("POST", `/api/sessions/${sessionId}/runs`, { text } satisfies Schemas["StartRun"]);
   cancel = (runId: string) => this.call<void>("POST", `/api/runs/${runId}/cancel`);
+  contextSettings = () => this.call<Schemas["ContextSettings"]>("GET", "/api/settings/context");
+  updateContextSettings = (body: Schemas["UpdateContextSettings"]) => this.call<Schemas["ContextSettings"]>("PUT", "/api/settings/context", body);
   undoSettings = () => this.call<Schemas["UndoSettings"]>("GET", "/api/settings/undo");
   updateUndoSettings = (body: Schemas["UpdateUndoSettings"]) => this.call<Schemas["UndoSettings"]>("PUT", "/api/settings/undo", body);
   undoPlan = (runId: string, of: UndoOf = {}) => {

@@ -34,6 +34,48 @@ pub(crate) fn known_window(model: &str) -> Option<u64> {
     model.starts_with("deepseek-v4").then_some(1_048_576)
 }
 
+/// The store's name of Settings → Model's part on long sessions (JSON of
+/// `UpdateContextSettings`).
+pub(crate) const SETTING: &str = "context";
+
+/// Where a model's window may come from, first to last.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct WindowFacts {
+    /// Set for the model: the Host's configuration, else Settings → Model.
+    pub(crate) set: Option<u64>,
+    /// What the endpoint's `/models` answer said.
+    pub(crate) provider: Option<u64>,
+    /// A smaller window a refusal taught.
+    pub(crate) refused_above: Option<u64>,
+}
+
+/// The window Wisp takes for `model`, and where it comes from: what the person set, what Wisp
+/// knows, what the endpoint said, else [`crate::limits::DEFAULT_CONTEXT_WINDOW`]; never more
+/// than a refusal taught.
+pub(crate) fn window_of(model: &str, facts: WindowFacts) -> (u64, wisp_protocol::WindowSource) {
+    use wisp_protocol::WindowSource as S;
+    let (window, source) = match (facts.set, known_window(model), facts.provider) {
+        (Some(w), _, _) => (w, S::Setting),
+        (None, Some(w), _) => (w, S::Known),
+        (None, None, Some(w)) => (w, S::Provider),
+        (None, None, None) => (crate::limits::DEFAULT_CONTEXT_WINDOW, S::Default),
+    };
+    (
+        facts.refused_above.map_or(window, |r| r.min(window)),
+        source,
+    )
+}
+
+/// Whether a session that has cost `cost` so far stops before its next request: the person
+/// chose to stop at their spending warning and the cost has reached it.
+pub(crate) fn past_spending_limit(
+    cost: f64,
+    warning: Option<f64>,
+    stop_at_limit: bool,
+) -> Option<f64> {
+    warning.filter(|limit| stop_at_limit && cost >= *limit)
+}
+
 /// Tokens per byte of the session's requests: observed from the provider's count of the last
 /// request, else a conservative guess (3 bytes a token; English runs about 4, Chinese more).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -948,5 +990,46 @@ mod tests {
             total * 2,
             0
         ));
+    }
+
+    #[test]
+    fn a_window_is_the_persons_then_known_then_the_endpoints_then_the_default() {
+        use wisp_protocol::WindowSource as S;
+        let none = WindowFacts::default();
+        assert_eq!(window_of("m", none), (131_072, S::Default));
+        let provider = WindowFacts {
+            provider: Some(32_768),
+            ..none
+        };
+        assert_eq!(window_of("m", provider), (32_768, S::Provider));
+        assert_eq!(
+            window_of("deepseek-v4-pro", provider),
+            (1_048_576, S::Known)
+        );
+        let set = WindowFacts {
+            set: Some(65_536),
+            ..provider
+        };
+        assert_eq!(window_of("deepseek-v4-pro", set), (65_536, S::Setting));
+        // A refusal caps every source; a larger one caps nothing.
+        let refused = WindowFacts {
+            refused_above: Some(12_000),
+            ..set
+        };
+        assert_eq!(window_of("m", refused), (12_000, S::Setting));
+        let loose = WindowFacts {
+            refused_above: Some(100_000),
+            ..set
+        };
+        assert_eq!(window_of("m", loose), (65_536, S::Setting));
+    }
+
+    #[test]
+    fn a_run_stops_at_the_spending_warning_only_when_the_person_chose_so() {
+        assert_eq!(past_spending_limit(0.5, Some(0.5), true), Some(0.5));
+        assert_eq!(past_spending_limit(0.6, Some(0.5), true), Some(0.5));
+        assert_eq!(past_spending_limit(0.49, Some(0.5), true), None);
+        assert_eq!(past_spending_limit(0.6, Some(0.5), false), None);
+        assert_eq!(past_spending_limit(0.6, None, true), None);
     }
 }

@@ -220,6 +220,11 @@ pub(crate) struct Inner {
         std::sync::Mutex<std::collections::HashMap<String, context::SessionContext>>,
     /// Context windows providers named when they refused a longer request, by model.
     pub(crate) learned_windows: std::sync::Mutex<std::collections::HashMap<String, u64>>,
+    /// What the endpoint's `/models` said of a model's window (`None`: asked, not said), by
+    /// model; asked once per Host for a model whose window is neither set nor known.
+    pub(crate) provider_windows: std::sync::Mutex<std::collections::HashMap<String, Option<u64>>>,
+    /// Settings → Model's part on long sessions: windows per model, the spending warning.
+    pub(crate) context_prefs: std::sync::Mutex<p::UpdateContextSettings>,
     /// What undo keeps now: `HostConfig::undo`, or Settings → Undo once the person set it.
     pub(crate) undo_limits: std::sync::Mutex<undo::UndoLimits>,
 }
@@ -290,6 +295,12 @@ impl Host {
                 skill_scripts: std::sync::atomic::AtomicBool::new(false),
                 contexts: std::sync::Mutex::default(),
                 learned_windows: std::sync::Mutex::default(),
+                provider_windows: std::sync::Mutex::default(),
+                context_prefs: std::sync::Mutex::new(p::UpdateContextSettings {
+                    windows: Default::default(),
+                    spending_warning: None,
+                    stop_at_limit: false,
+                }),
                 undo_limits: std::sync::Mutex::new(undo_limits),
             }),
         };
@@ -302,6 +313,14 @@ impl Host {
                 Ok(s) => *lock(&host.inner.undo_limits) = undo::UndoLimits::from(s),
                 Err(e) => {
                     tracing::warn!(error = %e, "stored undo settings not read; defaults apply")
+                }
+            }
+        }
+        if let Some(stored) = host.inner.store.setting(context::SETTING)? {
+            match serde_json::from_str::<p::UpdateContextSettings>(&stored) {
+                Ok(s) => *lock(&host.inner.context_prefs) = s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "stored context settings not read; defaults apply")
                 }
             }
         }
@@ -1084,6 +1103,55 @@ impl Host {
         *lock(&self.inner.undo_limits) = undo::UndoLimits::from(s);
         self.forget_old_changes();
         Ok(self.undo_settings())
+    }
+
+    /// Settings → Model's part on long sessions as in effect, with the window Wisp takes for
+    /// the model in Settings now.
+    pub fn context_settings(&self) -> p::ContextSettings {
+        let prefs = lock(&self.inner.context_prefs).clone();
+        let model = self.inner.settings.model().run_model.name.clone();
+        let facts = self.window_facts(&model);
+        let (window, window_source) = context::window_of(&model, facts);
+        p::ContextSettings {
+            windows: prefs.windows,
+            model,
+            window,
+            window_source,
+            refused_above: facts.refused_above.filter(|r| *r <= window),
+            spending_warning: prefs.spending_warning,
+            stop_at_limit: prefs.stop_at_limit,
+            currency: self.inner.settings.currency(),
+        }
+    }
+
+    /// Stores Settings → Model's part on long sessions; the next request of every session
+    /// follows it.
+    pub fn set_context_settings(
+        &self,
+        update: p::UpdateContextSettings,
+    ) -> Result<p::ContextSettings, CoreError> {
+        let text = serde_json::to_string(&update)
+            .map_err(|_| fail(CoreErrorKind::Internal, "the settings could not be written"))?;
+        self.inner.store.put_setting(context::SETTING, &text)?;
+        *lock(&self.inner.context_prefs) = update;
+        Ok(self.context_settings())
+    }
+
+    /// What decides `model`'s window now.
+    pub(crate) fn window_facts(&self, model: &str) -> context::WindowFacts {
+        let set = self
+            .inner
+            .config
+            .context_window
+            .or_else(|| lock(&self.inner.context_prefs).windows.get(model).copied());
+        context::WindowFacts {
+            set,
+            provider: lock(&self.inner.provider_windows)
+                .get(model)
+                .copied()
+                .flatten(),
+            refused_above: lock(&self.inner.learned_windows).get(model).copied(),
+        }
     }
 
     /// Forgets changes older than the undo retention (and the content only they kept).

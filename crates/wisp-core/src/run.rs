@@ -161,7 +161,10 @@ impl RunCtx {
 pub(crate) async fn drive(ctx: RunCtx) {
     let mut usage = p::Usage::default();
     let mut end = match history(&ctx) {
-        Ok(conversation) => run_steps(&ctx, conversation, &mut usage).await,
+        Ok(conversation) => {
+            ctx.ask_provider_window().await;
+            run_steps(&ctx, conversation, &mut usage).await
+        }
         Err(e) => End {
             status: p::RunStatus::Failed,
             final_text: None,
@@ -299,15 +302,80 @@ impl RunCtx {
     /// The context window the run's model is taken to have, in tokens.
     fn context_window(&self) -> u64 {
         let model = &self.model.run_model.name;
-        let known = self
-            .host
-            .inner
-            .config
-            .context_window
-            .or_else(|| context::known_window(model))
-            .unwrap_or(crate::limits::DEFAULT_CONTEXT_WINDOW);
-        let learned = lock(&self.host.inner.learned_windows).get(model).copied();
-        learned.map_or(known, |l| l.min(known))
+        context::window_of(model, self.host.window_facts(model)).0
+    }
+
+    /// Asks the endpoint's `/models` for the window of a model whose window is neither set nor
+    /// known, once per Host and model (an answer without one, or a failure, is kept as none).
+    async fn ask_provider_window(&self) {
+        let model = &self.model.run_model.name;
+        let facts = self.host.window_facts(model);
+        if facts.set.is_some()
+            || context::known_window(model).is_some()
+            || lock(&self.host.inner.provider_windows).contains_key(model)
+        {
+            return;
+        }
+        let Some(client) = &self.model.client else {
+            return;
+        };
+        let listed = tokio::select! {
+            r = client.model_windows() => r,
+            _ = self.wait_cancel() => return,
+        };
+        let window = match listed {
+            Ok(models) => models
+                .into_iter()
+                .find(|(id, _)| id == model)
+                .and_then(|(_, w)| w),
+            Err(e) => {
+                tracing::info!(error = %e, "the endpoint's model list did not say the window");
+                None
+            }
+        };
+        lock(&self.host.inner.provider_windows).insert(model.clone(), window);
+    }
+
+    /// The run stops before its next request when the person chose to stop at their spending
+    /// warning and the session (this run so far included) has reached it.
+    fn spending_stop(&self, usage: &p::Usage) -> Option<End> {
+        let (warning, stop) = {
+            let prefs = lock(&self.host.inner.context_prefs);
+            (prefs.spending_warning, prefs.stop_at_limit)
+        };
+        if !stop || warning.is_none() {
+            return None;
+        }
+        let earlier = match self.host.inner.store.session(&self.session_id) {
+            Ok(Some(s)) => s.usage.estimated_cost.unwrap_or(0.0),
+            Ok(None) => 0.0,
+            Err(e) => {
+                tracing::error!(error = %e, "the session's cost could not be read");
+                0.0
+            }
+        };
+        let now = self
+            .model
+            .price
+            .map_or(0.0, |p| crate::settings::estimate(&p, usage));
+        let cost = earlier + now;
+        let limit = context::past_spending_limit(cost, warning, stop)?;
+        let currency = self.host.inner.settings.currency();
+        Some(End {
+            status: p::RunStatus::Failed,
+            final_text: None,
+            error: Some(
+                p::RunError::new(
+                    p::FailureKind::SpendingLimit,
+                    format!(
+                        "The session's estimated cost ({cost:.6} {currency}) reached the limit of {limit} {currency} set in Settings → Model; the run stopped before its next request."
+                    ),
+                )
+                .with("limit", limit.to_string())
+                .with("cost", format!("{cost:.6}"))
+                .with("currency", currency),
+            ),
+        })
     }
 
     fn session_context(&self) -> context::SessionContext {
@@ -370,6 +438,9 @@ async fn run_steps(ctx: &RunCtx, mut conv: context::Conversation, usage: &mut p:
     for step in 0..budget {
         if ctx.cancelled() {
             return cancelled();
+        }
+        if let Some(end) = ctx.spending_stop(usage) {
+            return end;
         }
         ctx.emit(p::EventKind::StepStarted { step });
         let window = ctx.context_window();

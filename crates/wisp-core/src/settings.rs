@@ -818,6 +818,12 @@ impl ModelSettings {
         Ok(())
     }
 
+    /// The currency of cost estimates (USD for a Host with a fixed model).
+    pub(crate) fn currency(&self) -> String {
+        self.view()
+            .map_or_else(|_| default_prices().currency, |s| s.prices.currency)
+    }
+
     /// The settings in effect and where each came from.
     pub(crate) fn view(&self) -> Result<p::Settings, CoreError> {
         Ok(resolve(&self.snapshot()?).0)

@@ -110,13 +110,31 @@ impl DeepSeekClient {
 
     /// The models the account offers (`GET /models`).
     pub async fn list_models(&self) -> Result<Vec<String>, ModelError> {
+        Ok(self
+            .model_windows()
+            .await?
+            .into_iter()
+            .map(|(id, _)| id)
+            .collect())
+    }
+
+    /// The models the account offers, each with its context window in tokens where the listing
+    /// says it (OpenRouter, Groq, vLLM, Mistral and others do; DeepSeek does not).
+    pub async fn model_windows(&self) -> Result<Vec<(String, Option<u64>)>, ModelError> {
         let deadline = Instant::now() + self.limits.idle_timeout;
         let request = self.http.get(self.models_url.clone());
         let response = self.send(request, deadline).await?;
         let body = read_limited(response, limits::MAX_MODELS_BODY_BYTES, deadline).await?;
         let list: wire::ModelList = serde_json::from_slice(&body)
             .map_err(|e| ModelError::malformed(format_args!("model list: {e}")))?;
-        Ok(list.data.into_iter().map(|m| m.id).collect())
+        Ok(list
+            .data
+            .into_iter()
+            .map(|m| {
+                let window = m.window();
+                (m.id, window)
+            })
+            .collect())
     }
 
     /// Whether the account has balance left (DeepSeek's `GET /user/balance`); `None` when the

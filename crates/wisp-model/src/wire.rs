@@ -356,6 +356,33 @@ pub(crate) struct Balance {
 #[derive(Deserialize)]
 pub(crate) struct ModelEntry {
     pub(crate) id: String,
+    // What providers call a model's context window, where they say it: OpenRouter and
+    // Together `context_length`, Groq `context_window`, vLLM `max_model_len`, Mistral
+    // `max_context_length`. Separate fields, not aliases: a listing with two of them must not
+    // fail as a duplicate.
+    #[serde(default)]
+    context_length: Option<serde_json::Value>,
+    #[serde(default)]
+    context_window: Option<serde_json::Value>,
+    #[serde(default)]
+    max_model_len: Option<serde_json::Value>,
+    #[serde(default)]
+    max_context_length: Option<serde_json::Value>,
+}
+
+impl ModelEntry {
+    /// The model's context window in tokens, when the listing says it as a positive integer.
+    pub(crate) fn window(&self) -> Option<u64> {
+        [
+            &self.context_length,
+            &self.context_window,
+            &self.max_model_len,
+            &self.max_context_length,
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|v| v.as_u64().filter(|n| *n > 0))
+    }
 }
 
 #[cfg(test)]
@@ -466,5 +493,36 @@ mod tests {
 
         request.thinking = Thinking::Disabled;
         assert_eq!(body(&request)["thinking"]["type"], "disabled");
+    }
+
+    #[test]
+    fn a_model_listing_names_windows_as_providers_say_them() {
+        let list: ModelList = serde_json::from_str(
+            r#"{"object":"list","data":[
+                {"id":"deepseek-v4-flash","object":"model","owned_by":"deepseek"},
+                {"id":"openrouter/x","context_length":131072},
+                {"id":"groq/y","context_window":32768},
+                {"id":"vllm/z","max_model_len":8192,"context_length":null},
+                {"id":"mistral/w","max_context_length":65536,"context_length":"big"},
+                {"id":"zero","context_length":0}
+            ]}"#,
+        )
+        .unwrap();
+        let windows: Vec<(String, Option<u64>)> = list
+            .data
+            .iter()
+            .map(|m| (m.id.clone(), m.window()))
+            .collect();
+        assert_eq!(
+            windows,
+            [
+                ("deepseek-v4-flash".into(), None),
+                ("openrouter/x".into(), Some(131_072)),
+                ("groq/y".into(), Some(32_768)),
+                ("vllm/z".into(), Some(8_192)),
+                ("mistral/w".into(), Some(65_536)),
+                ("zero".into(), None),
+            ]
+        );
     }
 }

@@ -712,6 +712,117 @@ impl Check for UpdateUndoSettings {
     }
 }
 
+/// Where the context window Wisp takes for a model comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSource {
+    /// Set in Settings → Model (or on the Host's command line).
+    Setting,
+    /// Wisp knows the model (DeepSeek V4: 1,048,576 tokens).
+    Known,
+    /// The endpoint's `/models` answer says it.
+    Provider,
+    /// None of those: a window small enough for most models served today.
+    Default,
+}
+
+/// `GET /api/settings/context`: how long sessions are kept within the model's window, and the
+/// spending warning of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextSettings {
+    /// Context windows set per model, in tokens, by exact model name.
+    pub windows: BTreeMap<String, u64>,
+    /// The model in Settings → Model now.
+    pub model: String,
+    /// The window Wisp takes for it, in tokens.
+    pub window: u64,
+    /// Where that comes from.
+    pub window_source: WindowSource,
+    /// A smaller window the endpoint's refusal of a longer request taught this Host (until it
+    /// stops), which `window` then is.
+    pub refused_above: Option<u64>,
+    /// A session whose estimated cost passes this many units of `currency` gets a notice;
+    /// `null`: none.
+    pub spending_warning: Option<f64>,
+    /// Whether a session's runs stop before a request once its cost has reached
+    /// `spendingWarning`.
+    pub stop_at_limit: bool,
+    /// The price table's currency.
+    pub currency: String,
+}
+
+/// `PUT /api/settings/context`: what to store of [`ContextSettings`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct UpdateContextSettings {
+    /// Context windows per model, in tokens (4,096 to 16,777,216 each), by exact model name;
+    /// a model not named takes what Wisp knows or the endpoint says.
+    #[schemars(length(max = limits::MAX_PRICED_MODELS))]
+    #[schemars(extend("propertyNames" = {"minLength": 1, "maxLength": limits::MAX_MODEL_NAME_CHARS, "pattern": settings::MODEL_NAME}))]
+    #[schemars(extend("additionalProperties" = {"type": "integer", "minimum": limits::MIN_CONTEXT_WINDOW, "maximum": limits::MAX_CONTEXT_WINDOW}))]
+    #[serde(deserialize_with = "whole_windows")]
+    pub windows: BTreeMap<String, u64>,
+    /// The session cost that brings a notice (more than 0, at most 1,000,000); absent or
+    /// `null`: none.
+    #[serde(default)]
+    #[schemars(range(max = limits::MAX_SPENDING_WARNING))]
+    #[schemars(extend("exclusiveMinimum" = 0))]
+    pub spending_warning: Option<f64>,
+    /// Stop a session's runs before a request once its cost has reached the warning.
+    pub stop_at_limit: bool,
+}
+
+/// Windows as JSON Schema counts integers (`65536.0` is `65536`); a fraction or a negative is
+/// not one.
+fn whole_windows<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, u64>, D::Error> {
+    let raw = BTreeMap::<String, f64>::deserialize(d)?;
+    raw.into_iter()
+        .map(|(name, n)| {
+            if n.fract() == 0.0 && (0.0..=limits::MAX_CONTEXT_WINDOW as f64 * 2.0).contains(&n) {
+                // Whole and far below 2^53: the conversion is exact.
+                Ok((name, n as u64))
+            } else {
+                Err(serde::de::Error::custom(
+                    "a window is a whole number of tokens",
+                ))
+            }
+        })
+        .collect()
+}
+
+impl Check for UpdateContextSettings {
+    fn check(&self) -> Result<(), String> {
+        if self.windows.len() > limits::MAX_PRICED_MODELS {
+            return Err(format!(
+                "windows: at most {} models",
+                limits::MAX_PRICED_MODELS
+            ));
+        }
+        for (name, w) in &self.windows {
+            settings::model_name("windows key", name)?;
+            if !(limits::MIN_CONTEXT_WINDOW..=limits::MAX_CONTEXT_WINDOW).contains(w) {
+                return Err(format!(
+                    "windows.{name}: {} to {} tokens",
+                    limits::MIN_CONTEXT_WINDOW,
+                    limits::MAX_CONTEXT_WINDOW
+                ));
+            }
+        }
+        if let Some(v) = self.spending_warning
+            && !(v > 0.0 && v <= limits::MAX_SPENDING_WARNING)
+        {
+            return Err(format!(
+                "spendingWarning: more than 0, at most {}",
+                limits::MAX_SPENDING_WARNING
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// A page of `GET /api/sessions/{id}/runs`, newest first.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]

@@ -116,3 +116,13 @@ pub const MAX_UNDO_FILE_MIB: u32 = 64;
 
 /// MiB of replaced files a session may keep for undo, at most.
 pub const MAX_UNDO_SESSION_MIB: u32 = 4096;
+
+/// Tokens a context window set for a model may have, at least (Settings → Model): less could
+/// not hold the system prompt and tool list.
+pub const MIN_CONTEXT_WINDOW: u64 = 4_096;
+
+/// ... and at most (16M: past any model served today).
+pub const MAX_CONTEXT_WINDOW: u64 = 16_777_216;
+
+/// The largest spending warning of a session, in the price table's currency.
+pub const MAX_SPENDING_WARNING: f64 = 1_000_000.0;

@@ -119,6 +119,10 @@ pub fn app(host: Host, config: ApiConfig) -> Router {
             "/api/settings/undo",
             get(get_undo_settings).put(update_undo_settings),
         )
+        .route(
+            "/api/settings/context",
+            get(get_context_settings).put(update_context_settings),
+        )
         .route("/api/skills", get(get_skills).put(update_skills))
         .route("/api/skills/trust", put(trust_skill))
         .route("/api/skills/enabled", put(enable_skill))
@@ -343,6 +347,21 @@ async fn update_undo_settings(
 ) -> ApiResult<p::UndoSettings> {
     let host = s.host.clone();
     Ok(Json(blocking(move || host.set_undo_settings(body)).await?))
+}
+
+async fn get_context_settings(State(s): State<AppState>) -> ApiResult<p::ContextSettings> {
+    Ok(Json(s.host.context_settings()))
+}
+
+/// Off the async threads: writes the database.
+async fn update_context_settings(
+    State(s): State<AppState>,
+    Body(body): Body<p::UpdateContextSettings>,
+) -> ApiResult<p::ContextSettings> {
+    let host = s.host.clone();
+    Ok(Json(
+        blocking(move || host.set_context_settings(body)).await?,
+    ))
 }
 
 async fn get_settings(State(s): State<AppState>) -> ApiResult<p::Settings> {

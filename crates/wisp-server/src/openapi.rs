@@ -563,6 +563,17 @@ fn build_paths(s: &mut Schemas) -> Value {
         s.answer::<p::UndoSettings>("200", "stored; the settings now in effect"),
     )
     .body(s.body::<p::UpdateUndoSettings>());
+    let get_context_settings = Op::new(
+        "getContextSettings",
+        "Settings → Model on long sessions: context windows set per model, the window Wisp takes for the model in Settings now and where it comes from, and a session's spending warning",
+        s.answer::<p::ContextSettings>("200", "OK"),
+    );
+    let update_context_settings = Op::new(
+        "updateContextSettings",
+        "Store context windows per model and the spending warning; every session's next request follows them",
+        s.answer::<p::ContextSettings>("200", "stored; the settings now in effect"),
+    )
+    .body(s.body::<p::UpdateContextSettings>());
     let set_api_key = Op::new(
         "setApiKey",
         "Keep the API key in the OS secret store or for this Host process only; it is never returned. 409 secret_store_unavailable when the OS store cannot be reached",
@@ -722,6 +733,10 @@ fn build_paths(s: &mut Schemas) -> Value {
         all.insert(
             "/api/settings/undo".into(),
             json!({"get": get_undo_settings.into_json(), "put": update_undo_settings.into_json()}),
+        );
+        all.insert(
+            "/api/settings/context".into(),
+            json!({"get": get_context_settings.into_json(), "put": update_context_settings.into_json()}),
         );
     }
     // The SSE events' data and the error shape are referenced by hand above.

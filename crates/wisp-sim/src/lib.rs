@@ -84,6 +84,9 @@ pub struct SimConfig {
     /// The models' context window in tokens: a request whose prompt is larger (a token taken as
     /// 4 bytes of the request) gets DeepSeek's 400 saying the maximum context length.
     pub context_window: u64,
+    /// Play an endpoint whose `GET /models` says each model's window, as OpenRouter's does
+    /// (`context_length`); DeepSeek's says none.
+    pub lists_windows: bool,
 }
 
 /// The context window of DeepSeek's V4 models, in tokens: [`SimConfig::context_window`]'s
@@ -106,6 +109,7 @@ impl Default for SimConfig {
             strict_fields: false,
             no_key: false,
             context_window: DEEPSEEK_V4_CONTEXT_WINDOW,
+            lists_windows: false,
         }
     }
 }
@@ -391,7 +395,13 @@ async fn models(
         .config
         .models
         .iter()
-        .map(|m| json!({"id": m, "object": "model", "owned_by": "deepseek"}))
+        .map(|m| {
+            let mut entry = json!({"id": m, "object": "model", "owned_by": "deepseek"});
+            if shared.config.lists_windows {
+                entry["context_length"] = json!(shared.config.context_window);
+            }
+            entry
+        })
         .collect();
     axum::Json(json!({"object": "list", "data": data})).into_response()
 }

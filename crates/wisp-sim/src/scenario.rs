@@ -235,6 +235,7 @@ pub fn reply_at(messages: &[Value], tools: &[Value], thinking: bool, sim_base: &
     turn.sim_base = sim_base;
     let scenario = SCENARIOS.iter().find(|s| turn.user_text.contains(s.marker));
     let (reasoning, content, tool_calls) = match scenario {
+        _ if asks_for_summary(turn.user_text) => summary(messages),
         Some(s) => (s.script)(&turn),
         None => plain(&turn),
     };
@@ -404,6 +405,42 @@ fn demo_markdown(_turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
     (
         "Show the markdown sample.".to_owned(),
         DEMO_MARKDOWN.to_owned(),
+        Vec::new(),
+    )
+}
+
+/// Whether the latest user message asks for a summary of the conversation, as a host that
+/// compacts a long session does: a model would write one, and so does the simulator.
+fn asks_for_summary(text: &str) -> bool {
+    text.to_lowercase().contains("write a summary")
+}
+
+/// A short, deterministic summary of the conversation before the request: how many messages the
+/// person sent and the start of each, with scenario markers defused, so a summary carried into
+/// later requests never selects a scenario of its own.
+fn summary(messages: &[Value]) -> (String, String, Vec<SimCall>) {
+    let asked: Vec<&str> = messages
+        .iter()
+        .filter(|m| role(m) == "user")
+        .filter_map(text_of)
+        .collect();
+    let earlier = &asked[..asked.len().saturating_sub(1)];
+    let mut content = format!(
+        "Summary written by the Wisp simulator: the person sent {} earlier {}.",
+        earlier.len(),
+        if earlier.len() == 1 {
+            "message"
+        } else {
+            "messages"
+        }
+    );
+    for (i, text) in earlier.iter().enumerate() {
+        let start: String = text.chars().take(80).collect();
+        content.push_str(&format!("\n{}. {}", i + 1, start.replace('[', "(")));
+    }
+    (
+        "Summarise what the person asked so far.".to_owned(),
+        content,
         Vec::new(),
     )
 }
@@ -1408,6 +1445,23 @@ mod tests {
                 "function": {"name": c.name, "arguments": c.arguments}
             })).collect::<Vec<_>>(),
         })
+    }
+
+    #[test]
+    fn a_request_for_a_summary_gets_one_whose_markers_select_nothing() {
+        let messages = [
+            json!({"role": "system", "content": "s"}),
+            json!({"role": "user", "content": "[demo:write] file=a.txt please"}),
+            json!({"role": "assistant", "content": "Try [demo:multi]."}),
+            json!({"role": "user", "content": "Now Write a SUMMARY of the above."}),
+        ];
+        let reply = reply(&messages, false);
+        assert!(reply.tool_calls.is_empty());
+        assert_eq!(
+            reply.content,
+            "Summary written by the Wisp simulator: the person sent 1 earlier message.\n1. (demo:write] file=a.txt please"
+        );
+        assert!(SCENARIOS.iter().all(|s| !reply.content.contains(s.marker)));
     }
 
     #[test]

@@ -492,6 +492,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/settings/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Settings → Model on long sessions: context windows set per model, the window Wisp takes for the model in Settings now and where it comes from, and a session's spending warning */
+        get: operations["getContextSettings"];
+        /** Store context windows per model and the spending warning; every session's next request follows them */
+        put: operations["updateContextSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings/test": {
         parameters: {
             query?: never;
@@ -827,6 +845,44 @@ export interface components {
             ok: boolean;
             /** @description What is wrong, when something is. */
             problem: components["schemas"]["Failure"] | null;
+        };
+        /**
+         * @description `GET /api/settings/context`: how long sessions are kept within the model's window, and the
+         *     spending warning of a session.
+         */
+        ContextSettings: {
+            /** @description The price table's currency. */
+            currency: string;
+            /** @description The model in Settings → Model now. */
+            model: string;
+            /**
+             * Format: uint64
+             * @description A smaller window the endpoint's refusal of a longer request taught this Host (until it
+             *     stops), which `window` then is.
+             */
+            refusedAbove: number | null;
+            /**
+             * Format: double
+             * @description A session whose estimated cost passes this many units of `currency` gets a notice;
+             *     `null`: none.
+             */
+            spendingWarning: number | null;
+            /**
+             * @description Whether a session's runs stop before a request once its cost has reached
+             *     `spendingWarning`.
+             */
+            stopAtLimit: boolean;
+            /**
+             * Format: uint64
+             * @description The window Wisp takes for it, in tokens.
+             */
+            window: number;
+            /** @description Where that comes from. */
+            windowSource: components["schemas"]["WindowSource"];
+            /** @description Context windows set per model, in tokens, by exact model name. */
+            windows: {
+                [key: string]: number;
+            };
         };
         /**
          * @description The model's summary of a session's earlier runs, made when leaving out their results did not
@@ -2156,6 +2212,25 @@ export interface components {
         };
         /** @description Why an item of an undo is not undone. */
         UndoSkip: "changed" | "gone" | "occupied" | "too_large" | "not_recorded" | "no_trash" | "failed";
+        /** @description `PUT /api/settings/context`: what to store of [`ContextSettings`]. */
+        UpdateContextSettings: {
+            /**
+             * Format: double
+             * @description The session cost that brings a notice (more than 0, at most 1,000,000); absent or
+             *     `null`: none.
+             * @default null
+             */
+            spendingWarning?: number | null;
+            /** @description Stop a session's runs before a request once its cost has reached the warning. */
+            stopAtLimit: boolean;
+            /**
+             * @description Context windows per model, in tokens (4,096 to 16,777,216 each), by exact model name;
+             *     a model not named takes what Wisp knows or the endpoint says.
+             */
+            windows: {
+                [key: string]: number;
+            };
+        };
         /**
          * @description `PATCH /api/sessions/{id}`: a new title, a project folder for a session that has none, a pin,
          *     the session's model, or several; at least one of them not `null`.
@@ -2320,6 +2395,8 @@ export interface components {
         };
         /** @description How web tabs are shown (WEB-05, WEB-14). */
         WebTabs: "browser" | "iframe";
+        /** @description Where the context window Wisp takes for a model comes from. */
+        WindowSource: "setting" | "known" | "provider" | "default";
     };
     responses: never;
     parameters: never;
@@ -6462,6 +6539,212 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Settings"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    getContextSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContextSettings"];
+                };
+            };
+            /** @description the path, query, a header or the body breaks this document's rules */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description missing or wrong token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description foreign Host or Origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description no such path, or what it names does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description this path does not take that method */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is larger than this API accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the body is not application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description the request failed inside Wisp */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    updateContextSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateContextSettings"];
+            };
+        };
+        responses: {
+            /** @description stored; the settings now in effect */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContextSettings"];
                 };
             };
             /** @description the path, query, a header or the body breaks this document's rules */

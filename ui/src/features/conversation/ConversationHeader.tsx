@@ -3,9 +3,9 @@
 import { Download, FileText } from "lucide-react";
 import type { Api } from "../../api";
 import { useT } from "../../i18n";
-import type { Project, Session } from "../../types";
+import type { Project, Schemas, Session, StepContext } from "../../types";
 import { folderLine } from "../projects/RevokeProject";
-import { sessionUsageText } from "./RunView";
+import { contextUseText, sessionUsageText, spendingText } from "./RunView";
 import { sessionTitle } from "../sessions/title";
 
 interface Props {
@@ -19,18 +19,29 @@ interface Props {
   onTogglePreview: () => void;
   onAttached: () => Promise<unknown>;
   report: (e: unknown) => void;
+  /** The session's newest request's context, when one recorded it. */
+  context: StepContext | null;
+  /** Settings → Model's part on long sessions, once read. */
+  contextSettings: Schemas["ContextSettings"] | null;
 }
 
-export function ConversationHeader({ api, session, projects, selectedProject, running, previewOpen, tabCount, onTogglePreview, onAttached, report }: Props) {
+export function ConversationHeader({ api, session, projects, selectedProject, running, previewOpen, tabCount, onTogglePreview, onAttached, report, context, contextSettings }: Props) {
   const t = useT();
   const root = session.root ?? null;
-  const cost = sessionUsageText(t, session.usage);
+  const use = context ? contextUseText(t, context) : null;
+  const cost = [sessionUsageText(t, session.usage), use].filter((p): p is string => p !== null).join(" · ") || null;
+  const passed = spendingText(t, session.usage, contextSettings?.spendingWarning, contextSettings?.currency ?? "USD");
   return (
     <header className="conv-head">
       <h1 title={sessionTitle(t, session)}>{sessionTitle(t, session)}</h1>
       {cost && (
         <span className="muted small session-cost" data-testid="session-cost">
           {cost}
+        </span>
+      )}
+      {passed && (
+        <span className="small warn spending-passed" role="status" data-testid="spending-passed">
+          {passed}
         </span>
       )}
       <span className="muted small root" title={root ?? undefined}>

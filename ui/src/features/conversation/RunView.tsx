@@ -321,6 +321,24 @@ function RunSummary({ summary }: { summary: ContextSummary }) {
   );
 }
 
+/** The context of the newest request among `runs` (oldest first) that recorded one. */
+export function lastContextOf(runs: readonly Run[]): StepContext | null {
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const steps = runs[i]!.steps;
+    for (let j = steps.length - 1; j >= 0; j--) {
+      const c = steps[j]!.context;
+      if (c) return c;
+    }
+  }
+  return null;
+}
+
+/** The header's notice once a session's estimated cost has passed the spending warning. */
+export function spendingText(t: T, u: UsageTotals | undefined, warning: number | null | undefined, currency: string): string | null {
+  if (!u || typeof warning !== "number" || typeof u.estimatedCost !== "number" || u.estimatedCost < warning) return null;
+  return t("spendingPassed", { v: String(warning), c: currency });
+}
+
 /** A session's cost and cache share, as its header shows them; null when there is neither. */
 export function sessionUsageText(t: T, u: UsageTotals | undefined): string | null {
   const parts = [sessionCostText(t, u), cachedShareText(t, u)].filter((p): p is string => p !== null);
