@@ -758,7 +758,8 @@ pub struct ContextSettings {
 pub struct UpdateContextSettings {
     /// Context windows per model, in tokens (4,096 to 16,777,216 each), by exact model name;
     /// a model not named takes what Wisp knows or the endpoint says.
-    #[schemars(length(max = limits::MAX_PRICED_MODELS))]
+    // `length` says nothing of an object: its number of entries is `maxProperties`.
+    #[schemars(extend("maxProperties" = limits::MAX_PRICED_MODELS))]
     #[schemars(extend("propertyNames" = {"minLength": 1, "maxLength": limits::MAX_MODEL_NAME_CHARS, "pattern": settings::MODEL_NAME}))]
     #[schemars(extend("additionalProperties" = {"type": "integer", "minimum": limits::MIN_CONTEXT_WINDOW, "maximum": limits::MAX_CONTEXT_WINDOW}))]
     #[serde(deserialize_with = "whole_windows")]

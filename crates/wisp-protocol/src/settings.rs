@@ -117,7 +117,8 @@ pub struct PriceTable {
     pub as_of: String,
     /// Prices by exact model name (visible ASCII, as [`UpdateSettings::model`]). A model
     /// missing here gets no estimate.
-    #[schemars(length(max = limits::MAX_PRICED_MODELS))]
+    // `length` says nothing of an object: its number of entries is `maxProperties`.
+    #[schemars(extend("maxProperties" = limits::MAX_PRICED_MODELS))]
     #[schemars(extend("propertyNames" = {"minLength": 1, "maxLength": limits::MAX_MODEL_NAME_CHARS, "pattern": MODEL_NAME}))]
     pub models: BTreeMap<String, ModelPrice>,
 }
