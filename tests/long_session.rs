@@ -463,6 +463,13 @@ async fn when_leaving_out_results_is_not_enough_the_model_summarises_earlier_run
     let k = asked[0];
     let (asking, before) = (&requests[k], &requests[k - 1]);
     assert_eq!(asking.body["tool_choice"], "none", "no tool may be called");
+    // Its answer may take what the window leaves after it, and never the whole cap.
+    let answer = asking.body["max_tokens"].as_u64().unwrap();
+    let asked_tokens = asking.prompt_cache.unwrap().prompt_tokens;
+    assert!(
+        answer < 16_384 && asked_tokens + answer <= WINDOW + WINDOW / 20,
+        "{answer} tokens to answer {asked_tokens}"
+    );
     assert_eq!(
         asking.body["tools"], before.body["tools"],
         "the same tools, so the prefix is the same"

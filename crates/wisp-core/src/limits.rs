@@ -15,9 +15,10 @@ pub const DEFAULT_CONTEXT_WINDOW: u64 = 131_072;
 /// larger than the window together.
 pub const SUMMARIES_PER_ROUND: usize = 3;
 
-/// Tokens a summary of earlier runs may take (about 16 KB of text): room for what matters,
-/// small beside any window.
-pub const SUMMARY_MAX_TOKENS: u32 = 4_096;
+/// Tokens the answer to a request for a summary may take, its reasoning included (DeepSeek
+/// counts both): room for some thought and a summary of a few thousand tokens, small beside
+/// any window. Never more than the window leaves after the request.
+pub const SUMMARY_MAX_TOKENS: u32 = 16_384;
 
 /// Attempts of one model request, the first included; only retryable errors are retried, and
 /// a retry never re-executes a tool (RUN-10, GAP-09).

@@ -755,7 +755,9 @@ async fn summarise(
     // of the tool list on; none may be called.
     request.tools = specs.to_vec();
     request.tool_choice = wisp_model::ToolChoice::None;
-    request.thinking = wisp_model::Thinking::Disabled;
+    // The session's own thinking mode: the history it sends back (reasoning included) is what
+    // the provider already accepted in that mode.
+    request.thinking = ctx.model.thinking;
     // Some providers refuse a request whose prompt and answer together may pass the window.
     let room = u32::try_from(window.saturating_sub(tokens)).unwrap_or(u32::MAX);
     request.max_tokens = Some(crate::limits::SUMMARY_MAX_TOKENS.min(room).max(1));
