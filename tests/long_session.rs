@@ -610,11 +610,23 @@ async fn a_session_many_windows_long_goes_on_summary_after_summary() {
         .iter()
         .map(|r| r.prompt_cache.unwrap().hit_tokens)
         .sum();
+    // Where a provider with the small window would have refused the whole session.
+    let refused_from = whole
+        .iter()
+        .position(|r| r.prompt_cache.unwrap().prompt_tokens > WINDOW)
+        .map(|k| {
+            whole[k].body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["role"] == "user")
+                .count()
+        });
     eprintln!(
         "twenty runs of 6,000-byte messages in a {WINDOW}-token window: {} summaries (of {:?} \
          runs), {} requests, input {tokens} tokens ({:.1}% cache hits), {cost:.6} USD at \
          deepseek-v4-flash prices; the same session whole: {} requests, {whole_tokens} tokens, \
-         {whole_cost:.6} USD",
+         {whole_cost:.6} USD, past the small window from run {refused_from:?} on",
         summaries.len(),
         summaries.iter().map(|(_, n)| *n).collect::<Vec<_>>(),
         requests.len(),

@@ -11,8 +11,14 @@
 //! rare request that leaves out more, and the provider's prefix cache keeps hitting. The stored
 //! session keeps everything; each round records what its request left out (`StepContext`).
 //!
-//! The window is the model's when Wisp knows it ([`known_window`]), else what the provider said
-//! when it refused a longer request, else [`crate::limits::DEFAULT_CONTEXT_WINDOW`].
+//! When even every earlier result left out would not bring a request under the threshold, the
+//! model summarises earlier runs ([`Conversation::summary_cut`] says how many one request can
+//! carry): the request repeats the conversation up to them and asks for a summary, which from
+//! then on stands before the next run's message instead of those runs ([`after_summary`]).
+//!
+//! The window ([`window_of`]) is the one set for the model, else the one Wisp knows
+//! ([`known_window`]), else what the endpoint's model list says, else
+//! [`crate::limits::DEFAULT_CONTEXT_WINDOW`]; never more than a provider's refusal taught.
 
 use serde_json::Value;
 use wisp_model::{Message, ToolSpec};

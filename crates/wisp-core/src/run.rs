@@ -432,7 +432,6 @@ async fn run_steps(ctx: &RunCtx, mut conv: context::Conversation, usage: &mut p:
         })
         .collect();
     let budget = ctx.host.inner.config.step_budget;
-    let tools_bytes = context::tools_bytes(&specs);
     // Earlier results already replaced by their markers in `conv.messages`.
     let mut omitted = 0;
     for step in 0..budget {
@@ -444,71 +443,10 @@ async fn run_steps(ctx: &RunCtx, mut conv: context::Conversation, usage: &mut p:
         }
         ctx.emit(p::EventKind::StepStarted { step });
         let window = ctx.context_window();
-        let mut summaries = 0;
-        let fit = loop {
-            let mut session = ctx.session_context();
-            // When only a summary will do and one request can summarise every earlier run as
-            // the session last sent them, it is asked for before anything more is left out:
-            // that request then repeats the last one, and the cache serves it.
-            omitted = context::keep_left_out(&mut conv.messages, &conv.earlier, omitted, session);
-            let all = conv.earlier_runs();
-            let first = (summaries < crate::limits::SUMMARIES_PER_ROUND
-                && all > 0
-                && context::needs_summary(
-                    &conv.messages,
-                    &conv.earlier,
-                    omitted,
-                    session,
-                    window,
-                    tools_bytes,
-                ))
-            .then(|| conv.summary_cut(window, session.rate, tools_bytes))
-            .flatten()
-            .filter(|(cut, _)| *cut == all);
-            if let Some(cut) = first {
-                summaries += 1;
-                match summarise(ctx, &mut conv, cut, window, step, &specs, usage).await {
-                    Summarised::Done { dropped } => {
-                        omitted = omitted.saturating_sub(dropped);
-                        session.omitted = omitted;
-                        ctx.set_session_context(session);
-                        continue;
-                    }
-                    Summarised::Failed => {}
-                    Summarised::Cancelled => return cancelled(),
-                }
-            }
-            let fit = context::make_room(
-                &mut conv.messages,
-                &conv.earlier,
-                omitted,
-                session,
-                window,
-                tools_bytes,
-            );
-            omitted = fit.omitted;
-            session.omitted = omitted;
-            ctx.set_session_context(session);
-            // Leaving out every earlier result was not enough: the model summarises earlier
-            // runs (a few times at most, each standing for more of them).
-            if !context::past_threshold(fit.tokens, window)
-                || summaries == crate::limits::SUMMARIES_PER_ROUND
-            {
-                break fit;
-            }
-            let Some(cut) = conv.summary_cut(window, session.rate, tools_bytes) else {
-                break fit;
-            };
-            summaries += 1;
-            match summarise(ctx, &mut conv, cut, window, step, &specs, usage).await {
-                Summarised::Done { dropped } => {
-                    omitted = omitted.saturating_sub(dropped);
-                    session.omitted = omitted;
-                    ctx.set_session_context(session);
-                }
-                Summarised::Failed => break fit,
-                Summarised::Cancelled => return cancelled(),
-            }
+        let fit = match fit_request(ctx, &mut conv, &mut omitted, window, step, &specs, usage).await
+        {
+            Some(fit) => fit,
+            None => return cancelled(),
         };
         let mut request = ChatRequest::new(conv.messages.clone());
         request.tools = specs.clone();
@@ -715,6 +653,84 @@ enum Answer {
     Done(Completion),
     Cancelled { partial: String },
     Failed { error: p::RunError, partial: String },
+}
+
+/// Makes the round's request fit `window` (`omitted`: the earlier results already replaced in
+/// `conv`): what the session leaves out, then more past the threshold, then summaries of earlier
+/// runs when leaving out is not enough. `None` when the run was cancelled meanwhile.
+async fn fit_request(
+    ctx: &RunCtx,
+    conv: &mut context::Conversation,
+    omitted: &mut usize,
+    window: u64,
+    step: u32,
+    specs: &[ToolSpec],
+    usage: &mut p::Usage,
+) -> Option<context::Fit> {
+    let tools_bytes = context::tools_bytes(specs);
+    let mut summaries = 0;
+    loop {
+        let mut session = ctx.session_context();
+        *omitted = context::keep_left_out(&mut conv.messages, &conv.earlier, *omitted, session);
+        let more = summaries < crate::limits::SUMMARIES_PER_ROUND;
+        // When only a summary will do and one request can summarise every earlier run as the
+        // session last sent them, it is asked for before anything more is left out: that
+        // request then repeats the last one, and the cache serves it.
+        let all = conv.earlier_runs();
+        let early = (more
+            && all > 0
+            && context::needs_summary(
+                &conv.messages,
+                &conv.earlier,
+                *omitted,
+                session,
+                window,
+                tools_bytes,
+            ))
+        .then(|| conv.summary_cut(window, session.rate, tools_bytes))
+        .flatten()
+        .filter(|(cut, _)| *cut == all);
+        let (cut, fit) = match early {
+            Some(cut) => (cut, None),
+            None => {
+                let fit = context::make_room(
+                    &mut conv.messages,
+                    &conv.earlier,
+                    *omitted,
+                    session,
+                    window,
+                    tools_bytes,
+                );
+                *omitted = fit.omitted;
+                session.omitted = fit.omitted;
+                ctx.set_session_context(session);
+                // Leaving out every earlier result was not enough: the model summarises as
+                // many earlier runs as one request can carry.
+                let cut = (more && context::past_threshold(fit.tokens, window))
+                    .then(|| conv.summary_cut(window, session.rate, tools_bytes))
+                    .flatten();
+                match cut {
+                    Some(cut) => (cut, Some(fit)),
+                    None => return Some(fit),
+                }
+            }
+        };
+        summaries += 1;
+        match summarise(ctx, conv, cut, window, step, specs, usage).await {
+            Summarised::Done { dropped } => {
+                *omitted = omitted.saturating_sub(dropped);
+                session.omitted = *omitted;
+                ctx.set_session_context(session);
+            }
+            // Without a summary the request goes as it stands: made to fit as far as leaving
+            // out can (a failed early summary: the next turn of the loop leaves out, not asks).
+            Summarised::Failed => match fit {
+                Some(fit) => return Some(fit),
+                None => summaries = crate::limits::SUMMARIES_PER_ROUND,
+            },
+            Summarised::Cancelled => return None,
+        }
+    }
 }
 
 /// Whether a request's answer streams to the UI as the round's text.
