@@ -635,3 +635,72 @@ async fn a_session_many_windows_long_goes_on_summary_after_summary() {
     );
     assert!(tokens < whole_tokens, "{tokens} vs {whole_tokens}");
 }
+
+/// A provider that refuses the request for a summary: the failure is said live and nothing is
+/// kept; the round's request goes without a summary (made to fit as far as leaving out can),
+/// and the run asks for none again, the next run once more.
+#[tokio::test]
+async fn a_refused_summary_is_said_and_the_run_goes_on_without_one() {
+    const WINDOW: u64 = 16_000;
+    let w = crate::e2e::Wisp::start_with_sim(
+        SimConfig {
+            refuses_summaries: true,
+            ..SimConfig::default()
+        },
+        |c| c.context_window = Some(WINDOW),
+    )
+    .await;
+    std::fs::write(w.file("big.txt"), big_file(1_000)).unwrap();
+    let s = w.session().await;
+    let asked = |w: &crate::e2e::Wisp| {
+        w.sim
+            .requests()
+            .iter()
+            .filter(|r| last_message(&r.body).starts_with("[From Wisp, the host"))
+            .count()
+    };
+    let mut first_asked = None;
+    for i in 0..10 {
+        let done = w
+            .drive(&w.run(&s, &long_message(i, 6_000)).await, "approve")
+            .await;
+        assert_eq!(done["status"], "completed", "run {i}: {done:.2000}");
+        assert!(
+            done["summaries"].as_array().unwrap().is_empty(),
+            "{done:.2000}"
+        );
+        let n = asked(&w);
+        if n > 0 {
+            // Two rounds (the read, then the answer), one request for a summary.
+            assert_eq!(n, 1, "run {i} asked once");
+            assert_eq!(done["steps"].as_array().unwrap().len(), 2, "{done:.2000}");
+            first_asked = Some(i);
+            break;
+        }
+    }
+    let i = first_asked.expect("the session outgrew the window");
+    let events: Vec<Value> = w
+        .host
+        .events_after(&s, 0, 10_000)
+        .unwrap()
+        .iter()
+        .map(|e| serde_json::to_value(e).unwrap())
+        .filter(|e| e["type"].as_str().unwrap().starts_with("context_summary"))
+        .collect();
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert_eq!(events[0]["type"], "context_summary_started");
+    assert_eq!(events[0]["runs"], i as u64);
+    assert_eq!(events[1]["error"]["kind"], "bad_request", "{:?}", events[1]);
+    assert!(
+        events[1]["error"]["params"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("refuses requests for a summary")
+    );
+    // The next run asks once more.
+    let next = w
+        .drive(&w.run(&s, &long_message(99, 6_000)).await, "approve")
+        .await;
+    assert_eq!(next["status"], "completed", "{next:.2000}");
+    assert_eq!(asked(&w), 2);
+}

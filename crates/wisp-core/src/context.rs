@@ -384,6 +384,9 @@ pub(crate) struct Conversation {
     pub(crate) runs: Vec<(String, usize)>,
     /// The earlier runs the summary at the start stands for (0: no summary).
     pub(crate) summarised: u32,
+    /// A request for a summary failed in this run: the run asks for none again (the next run
+    /// may).
+    pub(crate) summary_failed: bool,
 }
 
 impl Conversation {
@@ -786,6 +789,7 @@ mod tests {
             }],
             runs: vec![("ra".into(), 1), ("rb".into(), 4), ("rc".into(), 6)],
             summarised: 0,
+            summary_failed: false,
         }
     }
 
@@ -836,6 +840,7 @@ mod tests {
             earlier: Vec::new(),
             runs: vec![("rc".into(), 1)],
             summarised: 0,
+            summary_failed: false,
         };
         assert_eq!(
             alone.summary_cut(u64::MAX / 2, rate, 0),

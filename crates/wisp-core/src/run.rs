@@ -287,6 +287,7 @@ fn history(ctx: &RunCtx) -> Result<context::Conversation, String> {
         earlier: results,
         runs,
         summarised: summary.map_or(0, |s| s.runs),
+        summary_failed: false,
     })
 }
 
@@ -672,7 +673,7 @@ async fn fit_request(
     loop {
         let mut session = ctx.session_context();
         *omitted = context::keep_left_out(&mut conv.messages, &conv.earlier, *omitted, session);
-        let more = summaries < crate::limits::SUMMARIES_PER_ROUND;
+        let more = summaries < crate::limits::SUMMARIES_PER_ROUND && !conv.summary_failed;
         // When only a summary will do and one request can summarise every earlier run as the
         // session last sent them, it is asked for before anything more is left out: that
         // request then repeats the last one, and the cache serves it.
@@ -722,12 +723,15 @@ async fn fit_request(
                 session.omitted = *omitted;
                 ctx.set_session_context(session);
             }
-            // Without a summary the request goes as it stands: made to fit as far as leaving
-            // out can (a failed early summary: the next turn of the loop leaves out, not asks).
-            Summarised::Failed => match fit {
-                Some(fit) => return Some(fit),
-                None => summaries = crate::limits::SUMMARIES_PER_ROUND,
-            },
+            // Without a summary the request goes as it stands, made to fit as far as leaving
+            // out can (after a failed early summary, the next turn of the loop leaves out); the
+            // run asks for none again.
+            Summarised::Failed => {
+                conv.summary_failed = true;
+                if let Some(fit) = fit {
+                    return Some(fit);
+                }
+            }
             Summarised::Cancelled => return None,
         }
     }

@@ -87,6 +87,9 @@ pub struct SimConfig {
     /// Play an endpoint whose `GET /models` says each model's window, as OpenRouter's does
     /// (`context_length`); DeepSeek's says none.
     pub lists_windows: bool,
+    /// Refuse (400) every request that asks for a summary of the conversation, so a test sees
+    /// what a host does when compacting a session fails.
+    pub refuses_summaries: bool,
 }
 
 /// The context window of DeepSeek's V4 models, in tokens: [`SimConfig::context_window`]'s
@@ -110,6 +113,7 @@ impl Default for SimConfig {
             no_key: false,
             context_window: DEEPSEEK_V4_CONTEXT_WINDOW,
             lists_windows: false,
+            refuses_summaries: false,
         }
     }
 }
@@ -502,6 +506,13 @@ async fn chat(
             return status_fault(503);
         }
         _ => {}
+    }
+    if shared.config.refuses_summaries && scenario::asks_for_summary(latest_user) {
+        return error_response(
+            400,
+            "invalid_request_error",
+            "This simulated provider refuses requests for a summary.",
+        );
     }
     let reply = scenario::reply_at(
         request.messages,

@@ -411,7 +411,7 @@ fn demo_markdown(_turn: &Turn<'_>) -> (String, String, Vec<SimCall>) {
 
 /// Whether the latest user message asks for a summary of the conversation, as a host that
 /// compacts a long session does: a model would write one, and so does the simulator.
-fn asks_for_summary(text: &str) -> bool {
+pub(crate) fn asks_for_summary(text: &str) -> bool {
     text.to_lowercase().contains("write a summary")
 }
 
