@@ -626,6 +626,17 @@ describe("RunView", () => {
     expect(screen.getByRole("status").textContent).toContain("overloaded");
   });
 
+  it("says while earlier runs are summarised, and why a summary failed", () => {
+    const running = { ...baseRun, status: "running" as const, finalText: null, steps: [] };
+    const { unmount } = render(withT(<RunView run={running} live={{ step: 0, text: "", thinking: false, summarising: 12 }}
+      onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />));
+    expect(document.querySelector(".summarising")!.textContent).toBe(" Summarising 12 earlier runs to make room in the model's context window…");
+    unmount();
+    render(withT(<RunView run={running} live={{ step: 0, text: "", thinking: false, summaryFailed: { kind: "bad_request", params: { host: "h", port: "1", status: "400" } } }}
+      onDecide={async () => "approved"} onPreview={() => {}} currentFile={() => undefined} onLook={() => {}} />, "zh"));
+    expect(screen.getByRole("status").textContent).toBe("未能总结较早的运行： h:1 上的模型服务认为请求无效而拒绝了它（400）。");
+  });
+
   it("keeps a cut-off answer and offers Retry; Continue only when out of steps or interrupted", () => {
     const send = vi.fn();
     const edit = vi.fn();
