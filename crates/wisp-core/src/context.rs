@@ -448,9 +448,7 @@ impl Conversation {
             _ => return 0,
         };
         let shift = start - 1;
-        let mut messages = Vec::with_capacity(self.messages.len() - shift);
-        messages.push(self.messages[0].clone());
-        messages.push(Message::User(opened));
+        let mut messages = vec![self.messages[0].clone(), Message::User(opened)];
         messages.extend(self.messages.drain(start + 1..));
         self.messages = messages;
         let before = self.earlier.len();
@@ -847,6 +845,17 @@ mod tests {
             None,
             "no earlier run"
         );
+    }
+
+    #[test]
+    fn a_summary_request_may_fill_the_share_of_the_window_exactly() {
+        let conv = three_runs();
+        let rate = Rate::observed(1, 1);
+        let run_a: usize = conv.messages[..4].iter().map(message_bytes).sum();
+        let asked = MESSAGE_FRAMING_BYTES + SUMMARY_REQUEST.len() + run_a;
+        // A 1,000-token window: 900 for the request. Padded to exactly 900, run a fits.
+        assert_eq!(conv.summary_cut(1_000, rate, 900 - asked), Some((1, 900)));
+        assert_eq!(conv.summary_cut(1_000, rate, 901 - asked), None);
     }
 
     #[test]
