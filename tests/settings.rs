@@ -924,7 +924,7 @@ async fn mcp_18_the_os_secret_store_is_contacted_only_by_a_save_that_needs_it() 
 async fn a_models_window_is_the_persons_else_what_the_endpoint_lists() {
     const LISTED: u64 = 24_000;
     let endpoint = SimServer::start(SimConfig {
-        models: vec!["qwen3-coder".to_owned()],
+        models: vec!["qwen3-coder".to_owned(), "other-coder".to_owned()],
         no_key: true,
         strict_fields: true,
         lists_windows: true,
@@ -1013,10 +1013,33 @@ async fn a_models_window_is_the_persons_else_what_the_endpoint_lists() {
         .ok(
             "PUT",
             "/api/settings/context",
-            Some(json!({"windows": {"qwen3-coder": 65536.0}, "stopAtLimit": false})),
+            Some(json!({"windows": {"qwen3-coder": 65536.0, "other-coder": 9000}, "stopAtLimit": false})),
         )
         .await;
     assert_eq!(set["windows"]["qwen3-coder"], 65_536, "{set}");
+
+    // A model whose window is set before its first run: the endpoint is not asked (but by
+    // the connection check a change of settings makes, once).
+    let before = asked();
+    w.ok(
+        "PUT",
+        "/api/settings",
+        Some(json!({"provider": "openai_compatible", "baseUrl": format!("{}/v1", endpoint.base_url()), "model": "other-coder", "thinking": "disabled"})),
+    )
+    .await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while asked() == before {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no connection check"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let lists = asked();
+    assert_eq!(lists, before + 1);
+    let run = w.drive(&w.run(&s, "hello").await, "approve").await;
+    assert_eq!(run["steps"][0]["context"]["window"], 9000, "{run}");
+    assert_eq!(asked(), lists, "a set window needs no model list");
 }
 
 /// A session's runs go on past the spending warning unless the person chose to stop there;
