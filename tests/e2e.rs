@@ -390,6 +390,33 @@ fn assert_calls_answered(sim: &SimServer) {
     }
 }
 
+/// The moment a run shows as ended (its stored status, read as fast as a client can), the next
+/// message of the session is taken, never refused as a second run in progress.
+#[tokio::test]
+async fn a_message_sent_the_moment_a_run_shows_ended_is_taken() {
+    let w = Wisp::start().await;
+    let s = w.session().await;
+    let mut run = w.run(&s, "hello").await;
+    for i in 0..40 {
+        loop {
+            let (_, r) = w.call("GET", &format!("/api/runs/{run}"), None).await;
+            if r["status"] != "running" {
+                assert_eq!(r["status"], "completed", "{r}");
+                break;
+            }
+        }
+        let (status, started) = w
+            .call(
+                "POST",
+                &format!("/api/sessions/{s}/runs"),
+                Some(json!({"text": format!("again {i}")})),
+            )
+            .await;
+        assert_eq!(status, 202, "message {i}: {started}");
+        run = started["runId"].as_str().unwrap().to_owned();
+    }
+}
+
 #[tokio::test]
 async fn read_results_continue_the_answer() {
     let w = Wisp::start().await;

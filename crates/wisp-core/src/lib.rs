@@ -831,17 +831,11 @@ impl Host {
             model,
             caps: tools::Capabilities::of(self),
         };
-        let host = self.clone();
         let span = tracing::info_span!("run", session = %session_id, run = %run_id);
-        let session_id = session_id.to_owned();
-        let ended = run_id.clone();
         tokio::spawn(async move {
+            // `drive` frees the session's slot itself, once the run's end is stored.
             tracing::Instrument::instrument(run::drive(ctx), span).await;
-            let finished = host.inner.runs.release(&session_id, &ended);
-            if let Some(a) = finished {
-                let _ = done_tx.send(true);
-                drop(a);
-            }
+            let _ = done_tx.send(true);
         });
         Ok(run_id)
     }

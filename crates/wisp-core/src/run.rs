@@ -193,12 +193,17 @@ pub(crate) async fn drive(ctx: RunCtx) {
     ) {
         tracing::error!(error = %e, "run end not stored");
     }
+    // The session's slot is free before the end is told, and as soon as it is stored: a
+    // message sent the moment the run shows as ended is not refused as a second run in
+    // progress (the spawning task's release then finds nothing to do).
+    let released = ctx.host.inner.runs.release(&ctx.session_id, &ctx.run_id);
     ctx.emit(p::EventKind::RunFinished {
         status: end.status,
         final_text: end.final_text,
         error: end.error,
         usage,
     });
+    drop(released);
 }
 
 /// The conversation so far: the session's summary with the earlier runs after it (or all
