@@ -704,3 +704,60 @@ async fn a_refused_summary_is_said_and_the_run_goes_on_without_one() {
     assert_eq!(next["status"], "completed", "{next:.2000}");
     assert_eq!(asked(&w), 2);
 }
+
+/// A session grown in a large window, then given a small one: its earlier runs are several
+/// small windows long, so one request can summarise only some of them; a round asks for at
+/// most three summaries (each taking in the one before), then its request goes as it stands.
+#[tokio::test]
+async fn a_round_asks_for_at_most_three_summaries() {
+    let w = crate::e2e::Wisp::start().await;
+    let s = w.session().await;
+    for i in 0..30 {
+        let done = w
+            .finished(
+                &w.run(&s, &long_message(i, 6_000).replace("[demo:read] ", ""))
+                    .await,
+            )
+            .await;
+        assert_eq!(done["status"], "completed", "run {i}: {done:.2000}");
+    }
+    w.ok(
+        "PUT",
+        "/api/settings/context",
+        Some(json!({"windows": {"deepseek-v4-flash": 16_000}, "stopAtLimit": false})),
+    )
+    .await;
+    let done = w.finished(&w.run(&s, "and now?").await).await;
+    assert_eq!(done["status"], "completed", "{done:.2000}");
+    let summaries = done["summaries"].as_array().unwrap();
+    assert_eq!(
+        summaries.len(),
+        3,
+        "{:?}",
+        summaries.iter().map(|s| &s["runs"]).collect::<Vec<_>>()
+    );
+    let runs: Vec<u64> = summaries
+        .iter()
+        .map(|s| s["runs"].as_u64().unwrap())
+        .collect();
+    assert!(
+        runs[0] < runs[1] && runs[1] < runs[2] && runs[2] < 30,
+        "{runs:?}"
+    );
+    let c = &done["steps"][0]["context"];
+    assert_eq!(c["summarisedRuns"], runs[2], "{c}");
+    assert_eq!(
+        c["summarisedRuns"].as_u64().unwrap()
+            + c["trimmedRuns"].as_u64().unwrap()
+            + c["wholeRuns"].as_u64().unwrap(),
+        30,
+        "{c}"
+    );
+    // The next run goes on from there.
+    let next = w.finished(&w.run(&s, "go on").await).await;
+    assert_eq!(next["status"], "completed", "{next:.2000}");
+    let summarised = next["steps"][0]["context"]["summarisedRuns"]
+        .as_u64()
+        .unwrap();
+    assert!(summarised > runs[2], "{next:.2000}");
+}

@@ -684,7 +684,6 @@ async fn fit_request(
         // request then repeats the last one, and the cache serves it.
         let all = conv.earlier_runs();
         let early = (more
-            && all > 0
             && context::needs_summary(
                 &conv.messages,
                 &conv.earlier,
