@@ -385,6 +385,15 @@ fn last_message(body: &Value) -> String {
         .to_owned()
 }
 
+/// A Host taking the model's window to be `window`, on a simulator configured by `sim`, with a
+/// 1,000-byte `big.txt` in its project; and a new session.
+async fn session_in_window(sim: SimConfig, window: u64) -> (crate::e2e::Wisp, String) {
+    let w = crate::e2e::Wisp::start_with_sim(sim, |c| c.context_window = Some(window)).await;
+    std::fs::write(w.file("big.txt"), big_file(1_000)).unwrap();
+    let s = w.session().await;
+    (w, s)
+}
+
 /// A session whose own words outgrow the window: leaving out results is not enough, so the
 /// model summarises the earlier runs in one request that repeats the session's requests up to
 /// them (the cache serves it) and asks for nothing else; later requests carry that summary
@@ -392,16 +401,11 @@ fn last_message(body: &Value) -> String {
 #[tokio::test]
 async fn when_leaving_out_results_is_not_enough_the_model_summarises_earlier_runs() {
     const WINDOW: u64 = 16_000;
-    let w = crate::e2e::Wisp::start_with_sim(
-        SimConfig {
-            context_window: WINDOW,
-            ..SimConfig::default()
-        },
-        |c| c.context_window = Some(WINDOW),
-    )
-    .await;
-    std::fs::write(w.file("big.txt"), big_file(1_000)).unwrap();
-    let s = w.session().await;
+    let sim = SimConfig {
+        context_window: WINDOW,
+        ..SimConfig::default()
+    };
+    let (w, s) = session_in_window(sim, WINDOW).await;
     let mut summarised_in = None;
     for i in 0..14 {
         let run = w.run(&s, &long_message(i, 6_000)).await;
@@ -538,16 +542,11 @@ async fn when_leaving_out_results_is_not_enough_the_model_summarises_earlier_run
 /// Twenty runs of long messages, each reading a file, with Wisp and the simulator both taking
 /// the window to be `window`: each run as it ended, and the requests as the simulator got them.
 async fn twenty_long_runs(window: u64) -> (Vec<Value>, Vec<wisp_sim::RecordedRequest>) {
-    let w = crate::e2e::Wisp::start_with_sim(
-        SimConfig {
-            context_window: window,
-            ..SimConfig::default()
-        },
-        |c| c.context_window = Some(window),
-    )
-    .await;
-    std::fs::write(w.file("big.txt"), big_file(1_000)).unwrap();
-    let s = w.session().await;
+    let sim = SimConfig {
+        context_window: window,
+        ..SimConfig::default()
+    };
+    let (w, s) = session_in_window(sim, window).await;
     let mut runs = Vec::new();
     for i in 0..20 {
         let run = w.run(&s, &long_message(i, 6_000)).await;
@@ -641,17 +640,11 @@ async fn a_session_many_windows_long_goes_on_summary_after_summary() {
 /// and the run asks for none again, the next run once more.
 #[tokio::test]
 async fn a_refused_summary_is_said_and_the_run_goes_on_without_one() {
-    const WINDOW: u64 = 16_000;
-    let w = crate::e2e::Wisp::start_with_sim(
-        SimConfig {
-            refuses_summaries: true,
-            ..SimConfig::default()
-        },
-        |c| c.context_window = Some(WINDOW),
-    )
-    .await;
-    std::fs::write(w.file("big.txt"), big_file(1_000)).unwrap();
-    let s = w.session().await;
+    let sim = SimConfig {
+        refuses_summaries: true,
+        ..SimConfig::default()
+    };
+    let (w, s) = session_in_window(sim, 16_000).await;
     let asked = |w: &crate::e2e::Wisp| {
         w.sim
             .requests()

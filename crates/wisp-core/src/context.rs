@@ -276,7 +276,7 @@ pub(crate) fn make_room(
     window: u64,
     fixed_bytes: usize,
 ) -> Fit {
-    let (fit, _) = planned(messages, earlier, applied, session, window, fixed_bytes);
+    let fit = planned(messages, earlier, applied, session, window, fixed_bytes);
     omit(messages, earlier, applied.min(earlier.len())..fit.omitted);
     fit
 }
@@ -305,11 +305,11 @@ pub(crate) fn needs_summary(
     window: u64,
     fixed_bytes: usize,
 ) -> bool {
-    let (fit, _) = planned(messages, earlier, applied, session, window, fixed_bytes);
+    let fit = planned(messages, earlier, applied, session, window, fixed_bytes);
     past_threshold(fit.tokens, window)
 }
 
-/// What [`make_room`] does, without doing it; and how many results the session left out.
+/// What [`make_room`] does, without doing it.
 fn planned(
     messages: &[Message],
     earlier: &[EarlierResult],
@@ -317,19 +317,18 @@ fn planned(
     session: SessionContext,
     window: u64,
     fixed_bytes: usize,
-) -> (Fit, usize) {
+) -> Fit {
     let saved = savings(messages, earlier);
     let applied = applied.min(earlier.len());
     let already = session.omitted.clamp(applied, earlier.len());
     let bytes = fixed_bytes + messages.iter().map(message_bytes).sum::<usize>()
         - saved[applied..already].iter().sum::<usize>();
     let plan = plan(bytes, &saved, already, window, session.rate);
-    let fit = Fit {
+    Fit {
         omitted: plan.omitted,
         bytes: bytes - saved[already..plan.omitted].iter().sum::<usize>(),
         tokens: plan.tokens,
-    };
-    (fit, already)
+    }
 }
 
 /// What leaving out each of `earlier` would save, in bytes (0 for one already left out).
