@@ -738,6 +738,33 @@ impl Host {
         Ok(())
     }
 
+    /// [`Host::start_run`], except that a run of the session whose end is already stored (so a
+    /// client may have seen it end) but which has not yet freed the session is waited for,
+    /// briefly, instead of refused: a message sent the moment a run shows as ended is taken.
+    pub async fn start_run_after_ended(
+        &self,
+        session_id: &str,
+        text: &str,
+    ) -> Result<String, CoreError> {
+        let refused = match self.start_run(session_id, text) {
+            Err(e) if e.kind == CoreErrorKind::Conflict => e,
+            started => return started,
+        };
+        let Some((other, mut done)) = self.inner.runs.active_in(session_id) else {
+            // Freed meanwhile.
+            return self.start_run(session_id, text);
+        };
+        let ended = matches!(
+            self.inner.store.run(&other),
+            Ok(Some(r)) if !matches!(r.status, p::RunStatus::Running | p::RunStatus::AwaitingApproval)
+        );
+        if !ended {
+            return Err(refused);
+        }
+        let _ = tokio::time::timeout(limits::RUN_END_WAIT, done.wait_for(|d| *d)).await;
+        self.start_run(session_id, text)
+    }
+
     /// Starts a run with the user's message. One active run per session: a second is a
     /// conflict.
     pub fn start_run(&self, session_id: &str, text: &str) -> Result<String, CoreError> {

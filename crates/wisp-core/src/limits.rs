@@ -10,6 +10,10 @@ pub const DEFAULT_STEP_BUDGET: u32 = 8;
 /// before such a provider refuses it.
 pub const DEFAULT_CONTEXT_WINDOW: u64 = 131_072;
 
+/// How long a new message waits for a run whose end is stored to free its session (it is
+/// telling its end: milliseconds, longer only on a machine under heavy load).
+pub const RUN_END_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Summaries of earlier runs one round may ask the model for before its request: each stands
 /// for as many runs as fit one request, and more are needed only when the earlier runs are
 /// larger than the window together.

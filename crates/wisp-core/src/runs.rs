@@ -185,6 +185,14 @@ impl Runs {
         }
     }
 
+    /// The run in progress in `session_id` and what turns true once it has ended.
+    pub(crate) fn active_in(&self, session_id: &str) -> Option<(String, watch::Receiver<bool>)> {
+        lock(&self.state)
+            .active
+            .get(session_id)
+            .map(|a| (a.run_id.clone(), a.done.clone()))
+    }
+
     /// What turns true once each run in progress now has ended.
     pub(crate) fn done_signals(&self) -> Vec<watch::Receiver<bool>> {
         lock(&self.state)
@@ -404,5 +412,60 @@ mod tests {
         assert_eq!(next(), (true, 7, vec!["s2".to_owned()]));
         assert!(runs.remove_approval("c").is_some());
         assert_eq!(next(), (true, 8, vec![]));
+    }
+
+    /// A message sent while the session's run is still in progress is refused at once; one sent
+    /// once its end is stored, while it is still freeing the session, waits and is taken.
+    #[tokio::test]
+    async fn a_message_waits_only_for_a_run_whose_end_is_stored() {
+        let (_tmp, host) = crate::test_support::host();
+        let s = host
+            .create_session(wisp_protocol::CreateSession {
+                project_id: None,
+                title: None,
+            })
+            .unwrap();
+        let store = &host.inner.store;
+        store
+            .insert_run("r_old", &s.id, "old", wisp_protocol::Mode::Simulation, 1)
+            .unwrap();
+        let (cancel, _) = watch::channel(false);
+        let (done_tx, done) = watch::channel(false);
+        host.inner
+            .runs
+            .reserve(
+                &s.id,
+                ActiveRun {
+                    run_id: "r_old".into(),
+                    cancel,
+                    done,
+                },
+            )
+            .map_err(|_| "busy")
+            .unwrap();
+        let refused = host.start_run_after_ended(&s.id, "new").await.unwrap_err();
+        assert_eq!(refused.kind, crate::CoreErrorKind::Conflict);
+        store
+            .finish_run(
+                "r_old",
+                wisp_protocol::RunStatus::Completed,
+                Some("done"),
+                None,
+                &wisp_protocol::Usage::default(),
+                2,
+            )
+            .unwrap();
+        let freeing = {
+            let host = host.clone();
+            let session = s.id.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                drop(host.inner.runs.release(&session, "r_old"));
+                let _ = done_tx.send(true);
+            })
+        };
+        let started = host.start_run_after_ended(&s.id, "new").await.unwrap();
+        freeing.await.unwrap();
+        assert_ne!(started, "r_old");
     }
 }

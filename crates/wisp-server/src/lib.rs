@@ -883,7 +883,7 @@ async fn start_run(
     Id(id): Id,
     Body(body): Body<p::StartRun>,
 ) -> Result<(StatusCode, Json<p::RunStarted>), ApiError> {
-    let run_id = s.host.start_run(&id, &body.text)?;
+    let run_id = s.host.start_run_after_ended(&id, &body.text).await?;
     Ok((StatusCode::ACCEPTED, Json(p::RunStarted { run_id })))
 }
 
