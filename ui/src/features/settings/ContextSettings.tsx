@@ -126,7 +126,7 @@ export function ContextSettingsPage({ api, version }: { api: ContextSettingsApi;
               onChange={(e) => edit({ warning: e.target.value })}
             />
           </label>
-          <label className="check">
+          <label className="mcp-check">
             <input type="checkbox" checked={form.stop} disabled={form.warning.trim() === ""} onChange={(e) => edit({ stop: e.target.checked })} />
             {t("stopAtLimit")}
           </label>
