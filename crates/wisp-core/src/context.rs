@@ -264,21 +264,15 @@ pub(crate) struct Fit {
     pub(crate) tokens: u64,
 }
 
-/// Makes the next request of a session fit `window`: `messages` (with the first `applied` of
-/// `earlier` already replaced) leave out what the session's requests leave out, and more when
-/// the request would pass the threshold. `fixed_bytes`: what every request adds besides its
-/// messages (the tool definitions).
-pub(crate) fn make_room(
+/// Leaves out of `messages` (with the first `applied` of `earlier` already replaced) what
+/// [`plan_room`] planned.
+pub(crate) fn leave_out(
     messages: &mut [Message],
     earlier: &[EarlierResult],
     applied: usize,
-    session: SessionContext,
-    window: u64,
-    fixed_bytes: usize,
-) -> Fit {
-    let fit = planned(messages, earlier, applied, session, window, fixed_bytes);
+    fit: Fit,
+) {
     omit(messages, earlier, applied.min(earlier.len())..fit.omitted);
-    fit
 }
 
 /// Leaves out of `messages` (with the first `applied` of `earlier` already replaced) what the
@@ -295,22 +289,12 @@ pub(crate) fn keep_left_out(
     already
 }
 
-/// Whether [`make_room`] would leave the request past the threshold even with every earlier
-/// result left out: then only a summary of earlier runs makes room.
-pub(crate) fn needs_summary(
-    messages: &[Message],
-    earlier: &[EarlierResult],
-    applied: usize,
-    session: SessionContext,
-    window: u64,
-    fixed_bytes: usize,
-) -> bool {
-    let fit = planned(messages, earlier, applied, session, window, fixed_bytes);
-    past_threshold(fit.tokens, window)
-}
-
-/// What [`make_room`] does, without doing it.
-fn planned(
+/// How the next request of a session is made to fit `window` (`messages`, with the first
+/// `applied` of `earlier` already replaced): it leaves out what the session's requests leave
+/// out, and more when it would pass the threshold. `fixed_bytes`: what every request adds
+/// besides its messages (the tool definitions). Still past the threshold after it: only a
+/// summary of earlier runs makes room.
+pub(crate) fn plan_room(
     messages: &[Message],
     earlier: &[EarlierResult],
     applied: usize,
@@ -408,6 +392,7 @@ impl Conversation {
         let mut best = None;
         let mut bytes = fixed_bytes + MESSAGE_FRAMING_BYTES + SUMMARY_REQUEST.len();
         let mut counted = 0;
+        // A cut at run `j` summarises the runs before it: the first run's start is no cut.
         for (j, (_, start)) in self.runs.iter().enumerate().skip(1) {
             bytes += self.messages[counted..*start]
                 .iter()
@@ -426,13 +411,7 @@ impl Conversation {
     /// stand, then [`SUMMARY_REQUEST`].
     pub(crate) fn summary_messages(&self, cut: usize) -> Vec<Message> {
         let mut messages = self.messages[..self.runs[cut].1].to_vec();
-        if matches!(messages.last(), Some(Message::User(_))) {
-            // The run before failed with no answer; two user messages in a row are refused.
-            messages.push(Message::Assistant(wisp_model::AssistantMessage::text(
-                NO_ANSWER,
-            )));
-        }
-        messages.push(Message::User(SUMMARY_REQUEST.to_owned()));
+        push_user(&mut messages, SUMMARY_REQUEST.to_owned());
         messages
     }
 
@@ -483,8 +462,20 @@ impl Conversation {
 }
 
 /// What stands in for the answer of a run that got none, before the next user message.
-pub(crate) const NO_ANSWER: &str =
+const NO_ANSWER: &str =
     "[No answer: this request failed or was interrupted before the model replied.]";
+
+/// Adds a user message. A run that failed before the model answered leaves its message
+/// without a reply, and some providers refuse two user messages in a row: the gap is filled
+/// with a short note saying so, which is also the truth the model should know.
+pub(crate) fn push_user(messages: &mut Vec<Message>, text: String) {
+    if matches!(messages.last(), Some(Message::User(_))) {
+        messages.push(Message::Assistant(wisp_model::AssistantMessage::text(
+            NO_ANSWER,
+        )));
+    }
+    messages.push(Message::User(text));
+}
 
 /// Whether a request of `tokens` is past the threshold.
 pub(crate) fn past_threshold(tokens: u64, window: u64) -> bool {
@@ -494,6 +485,20 @@ pub(crate) fn past_threshold(tokens: u64, window: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the run loop does with a plan: made and carried out.
+    fn make_room(
+        messages: &mut [Message],
+        earlier: &[EarlierResult],
+        applied: usize,
+        session: SessionContext,
+        window: u64,
+        fixed_bytes: usize,
+    ) -> Fit {
+        let fit = plan_room(messages, earlier, applied, session, window, fixed_bytes);
+        leave_out(messages, earlier, applied, fit);
+        fit
+    }
 
     #[test]
     fn numbers_get_thousands_separators() {
@@ -996,19 +1001,16 @@ mod tests {
         let total = messages.iter().map(message_bytes).sum::<usize>() as u64;
         let without = total - savings(&messages, &earlier)[0] as u64;
         // Leaving out the result brings it to the threshold (not past): no summary.
+        let needs_summary = |window| {
+            let fit = plan_room(&messages, &earlier, 0, session, window, 0);
+            past_threshold(fit.tokens, window)
+        };
         let window = without.div_ceil(80) * 100;
-        assert!(!needs_summary(&messages, &earlier, 0, session, window, 0));
+        assert!(!needs_summary(window));
         // A window in which even that is past: a summary.
-        assert!(needs_summary(&messages, &earlier, 0, session, without, 0));
+        assert!(needs_summary(without));
         // Small enough already: nothing needed.
-        assert!(!needs_summary(
-            &messages,
-            &earlier,
-            0,
-            session,
-            total * 2,
-            0
-        ));
+        assert!(!needs_summary(total * 2));
     }
 
     #[test]

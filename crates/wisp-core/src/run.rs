@@ -230,7 +230,7 @@ fn history(ctx: &RunCtx) -> Result<context::Conversation, String> {
         if let (0, Some(s)) = (i, &summary) {
             text = context::after_summary(&s.text, s.runs, &text);
         }
-        push_user(&mut messages, text);
+        context::push_user(&mut messages, text);
         runs.push((run.id, messages.len() - 1));
         for step in run.steps {
             if step.calls.is_empty() {
@@ -285,7 +285,7 @@ fn history(ctx: &RunCtx) -> Result<context::Conversation, String> {
         .store
         .claim_undo_notes(&ctx.session_id, &ctx.run_id)
         .map_err(|e| e.to_string())?;
-    push_user(&mut messages, with_notes(&notes, ctx.text.clone()));
+    context::push_user(&mut messages, with_notes(&notes, ctx.text.clone()));
     runs.push((ctx.run_id.clone(), messages.len() - 1));
     Ok(context::Conversation {
         messages,
@@ -414,18 +414,6 @@ impl RunCtx {
 
 /// Follows a partial answer in the history, so the model knows it was cut off.
 const PARTIAL_NOTE: &str = "\n\n[Cut off here: this answer stopped before it was finished.]";
-
-/// Adds a user message. A run that failed before the model answered leaves its message
-/// without a reply, and some providers refuse two user messages in a row: the gap is filled
-/// with a short note saying so, which is also the truth the model should know.
-fn push_user(messages: &mut Vec<Message>, text: String) {
-    if matches!(messages.last(), Some(Message::User(_))) {
-        messages.push(Message::Assistant(AssistantMessage::text(
-            context::NO_ANSWER,
-        )));
-    }
-    messages.push(Message::User(text));
-}
 
 async fn run_steps(ctx: &RunCtx, mut conv: context::Conversation, usage: &mut p::Usage) -> End {
     let specs: Vec<ToolSpec> = ctx
@@ -679,42 +667,37 @@ async fn fit_request(
         let mut session = ctx.session_context();
         *omitted = context::keep_left_out(&mut conv.messages, &conv.earlier, *omitted, session);
         let more = summaries < crate::limits::SUMMARIES_PER_ROUND && !conv.summary_failed;
-        // When only a summary will do and one request can summarise every earlier run as the
-        // session last sent them, it is asked for before anything more is left out: that
-        // request then repeats the last one, and the cache serves it.
+        let fit = context::plan_room(
+            &conv.messages,
+            &conv.earlier,
+            *omitted,
+            session,
+            window,
+            tools_bytes,
+        );
+        // Past the threshold even with every earlier result left out: only a summary makes
+        // room.
+        let past = more && context::past_threshold(fit.tokens, window);
+        // When one request can summarise every earlier run as the session last sent them, it
+        // is asked for before anything more is left out: that request then repeats the last
+        // one, and the cache serves it.
         let all = conv.earlier_runs();
-        let early = (more
-            && context::needs_summary(
-                &conv.messages,
-                &conv.earlier,
-                *omitted,
-                session,
-                window,
-                tools_bytes,
-            ))
-        .then(|| conv.summary_cut(window, session.rate, tools_bytes))
-        .flatten()
-        .filter(|(cut, _)| *cut == all);
+        let early = past
+            .then(|| conv.summary_cut(window, session.rate, tools_bytes))
+            .flatten()
+            .filter(|(cut, _)| *cut == all);
         let (cut, fit) = match early {
             Some(cut) => (cut, None),
             None => {
-                let fit = context::make_room(
-                    &mut conv.messages,
-                    &conv.earlier,
-                    *omitted,
-                    session,
-                    window,
-                    tools_bytes,
-                );
+                context::leave_out(&mut conv.messages, &conv.earlier, *omitted, fit);
                 *omitted = fit.omitted;
                 session.omitted = fit.omitted;
                 ctx.set_session_context(session);
-                // Leaving out every earlier result was not enough: the model summarises as
-                // many earlier runs as one request can carry.
-                let cut = (more && context::past_threshold(fit.tokens, window))
+                // Else as many earlier runs as one request can carry, results left out.
+                match past
                     .then(|| conv.summary_cut(window, session.rate, tools_bytes))
-                    .flatten();
-                match cut {
+                    .flatten()
+                {
                     Some(cut) => (cut, Some(fit)),
                     None => return Some(fit),
                 }
