@@ -4,7 +4,7 @@
 // request carried; the header says how full the window is.
 import { test, expect } from "@playwright/test";
 import { join } from "node:path";
-import { SCREENS, sendInNewSession, startHost, stopHost, type Host } from "./host";
+import { SCREENS, sendInNewSession, shootAll, startHost, stopHost, type Host } from "./host";
 
 let host: Host;
 test.beforeEach(async () => {
@@ -42,6 +42,19 @@ test("a session outgrowing a small window gets the model's summary of its earlie
   await expect(run.getByTestId("context-outline")).toHaveText(/^Its last request carried the session's earlier runs so: \d+ in the model's summary · 0 with tool results left out · 0 whole\.$/);
   await expect(page.getByTestId("session-cost")).toContainText(/context: \d+% of 8,192 tokens$/);
   await page.screenshot({ path: join(SCREENS, "long-session-summary.png") });
+  // The summary opened, the outline and the header's context use, at 800 and 1,920 px, in both
+  // languages and themes.
+  await shootAll(page, "long-session-summary", async (p) => {
+    const block = p.getByTestId("context-summary").first();
+    await block.locator("summary").click();
+    await block.scrollIntoViewIfNeeded();
+    await expect(p.getByTestId("session-cost")).toContainText("8,192");
+  });
+  await shootAll(page, "long-session-settings", async (p) => {
+    await p.getByRole("button", { name: /^(Settings|设置)$/ }).click();
+    await p.getByRole("region", { name: /^(Long sessions|长会话)$/ }).scrollIntoViewIfNeeded();
+  });
+  await page.keyboard.press("Escape");
 
   // The next message works, and its request carries the summary: the session goes on.
   await box.fill("[demo:read]");
