@@ -84,6 +84,16 @@ enum Command {
         #[arg(last = true)]
         command: Vec<std::ffi::OsString>,
     },
+    /// Start a Chromium-family browser with this process's standard input and output as its
+    /// DevTools pipe (used by the Host on Windows, where the pipe is passed as inherited
+    /// handles). Not for direct use.
+    #[cfg(windows)]
+    #[command(hide = true, name = wisp_preview::PIPE_RELAY_COMMAND)]
+    BrowserPipe {
+        /// The browser and its arguments.
+        #[arg(last = true, required = true)]
+        command: Vec<std::ffi::OsString>,
+    },
     /// Check the configured model endpoint: list the models it offers and say whether the
     /// configured model is among them. Uses what `wisp serve` would: DEEPSEEK_BASE_URL,
     /// DEEPSEEK_MODEL and DEEPSEEK_API_KEY when set, else Settings → Model and the key kept in
@@ -109,6 +119,26 @@ enum Command {
         #[arg(long)]
         logs: bool,
     },
+}
+
+/// `wisp browser-pipe -- BROWSER ARGS…`: the relay of the DevTools pipe on Windows
+/// ([`wisp_preview::relay_browser_pipe`]); exits as the browser did.
+#[cfg(windows)]
+fn browser_pipe(command: &[std::ffi::OsString]) -> ExitCode {
+    let Some((browser, args)) = command.split_first() else {
+        eprintln!("wisp browser-pipe: no browser given");
+        return ExitCode::from(2);
+    };
+    match wisp_preview::relay_browser_pipe(browser, args) {
+        Ok(status) => status
+            .code()
+            .and_then(|c| u8::try_from(c).ok())
+            .map_or(ExitCode::FAILURE, ExitCode::from),
+        Err(e) => {
+            eprintln!("wisp browser-pipe: {e}");
+            ExitCode::from(2)
+        }
+    }
 }
 
 /// [`wisp_core::limits::CARD_RECHECK_INTERVAL`] in milliseconds.
@@ -155,6 +185,10 @@ fn main() -> ExitCode {
         keep_memory_private();
     }
     let cli = Cli::parse();
+    #[cfg(windows)]
+    if let Command::BrowserPipe { command } = &cli.command {
+        return browser_pipe(command);
+    }
     // Before anything else starts a thread: a user namespace needs a single-threaded caller.
     if let Command::Confine {
         write,
@@ -190,6 +224,8 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Serve(args) => serve::run(args).await,
             Command::Confine { .. } => Ok(()),
+            #[cfg(windows)]
+            Command::BrowserPipe { .. } => Ok(()),
             Command::Sim { port, pace_ms } => sim(port, pace_ms).await,
             Command::Models { data_dir } => serve::models(data_dir).await,
             Command::Doctor {

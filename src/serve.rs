@@ -278,6 +278,8 @@ fn preview_backend(web_only: bool, data_dir: &std::path::Path) -> wisp_core::Pre
                     profile_dir: data_dir.join("browser-profile"),
                     display: wisp_preview::Display::detect(),
                     host_map: Vec::new(),
+                    // Windows: wisp.exe itself hands the DevTools pipe to the browser.
+                    relay: std::env::current_exe().ok(),
                 },
             )))
         }

@@ -25,6 +25,7 @@ fn headless_preview(profile: &std::path::Path) -> wisp_core::PreviewBackend {
             profile_dir: profile.to_path_buf(),
             display: wisp_preview::Display::Headless,
             host_map: Vec::new(),
+            relay: None,
         },
     )))
 }

@@ -52,6 +52,7 @@ async fn readpage_reads_a_background_tab_of_the_real_browser() {
                 profile_dir: profile.path().to_path_buf(),
                 display: wisp_preview::Display::Headless,
                 host_map: Vec::new(),
+                relay: None,
             }),
         )));
     let s = w.session().await;
@@ -551,6 +552,7 @@ async fn a_claim_navigates_the_sessions_web_tab_in_the_real_browser() {
                 profile_dir: profile.path().to_path_buf(),
                 display: wisp_preview::Display::Headless,
                 host_map: Vec::new(),
+                relay: None,
             }),
         )));
     let s = w.session().await;
@@ -1046,6 +1048,7 @@ async fn an_approved_page_that_moves_itself_is_not_read_and_saves_nothing() {
                 profile_dir: profile.path().to_path_buf(),
                 display: wisp_preview::Display::Headless,
                 host_map: vec![(PUBLIC_NAME.into(), std::net::IpAddr::from([127, 0, 0, 1]))],
+                relay: None,
             }),
         )));
     let s = w.session().await;

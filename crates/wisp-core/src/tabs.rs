@@ -1468,6 +1468,7 @@ mod tests {
                 profile_dir: profile.path().to_path_buf(),
                 display: wisp_preview::Display::Headless,
                 host_map: Vec::new(),
+                relay: None,
             })
             .with_answer_timeouts_for_tests(wait, wait),
         )));
@@ -1587,6 +1588,7 @@ mod tests {
             profile_dir: profile.to_path_buf(),
             display: wisp_preview::Display::Headless,
             host_map: Vec::new(),
+            relay: None,
         })))
     }
 
@@ -1600,6 +1602,7 @@ mod tests {
             profile_dir: profile.to_path_buf(),
             display: wisp_preview::Display::Headless,
             host_map: vec![(PUBLIC_NAME.into(), std::net::IpAddr::from([127, 0, 0, 1]))],
+            relay: None,
         })))
     }
 

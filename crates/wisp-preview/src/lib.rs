@@ -23,6 +23,7 @@
 //!     profile_dir: "/tmp/wisp-profile".into(),
 //!     display: Display::detect(),
 //!     host_map: Vec::new(),
+//!     relay: None,
 //! });
 //! let browser = preview.browser().await?; // launched on first use
 //! let tab = browser.create_tab().await?;
@@ -51,9 +52,10 @@ pub use cdp::CdpError;
 pub use discover::{BROWSER_ENV, DiscoverError, find_browser, find_browser_in};
 pub use extract::{Link, PageText, display_url};
 #[cfg(windows)]
-pub use process::NOT_ON_WINDOWS;
+pub use process::relay_browser_pipe;
 pub use process::{
-    BROWSER_INHERITED_ENV, Display, HEADLESS_ENV, LaunchConfig, browser_environment,
+    BROWSER_INHERITED_ENV, Display, HEADLESS_ENV, LaunchConfig, PIPE_RELAY_COMMAND,
+    browser_environment,
 };
 pub use screen::Frame;
 

@@ -1,13 +1,16 @@
-//! Starting the browser: its own profile directory, the DevTools pipe on fds 3 and 4 (never a
-//! TCP port), its own process group so that stopping it stops every helper process it forked.
+//! Starting the browser: its own profile directory, the DevTools pipe (never a TCP port), and
+//! every process it starts ended with it.
 //!
-//! On Windows the pipe's far ends must be handles the browser inherits
-//! (`--remote-debugging-io-pipes`), and the standard library makes a child inherit every
-//! inheritable handle of the Host, so two pipes made inheritable there could reach an MCP
-//! server or npm started at the same moment: the child's handle list
-//! (`PROC_THREAD_ATTRIBUTE_HANDLE_LIST`) is needed, which the standard library offers only
-//! unstably and this workspace would reach only through `unsafe`. Until then a launch on
-//! Windows fails saying so, and the Host shows web tabs in the UI (`--web-only`'s mode).
+//! On Unix the pipe's far ends are the browser's fds 3 and 4 and it runs in a process group of
+//! its own. On Windows Chromium takes the pipe as two handles it inherited, named by number
+//! (`--remote-debugging-io-pipes`); the standard library makes a child inherit every inheritable
+//! handle of its parent, and marking a handle inheritable needs `unsafe` (forbidden here), so
+//! the Host never holds one. It starts a relay instead — `wisp.exe` itself, its hidden
+//! [`PIPE_RELAY_COMMAND`] — with the pipe as the relay's standard input and output, which the
+//! standard library hands over under its own spawn lock. In the relay those two handles are
+//! inheritable and nothing else of the Host's is there, so the browser it starts inherits them
+//! and is told their numbers ([`relay_browser_pipe`]). Relay and browser run in one Job Object
+//! that ends them both, and everything the browser starts, at once.
 
 use std::path::PathBuf;
 
@@ -26,7 +29,18 @@ pub struct LaunchConfig {
     /// (`--host-resolver-rules`). Empty in Wisp itself; tests use it so that a name which
     /// counts as public is served by a site on loopback.
     pub host_map: Vec<(String, std::net::IpAddr)>,
+    /// Windows: the program that hands the DevTools pipe to the browser — the Host gives
+    /// `wisp.exe` itself, whose hidden [`PIPE_RELAY_COMMAND`] calls [`relay_browser_pipe`];
+    /// without one no browser starts there. Not used elsewhere.
+    pub relay: Option<PathBuf>,
 }
+
+/// The hidden command of the `wisp` binary that runs [`relay_browser_pipe`]:
+/// `wisp browser-pipe -- BROWSER ARGS…`.
+pub const PIPE_RELAY_COMMAND: &str = "browser-pipe";
+
+/// The flag by which Chromium on Windows takes the DevTools pipe as two inherited handles.
+const IO_PIPES_FLAG: &str = "--remote-debugging-io-pipes";
 
 /// Whether the browser gets a window.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -142,13 +156,6 @@ fn mappable(name: &str) -> bool {
 
 /// The flags for one launch. Nothing here relaxes what a remote page may do: no
 /// `--ignore-certificate-errors`, no permission grants, no remote-debugging port.
-#[cfg_attr(
-    all(windows, not(test)),
-    expect(
-        dead_code,
-        reason = "no browser is launched on Windows yet (see the module doc)"
-    )
-)]
 pub(crate) fn arguments(config: &LaunchConfig, as_root: bool) -> Result<Vec<String>, PreviewError> {
     let mut args = vec![
         "--remote-debugging-pipe".to_owned(),
@@ -291,37 +298,137 @@ mod imp {
     }
 }
 
-#[cfg(windows)]
-mod imp {
-    use super::LaunchConfig;
-    use crate::PreviewError;
-    use crate::cdp::{FromBrowser, ToBrowser};
-
-    /// Why Wisp's own browser does not start on Windows yet (see the module doc).
-    pub const NOT_ON_WINDOWS: &str = "Wisp's own browser pages are not available on Windows yet (the DevTools pipe needs handles only the browser inherits); web tabs show in Wisp's window instead";
-
-    /// Never made on Windows: [`BrowserProcess::spawn`] says why.
-    pub(crate) enum BrowserProcess {}
-
-    impl BrowserProcess {
-        pub(crate) fn spawn(
-            _config: &LaunchConfig,
-        ) -> Result<(Self, ToBrowser, FromBrowser), PreviewError> {
-            Err(PreviewError::Launch(NOT_ON_WINDOWS.into()))
-        }
-
-        pub(crate) fn pid(&self) -> Option<u32> {
-            match *self {}
-        }
-
-        pub(crate) async fn stop(self, _grace: std::time::Duration) {
-            match self {}
-        }
+/// The relay's arguments for the browser: `args` and the flag naming the two handles, the
+/// browser's input (Wisp's commands) first. A flag of the same name in `args` is refused: the
+/// browser must read the pipe Wisp holds and no other.
+#[cfg_attr(
+    not(any(windows, test)),
+    expect(dead_code, reason = "only the Windows relay passes the pipe by handle")
+)]
+fn relay_arguments(
+    args: &[std::ffi::OsString],
+    input: usize,
+    output: usize,
+) -> Result<Vec<std::ffi::OsString>, String> {
+    if let Some(bad) = args
+        .iter()
+        .find(|a| a.to_string_lossy().starts_with(IO_PIPES_FLAG))
+    {
+        return Err(format!(
+            "{}: the relay names the pipe itself",
+            bad.to_string_lossy()
+        ));
     }
+    // Chromium reads the numbers as 32-bit (handle values are small in practice).
+    let number = |h: usize, what: &str| match u32::try_from(h) {
+        Ok(0) | Err(_) => Err(format!(
+            "this process's standard {what} is not a pipe Wisp gave it (handle {h:#x})"
+        )),
+        Ok(n) => Ok(n),
+    };
+    let (input, output) = (number(input, "input")?, number(output, "output")?);
+    let mut out = args.to_vec();
+    out.push(format!("{IO_PIPES_FLAG}={input},{output}").into());
+    Ok(out)
+}
+
+/// Windows, in the relay process (`wisp browser-pipe -- BROWSER ARGS…`): starts `browser` with
+/// `args`, this process's standard input and output as its DevTools pipe, and nothing else of
+/// this process's standard handles (they become `NUL`); waits for it and returns how it ended.
+/// The relay keeps its own copies of the pipe until the browser exits, so the Host sees the
+/// pipe close exactly when the browser is gone.
+#[cfg(windows)]
+pub fn relay_browser_pipe(
+    browser: &std::ffi::OsStr,
+    args: &[std::ffi::OsString],
+) -> Result<std::process::ExitStatus, String> {
+    use std::os::windows::io::AsRawHandle;
+    use std::process::Stdio;
+
+    let input = std::io::stdin().as_raw_handle() as usize;
+    let output = std::io::stdout().as_raw_handle() as usize;
+    let args = relay_arguments(args, input, output)?;
+    std::process::Command::new(browser)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| format!("{}: {e}", std::path::Path::new(browser).display()))
 }
 
 #[cfg(windows)]
-pub use imp::NOT_ON_WINDOWS;
+mod imp {
+    use std::process::Stdio;
+
+    use process_wrap::tokio::{ChildWrapper, CommandWrap, JobObject, KillOnDrop};
+
+    use super::{LaunchConfig, PIPE_RELAY_COMMAND, arguments, browser_environment};
+    use crate::PreviewError;
+    use crate::cdp::{FromBrowser, ToBrowser};
+
+    /// The relay and the browser, in a Job Object of their own.
+    pub(crate) struct BrowserProcess {
+        child: Box<dyn ChildWrapper>,
+        pid: Option<u32>,
+    }
+
+    impl BrowserProcess {
+        /// Starts the relay (see the module doc) with the pipe as its standard input and
+        /// output, created suspended and resumed only once in the job, so nothing the browser
+        /// starts can be outside it.
+        pub(crate) fn spawn(
+            config: &LaunchConfig,
+        ) -> Result<(Self, ToBrowser, FromBrowser), PreviewError> {
+            let relay = config.relay.as_ref().ok_or_else(|| {
+                PreviewError::Launch(
+                    "no program to hand the DevTools pipe to the browser (the relay)".into(),
+                )
+            })?;
+            std::fs::create_dir_all(&config.profile_dir)
+                .map_err(|e| PreviewError::Launch(format!("profile directory: {e}")))?;
+            let mut command = tokio::process::Command::new(relay);
+            command
+                .arg(PIPE_RELAY_COMMAND)
+                .arg("--")
+                .arg(&config.binary)
+                .args(arguments(config, false)?)
+                .env_clear()
+                .envs(browser_environment())
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null());
+            let mut command = CommandWrap::from(command);
+            command.wrap(JobObject).wrap(KillOnDrop);
+            let mut child = command
+                .spawn()
+                .map_err(|e| PreviewError::Launch(format!("{}: {e}", relay.display())))?;
+            let lost = || PreviewError::Launch("the relay's pipe was not made".into());
+            let to_browser = child.stdin().take().ok_or_else(lost)?;
+            let from_browser = child.stdout().take().ok_or_else(lost)?;
+            let pid = child.id();
+            tracing::info!(?pid, binary = %config.binary.display(), "browser started through the relay");
+            Ok((
+                Self { child, pid },
+                Box::new(to_browser),
+                Box::new(from_browser),
+            ))
+        }
+
+        /// The relay's process id (the browser is its child, in the same job).
+        pub(crate) fn pid(&self) -> Option<u32> {
+            self.pid
+        }
+
+        /// Waits up to `grace` for the browser (and so the relay) to exit by itself, then ends
+        /// the whole job.
+        pub(crate) async fn stop(mut self, grace: std::time::Duration) {
+            let _ = tokio::time::timeout(grace, self.child.wait()).await;
+            let _ = self.child.start_kill();
+            let _ = tokio::time::timeout(grace, self.child.wait()).await;
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -392,6 +499,7 @@ mod tests {
             profile_dir: "/data/wisp/browser-profile".into(),
             display,
             host_map: Vec::new(),
+            relay: None,
         };
         let headed = arguments(&config(Display::Headed), false).unwrap();
         assert!(headed.contains(&"--remote-debugging-pipe".to_owned()));
@@ -425,6 +533,7 @@ mod tests {
             profile_dir: "/p".into(),
             display: Display::Headless,
             host_map,
+            relay: None,
         };
         let loopback = std::net::IpAddr::from([127, 0, 0, 1]);
         let mapped = arguments(
@@ -442,5 +551,33 @@ mod tests {
             let e = arguments(&config(vec![(bad.into(), loopback)]), false).unwrap_err();
             assert!(e.to_string().contains("not a host name"), "{bad}: {e}");
         }
+    }
+
+    /// Windows: the relay names its own standard handles to the browser, after the Host's
+    /// flags, and refuses a second naming or a handle that is not there.
+    #[test]
+    fn the_relay_names_its_pipe_handles_last_and_only_once() {
+        let args: Vec<std::ffi::OsString> =
+            vec!["--remote-debugging-pipe".into(), "--no-first-run".into()];
+        let out = relay_arguments(&args, 0x1c4, 0x1c8).unwrap();
+        assert_eq!(
+            out,
+            [
+                "--remote-debugging-pipe",
+                "--no-first-run",
+                "--remote-debugging-io-pipes=452,456"
+            ]
+            .map(std::ffi::OsString::from)
+        );
+        let planted: Vec<std::ffi::OsString> = vec!["--remote-debugging-io-pipes=8,12".into()];
+        let e = relay_arguments(&planted, 4, 8).unwrap_err();
+        assert!(e.contains("names the pipe itself"), "{e}");
+        let e = relay_arguments(&args, 0, 8).unwrap_err();
+        assert!(e.contains("standard input"), "{e}");
+        let e = relay_arguments(&args, 4, 0).unwrap_err();
+        assert!(e.contains("standard output"), "{e}");
+        let too_big = usize::try_from(u64::from(u32::MAX) + 1).unwrap_or(usize::MAX);
+        assert!(relay_arguments(&args, too_big, 8).is_err());
+        assert!(relay_arguments(&args, 4, u32::MAX as usize).is_ok());
     }
 }

@@ -53,6 +53,7 @@ fn config(profile: &std::path::Path) -> LaunchConfig {
         profile_dir: profile.to_path_buf(),
         display: Display::Headless,
         host_map: Vec::new(),
+        relay: None,
     }
 }
 
@@ -790,6 +791,7 @@ const PUBLIC_NAME: &str = "public.test";
 fn public_config(profile: &std::path::Path) -> LaunchConfig {
     LaunchConfig {
         host_map: vec![(PUBLIC_NAME.into(), std::net::IpAddr::from([127, 0, 0, 1]))],
+        relay: None,
         ..config(profile)
     }
 }
