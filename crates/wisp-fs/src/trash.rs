@@ -11,7 +11,9 @@
 //! - Linux and other Unix desktops: the freedesktop.org Trash specification on directory
 //!   handles (`trash/freedesktop.rs`), restorable by the desktop's own tools (`gio trash
 //!   --restore`, file managers).
-//! - macOS and Windows: the `trash` crate (`trash/native.rs`), compiled only there.
+//! - macOS: the system's Trash (`trash/macos.rs`), which says where the item went, so an undo
+//!   takes it back out.
+//! - Windows: the Recycle Bin through the `trash` crate (`trash/windows.rs`).
 //!
 //! Where the home trash is, and whether top-directory trashes may be used, is an input
 //! ([`TrashConfig`]): the Host passes the real one from its environment, tests a temp dir, so a
@@ -30,13 +32,19 @@ use crate::{
 
 #[cfg(not(any(target_os = "macos", target_os = "windows")))]
 mod freedesktop;
-#[cfg(any(target_os = "macos", target_os = "windows"))]
-mod native;
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(unix)]
+mod rename;
+#[cfg(target_os = "windows")]
+mod windows;
 
 #[cfg(not(any(target_os = "macos", target_os = "windows")))]
 use freedesktop as backend;
-#[cfg(any(target_os = "macos", target_os = "windows"))]
-use native as backend;
+#[cfg(target_os = "macos")]
+use macos as backend;
+#[cfg(target_os = "windows")]
+use windows as backend;
 
 pub(crate) use backend::take_back;
 
@@ -103,15 +111,15 @@ fn current_uid() -> u32 {
 }
 
 /// The item being trashed, as the sandbox found it.
-#[cfg_attr(
-    any(target_os = "macos", target_os = "windows"),
-    expect(
-        dead_code,
-        reason = "the native trashes take a path: the handle and the identity are the freedesktop implementation's"
-    )
-)]
 pub(crate) struct Item<'a> {
     /// Handle of the folder holding it.
+    #[cfg_attr(
+        any(target_os = "macos", target_os = "windows"),
+        expect(
+            dead_code,
+            reason = "the system trashes take a path: the handle is the freedesktop implementation's"
+        )
+    )]
     pub(crate) parent: &'a Dir,
     /// Its name in that folder.
     pub(crate) name: &'a str,
@@ -120,8 +128,16 @@ pub(crate) struct Item<'a> {
     /// Its absolute path (the trash's record of where it was).
     pub(crate) absolute: &'a Path,
     /// Its device.
+    #[cfg_attr(
+        target_os = "windows",
+        expect(dead_code, reason = "the Recycle Bin does not say where the item went")
+    )]
     pub(crate) dev: u64,
     /// Its inode: with `dev`, the identity of what was checked, which is what must arrive.
+    #[cfg_attr(
+        target_os = "windows",
+        expect(dead_code, reason = "the Recycle Bin does not say where the item went")
+    )]
     pub(crate) ino: u64,
 }
 
@@ -177,8 +193,15 @@ pub struct Trashed {
 }
 
 /// What the result says about getting an item back (FILE-32).
+#[cfg(not(any(target_os = "macos", target_os = "windows")))]
 const RESTORE_HINT: &str =
     "restorable from the system trash (file manager, or gio trash --restore)";
+/// What the result says about getting an item back (FILE-32).
+#[cfg(target_os = "macos")]
+const RESTORE_HINT: &str = "restorable from the Trash (Finder's Put Back, or Wisp's Undo)";
+/// What the result says about getting an item back (FILE-32).
+#[cfg(target_os = "windows")]
+const RESTORE_HINT: &str = "restorable from the Recycle Bin (its Restore)";
 
 impl TrashPlan {
     /// Device and inode of the item when prepared.

@@ -374,37 +374,8 @@ impl Arrived<'_> {
     }
 }
 
+use super::rename::rename_noreplace;
 use platform::sync_dir;
-
-/// Renames `name` of `from` to `to_name` of `to`, never replacing what is there.
-fn rename_noreplace(from: &Dir, name: &str, to: &Dir, to_name: &str) -> std::io::Result<()> {
-    #[cfg(target_os = "linux")]
-    {
-        match rustix::fs::renameat_with(from, name, to, to_name, rustix::fs::RenameFlags::NOREPLACE)
-        {
-            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {}
-            r => return r.map_err(Into::into),
-        }
-    }
-    rename_checked(from, name, to, to_name)
-}
-
-/// A rename for file systems that refuse `RENAME_NOREPLACE`: the name in `files/` is checked
-/// first. Only this user writes in their trash folders, so a project cannot race the check.
-pub(crate) fn rename_checked(
-    from: &Dir,
-    name: &str,
-    to: &Dir,
-    to_name: &str,
-) -> std::io::Result<()> {
-    match to.symlink_metadata(to_name) {
-        Ok(_) => Err(rustix::io::Errno::EXIST.into()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            rustix::fs::renameat(from, name, to, to_name).map_err(Into::into)
-        }
-        Err(e) => Err(e),
-    }
-}
 
 /// The `n`th name tried for `name` in a trash: `name`, then `name.2`, `name.3`, …; shortened
 /// (on a character boundary) so that the info file's name fits in a file name.
@@ -453,41 +424,13 @@ pub(crate) fn take_back(
     to_name: &str,
     shown: &str,
 ) -> Result<(), FsError> {
-    let gone = || {
-        err(
-            FsErrorKind::NotFound,
-            format!("{shown}: is no longer in the trash (emptied, or restored another way)"),
-        )
-    };
-    if name.contains('/') || name == ".." || name == "." || name.is_empty() {
-        return Err(gone());
-    }
-    let dir = Dir::open_ambient_dir(trash, cap_std::ambient_authority()).map_err(|_| gone())?;
-    let files = open_dir_nofollow(&dir, "files").map_err(|_| gone())?;
-    let m = files.symlink_metadata(name).map_err(|_| gone())?;
-    if (m.dev(), m.ino()) != ident {
-        return Err(err(
-            FsErrorKind::Changed,
-            format!(
-                "{shown}: what is in the trash as {name} is not what was trashed; nothing was taken out"
-            ),
-        ));
-    }
-    rename_noreplace(&files, name, to, to_name).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::AlreadyExists {
-            err(
-                FsErrorKind::Exists,
-                format!("{shown}: something is there now; nothing was taken out of the trash"),
-            )
-        } else {
-            err(FsErrorKind::Io, format!("{shown}: {e}"))
-        }
-    })?;
+    let dir = Dir::open_ambient_dir(trash, cap_std::ambient_authority())
+        .map_err(|_| super::rename::gone(shown))?;
+    let files = open_dir_nofollow(&dir, "files").map_err(|_| super::rename::gone(shown))?;
+    super::rename::take_out(&files, name, ident, to, to_name, shown)?;
     if let Ok(info) = open_dir_nofollow(&dir, "info") {
         let _ = info.remove_file(format!("{name}{INFO_SUFFIX}"));
         let _ = sync_dir(&info);
     }
-    let _ = sync_dir(to);
-    let _ = sync_dir(&files);
     Ok(())
 }

@@ -8,9 +8,8 @@ use std::process::Command;
 
 use cap_std::fs::MetadataExt as _;
 
-use super::freedesktop::{
-    TrashDir, choose, encode_path, place, rename_checked, top_trash, trash_name,
-};
+use super::freedesktop::{TrashDir, choose, encode_path, place, top_trash, trash_name};
+use super::rename::rename_checked;
 use super::*;
 use crate::limits::TRASH_MAX_NAME_ATTEMPTS;
 use crate::tests::{Fixture, fixture_with_outside};

@@ -1,5 +1,5 @@
-//! macOS and Windows: the platform's own trash through the `trash` crate (Finder's trash,
-//! the Recycle Bin), behind the same interface as `freedesktop.rs`. Compiled only there.
+//! Windows: the Recycle Bin through the `trash` crate, behind the same interface as
+//! `freedesktop.rs`. Compiled only there.
 //!
 //! These APIs take a path, not a directory handle, so the path is the sandbox's canonical root
 //! joined with the checked relative path, right after the item was found by name in its
@@ -38,8 +38,10 @@ pub(crate) fn put(
     })
 }
 
-/// Taking an item back out of the system trash is the system's own (Finder's "Put Back", the
-/// Recycle Bin's "Restore"): Wisp does not reach into it here.
+/// Taking an item back out of the Recycle Bin is the Recycle Bin's own "Restore": the system
+/// does not say where in it an item went, and Windows offers no rename that refuses to replace
+/// on directory handles (the shell's restore replaces what is in the way without asking), so
+/// Wisp does not reach into it.
 pub(crate) fn take_back(
     _trash: &std::path::Path,
     name: &str,
@@ -51,7 +53,7 @@ pub(crate) fn take_back(
     Err(err(
         FsErrorKind::NoTrash,
         format!(
-            "{shown}: restore it from the system trash yourself (it is there as {name}); Wisp takes items back out of the trash only on Linux"
+            "{shown}: restore it from the Recycle Bin yourself (it is there as {name}); Wisp takes items back out of the trash only on Linux and macOS"
         ),
     ))
 }
