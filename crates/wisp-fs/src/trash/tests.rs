@@ -817,4 +817,38 @@ fn the_rename_without_the_no_replace_flag_still_never_replaces() {
         Some(rustix::io::Errno::NOTDIR.raw_os_error())
     );
     assert!(tmp.path().join("b").exists());
+    // A target the folder's handle refuses to look up (it leads out of the folder) is not
+    // renamed to either, though the system call alone would take it.
+    std::fs::create_dir(tmp.path().join("inner")).unwrap();
+    std::fs::write(tmp.path().join("inner").join("c"), "c").unwrap();
+    let inner = d.open_dir("inner").unwrap();
+    rename_checked(&inner, "c", &inner, "../escaped").unwrap_err();
+    assert!(tmp.path().join("inner").join("c").exists());
+    assert!(!tmp.path().join("escaped").exists());
+}
+
+#[test]
+fn taking_back_takes_only_one_name_of_the_trash_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let trash = tmp.path().join("trash");
+    let project = tmp.path().join("project");
+    std::fs::create_dir_all(trash.join("a")).unwrap();
+    std::fs::create_dir(&project).unwrap();
+    std::fs::write(trash.join("a").join("b"), "b").unwrap();
+    std::fs::write(trash.join("x"), "x").unwrap();
+    let ident = |p: &Path| {
+        let m = std::fs::symlink_metadata(p).unwrap();
+        (m.dev(), m.ino())
+    };
+    let from = Dir::open_ambient_dir(&trash, cap_std::ambient_authority()).unwrap();
+    let to = Dir::open_ambient_dir(&project, cap_std::ambient_authority()).unwrap();
+    let b = ident(&trash.join("a").join("b"));
+    for bad in ["a/b", "..", ".", ""] {
+        let e = super::rename::take_out(&from, bad, b, &to, "back", "back").unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::NotFound, "{bad:?}: {e}");
+    }
+    assert!(trash.join("a").join("b").exists());
+    assert!(!project.join("back").exists());
+    super::rename::take_out(&from, "x", ident(&trash.join("x")), &to, "back", "back").unwrap();
+    assert_eq!(std::fs::read_to_string(project.join("back")).unwrap(), "x");
 }
