@@ -7,9 +7,7 @@
 
 #![cfg(windows)]
 #![expect(
-    clippy::unwrap_used,
     clippy::expect_used,
-    clippy::panic,
     reason = "a failing test should stop at the line that failed"
 )]
 
