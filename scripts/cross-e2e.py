@@ -6,8 +6,10 @@ usage: cross-e2e.py WISP_EXE WORK_DIR
 Starts `wisp.exe serve --simulate` on a project folder, then checks what a person relies on:
 the project is shown as they write its path (no `\\\\?\\`), an approved write lands on disk and a
 wrong digest or a replay is refused, escape attempts are refused before any approval, a
-second Host on the data dir is refused naming the first, and after the Host is killed the
-next one starts on the same data dir with the history intact.
+second Host on the data dir is refused naming the first, a web tab starts the browser
+through the relay (`wisp.exe browser-pipe`, the DevTools pipe as inherited handles; the browser
+is the stand-in WISP_TEST_FAKE_BROWSER names), and after the Host is killed the next one starts
+on the same data dir with the history intact.
 """
 
 import json
@@ -31,7 +33,8 @@ def windows_path(path):
 
 
 def start(exe, data, project):
-    env = dict(os.environ, WISP_TOKEN=TOKEN, WINEDEBUG="-all")
+    env = dict(os.environ, WISP_TOKEN=TOKEN, WINEDEBUG="-all",
+               WISP_BROWSER=windows_path(os.environ["WISP_TEST_FAKE_BROWSER"]))
     args = [WINE, exe, "serve", "--simulate", "--no-open", "--port", "0",
             "--data-dir", windows_path(data)]
     if project:
@@ -131,6 +134,26 @@ def main():
         check(all(c["status"] != "succeeded" for c in calls(r)) and calls(r),
               f"an escape attempt succeeded: {[c['status'] for c in calls(r)]}")
         check(not any(c.get("approval") for c in calls(r)), "an escape attempt got a card")
+
+        # A web tab: the Host starts its browser through the relay, which hands it the pipe.
+        tab = ok(port, "POST", f"/api/sessions/{session}/tabs",
+                 {"kind": "web", "url": "http://127.0.0.1:9/"})
+        # A page of the Host's browser has a load state (a web-only tab has none); the
+        # stand-in never loads anything, so it stays loading.
+        check(tab["kind"] == "web" and tab.get("loadState") == "loading",
+              f"the web tab is not a page of the Host's browser: {tab}")
+        profile = os.path.join(data, "browser-profile")
+        with open(os.path.join(profile, "command-line.txt"), encoding="utf-8") as f:
+            command_line = f.read()
+        check(command_line.count("--remote-debugging-io-pipes=") == 1
+              and "--remote-debugging-pipe" in command_line
+              and "stdin=2 stdout=2" in command_line,
+              f"the browser was not handed the pipe: {command_line}")
+        with open(os.path.join(profile, "methods.txt"), encoding="utf-8") as f:
+            methods = f.read().split()
+        check(methods[:3] == ["Target.setDiscoverTargets", "Browser.setDownloadBehavior",
+                              "Target.createTarget"],
+              f"the browser's commands: {methods}")
 
         second = subprocess.run(
             [WINE, exe, "serve", "--simulate", "--no-open", "--port", "0",
