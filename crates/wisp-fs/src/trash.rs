@@ -89,6 +89,19 @@ impl TrashConfig {
         }
     }
 
+    /// macOS and Windows: whether the system's trash may be used (the folders themselves are
+    /// the system's); `NoTrash` when not.
+    #[cfg(any(target_os = "macos", target_os = "windows"))]
+    fn system_trash_usable(&self, shown: &str) -> Result<(), FsError> {
+        if self.home_trash.is_none() && !self.top_dirs {
+            return Err(err(
+                FsErrorKind::NoTrash,
+                format!("{shown}: no usable trash; nothing was trashed or deleted"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Only this folder as the home trash; no top-directory trashes.
     pub fn home_only(home_trash: PathBuf) -> Self {
         Self {

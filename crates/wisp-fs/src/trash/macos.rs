@@ -20,15 +20,7 @@ pub(crate) fn put(
     item: &Item<'_>,
     _before_rename: &dyn Fn(usize),
 ) -> Result<Placed, FsError> {
-    if config.home_trash.is_none() && !config.top_dirs {
-        return Err(err(
-            FsErrorKind::NoTrash,
-            format!(
-                "{}: no usable trash; nothing was trashed or deleted",
-                item.shown
-            ),
-        ));
-    }
+    config.system_trash_usable(item.shown)?;
     let path = item.absolute.to_str().ok_or_else(|| {
         err(
             FsErrorKind::NoTrash,

@@ -14,15 +14,7 @@ pub(crate) fn put(
     item: &Item<'_>,
     _before_rename: &dyn Fn(usize),
 ) -> Result<Placed, FsError> {
-    if config.home_trash.is_none() && !config.top_dirs {
-        return Err(err(
-            FsErrorKind::NoTrash,
-            format!(
-                "{}: no usable trash; nothing was trashed or deleted",
-                item.shown
-            ),
-        ));
-    }
+    config.system_trash_usable(item.shown)?;
     trash::delete(item.absolute).map_err(|e| {
         err(
             FsErrorKind::NoTrash,
