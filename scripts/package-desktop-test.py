@@ -78,8 +78,12 @@ def check_macos(binary: Path, tmp: Path) -> None:
     made = package("macos", binary, tmp / "out")
     expect(made.name == f"Wisp-{version()}-macos-aarch64.tar.gz", f"the tarball is {made.name}")
     with tarfile.open(made) as tar:
-        expect(all(m.name.startswith("Wisp.app") for m in tar.getmembers()),
-               "the tarball holds more than Wisp.app")
+        names = [m.name for m in tar.getmembers()]
+        expect(all(n.startswith("Wisp.app") for n in names), "the tarball holds more than Wisp.app")
+        # macOS' file systems ignore case: two names equal but for case would be one file there.
+        folded = sorted(n.casefold() for n in names)
+        expect(len(set(folded)) == len(folded),
+               f"names that are one file on macOS: {[n for n in names if folded.count(n.casefold()) > 1]}")
         tar.extractall(tmp / "mac", filter="data")
     contents = tmp / "mac" / "Wisp.app" / "Contents"
     info = plistlib.loads((contents / "Info.plist").read_bytes())

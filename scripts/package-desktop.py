@@ -68,9 +68,12 @@ $shortcut.Save()
 Write-Output "Added $link"
 """
 
-# Finder starts CFBundleExecutable with no arguments; Wisp's binary needs `serve`.
-MACOS_LAUNCHER = """#!/bin/sh
-exec "$(dirname "$0")/wisp" serve "$@"
+# Finder starts CFBundleExecutable with no arguments; Wisp's binary needs `serve`. The binary's
+# name must differ from the launcher's by more than case: macOS' file systems ignore case, so
+# `wisp` would overwrite `Wisp` when the tarball is unpacked there.
+MACOS_BINARY = "wisp-host"
+MACOS_LAUNCHER = f"""#!/bin/sh
+exec "$(dirname "$0")/{MACOS_BINARY}" serve "$@"
 """
 
 
@@ -155,7 +158,7 @@ def macos(binary: Path, out: Path) -> Path:
         (f"{contents}/Info.plist", info_plist(ver), 0o644),
         (f"{contents}/PkgInfo", b"APPL????", 0o644),
         (f"{contents}/MacOS/Wisp", MACOS_LAUNCHER.encode(), 0o755),
-        (f"{contents}/MacOS/wisp", binary.read_bytes(), 0o755),
+        (f"{contents}/MacOS/{MACOS_BINARY}", binary.read_bytes(), 0o755),
         (f"{contents}/Resources/wisp.icns", icns(), 0o644),
     ]
     folders = ["Wisp.app", contents, f"{contents}/MacOS", f"{contents}/Resources"]
