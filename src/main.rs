@@ -40,7 +40,8 @@ const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("WISP_COMMIT
 /// How long the runtime waits for blocking threads once the command has finished.
 const RUNTIME_SHUTDOWN_DEADLINE: Duration = Duration::from_secs(2);
 
-/// Wisp: a local host for AI agents that work on a project folder you authorize.
+/// Wisp: a local host for AI agents that work on a project folder you authorize. With no
+/// command it runs `wisp serve`.
 #[derive(Parser)]
 #[command(name = "wisp", version = VERSION, about, long_about = None)]
 struct Cli {
@@ -184,7 +185,13 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).as_deref() != Some("confine".as_ref()) {
         keep_memory_private();
     }
-    let cli = Cli::parse();
+    // Double-clicking wisp.exe (or a launcher that passes nothing) gives no arguments at all:
+    // that means the Host, not a usage error in a console window that closes at once.
+    let cli = if std::env::args_os().len() <= 1 {
+        Cli::parse_from(["wisp", "serve"])
+    } else {
+        Cli::parse()
+    };
     #[cfg(windows)]
     if let Command::BrowserPipe { command } = &cli.command {
         return browser_pipe(command);

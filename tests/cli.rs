@@ -31,6 +31,23 @@ fn help_lists_the_commands() {
     assert!(text.contains("sim") && text.contains("models"), "{text}");
 }
 
+/// `wisp` with no arguments at all (wisp.exe double-clicked) is `wisp serve` with its defaults:
+/// the data dir of the user ($XDG_DATA_HOME/wisp here, a temporary one), not a usage error.
+#[test]
+fn no_arguments_at_all_start_the_host() {
+    let xdg = tempfile::tempdir().unwrap();
+    let mut c = wisp();
+    c.env("XDG_DATA_HOME", xdg.path())
+        .env("WISP_TOKEN", TOKEN)
+        .env("WISP_SECRET_STORE", "mock");
+    let served = Served::spawn(c);
+    assert!(served.port > 0);
+    assert!(
+        xdg.path().join("wisp").join("wisp.db").is_file(),
+        "the Host made no database in $XDG_DATA_HOME/wisp"
+    );
+}
+
 /// The README's command table covers every command `wisp --help` lists, so the help
 /// text and the README agree.
 #[test]
