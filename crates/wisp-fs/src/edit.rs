@@ -13,8 +13,8 @@ use cap_std::fs::Dir;
 use serde::Serialize;
 
 use crate::{
-    FsError, FsErrorKind, Sandbox, TargetState, WritePlan, check_new_name, check_path, display,
-    err, io_err, is_temp_file_name, limits, platform, split,
+    FsError, FsErrorKind, Sandbox, TargetState, WritePlan, check_new_name, display, err, io_err,
+    is_temp_file_name, limits, platform, split,
 };
 
 /// The UTF-8 byte order mark, kept where a file has it (FILE-17).
@@ -145,7 +145,7 @@ impl Sandbox {
                 "oldText is empty; give the exact text to replace, with enough context to be unique",
             ));
         }
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let shown = display(&rel);
         let m = self
             .dir
@@ -265,7 +265,7 @@ impl Sandbox {
 
     /// The path and the parent folder's handle, when `plan` still holds.
     fn mkdir_current(&self, plan: &MkdirPlan) -> Result<(PathBuf, Dir), FsError> {
-        let rel = check_path(&plan.path)?;
+        let rel = self.checked_path(&plan.path)?;
         let parent = self.mkdir_check(&rel, &plan.path)?;
         if parent != plan.parent {
             return Err(parent_changed(plan));
@@ -280,7 +280,7 @@ impl Sandbox {
 
     /// Validates `files_mkdir {path}`: one new folder whose parent exists; nothing there yet.
     pub fn prepare_mkdir(&self, path: &str) -> Result<MkdirPlan, FsError> {
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let shown = display(&rel);
         let parent = self.mkdir_check(&rel, &shown)?;
         Ok(MkdirPlan {

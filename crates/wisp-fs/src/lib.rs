@@ -394,6 +394,52 @@ impl Sandbox {
         })
     }
 
+    /// [`check_path`], and no component that opens an entry of another name: a short (8.3)
+    /// name such as `ENV~1` opens `.env` on Windows, and every rule about names (credentials,
+    /// what a replace refuses) must judge the entry's own name, the one `files_list` shows.
+    /// Only a name shaped like a short one that answers but is not listed is refused, so a new
+    /// name, or an entry really called `FOO~1.TXT`, is used as usual.
+    fn checked_path(&self, path: &str) -> Result<PathBuf, FsError> {
+        let rel = check_path(path)?;
+        let mut parent = PathBuf::new();
+        for c in rel.iter() {
+            let name = c.to_string_lossy();
+            if windows_names::short_name_shaped(&name) && self.only_an_alias(&parent, &name) {
+                return Err(err(
+                    FsErrorKind::InvalidPath,
+                    format!(
+                        "{path}: refused, {name:?} is a short (8.3) name Windows gives another entry of its folder; use that entry's own name (files_list shows it)"
+                    ),
+                ));
+            }
+            parent.push(c);
+        }
+        Ok(rel)
+    }
+
+    /// Whether `name` in the folder `parent` opens something while the folder lists no entry of
+    /// that name (Windows compares names without case). A folder that cannot be opened or read
+    /// says nothing here: the operation itself then fails as it would.
+    fn only_an_alias(&self, parent: &Path, name: &str) -> bool {
+        let folder = if parent.as_os_str().is_empty() {
+            self.dir.try_clone()
+        } else {
+            self.dir.open_dir(parent)
+        };
+        let Ok(folder) = folder else { return false };
+        if folder.symlink_metadata(name).is_err() {
+            return false;
+        }
+        let Ok(entries) = folder.entries() else {
+            return false;
+        };
+        !entries.flatten().any(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        })
+    }
+
     /// The canonical root.
     pub fn root(&self) -> &Path {
         &self.root
@@ -401,7 +447,7 @@ impl Sandbox {
 
     /// `files_list {path}`.
     pub fn list(&self, path: &str) -> Result<Listing, FsError> {
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let shown = display(&rel);
         let dir = if rel.as_os_str().is_empty() {
             self.dir.try_clone().map_err(|e| io_err(&shown, &e))?
@@ -459,7 +505,7 @@ impl Sandbox {
     /// The checks before any byte of a read: a path inside the root naming a regular file
     /// (links inside the root are followed), opened without blocking.
     fn open_for_read(&self, path: &str) -> Result<OpenedRead, FsError> {
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let shown = display(&rel);
         if rel.as_os_str().is_empty() {
             return Err(err(
@@ -494,7 +540,7 @@ impl Sandbox {
     }
 
     fn write_check(&self, plan: &WritePlan) -> Result<PathBuf, FsError> {
-        let rel = check_path(&plan.path)?;
+        let rel = self.checked_path(&plan.path)?;
         let now = self.inspect_target(&rel, &plan.path)?;
         if now != plan.target {
             return Err(err(
@@ -518,7 +564,7 @@ impl Sandbox {
                 ),
             ));
         }
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let shown = display(&rel);
         let target = self.inspect_target(&rel, &shown)?;
         if target == TargetState::Absent {
@@ -558,7 +604,7 @@ impl Sandbox {
         bytes: &[u8],
         rec: &mut dyn undo::Recorder,
     ) -> Result<Written, FsError> {
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let keep = matches!(target, TargetState::File { len, .. } if len <= rec.keeps_up_to());
         let mut kept = Vec::new();
         let now = self.inspect_target_keeping(&rel, path, keep.then_some(&mut kept))?;

@@ -192,9 +192,9 @@ struct MovePaths {
     ts: String,
 }
 
-fn move_paths(source: &str, target: &str) -> Result<MovePaths, FsError> {
-    let src = check_path(source)?;
-    let dst = check_path(target)?;
+fn move_paths(sandbox: &Sandbox, source: &str, target: &str) -> Result<MovePaths, FsError> {
+    let src = sandbox.checked_path(source)?;
+    let dst = sandbox.checked_path(target)?;
     let (ss, ts) = (display(&src), display(&dst));
     if src.as_os_str().is_empty() {
         return Err(err(
@@ -259,7 +259,7 @@ impl Sandbox {
     /// fingerprint accepts, the target absent, its parent an existing folder on the source's
     /// device and not inside the source.
     pub fn prepare_move(&self, source: &str, target: &str) -> Result<MovePlan, FsError> {
-        let paths = move_paths(source, target)?;
+        let paths = move_paths(self, source, target)?;
         // A move must not launder credentials: under a new name files_read would send them
         // without asking. Judged by the names as given and as the source resolves.
         let resolved = self.dir.canonicalize(&paths.src).ok();
@@ -310,7 +310,7 @@ impl Sandbox {
     }
 
     fn move_current(&self, plan: &MovePlan) -> Result<(MovePaths, MoveCheck), FsError> {
-        let paths = move_paths(&plan.source, &plan.target)?;
+        let paths = move_paths(self, &plan.source, &plan.target)?;
         let c = self.move_check(&paths)?;
         if c.fingerprint != plan.fingerprint {
             return Err(err(

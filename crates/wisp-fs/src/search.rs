@@ -23,7 +23,7 @@ use cap_std::fs::Dir;
 use serde::Serialize;
 
 use crate::sensitive::{self, Sensitive};
-use crate::{FsError, FsErrorKind, Sandbox, check_path, display, err, io_err, limits, platform};
+use crate::{FsError, FsErrorKind, Sandbox, display, err, io_err, limits, platform};
 
 /// What an answer with withheld results says about them.
 pub const WITHHELD_NOTE: &str = "results with \"withheld\" are files that look like credentials: they were not searched, so they may or may not contain the query, and nothing of their content is in this answer; files_read asks the person before sending one";
@@ -513,7 +513,7 @@ impl Sandbox {
                 "query spans lines; files_search matches within one line",
             ));
         }
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let shown = display(&rel);
         let dir = if rel.as_os_str().is_empty() {
             self.dir.try_clone()

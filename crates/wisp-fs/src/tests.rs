@@ -1239,3 +1239,105 @@ fn a_root_is_shown_without_windows_verbatim_prefix() {
     assert!(!root.starts_with(r"\\?\"), "{root}");
     assert!(root.as_bytes().get(1) == Some(&b':'), "{root}");
 }
+
+/// A name shaped like a short (8.3) one that is an entry's own name is an ordinary name: read,
+/// written, listed and moved as usual, and a new one is created.
+#[test]
+fn an_entry_really_named_like_a_short_name_is_used_as_usual() {
+    let f = fixture();
+    std::fs::create_dir(f.root.join("SUB~1")).unwrap();
+    std::fs::write(f.root.join("SUB~1").join("NOTES~1.TXT"), "own name").unwrap();
+    let read = f.sandbox.read("SUB~1/NOTES~1.TXT", None, None).unwrap();
+    assert_eq!(read.content, "own name");
+    assert_eq!(f.sandbox.list("SUB~1").unwrap().entries.len(), 1);
+    let plan = f
+        .sandbox
+        .prepare_write("SUB~1/NEW~2.TXT", "new".into())
+        .unwrap();
+    f.sandbox.write(&plan).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(f.root.join("SUB~1").join("NEW~2.TXT")).unwrap(),
+        "new"
+    );
+    f.sandbox
+        .prepare_move("SUB~1/NOTES~1.TXT", "SUB~1/MOVED~1.TXT")
+        .unwrap();
+}
+
+/// The short (8.3) names Windows lists for the entries of `dir` (`dir /x`: the short name is
+/// the word before the long one, which must hold no space), by long name; none where the
+/// volume makes no short names.
+#[cfg(windows)]
+fn short_names_of(dir: &std::path::Path) -> std::collections::HashMap<String, String> {
+    let out = std::process::Command::new("cmd")
+        .args(["/c", "dir", "/x", "/a"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let [.., short, long] = words.as_slice() else {
+                return None;
+            };
+            crate::windows_names::short_name_shaped(short)
+                .then(|| ((*long).to_owned(), (*short).to_owned()))
+        })
+        .collect()
+}
+
+/// Windows: a short (8.3) name opens the entry it stands for, so `ENV~1` would be `.env` read
+/// without the credentials card, or replaced, or moved under a name no rule knows. Every tool
+/// refuses a name that answers but is not an entry's own.
+#[cfg(windows)]
+#[test]
+fn a_short_name_of_another_entry_is_refused() {
+    let f = fixture();
+    std::fs::write(f.root.join(".env"), "API_KEY=sk-live-0123456789abcdef\n").unwrap();
+    std::fs::create_dir(f.root.join("averylongfoldername")).unwrap();
+    std::fs::write(f.root.join("averylongfoldername").join("in.txt"), "x").unwrap();
+    let shorts = short_names_of(&f.root);
+    let (Some(env), Some(folder)) = (shorts.get(".env"), shorts.get("averylongfoldername")) else {
+        // A volume with short names turned off has none, and nothing to refuse.
+        eprintln!("this volume makes no short names: {shorts:?}");
+        return;
+    };
+    let refused = |e: FsError| {
+        assert_eq!(e.kind, FsErrorKind::InvalidPath, "{e}");
+        assert!(e.message.contains("short (8.3) name"), "{e}");
+    };
+    refused(f.sandbox.read_for_model(env, None, None).unwrap_err());
+    refused(f.sandbox.read(env, None, None).unwrap_err());
+    refused(f.sandbox.prepare_write(env, "x".into()).unwrap_err());
+    refused(
+        f.sandbox
+            .prepare_replace(env, "sk", "xx", None)
+            .unwrap_err(),
+    );
+    refused(f.sandbox.prepare_move(env, "notes.txt").unwrap_err());
+    refused(f.sandbox.prepare_trash(env).unwrap_err());
+    refused(f.sandbox.list(folder).unwrap_err());
+    refused(
+        f.sandbox
+            .read(&format!("{folder}/in.txt"), None, None)
+            .unwrap_err(),
+    );
+    refused(
+        f.sandbox
+            .prepare_write(&format!("{folder}/new.txt"), "x".into())
+            .unwrap_err(),
+    );
+    // The long names are what the tools take, and `.env` asks as it always did.
+    assert!(matches!(
+        f.sandbox.read_for_model(".env", None, None).unwrap(),
+        crate::ModelRead::Ask(_)
+    ));
+    assert_eq!(
+        f.sandbox
+            .read("averylongfoldername/in.txt", None, None)
+            .unwrap()
+            .content,
+        "x"
+    );
+}

@@ -26,9 +26,7 @@ use std::path::{Path, PathBuf};
 use cap_std::fs::Dir;
 use serde::Serialize;
 
-use crate::{
-    FsError, FsErrorKind, Sandbox, TreeFingerprint, check_path, display, err, io_err, split,
-};
+use crate::{FsError, FsErrorKind, Sandbox, TreeFingerprint, display, err, io_err, split};
 
 #[cfg(not(any(target_os = "macos", target_os = "windows")))]
 mod freedesktop;
@@ -227,7 +225,7 @@ impl Sandbox {
     /// Validates `files_trash {path}` and binds the item: inside the root, not the root
     /// itself, its identity and its tree's counts.
     pub fn prepare_trash(&self, path: &str) -> Result<TrashPlan, FsError> {
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let shown = display(&rel);
         let (ident, fingerprint) = self.trash_check(&rel, &shown)?;
         Ok(TrashPlan {
@@ -246,7 +244,7 @@ impl Sandbox {
     }
 
     fn trash_current(&self, plan: &TrashPlan) -> Result<PathBuf, FsError> {
-        let rel = check_path(&plan.path)?;
+        let rel = self.checked_path(&plan.path)?;
         let (ident, fingerprint) = self.trash_check(&rel, &plan.path)?;
         if ident != plan.ident || !fingerprint.matches(&plan.fingerprint) {
             return Err(stale(&plan.path));

@@ -22,9 +22,7 @@ use cap_std::fs::Dir;
 use sha2::{Digest, Sha256};
 
 use crate::search::open_dir_nofollow;
-use crate::{
-    FsError, FsErrorKind, Sandbox, check_path, display, err, io_err, limits, platform, split,
-};
+use crate::{FsError, FsErrorKind, Sandbox, display, err, io_err, limits, platform, split};
 
 /// The fingerprint of a tree: equal fingerprints mean nothing in it changed (that the walk can
 /// see: kind, identity, size, mtime, mode of every entry).
@@ -320,7 +318,7 @@ impl Sandbox {
         &self,
         path: &str,
     ) -> Result<(TreeFingerprint, Vec<TreeEntry>), FsError> {
-        let rel = check_path(path)?;
+        let rel = self.checked_path(path)?;
         let shown = display(&rel);
         if rel.as_os_str().is_empty() {
             let dir = self.dir.try_clone().map_err(|e| io_err(&shown, &e))?;

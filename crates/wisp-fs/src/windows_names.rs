@@ -44,6 +44,24 @@ pub(crate) fn problem(name: &str) -> Option<String> {
     None
 }
 
+/// Whether `name` has the shape of a short (8.3) name that Windows may give an entry besides
+/// its own (`ENV~1` for `.env`, `AVERYV~1.TXT`, Wine's `_ENV~3EE`): ASCII, a stem of one to
+/// eight characters with a `~` that something follows, an extension of at most three. Such a
+/// name opens the entry it stands for, so a rule about names (`.env` looks like credentials)
+/// would judge the wrong name.
+pub(crate) fn short_name_shaped(name: &str) -> bool {
+    if !name.is_ascii() || name.len() > 12 {
+        return false;
+    }
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, ""));
+    (1..=8).contains(&stem.len())
+        && ext.len() <= 3
+        && !stem.contains('.')
+        && stem
+            .rsplit_once('~')
+            .is_some_and(|(_, tail)| !tail.is_empty())
+}
+
 /// A canonical Windows path as people write it. `canonicalize` answers `\\?\C:\…` and
 /// `\\?\UNC\host\share\…`, which a person would see on every project and card, and which some
 /// programs (Node's module loader among them) read poorly. The prefix is dropped only where
@@ -120,6 +138,33 @@ mod tests {
     fn other_paths_are_unchanged() {
         for kept in ["/opt/p/s.js", r"C:\p", r"\\host\share\p", "relative"] {
             assert_eq!(plain(kept), kept);
+        }
+    }
+
+    #[test]
+    fn short_name_shapes_are_told_from_long_names() {
+        for short in [
+            "ENV~1",
+            "_ENV~3EE",
+            "AVERYV~1.TXT",
+            "av1f2e~1.txt",
+            "A~1.B",
+            "~1",
+        ] {
+            assert!(short_name_shaped(short), "{short}");
+        }
+        for long in [
+            ".env",
+            "ENV1",
+            "notes~",
+            "AVERYVE~1.TXT",
+            "AVERYV~1.TEXT",
+            "A~1.B.C",
+            "ÄVERY~1.TXT",
+            "file~1.tar.gz",
+            "",
+        ] {
+            assert!(!short_name_shaped(long), "{long}");
         }
     }
 
