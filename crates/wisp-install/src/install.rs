@@ -485,14 +485,9 @@ async fn run_npm<C: Future<Output = ()>>(
     );
     let path = std::env::join_paths(&dirs)
         .map_err(|e| InstallError::Io(format!("the tool folders do not make a PATH ({e})")))?;
-    let mut env: Vec<(OsString, OsString)> = vec![
-        ("PATH".into(), path),
-        ("HOME".into(), dir.into()),
-        ("npm_config_cache".into(), cache.clone().into()),
-    ];
-    if let Some(ca_file) = &ca_file {
-        env.push(("NODE_EXTRA_CA_CERTS".into(), ca_file.into()));
-    }
+    let env = npm_env(path, dir, &cache, ca_file.as_deref(), |name| {
+        std::env::var_os(name)
+    });
     let common = |args: &[&str]| -> Vec<OsString> {
         let mut all: Vec<OsString> = args.iter().map(OsString::from).collect();
         all.extend(
@@ -559,6 +554,62 @@ async fn run_npm<C: Future<Output = ()>>(
         pid: None,
     });
     resolve_bin(dir, plan)
+}
+
+/// What Windows programs need of the Host's environment to start at all: without
+/// `SystemRoot` Winsock fails to load (error 10106), so npm could not reach the install's proxy;
+/// `PATHEXT` and `ComSpec` find programs and run scripts; `TEMP`/`TMP` are where temporary
+/// files go, as `/tmp` is on Unix. Nothing of the person's own (model key, tokens) is here.
+#[cfg(windows)]
+const WINDOWS_SYSTEM_ENV: &[&str] = &[
+    "SystemRoot",
+    "SystemDrive",
+    "windir",
+    "ComSpec",
+    "PATHEXT",
+    "TEMP",
+    "TMP",
+    "ProgramData",
+    "ProgramFiles",
+    "NUMBER_OF_PROCESSORS",
+    "PROCESSOR_ARCHITECTURE",
+];
+
+/// The whole environment npm runs with: the tool folders as `PATH`, the install dir as home
+/// (so npm reads and writes nothing of the person's own profile), its cache, and the CA file
+/// when the network needs one; on Windows also the system's own variables (`host` reads the
+/// Host's, without case as Windows does) and the profile folders pointed at the install dir.
+fn npm_env(
+    path: OsString,
+    dir: &Path,
+    cache: &Path,
+    ca_file: Option<&Path>,
+    host: impl Fn(&str) -> Option<OsString>,
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = vec![
+        ("PATH".into(), path),
+        ("HOME".into(), dir.into()),
+        ("npm_config_cache".into(), cache.into()),
+    ];
+    if let Some(ca_file) = ca_file {
+        env.push(("NODE_EXTRA_CA_CERTS".into(), ca_file.into()));
+    }
+    #[cfg(windows)]
+    {
+        // Node's home on Windows is USERPROFILE, and npm's default folders are under APPDATA
+        // and LOCALAPPDATA.
+        for name in ["USERPROFILE", "APPDATA", "LOCALAPPDATA"] {
+            env.push((name.into(), dir.into()));
+        }
+        for name in WINDOWS_SYSTEM_ENV {
+            if let Some(value) = host(name) {
+                env.push(((*name).into(), value));
+            }
+        }
+    }
+    #[cfg(not(windows))]
+    let _ = host;
+    env
 }
 
 fn expect_success(
@@ -703,6 +754,58 @@ fn read_capped(path: &Path, cap: u64) -> Result<String, InstallError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// npm gets the tool folders, the install dir as its home and its cache, and on Windows the
+    /// system's own variables (without `SystemRoot` no socket opens) with the profile folders
+    /// pointed at the install dir; never another of the Host's variables.
+    #[test]
+    fn npm_runs_with_its_home_in_the_install_dir_and_only_what_the_system_needs() {
+        let dir = Path::new("/srv/install");
+        let host = |name: &str| -> Option<OsString> {
+            match name {
+                "SystemRoot" => Some(r"C:\Windows".into()),
+                "TEMP" => Some(r"C:\Temp".into()),
+                "DEEPSEEK_API_KEY" => Some("sk-secret".into()),
+                _ => None,
+            }
+        };
+        let env = npm_env(
+            "/usr/bin".into(),
+            dir,
+            &dir.join("cache"),
+            Some(&dir.join("ca.pem")),
+            host,
+        );
+        let get = |name: &str| {
+            env.iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| PathBuf::from(v))
+        };
+        assert_eq!(get("PATH"), Some(PathBuf::from("/usr/bin")));
+        assert_eq!(get("HOME").as_deref(), Some(dir));
+        assert_eq!(get("npm_config_cache"), Some(dir.join("cache")));
+        assert_eq!(get("NODE_EXTRA_CA_CERTS"), Some(dir.join("ca.pem")));
+        assert_eq!(get("DEEPSEEK_API_KEY"), None);
+        let names: Vec<_> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        if cfg!(windows) {
+            assert_eq!(get("SystemRoot"), Some(PathBuf::from(r"C:\Windows")));
+            assert_eq!(get("TEMP"), Some(PathBuf::from(r"C:\Temp")));
+            for profile in ["USERPROFILE", "APPDATA", "LOCALAPPDATA"] {
+                assert_eq!(get(profile).as_deref(), Some(dir), "{profile}");
+            }
+            assert_eq!(names.len(), 4 + 3 + 2, "{names:?}");
+        } else {
+            assert_eq!(
+                names,
+                ["PATH", "HOME", "npm_config_cache", "NODE_EXTRA_CA_CERTS"]
+            );
+        }
+        let without_ca = npm_env("/usr/bin".into(), dir, &dir.join("cache"), None, host);
+        assert!(without_ca.iter().all(|(k, _)| k != "NODE_EXTRA_CA_CERTS"));
+    }
 
     /// INST-16: one whole install has at most 180 s, and that is the limit every install
     /// gets unless a test sets a smaller one.
