@@ -40,15 +40,20 @@ pub const TOOL_DIRS: &[&str] = &["/opt/homebrew/bin", "/usr/local/bin", "/usr/bi
 pub const TOOL_DIRS: &[&str] = &["/usr/local/bin", "/usr/bin", "/bin"];
 /// The only directories Node and npm are looked up in on Windows (INST-09), in this order,
 /// each below a folder the environment names: the Node.js installer's (64- and 32-bit),
-/// nvm-windows' link, the per-user installer's, Scoop's; never PATH.
+/// nvm-windows' link, the per-user installer's, Scoop's (where `SCOOP` moves it, its default,
+/// and its global one); never PATH.
 #[cfg(windows)]
 pub const TOOL_DIRS: &[&str] = &[
     r"%ProgramFiles%\nodejs",
     r"%ProgramFiles(x86)%\nodejs",
     r"%NVM_SYMLINK%",
     r"%LOCALAPPDATA%\Programs\nodejs",
+    r"%SCOOP%\apps\nodejs\current",
+    r"%SCOOP%\apps\nodejs-lts\current",
     r"%USERPROFILE%\scoop\apps\nodejs\current",
     r"%USERPROFILE%\scoop\apps\nodejs-lts\current",
+    r"%ProgramData%\scoop\apps\nodejs\current",
+    r"%ProgramData%\scoop\apps\nodejs-lts\current",
 ];
 
 /// [`TOOL_DIRS`] as folders of this machine; on Windows each `%NAME%` from the environment
