@@ -470,9 +470,29 @@ fn is_untrusted_certificate(chain: &str) -> bool {
     .any(|needle| chain.contains(needle))
 }
 
-/// What a `--version` probe inherits: enough to find and start node and npm, never the model
-/// key or the API token.
-const PROBE_ENV: &[&str] = &["PATH", "HOME", "USER", "LANG", "TMPDIR"];
+/// What a `--version` probe inherits: enough to find and start node and npm (on Windows also
+/// where the system is), never the model key or the API token.
+const PROBE_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LANG",
+    "TMPDIR",
+    "SystemRoot",
+    "SystemDrive",
+    "windir",
+    "PATHEXT",
+    "TEMP",
+    "TMP",
+    "USERPROFILE",
+];
+
+/// Whether the Host variable `name` goes to a `--version` probe (compared as the system does).
+fn probe_inherits(name: &str) -> bool {
+    PROBE_ENV
+        .iter()
+        .any(|n| wisp_preview::same_env_name(n, name))
+}
 
 /// `PROGRAM --version`, first line, or None when it fails or takes too long.
 async fn version_of(program: &Path, leading: &[std::ffi::OsString]) -> Option<String> {
@@ -482,10 +502,7 @@ async fn version_of(program: &Path, leading: &[std::ffi::OsString]) -> Option<St
             .args(leading)
             .arg("--version")
             .env_clear()
-            .envs(
-                std::env::vars_os()
-                    .filter(|(k, _)| k.to_str().is_some_and(|k| PROBE_ENV.contains(&k))),
-            )
+            .envs(std::env::vars_os().filter(|(k, _)| k.to_str().is_some_and(probe_inherits)))
             .stdin(std::process::Stdio::null())
             .kill_on_drop(true)
             .output(),
@@ -622,6 +639,15 @@ pub(crate) fn log_files(dir: &Path) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A version probe gets where programs and the system are, spelled as the system spells
+    /// them, and nothing secret.
+    #[test]
+    fn a_version_probe_inherits_only_what_starting_a_program_needs() {
+        assert!(probe_inherits("PATH") && probe_inherits("SystemRoot"));
+        assert_eq!(probe_inherits("Path"), cfg!(windows));
+        assert!(!probe_inherits("DEEPSEEK_API_KEY") && !probe_inherits("WISP_TOKEN"));
+    }
 
     #[cfg(unix)]
     fn executable(dir: &Path, name: &str) -> PathBuf {

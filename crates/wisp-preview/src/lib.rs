@@ -55,7 +55,7 @@ pub use extract::{Link, PageText, display_url};
 pub use process::relay_browser_pipe;
 pub use process::{
     BROWSER_INHERITED_ENV, Display, HEADLESS_ENV, LaunchConfig, PIPE_RELAY_COMMAND,
-    browser_environment,
+    browser_environment, same_env_name,
 };
 pub use screen::Frame;
 

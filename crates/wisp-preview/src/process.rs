@@ -139,10 +139,21 @@ fn browser_environment_of(
 ) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     vars.filter(|(k, _)| {
         k.to_str().is_some_and(|k| {
-            BROWSER_INHERITED_ENV.contains(&k) || (k.starts_with("LC_") && k.len() > 3)
+            BROWSER_INHERITED_ENV.iter().any(|n| same_env_name(n, k))
+                || (k.starts_with("LC_") && k.len() > 3)
         })
     })
     .collect()
+}
+
+/// Whether two environment variable names are one variable: Windows ignores case (its `PATH`
+/// is usually spelled `Path`), Unix does not.
+pub fn same_env_name(a: &str, b: &str) -> bool {
+    if cfg!(windows) {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        a == b
+    }
 }
 
 /// A host name as [`LaunchConfig::host_map`] takes it: letters, digits, `-` and `.` only, so
@@ -460,6 +471,31 @@ mod tests {
             .map(|(k, _)| k.to_string_lossy().into_owned())
             .collect();
         assert_eq!(kept, ["PATH", "DISPLAY", "LC_ALL", "https_proxy"]);
+    }
+
+    /// Windows spells its variables as it likes (`Path`, `SYSTEMROOT`) and reads them without
+    /// case; Unix' names are exact.
+    #[test]
+    fn variable_names_are_compared_as_the_system_does() {
+        let vars = [
+            ("Path", "C:\\Windows"),
+            ("SYSTEMROOT", "C:\\Windows"),
+            ("path", "x"),
+        ]
+        .map(|(k, v)| (k.into(), v.into()));
+        let kept: Vec<String> = browser_environment_of(vars.into_iter())
+            .into_iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        if cfg!(windows) {
+            assert_eq!(kept, ["Path", "SYSTEMROOT", "path"]);
+            assert!(same_env_name("Path", "PATH"));
+        } else {
+            assert!(kept.is_empty(), "{kept:?}");
+            assert!(!same_env_name("Path", "PATH"));
+        }
+        assert!(same_env_name("PATH", "PATH"));
+        assert!(!same_env_name("PATH", "PATHEXT"));
     }
 
     /// Windows and macOS: the person's desktop is always there; headless only when forced.
