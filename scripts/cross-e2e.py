@@ -161,6 +161,11 @@ def main():
             env=dict(os.environ, WISP_TOKEN=TOKEN, WINEDEBUG="-all"),
             capture_output=True, text=True, timeout=120)
         check(second.returncode != 0, "a second Host on the data dir started")
+        # Windows' lock keeps everyone else from reading the locked file: the Host's pid and
+        # URL are in a file of their own, so the second one can say which Host runs.
+        check(re.search(r"already running for this data dir \(pid \d+, URL http://127\.0\.0\.1:"
+                        + str(port) + "/", second.stderr) is not None,
+              f"the second Host did not name the first: {second.stderr[-400:]!r}")
     finally:
         host.kill()
         host.wait()

@@ -4,7 +4,7 @@
 //!
 //! The lock comes before anything else in the dir is touched: a second `wisp serve` on the same
 //! dir must not open the store (it would mark the first Host's runs interrupted and void its
-//! approvals), write the log or replace `open.html`. It reads the lock file, says who owns the
+//! approvals), write the log or replace `open.html`. It reads the Host file, says who owns the
 //! dir and exits without changing a byte.
 
 use std::fs::{File, OpenOptions, TryLockError};
@@ -17,9 +17,14 @@ use crate::platform::{
     create_private_dir, dir_mode, make_private, private_file, reachable_by_others,
 };
 
-/// The lock file: held (`flock`, exclusive) by the Host that owns the data dir; it holds that
-/// Host's pid and URL (without the token) for a second instance to name.
+/// The lock file: held (exclusive) by the Host that owns the data dir. It holds nothing: on
+/// Windows a locked file cannot be read by anyone else.
 pub(crate) const LOCK_FILE: &str = "wisp.lock";
+
+/// The owning Host's pid and URL (without the token), beside the lock, for a second instance
+/// and `wisp doctor` to name; read only while the lock is held, so a crashed Host's old one
+/// says nothing.
+pub(crate) const HOST_FILE: &str = "wisp.host";
 
 /// The files a Host leaves in the data dir besides the lock: when any of them is there, the dir
 /// has been used, and an empty `wisp.db` beside them means the history was lost.
@@ -40,9 +45,9 @@ impl std::error::Error for AlreadyRunning {}
 /// The data dir, owned by this process until it exits.
 pub(crate) struct DataDir {
     path: PathBuf,
-    /// Kept open: the lock lives as long as this handle (and dies with the process, even on
-    /// kill -9, so a crash never leaves a stale lock behind).
-    lock: File,
+    /// Kept open, never read: the lock lives as long as this handle (and dies with the
+    /// process, even on kill -9, so a crash never leaves a stale lock behind).
+    _lock: File,
     /// What the person should know about the dir (e.g. others can read it).
     pub(crate) warning: Option<String>,
 }
@@ -55,7 +60,7 @@ impl DataDir {
         // No truncate: a second instance opens the owner's file to read it and must not change
         // it. No symlink followed and nothing but a regular file: in a dir others can write,
         // a planted link must not make Wisp truncate a file elsewhere, nor a FIFO stall it.
-        let mut lock = private_file(
+        let lock = private_file(
             OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -73,7 +78,7 @@ impl DataDir {
         match lock.try_lock() {
             Ok(()) => {}
             Err(TryLockError::WouldBlock) => {
-                return Err(AlreadyRunning(already_running(path, &mut lock)).into());
+                return Err(AlreadyRunning(already_running(path)).into());
             }
             Err(TryLockError::Error(e)) => {
                 bail!("cannot lock the data dir {}: {e}", path.display())
@@ -81,12 +86,12 @@ impl DataDir {
         }
         Ok(DataDir {
             path: path.to_owned(),
-            lock,
+            _lock: lock,
             warning,
         })
     }
 
-    /// Writes this Host's pid, and its URL once the server is bound, into the lock file
+    /// Writes this Host's pid, and its URL once the server is bound, into the Host file
     /// (the first write once the start's checks passed: a refused start leaves the dir as it
     /// was). `url` must not carry the token.
     pub(crate) fn record(&mut self, url: Option<&str>) -> anyhow::Result<()> {
@@ -94,14 +99,24 @@ impl DataDir {
         if let Some(url) = url {
             text.push_str(&format!("url {url}\n"));
         }
-        let path = self.path.join(LOCK_FILE);
+        let path = self.path.join(HOST_FILE);
+        // Not truncated at open: a link or FIFO planted there is refused before any write.
+        let mut file = private_file(OpenOptions::new().write(true).create(true).truncate(false))
+            .open(&path)
+            .and_then(|f| {
+                if f.metadata()?.is_file() {
+                    Ok(f)
+                } else {
+                    Err(std::io::Error::other("not a regular file"))
+                }
+            })
+            .map_err(|e| anyhow!("cannot write the Host file {}: {e}", path.display()))?;
         // An older file may have another mode; once it holds a URL it is private.
-        let _ = make_private(&self.lock);
-        self.lock
-            .set_len(0)
-            .and_then(|_| self.lock.seek(SeekFrom::Start(0)))
-            .and_then(|_| self.lock.write_all(text.as_bytes()))
-            .map_err(|e| anyhow!("cannot write the lock file {}: {e}", path.display()))?;
+        let _ = make_private(&file);
+        file.set_len(0)
+            .and_then(|_| file.seek(SeekFrom::Start(0)))
+            .and_then(|_| file.write_all(text.as_bytes()))
+            .map_err(|e| anyhow!("cannot write the Host file {}: {e}", path.display()))?;
         Ok(())
     }
 
@@ -173,19 +188,32 @@ fn prepare(dir: &Path) -> anyhow::Result<Option<String>> {
     }
 }
 
-/// The one line a second instance says: who owns the dir, and where the first Host's link is.
-/// The lock file is read, never written; a half-written one still names what it can.
-fn already_running(dir: &Path, lock: &mut File) -> String {
+/// The running Host's pid and URL as its Host file in `dir` says them ("unknown" and "not
+/// serving yet" for what it does not say yet). Read only, and only a regular file: a
+/// half-written one still names what it can.
+pub(crate) fn running_host(dir: &Path) -> (String, String) {
     let mut text = String::new();
-    let _ = lock.read_to_string(&mut text);
+    if let Ok(mut file) = private_file(OpenOptions::new().read(true)).open(dir.join(HOST_FILE))
+        && file.metadata().is_ok_and(|m| m.is_file())
+    {
+        let _ = file.read_to_string(&mut text);
+    }
     let field = |name: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
             .map(str::trim)
             .filter(|v| !v.is_empty())
+            .map(str::to_owned)
     };
-    let pid = field("pid").unwrap_or("unknown");
-    let url = field("url").unwrap_or("not serving yet");
+    (
+        field("pid").unwrap_or_else(|| "unknown".into()),
+        field("url").unwrap_or_else(|| "not serving yet".into()),
+    )
+}
+
+/// The one line a second instance says: who owns the dir, and where the first Host's link is.
+fn already_running(dir: &Path) -> String {
+    let (pid, url) = running_host(dir);
     // The token stays out of this line (it may end up in a log others read): the first Host
     // printed its link, and open.html in the data dir (0600) opens it.
     format!(

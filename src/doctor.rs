@@ -9,7 +9,6 @@
 //! reach its model). The exit code is non-zero exactly when a check failed.
 
 use std::fs::{File, TryLockError};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -213,7 +212,7 @@ fn check_host(dir: &Path) -> Check {
     const ID: &str = "host";
     let lock_path = dir.join(crate::datadir::LOCK_FILE);
     // Read-only and never created: doctor must not leave a lock file behind.
-    let Ok(mut lock) = File::open(&lock_path) else {
+    let Ok(lock) = File::open(&lock_path) else {
         return Check::ok(ID, "no Host is running on this data dir");
     };
     match lock.try_lock_shared() {
@@ -222,17 +221,7 @@ fn check_host(dir: &Path) -> Check {
             Check::ok(ID, "no Host is running on this data dir")
         }
         Err(TryLockError::WouldBlock) => {
-            let mut text = String::new();
-            let _ = lock.read_to_string(&mut text);
-            let field = |name: &str| {
-                text.lines()
-                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-                    .map(str::trim)
-                    .filter(|v| !v.is_empty())
-                    .map(str::to_owned)
-            };
-            let pid = field("pid").unwrap_or_else(|| "unknown".into());
-            let url = field("url").unwrap_or_else(|| "not serving yet".into());
+            let (pid, url) = crate::datadir::running_host(dir);
             Check::warn(
                 ID,
                 format!("a Host is running on this data dir (pid {pid}, URL {url})"),

@@ -76,10 +76,10 @@ async fn a_second_host_on_the_same_data_dir_changes_nothing_and_names_the_first(
     let (_tmp, data, project) = dirs();
     let first = Served::start(&data, &project, &["--simulate"]);
     let (run, approval, digest) = first.write_run_awaiting_approval().await;
-    let lock = data.join("wisp.lock");
-    let mode = std::fs::metadata(&lock).unwrap().permissions().mode() & 0o777;
+    let host = data.join("wisp.host");
+    let mode = std::fs::metadata(&host).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
-    let recorded = std::fs::read_to_string(&lock).unwrap();
+    let recorded = std::fs::read_to_string(&host).unwrap();
     assert!(!recorded.contains(TOKEN), "{recorded}");
 
     let before = settled(&data).await;
@@ -135,7 +135,7 @@ async fn a_killed_host_leaves_no_stale_lock() {
     let first_pid = first.child.id();
     drop(first); // SIGKILL
     let second = Served::start(&data, &project, &["--simulate"]);
-    let recorded = std::fs::read_to_string(data.join("wisp.lock")).unwrap();
+    let recorded = std::fs::read_to_string(data.join("wisp.host")).unwrap();
     assert!(
         recorded.contains(&format!("pid {}\n", second.child.id())),
         "{recorded}"
@@ -329,6 +329,7 @@ fn guessable_tokens_are_refused_with_the_reason() {
 fn wisps_files_planted_as_symlinks_are_refused_and_their_targets_kept() {
     for (name, message) in [
         ("wisp.lock", "cannot open the lock file"),
+        ("wisp.host", "cannot write the Host file"),
         ("wisp.log", "cannot open the log"),
         ("wisp.db", "cannot open the database"),
     ] {
