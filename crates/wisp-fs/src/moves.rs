@@ -161,6 +161,10 @@ fn failure(e: &io::Error) -> Failure {
     use rustix::io::Errno;
     match Errno::from_io_error(e) {
         Some(Errno::INVAL | Errno::NOSYS) => Failure::Unsupported,
+        // macOS: a volume without exclusive renames (FAT, exFAT, some network shares) says
+        // ENOTSUP for RENAME_EXCL.
+        #[cfg(target_os = "macos")]
+        Some(Errno::NOTSUP) => Failure::Unsupported,
         Some(Errno::EXIST | Errno::NOTEMPTY) => Failure::Exists,
         Some(Errno::XDEV) => Failure::CrossDevice,
         _ => Failure::Other,

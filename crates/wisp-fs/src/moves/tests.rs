@@ -895,3 +895,18 @@ fn file_25_a_source_tree_crossing_a_nested_mount_is_refused() {
     }
     assert!(f.sandbox.prepare_move("src", "dest/moved").is_ok());
 }
+
+/// What each error of a rename means for the move: "not supported here" takes the fallback
+/// (Linux' EINVAL, and macOS' ENOTSUP on volumes without exclusive renames), never "failed".
+#[test]
+fn a_rename_the_volume_cannot_do_takes_the_fallback() {
+    let of = |e: Errno| failure(&std::io::Error::from_raw_os_error(e.raw_os_error()));
+    assert_eq!(of(Errno::INVAL), Failure::Unsupported);
+    assert_eq!(of(Errno::NOSYS), Failure::Unsupported);
+    assert_eq!(of(Errno::EXIST), Failure::Exists);
+    assert_eq!(of(Errno::NOTEMPTY), Failure::Exists);
+    assert_eq!(of(Errno::XDEV), Failure::CrossDevice);
+    assert_eq!(of(Errno::ACCESS), Failure::Other);
+    #[cfg(target_os = "macos")]
+    assert_eq!(of(Errno::NOTSUP), Failure::Unsupported);
+}
