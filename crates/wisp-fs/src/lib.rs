@@ -249,6 +249,19 @@ fn check_path(path: &str) -> Result<PathBuf, FsError> {
                     ),
                 ));
             }
+            // `a:s` parses as the drive `a:` and the name `s`, but on Windows it is the stream
+            // `s` of the file `a`: said as that, not as an absolute path.
+            Component::Prefix(prefix)
+                if matches!(prefix.kind(), std::path::Prefix::Disk(_))
+                    && path
+                        .get(2..)
+                        .is_some_and(|rest| !rest.is_empty() && !rest.starts_with(['\\', '/'])) =>
+            {
+                let first = path.split(['\\', '/']).next().unwrap_or(path);
+                let why = platform::windows_name_problem(first)
+                    .unwrap_or_else(|| format!("{path}: refused, a drive-relative path"));
+                return Err(err(FsErrorKind::InvalidPath, why));
+            }
             Component::RootDir | Component::Prefix(_) => {
                 return Err(err(
                     FsErrorKind::OutsideRoot,

@@ -1196,6 +1196,8 @@ fn names_windows_reads_as_something_else_are_refused() {
         ("nul.txt", "device"),
         ("sub/Com1.log", "device"),
         ("a.txt:hidden", "stream"),
+        ("a:hidden", "stream"),
+        ("b:s/c.txt", "stream"),
         ("what?.txt", "does not allow"),
         ("star*.txt", "does not allow"),
         ("trail.", "dot or a space"),
@@ -1207,6 +1209,11 @@ fn names_windows_reads_as_something_else_are_refused() {
         assert!(e.message.contains(why), "{name}: {e}");
         let e = f.sandbox.read(name, None, None).unwrap_err();
         assert_eq!(e.kind, FsErrorKind::InvalidPath, "{name}: {e}");
+    }
+    // A drive, with or without its folder, is an absolute path.
+    for absolute in [r"C:\Windows\win.ini", "C:/Windows", "C:"] {
+        let e = f.sandbox.read(absolute, None, None).unwrap_err();
+        assert_eq!(e.kind, FsErrorKind::OutsideRoot, "{absolute}: {e}");
     }
     // Ordinary names with dots are fine.
     f.sandbox.prepare_write("console.txt", "x".into()).unwrap();
