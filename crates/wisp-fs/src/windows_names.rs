@@ -62,6 +62,32 @@ pub(crate) fn short_name_shaped(name: &str) -> bool {
             .is_some_and(|(_, tail)| !tail.is_empty())
 }
 
+/// Whether `path` is on a network share (`\\host\share\…`, `\\?\UNC\…`; a mapped drive
+/// letter canonicalizes to one of these). Windows keeps no Recycle Bin for a share: what is
+/// "deleted" there is gone for good.
+#[cfg_attr(
+    not(any(windows, test)),
+    expect(
+        dead_code,
+        reason = "only the Recycle Bin asks; tested on every platform"
+    )
+)]
+pub(crate) fn on_a_network_share(path: &Path) -> bool {
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    let text = text.replace('/', "\\");
+    match text
+        .strip_prefix(r"\\?\")
+        .or_else(|| text.strip_prefix(r"\\.\"))
+    {
+        Some(rest) => rest
+            .get(..4)
+            .is_some_and(|p| p.eq_ignore_ascii_case(r"UNC\")),
+        None => text.starts_with(r"\\"),
+    }
+}
+
 /// A canonical Windows path as people write it. `canonicalize` answers `\\?\C:\…` and
 /// `\\?\UNC\host\share\…`, which a person would see on every project and card, and which some
 /// programs (Node's module loader among them) read poorly. The prefix is dropped only where
@@ -138,6 +164,30 @@ mod tests {
     fn other_paths_are_unchanged() {
         for kept in ["/opt/p/s.js", r"C:\p", r"\\host\share\p", "relative"] {
             assert_eq!(plain(kept), kept);
+        }
+    }
+
+    #[test]
+    fn network_shares_are_told_from_local_paths() {
+        for share in [
+            r"\\nas\projects\p",
+            r"\\?\UNC\nas\projects\p",
+            r"\\?\unc\nas\p",
+            r"\\.\UNC\nas\p",
+            "//nas/projects/p",
+        ] {
+            assert!(on_a_network_share(Path::new(share)), "{share}");
+        }
+        for local in [
+            r"C:\Users\me\p",
+            r"\\?\C:\Users\me\p",
+            r"\\?\Volume{0b1c}\p",
+            r"\\.\C:\p",
+            r"\single\p",
+            "/home/me/p",
+            r"\\?\UN",
+        ] {
+            assert!(!on_a_network_share(Path::new(local)), "{local}");
         }
     }
 

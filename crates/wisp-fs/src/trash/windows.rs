@@ -15,6 +15,15 @@ pub(crate) fn put(
     _before_rename: &dyn Fn(usize),
 ) -> Result<Placed, FsError> {
     config.system_trash_usable(item.shown)?;
+    if crate::windows_names::on_a_network_share(item.absolute) {
+        return Err(err(
+            FsErrorKind::NoTrash,
+            format!(
+                "{}: the project is on a network share, where Windows keeps no Recycle Bin and would delete it for good; nothing was trashed or deleted",
+                item.shown
+            ),
+        ));
+    }
     trash::delete(item.absolute).map_err(|e| {
         err(
             FsErrorKind::NoTrash,
