@@ -1335,6 +1335,12 @@ fn a_short_name_of_another_entry_is_refused() {
             .prepare_write(&format!("{folder}/new.txt"), "x".into())
             .unwrap_err(),
     );
+    // An entry really named like a short name is its own, in any case, as Windows matches.
+    std::fs::write(f.root.join("REAL~1.TXT"), "own").unwrap();
+    assert_eq!(
+        f.sandbox.read("real~1.txt", None, None).unwrap().content,
+        "own"
+    );
     // The long names are what the tools take, and `.env` asks as it always did.
     assert!(matches!(
         f.sandbox.read_for_model(".env", None, None).unwrap(),
