@@ -8,7 +8,7 @@
 //! dir and exits without changing a byte.
 
 use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail};
@@ -101,23 +101,13 @@ impl DataDir {
         }
         let path = self.path.join(HOST_FILE);
         // Not truncated at open: a link or FIFO planted there is refused before any write.
-        let mut file = private_file(OpenOptions::new().write(true).create(true).truncate(false))
-            .open(&path)
-            .and_then(|f| {
-                if f.metadata()?.is_file() {
-                    Ok(f)
-                } else {
-                    Err(std::io::Error::other("not a regular file"))
-                }
+        // Appending to a file just emptied writes from its start.
+        open_private(&path)
+            .and_then(|mut file| {
+                file.set_len(0)?;
+                file.write_all(text.as_bytes())
             })
-            .map_err(|e| anyhow!("cannot write the Host file {}: {e}", path.display()))?;
-        // An older file may have another mode; once it holds a URL it is private.
-        let _ = make_private(&file);
-        file.set_len(0)
-            .and_then(|_| file.seek(SeekFrom::Start(0)))
-            .and_then(|_| file.write_all(text.as_bytes()))
-            .map_err(|e| anyhow!("cannot write the Host file {}: {e}", path.display()))?;
-        Ok(())
+            .map_err(|e| anyhow!("cannot write the Host file {}: {e}", path.display()))
     }
 
     /// Refuses an empty `wisp.db` in a dir that a Host used before: SQLite would take it for a

@@ -565,7 +565,6 @@ async fn run_npm<C: Future<Output = ()>>(
 /// `SystemRoot` Winsock fails to load (error 10106), so npm could not reach the install's proxy;
 /// `PATHEXT` and `ComSpec` find programs and run scripts; `TEMP`/`TMP` are where temporary
 /// files go, as `/tmp` is on Unix. Nothing of the person's own (model key, tokens) is here.
-#[cfg(windows)]
 const WINDOWS_SYSTEM_ENV: &[&str] = &[
     "SystemRoot",
     "SystemDrive",
@@ -599,8 +598,7 @@ fn npm_env(
     if let Some(ca_file) = ca_file {
         env.push(("NODE_EXTRA_CA_CERTS".into(), ca_file.into()));
     }
-    #[cfg(windows)]
-    {
+    if cfg!(windows) {
         // Node's home on Windows is USERPROFILE, and npm's default folders are under APPDATA
         // and LOCALAPPDATA.
         for name in ["USERPROFILE", "APPDATA", "LOCALAPPDATA"] {
@@ -612,8 +610,6 @@ fn npm_env(
             }
         }
     }
-    #[cfg(not(windows))]
-    let _ = host;
     env
 }
 
